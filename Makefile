@@ -1,0 +1,38 @@
+# The README's quick start: `make test` and `make demo`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint format typecheck bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check bundletui tests bench
+	$(BIN)/ruff format --check bundletui tests bench
+
+format: $(STAMP)
+	$(BIN)/ruff format bundletui tests bench
+	$(BIN)/ruff check --fix bundletui tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+test: $(STAMP) lint
+	$(BIN)/pytest -n auto -q
+
+demo: $(STAMP)
+	$(BIN)/bundletui dryrun sample_bundles/feeds/job.properties --limit 6
+
+bench: $(STAMP)
+	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -1,0 +1,3 @@
+from bundletui.cli import main
+
+main()

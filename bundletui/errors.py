@@ -1,0 +1,113 @@
+"""The exception tree: one error type per layer, each carrying an Oozie-style code.
+
+Faces catch :class:`BundletuiError` and print ``Error: <code>: <message>`` (plus the hint), so a
+user mistake never shows a traceback. Codes are Oozie's where Oozie has one (oozie.md §8); the
+``EB`` codes are this project's own.
+"""
+
+from __future__ import annotations
+
+# Oozie's message templates (oozie.md §8) plus ours. ``{0}``-style placeholders as in Oozie.
+TEMPLATES: dict[str, str] = {
+    "E0302": "Invalid parameter [{0}]",
+    "E0303": "Invalid parameter value, [{0}] = [{1}]",
+    "E0305": "Missing parameter [{0}]",
+    "E0307": "Runtime error [{0}]",
+    "E0604": "Job does not exist [{0}]",
+    "E0605": "Action does not exist [{0}]",
+    "E0701": "XML schema error, {0}",
+    "E0738": "The following {0} parameters are required but were not defined and no default values are available: {1}",
+    "E1003": "Invalid coordinator application attributes, {0}",
+    "E1004": "Expression language evaluation error, {0}",
+    "E1010": "Invalid data in coordinator xml. [{0}]",
+    "E1015": "Invalid coordinator job change value {0}, {1}",
+    "E1016": "Cannot change a killed coordinator job",
+    "E1018": "Coord Job Rerun Error: {0}",
+    "E1020": "Could not kill coord job, this job either finished successfully or does not exist , [{0}]",
+    "E1022": "Cannot delete running/completed coordinator action: [{0}]",
+    "E1024": "Cannot run ignore command: [{0}]",
+    "E1100": "Command precondition does not hold before execution, [{0}]",
+    "E1304": "Duplicate bundle application coordinator name [{0}]",
+    "E1305": "Empty bundle application coordinator name.",
+    "E1312": "Bundle Job can not be suspended as job finished or failed or killed, id : {0}, status : {1}",
+    "E1317": "Invalid bundle job change value {0}, {1}",
+    "E1318": "No coord jobs for the bundle=[{0}], fail the bundle",
+    "E1320": "Bundle Job change error, [{0}]",
+    "E1323": "Could not kill bundle job, this job either finished successfully or does not exist , [{0}]",
+    "E0728": "Coordinator Job can not be suspended as job finished or failed or killed, id : {0}, status : {1}",
+}
+
+
+class BundletuiError(Exception):
+    """Base of every error a user can cause. ``code`` is Oozie-style (``E0701``)."""
+
+    layer = "bundletui"
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        hint: str | None = None,
+        file: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.file = file
+        self.line = line
+
+    @classmethod
+    def from_template(cls, code: str, *args: object, hint: str | None = None) -> BundletuiError:
+        """Build an error from Oozie's message template for ``code``."""
+        template = TEMPLATES.get(code, "{0}")
+        return cls(code, template.format(*args), hint=hint)
+
+    @property
+    def where(self) -> str:
+        if self.file and self.line:
+            return f"{self.file}:{self.line}"
+        return self.file or ""
+
+    def __str__(self) -> str:
+        where = f"{self.where}: " if self.where else ""
+        return f"{self.code}: {where}{self.message}"
+
+    def describe(self) -> str:
+        """The one-paragraph form the CLI prints: code, place, message, then how to fix it."""
+        text = str(self)
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class ModelError(BundletuiError):
+    """Illegal state transitions, bad times or frequencies (pure domain)."""
+
+    layer = "model"
+
+
+class SpecError(BundletuiError):
+    """A bad properties / XML / EL input: names the file and line where it can."""
+
+    layer = "spec"
+
+
+class StoreError(BundletuiError):
+    """The SQLite store cannot be opened, migrated, or holds no such row."""
+
+    layer = "store"
+
+
+class CommandError(BundletuiError):
+    """A user command that is not allowed now (wrong state, unknown id, bad value)."""
+
+    layer = "commands"
+
+
+class EngineError(BundletuiError):
+    """A fatal engine condition (lease lost, store unusable)."""
+
+    layer = "engine"
