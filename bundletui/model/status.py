@@ -1,0 +1,115 @@
+"""Status enums for every job kind (oozie.md §1.2, §2.3, §2.4, §5.4; JobControl for nodes)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class JobStatus(StrEnum):
+    """Bundle and coordinator job statuses (IGNORED is coordinator-only)."""
+
+    PREP = "PREP"
+    RUNNING = "RUNNING"
+    RUNNINGWITHERROR = "RUNNINGWITHERROR"
+    PREPSUSPENDED = "PREPSUSPENDED"
+    SUSPENDED = "SUSPENDED"
+    SUSPENDEDWITHERROR = "SUSPENDEDWITHERROR"
+    PREPPAUSED = "PREPPAUSED"
+    PAUSED = "PAUSED"
+    PAUSEDWITHERROR = "PAUSEDWITHERROR"
+    SUCCEEDED = "SUCCEEDED"
+    DONEWITHERROR = "DONEWITHERROR"
+    KILLED = "KILLED"
+    FAILED = "FAILED"
+    IGNORED = "IGNORED"
+
+
+BundleStatus = JobStatus
+CoordStatus = JobStatus
+
+JOB_TERMINAL = frozenset(
+    {JobStatus.SUCCEEDED, JobStatus.DONEWITHERROR, JobStatus.KILLED, JobStatus.FAILED}
+)
+
+
+class ActionStatus(StrEnum):
+    """Coordinator action statuses (oozie.md §2.4)."""
+
+    WAITING = "WAITING"
+    READY = "READY"
+    SUBMITTED = "SUBMITTED"
+    RUNNING = "RUNNING"
+    SUSPENDED = "SUSPENDED"
+    TIMEDOUT = "TIMEDOUT"
+    SUCCEEDED = "SUCCEEDED"
+    KILLED = "KILLED"
+    FAILED = "FAILED"
+    IGNORED = "IGNORED"
+    SKIPPED = "SKIPPED"
+
+
+ACTION_TERMINAL = frozenset(
+    {
+        ActionStatus.TIMEDOUT,
+        ActionStatus.SUCCEEDED,
+        ActionStatus.KILLED,
+        ActionStatus.FAILED,
+        ActionStatus.IGNORED,
+        ActionStatus.SKIPPED,
+    }
+)
+
+
+class WorkflowStatus(StrEnum):
+    """Workflow job statuses (oozie.md §5.4)."""
+
+    PREP = "PREP"
+    RUNNING = "RUNNING"
+    SUSPENDED = "SUSPENDED"
+    SUCCEEDED = "SUCCEEDED"
+    KILLED = "KILLED"
+    FAILED = "FAILED"
+
+
+WORKFLOW_TERMINAL = frozenset(
+    {WorkflowStatus.SUCCEEDED, WorkflowStatus.KILLED, WorkflowStatus.FAILED}
+)
+
+
+class NodeStatus(StrEnum):
+    """Workflow node statuses: Hadoop JobControl's, plus KILLED and SKIPPED.
+
+    WAITING also covers a node waiting out its retry interval.
+    """
+
+    WAITING = "WAITING"
+    READY = "READY"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    DEPENDENT_FAILED = "DEPENDENT_FAILED"
+    KILLED = "KILLED"
+    SKIPPED = "SKIPPED"
+
+
+NODE_TERMINAL = frozenset(
+    {
+        NodeStatus.SUCCEEDED,
+        NodeStatus.FAILED,
+        NodeStatus.DEPENDENT_FAILED,
+        NodeStatus.KILLED,
+        NodeStatus.SKIPPED,
+    }
+)
+
+# How Oozie's REST/CLI names a node status (workflow action statuses, oozie.md §5.4).
+NODE_OOZIE_STATUS: dict[NodeStatus, str] = {
+    NodeStatus.WAITING: "PREP",
+    NodeStatus.READY: "PREP",
+    NodeStatus.RUNNING: "RUNNING",
+    NodeStatus.SUCCEEDED: "OK",
+    NodeStatus.FAILED: "ERROR",
+    NodeStatus.DEPENDENT_FAILED: "FAILED",
+    NodeStatus.KILLED: "KILLED",
+    NodeStatus.SKIPPED: "OK",
+}

@@ -1,0 +1,328 @@
+"""State machines as data: ``(from, event) -> (to, what happens to the children)``.
+
+One small function, :func:`decide`, reads the tables. The bundle table is the seed's
+"State Transition" table (seed 000) completed with oozie.md §1.3; coordinator jobs share it
+(§2.3) with their own extras; coordinator actions follow §2.4, workflows §5.4, and workflow
+nodes Hadoop JobControl. An illegal move raises :class:`ModelError` carrying Oozie's code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bundletui.errors import ModelError
+from bundletui.model.status import (
+    ActionStatus,
+    JobStatus,
+    NodeStatus,
+    WorkflowStatus,
+)
+
+
+class Event(StrEnum):
+    SUBMIT = "SUBMIT"
+    START = "START"  # user start (bundle, workflow)
+    KICKOFF = "KICKOFF"  # bundle kick-off time reached
+    MATERIALIZE = "MATERIALIZE"  # coordinator: start time reached, first action materialized
+    MATERIALIZE_FAILED = "MATERIALIZE_FAILED"
+    PAUSE = "PAUSE"  # pause time reached
+    UNPAUSE = "UNPAUSE"  # user RESET_PAUSE_TIME (cleared or moved to the future)
+    SUSPEND = "SUSPEND"
+    RESUME = "RESUME"
+    KILL = "KILL"
+    CRITICAL_CHILD_FAILED = "CRITICAL_CHILD_FAILED"  # submit of a critical child failed
+    CHILD_FAILED = "CHILD_FAILED"  # submit of a non-critical child failed
+    CHILDREN_DONE = "CHILDREN_DONE"  # every child terminated
+    CHANGE_END = "CHANGE_END"  # end time changed
+    CHANGE_STATUS_RUNNING = "CHANGE_STATUS_RUNNING"  # coord -change status=RUNNING
+    IGNORE = "IGNORE"
+    RERUN = "RERUN"
+    # coordinator action
+    INPUTS_READY = "INPUTS_READY"
+    TIMEOUT = "TIMEOUT"
+    SKIP = "SKIP"
+    LAUNCH = "LAUNCH"  # action READY -> SUBMITTED, node READY -> RUNNING
+    STARTED = "STARTED"  # workflow created and running
+    SUCCEED = "SUCCEED"
+    FAIL = "FAIL"
+    # workflow node
+    DEPS_MET = "DEPS_MET"
+    DEP_FAILED = "DEP_FAILED"
+    RETRY = "RETRY"
+
+
+class Children(StrEnum):
+    """What a parent's transition asks of its children."""
+
+    NONE = "NONE"
+    SUBMIT = "SUBMIT"
+    SUSPEND = "SUSPEND"
+    RESUME = "RESUME"
+    KILL = "KILL"
+    RESET_PAUSE = "RESET_PAUSE"
+    RERUN = "RERUN"
+
+
+class Machine(StrEnum):
+    BUNDLE = "bundle"
+    COORDINATOR = "coordinator"
+    ACTION = "coordinator action"
+    WORKFLOW = "workflow"
+    NODE = "workflow node"
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    to: str
+    children: Children = Children.NONE
+
+
+J = JobStatus
+E = Event
+C = Children
+
+_JOB_SUSPEND = {
+    J.PREP: J.PREPSUSPENDED,
+    J.RUNNING: J.SUSPENDED,
+    J.RUNNINGWITHERROR: J.SUSPENDEDWITHERROR,
+    J.PAUSED: J.SUSPENDED,
+    J.PAUSEDWITHERROR: J.SUSPENDEDWITHERROR,
+    J.PREPPAUSED: J.PREPSUSPENDED,
+}
+_JOB_RESUME = {
+    J.PREPSUSPENDED: J.PREP,
+    J.SUSPENDED: J.RUNNING,
+    J.SUSPENDEDWITHERROR: J.RUNNINGWITHERROR,
+}
+_JOB_PAUSE = {J.PREP: J.PREPPAUSED, J.RUNNING: J.PAUSED, J.RUNNINGWITHERROR: J.PAUSEDWITHERROR}
+_JOB_UNPAUSE = {J.PREPPAUSED: J.PREP, J.PAUSED: J.RUNNING, J.PAUSEDWITHERROR: J.RUNNINGWITHERROR}
+_JOB_RERUN = {
+    J.SUCCEEDED: J.RUNNING,
+    J.SUSPENDED: J.RUNNING,
+    J.RUNNING: J.RUNNING,
+    J.PAUSED: J.PAUSED,  # a paused job keeps its status (oozie.md §1.7)
+    J.PAUSEDWITHERROR: J.PAUSEDWITHERROR,
+    J.RUNNINGWITHERROR: J.RUNNINGWITHERROR,
+    J.SUSPENDEDWITHERROR: J.RUNNINGWITHERROR,
+    J.DONEWITHERROR: J.RUNNINGWITHERROR,
+}
+_JOB_CHANGE_END = {
+    J.SUCCEEDED: J.RUNNING,
+    J.DONEWITHERROR: J.RUNNINGWITHERROR,
+    J.FAILED: J.RUNNINGWITHERROR,
+}
+_JOB_KILLABLE = [
+    J.PREP,
+    J.RUNNING,
+    J.RUNNINGWITHERROR,
+    J.PREPSUSPENDED,
+    J.SUSPENDED,
+    J.SUSPENDEDWITHERROR,
+    J.PREPPAUSED,
+    J.PAUSED,
+    J.PAUSEDWITHERROR,
+]
+
+
+def _job_rows(children_on_suspend: bool) -> dict[tuple[str, str], Transition]:
+    """Rows shared by bundle and coordinator jobs (seed 000 table + oozie.md §1.3)."""
+    kid = C.SUSPEND if children_on_suspend else C.NONE
+    rows: dict[tuple[str, str], Transition] = {}
+    for src, dst in _JOB_SUSPEND.items():
+        # The seed: suspending a PREP* bundle has no children to act on yet.
+        effect = C.NONE if src in (J.PREP, J.PREPPAUSED) else kid
+        rows[(src, E.SUSPEND)] = Transition(dst, effect)
+    for src, dst in _JOB_RESUME.items():
+        rows[(src, E.RESUME)] = Transition(dst, C.NONE if src is J.PREPSUSPENDED else C.RESUME)
+    for src, dst in _JOB_PAUSE.items():
+        rows[(src, E.PAUSE)] = Transition(dst)
+    for src, dst in _JOB_UNPAUSE.items():
+        effect = C.RESET_PAUSE if src is J.PAUSED else C.NONE
+        rows[(src, E.UNPAUSE)] = Transition(dst, effect)
+    for src in _JOB_KILLABLE:
+        rows[(src, E.KILL)] = Transition(J.KILLED, C.KILL)
+    for src, dst in _JOB_RERUN.items():
+        rows[(src, E.RERUN)] = Transition(dst, C.RERUN)
+    for src, dst in _JOB_CHANGE_END.items():
+        rows[(src, E.CHANGE_END)] = Transition(dst)
+    return rows
+
+
+BUNDLE_TABLE: dict[tuple[str, str], Transition] = {
+    ("", E.SUBMIT): Transition(J.PREP),
+    (J.PREP, E.START): Transition(J.RUNNING, C.SUBMIT),
+    (J.PREP, E.KICKOFF): Transition(J.RUNNING, C.SUBMIT),
+    (J.RUNNING, E.CRITICAL_CHILD_FAILED): Transition(J.FAILED, C.KILL),
+    (J.RUNNING, E.CHILD_FAILED): Transition(J.RUNNINGWITHERROR),
+    (J.RUNNING, E.CHILDREN_DONE): Transition(J.SUCCEEDED),
+    (J.RUNNINGWITHERROR, E.CRITICAL_CHILD_FAILED): Transition(J.FAILED, C.KILL),
+    (J.RUNNINGWITHERROR, E.CHILD_FAILED): Transition(J.RUNNINGWITHERROR),
+    (J.RUNNINGWITHERROR, E.CHILDREN_DONE): Transition(J.DONEWITHERROR),
+    **_job_rows(children_on_suspend=True),
+}
+
+COORD_TABLE: dict[tuple[str, str], Transition] = {
+    ("", E.SUBMIT): Transition(J.PREP),
+    (J.PREP, E.MATERIALIZE): Transition(J.RUNNING),
+    (J.PREP, E.MATERIALIZE_FAILED): Transition(J.FAILED),
+    (J.RUNNING, E.MATERIALIZE_FAILED): Transition(J.FAILED),
+    (J.RUNNINGWITHERROR, E.MATERIALIZE_FAILED): Transition(J.FAILED),
+    (J.FAILED, E.IGNORE): Transition(J.IGNORED),
+    (J.KILLED, E.IGNORE): Transition(J.IGNORED),
+    (J.FAILED, E.CHANGE_STATUS_RUNNING): Transition(J.RUNNING),
+    (J.KILLED, E.CHANGE_STATUS_RUNNING): Transition(J.RUNNING),
+    (J.IGNORED, E.CHANGE_STATUS_RUNNING): Transition(J.RUNNING),
+    **_job_rows(children_on_suspend=True),
+}
+
+A = ActionStatus
+ACTION_TABLE: dict[tuple[str, str], Transition] = {
+    ("", E.SUBMIT): Transition(A.WAITING),
+    (A.WAITING, E.INPUTS_READY): Transition(A.READY),
+    (A.WAITING, E.TIMEOUT): Transition(A.TIMEDOUT),
+    (A.WAITING, E.SKIP): Transition(A.SKIPPED),
+    (A.READY, E.SKIP): Transition(A.SKIPPED),
+    (A.READY, E.LAUNCH): Transition(A.SUBMITTED, C.SUBMIT),
+    (A.SUBMITTED, E.STARTED): Transition(A.RUNNING),
+    (A.SUBMITTED, E.FAIL): Transition(A.FAILED),
+    (A.SUBMITTED, E.SUCCEED): Transition(A.SUCCEEDED),
+    (A.RUNNING, E.SUCCEED): Transition(A.SUCCEEDED),
+    (A.RUNNING, E.FAIL): Transition(A.FAILED),
+    (A.RUNNING, E.SUSPEND): Transition(A.SUSPENDED, C.SUSPEND),
+    (A.SUSPENDED, E.RESUME): Transition(A.RUNNING, C.RESUME),
+    (A.SUSPENDED, E.SUCCEED): Transition(A.SUCCEEDED),
+    (A.SUSPENDED, E.FAIL): Transition(A.FAILED),
+    **{
+        (s, E.KILL): Transition(A.KILLED, C.KILL)
+        for s in (A.WAITING, A.READY, A.SUBMITTED, A.RUNNING, A.SUSPENDED)
+    },
+    **{(s, E.IGNORE): Transition(A.IGNORED) for s in (A.FAILED, A.KILLED, A.TIMEDOUT)},
+    **{
+        (s, E.RERUN): Transition(A.WAITING, C.RERUN)
+        for s in (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
+    },
+}
+
+W = WorkflowStatus
+WORKFLOW_TABLE: dict[tuple[str, str], Transition] = {
+    ("", E.SUBMIT): Transition(W.PREP),
+    (W.PREP, E.START): Transition(W.RUNNING, C.SUBMIT),
+    (W.RUNNING, E.SUSPEND): Transition(W.SUSPENDED, C.SUSPEND),
+    (W.SUSPENDED, E.RESUME): Transition(W.RUNNING, C.RESUME),
+    (W.RUNNING, E.SUCCEED): Transition(W.SUCCEEDED),
+    (W.RUNNING, E.FAIL): Transition(W.FAILED, C.KILL),
+    (W.RUNNING, E.KILL): Transition(W.KILLED, C.KILL),  # also a kill node
+    (W.PREP, E.KILL): Transition(W.KILLED, C.KILL),
+    (W.SUSPENDED, E.KILL): Transition(W.KILLED, C.KILL),
+    **{(s, E.RERUN): Transition(W.RUNNING, C.RERUN) for s in (W.SUCCEEDED, W.KILLED, W.FAILED)},
+}
+
+N = NodeStatus
+NODE_TABLE: dict[tuple[str, str], Transition] = {
+    ("", E.SUBMIT): Transition(N.WAITING),
+    (N.WAITING, E.DEPS_MET): Transition(N.READY),
+    (N.READY, E.LAUNCH): Transition(N.RUNNING),
+    (N.RUNNING, E.SUCCEED): Transition(N.SUCCEEDED),
+    (N.RUNNING, E.FAIL): Transition(N.FAILED),
+    (N.RUNNING, E.RETRY): Transition(N.WAITING),
+    (N.WAITING, E.DEP_FAILED): Transition(N.DEPENDENT_FAILED),
+    (N.READY, E.DEP_FAILED): Transition(N.DEPENDENT_FAILED),
+    (N.WAITING, E.SKIP): Transition(N.SKIPPED),
+    (N.READY, E.SKIP): Transition(N.SKIPPED),
+    **{(s, E.KILL): Transition(N.KILLED) for s in (N.WAITING, N.READY, N.RUNNING)},
+    **{
+        (s, E.RERUN): Transition(N.WAITING)
+        for s in (N.SUCCEEDED, N.FAILED, N.DEPENDENT_FAILED, N.KILLED, N.SKIPPED)
+    },
+}
+
+TABLES: dict[Machine, dict[tuple[str, str], Transition]] = {
+    Machine.BUNDLE: BUNDLE_TABLE,
+    Machine.COORDINATOR: COORD_TABLE,
+    Machine.ACTION: ACTION_TABLE,
+    Machine.WORKFLOW: WORKFLOW_TABLE,
+    Machine.NODE: NODE_TABLE,
+}
+
+# Which Oozie code an illegal (machine, event) carries; E1100 otherwise (oozie.md §1.3, §8).
+_ERROR_CODES: dict[tuple[Machine, str], str] = {
+    (Machine.BUNDLE, E.SUSPEND): "E1312",
+    (Machine.BUNDLE, E.KILL): "E1323",
+    (Machine.COORDINATOR, E.SUSPEND): "E0728",
+    (Machine.COORDINATOR, E.KILL): "E1020",
+    (Machine.COORDINATOR, E.START): "E0303",
+    (Machine.ACTION, E.IGNORE): "E1024",
+    (Machine.ACTION, E.RERUN): "E1018",
+    (Machine.COORDINATOR, E.IGNORE): "E1024",
+}
+
+
+def decide(machine: Machine, current: str | None, event: Event, job_id: str = "") -> Transition:
+    """May a ``machine`` in ``current`` take ``event``? Returns the transition or raises."""
+    row = TABLES[machine].get((current or "", event))
+    if row is not None:
+        return row
+    code = _ERROR_CODES.get((machine, event), "E1100")
+    who = f"{machine} {job_id}".strip()
+    allowed = sorted({src for (src, ev) in TABLES[machine] if ev == event and src})
+    hint = (
+        f"{event.lower()} applies to a {machine} in: {', '.join(allowed)}"
+        if allowed
+        else f"a {machine} never takes {event.lower()}"
+    )
+    raise ModelError(
+        code,
+        f"{event.lower()} is not allowed: {who} is {current or 'new'}",
+        hint=hint,
+    )
+
+
+def allowed(machine: Machine, current: str | None, event: Event) -> bool:
+    """The non-raising form, for faces that grey out keys."""
+    return (current or "", event) in TABLES[machine]
+
+
+def events_from(machine: Machine, current: str) -> list[Event]:
+    """Every event a job in ``current`` may take (for help texts and greyed keys)."""
+    return [Event(ev) for (src, ev) in TABLES[machine] if src == current]
+
+
+# The §1.2 list of valid status changes, used to check roll-up results. Roll-up rule 1
+# (every child terminal) ignores the current status, so any live job may also end.
+_ENDS = frozenset({J.SUCCEEDED, J.DONEWITHERROR, J.KILLED, J.FAILED})
+_DOCUMENTED_MOVES: dict[JobStatus, frozenset[JobStatus]] = {
+    J.PREP: frozenset({J.PREPSUSPENDED, J.PREPPAUSED, J.RUNNING, J.KILLED, J.FAILED}),
+    J.RUNNING: frozenset(
+        {
+            J.RUNNINGWITHERROR,
+            J.SUSPENDED,
+            J.PAUSED,
+            J.SUCCEEDED,
+            J.KILLED,
+            J.FAILED,
+            J.DONEWITHERROR,
+        }
+    ),
+    J.RUNNINGWITHERROR: frozenset(
+        {J.RUNNING, J.SUSPENDEDWITHERROR, J.PAUSEDWITHERROR, J.DONEWITHERROR, J.FAILED, J.KILLED}
+    ),
+    J.PREPSUSPENDED: frozenset({J.PREP, J.KILLED}),
+    J.SUSPENDED: frozenset({J.RUNNING, J.KILLED, J.SUSPENDEDWITHERROR, J.SUCCEEDED}),
+    J.SUSPENDEDWITHERROR: frozenset({J.RUNNINGWITHERROR, J.KILLED, J.SUSPENDED, J.DONEWITHERROR}),
+    J.PREPPAUSED: frozenset({J.PREP, J.KILLED, J.PREPSUSPENDED}),
+    J.PAUSED: frozenset({J.SUSPENDED, J.RUNNING, J.KILLED, J.PAUSEDWITHERROR, J.SUCCEEDED}),
+    J.PAUSEDWITHERROR: frozenset(
+        {J.SUSPENDEDWITHERROR, J.RUNNINGWITHERROR, J.KILLED, J.PAUSED, J.DONEWITHERROR}
+    ),
+    J.SUCCEEDED: frozenset({J.RUNNING}),
+    J.DONEWITHERROR: frozenset({J.RUNNINGWITHERROR}),
+    J.FAILED: frozenset({J.RUNNINGWITHERROR, J.IGNORED, J.RUNNING}),
+    J.KILLED: frozenset({J.IGNORED, J.RUNNING}),
+    J.IGNORED: frozenset({J.RUNNING}),
+}
+
+VALID_JOB_MOVES: dict[JobStatus, frozenset[JobStatus]] = {
+    src: moves | (_ENDS if src not in _ENDS and src is not J.IGNORED else frozenset())
+    for src, moves in _DOCUMENTED_MOVES.items()
+}
