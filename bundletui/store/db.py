@@ -1,0 +1,193 @@
+"""Opening the SQLite file, migrating it, and write transactions.
+
+Write transactions are ``BEGIN IMMEDIATE`` (no lock upgrades, so no deadlock between the engine
+and a CLI command) and bump the store revision once, which every row written in them records.
+WAL with ``synchronous=NORMAL`` survives a process crash (kill -9) without losing a committed
+transaction; ``durability="full"`` also survives power loss, at a cost (see peers.md §2d).
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+
+from bundletui.errors import StoreError
+from bundletui.model.clock import Clock, RealClock, to_ms
+from bundletui.model.ids import JobKind, job_id, stamp
+from bundletui.store.schema import MIGRATIONS
+
+DB_NAME = "bundletui.db"
+
+
+def default_home() -> Path:
+    env = os.environ.get("BUNDLETUI_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".bundletui"
+
+
+def resolve_home(home: str | Path | None) -> Path:
+    return Path(home).expanduser().resolve() if home else default_home().resolve()
+
+
+@dataclass(slots=True)
+class Tx:
+    """An open write transaction: its revision and the connection to write through."""
+
+    conn: sqlite3.Connection
+    rev: int
+    now_ms: int
+
+
+class Store:
+    """One connection to the store file. Not shared across threads: open one per thread."""
+
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        *,
+        clock: Clock | None = None,
+        durability: str = "normal",
+        create: bool = True,
+    ) -> None:
+        self.home = resolve_home(home)
+        self.path = self.home / DB_NAME
+        if not self.path.exists() and not create:
+            raise StoreError(
+                "EB001",
+                f"no store at {self.path}",
+                hint="submit a job first, or pass --home to the directory holding bundletui.db",
+            )
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(
+                self.path, isolation_level=None, timeout=30.0, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError("EB002", f"cannot open store {self.path}: {exc}") from exc
+        self.conn.row_factory = sqlite3.Row
+        self.db = sqlite_utils.Database(self.conn)
+        pragmas = [
+            "PRAGMA journal_mode=WAL",
+            f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}",
+            "PRAGMA foreign_keys=ON",
+            "PRAGMA busy_timeout=30000",
+            "PRAGMA temp_store=MEMORY",
+            "PRAGMA cache_size=-65536",
+        ]
+        for pragma in pragmas:
+            self.conn.execute(pragma)
+        self._migrate()
+        self.clock: Clock = clock or self._clock_from_store()
+
+    # ------------------------------------------------------------------ schema
+
+    def _migrate(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise StoreError(
+                "EB003",
+                f"store {self.path} has schema {version}, newer than this bundletui ({len(MIGRATIONS)})",
+                hint="upgrade bundletui",
+            )
+        if version == len(MIGRATIONS):
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+            for number in range(version, len(MIGRATIONS)):
+                for statement in _statements(MIGRATIONS[number]):
+                    self.conn.execute(statement)
+                self.conn.execute(f"PRAGMA user_version={number + 1}")
+            if version == 0:
+                created = RealClock().now()
+                self.conn.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)",
+                    [("rev", "0"), ("id_seq", "0"), ("stamp", stamp(created)), ("clock", "real")],
+                )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def _clock_from_store(self) -> Clock:
+        """A simulated store (one a simulated engine runs on) gives commands its simulated now."""
+        from bundletui.store.clockstate import StoreClock
+
+        return StoreClock(self)
+
+    # ------------------------------------------------------------------ transactions
+
+    @contextmanager
+    def write(self) -> Iterator[Tx]:
+        """One write transaction; everything inside commits together or not at all."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            rev = conn.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev' RETURNING value"
+            ).fetchone()[0]
+            yield Tx(conn, int(rev), to_ms(self.clock.now()))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for multi-query reads."""
+        self.conn.execute("BEGIN")
+        try:
+            yield self.conn
+        finally:
+            self.conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes when another connection commits; nearly free to poll."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def revision(self) -> int:
+        return int(self.meta("rev") or 0)
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, tx: Tx, key: str, value: str) -> None:
+        tx.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def next_id(self, tx: Tx, kind: JobKind, user: str) -> str:
+        seq = tx.conn.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'id_seq' RETURNING value"
+        ).fetchone()[0]
+        return job_id(int(seq), self.meta("stamp") or "000000000000000", user, kind)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def current_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "user"
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script on ';' at statement ends (no ';' inside our DDL strings)."""
+    return [s.strip() for s in script.split(";") if s.strip()]

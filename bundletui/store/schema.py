@@ -1,0 +1,241 @@
+"""The schema, as an ordered list of migrations. Times are INTEGER epoch milliseconds (UTC).
+
+Every mutable row carries ``rev``: the store-wide revision of the transaction that last wrote it,
+so a poller fetches only rows with ``rev > last_seen`` (an index makes that O(changes)).
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: the whole first schema
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+    CREATE TABLE bundle_jobs (
+        id TEXT PRIMARY KEY,
+        app_name TEXT NOT NULL,
+        app_path TEXT NOT NULL,
+        external_id TEXT UNIQUE,
+        user TEXT NOT NULL,
+        grp TEXT,
+        status TEXT NOT NULL,
+        pending INTEGER NOT NULL DEFAULT 0,
+        kickoff_time INTEGER,
+        start_time INTEGER,
+        end_time INTEGER,
+        pause_time INTEGER,
+        suspended_time INTEGER,
+        created_time INTEGER NOT NULL,
+        last_modified INTEGER NOT NULL,
+        conf TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        app TEXT NOT NULL,
+        rev INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX bundle_jobs_rev ON bundle_jobs(rev);
+    CREATE INDEX bundle_jobs_status ON bundle_jobs(status);
+
+    CREATE TABLE bundle_actions (
+        id TEXT PRIMARY KEY,
+        bundle_id TEXT NOT NULL REFERENCES bundle_jobs(id) ON DELETE CASCADE,
+        coord_name TEXT NOT NULL,
+        coord_id TEXT,
+        status TEXT NOT NULL,
+        pending INTEGER NOT NULL DEFAULT 0,
+        critical INTEGER NOT NULL DEFAULT 0,
+        last_modified INTEGER NOT NULL,
+        rev INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (bundle_id, coord_name)
+    );
+    CREATE INDEX bundle_actions_coord ON bundle_actions(coord_id);
+
+    CREATE TABLE coord_jobs (
+        id TEXT PRIMARY KEY,
+        app_name TEXT NOT NULL,
+        app_path TEXT NOT NULL,
+        bundle_id TEXT REFERENCES bundle_jobs(id) ON DELETE CASCADE,
+        external_id TEXT UNIQUE,
+        user TEXT NOT NULL,
+        grp TEXT,
+        kind TEXT NOT NULL DEFAULT 'time',
+        status TEXT NOT NULL,
+        pending INTEGER NOT NULL DEFAULT 0,
+        frequency TEXT NOT NULL,
+        time_unit TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        execution TEXT NOT NULL,
+        concurrency INTEGER NOT NULL,
+        timeout INTEGER NOT NULL,
+        throttle INTEGER NOT NULL,
+        priority INTEGER NOT NULL DEFAULT 0,
+        start_time INTEGER NOT NULL,
+        end_time INTEGER NOT NULL,
+        pause_time INTEGER,
+        suspended_time INTEGER,
+        last_action_number INTEGER NOT NULL DEFAULT 0,
+        next_materialized_time INTEGER,
+        done_materialization INTEGER NOT NULL DEFAULT 0,
+        created_time INTEGER NOT NULL,
+        last_modified INTEGER NOT NULL,
+        conf TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        app TEXT NOT NULL,
+        rev INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX coord_jobs_bundle ON coord_jobs(bundle_id);
+    CREATE INDEX coord_jobs_status ON coord_jobs(status);
+    CREATE INDEX coord_jobs_rev ON coord_jobs(rev);
+
+    CREATE TABLE coord_actions (
+        id TEXT PRIMARY KEY,
+        coord_id TEXT NOT NULL REFERENCES coord_jobs(id) ON DELETE CASCADE,
+        action_number INTEGER NOT NULL,
+        nominal_time INTEGER NOT NULL,
+        created_time INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        pending INTEGER NOT NULL DEFAULT 0,
+        external_id TEXT,
+        run_conf TEXT,
+        error_code TEXT,
+        error_message TEXT,
+        held_by TEXT,
+        timeout_at INTEGER,
+        trigger TEXT,
+        last_modified INTEGER NOT NULL,
+        rev INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (coord_id, action_number),
+        UNIQUE (coord_id, nominal_time)
+    );
+    CREATE INDEX coord_actions_active ON coord_actions(status, coord_id)
+        WHERE status IN ('WAITING', 'READY', 'SUBMITTED', 'RUNNING', 'SUSPENDED');
+    CREATE INDEX coord_actions_rev ON coord_actions(rev);
+    CREATE INDEX coord_actions_external ON coord_actions(external_id);
+
+    CREATE TABLE input_deps (
+        action_id TEXT NOT NULL REFERENCES coord_actions(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        data_in TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        available INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (action_id, path)
+    ) WITHOUT ROWID;
+    CREATE INDEX input_deps_waiting ON input_deps(path) WHERE available = 0;
+
+    CREATE TABLE wf_jobs (
+        id TEXT PRIMARY KEY,
+        app_name TEXT NOT NULL,
+        app_path TEXT NOT NULL,
+        form TEXT NOT NULL,
+        parent_id TEXT,
+        external_id TEXT,
+        user TEXT NOT NULL,
+        grp TEXT,
+        status TEXT NOT NULL,
+        run INTEGER NOT NULL DEFAULT 0,
+        suspend_mode TEXT,
+        work_dir TEXT,
+        error_code TEXT,
+        error_message TEXT,
+        created_time INTEGER NOT NULL,
+        start_time INTEGER,
+        end_time INTEGER,
+        last_modified INTEGER NOT NULL,
+        conf TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        app TEXT NOT NULL,
+        rev INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX wf_jobs_parent ON wf_jobs(parent_id);
+    CREATE INDEX wf_jobs_external ON wf_jobs(external_id);
+    CREATE INDEX wf_jobs_status ON wf_jobs(status);
+    CREATE INDEX wf_jobs_rev ON wf_jobs(rev);
+
+    CREATE TABLE wf_nodes (
+        id TEXT PRIMARY KEY,
+        wf_id TEXT NOT NULL REFERENCES wf_jobs(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 0,
+        run INTEGER NOT NULL DEFAULT 0,
+        pid INTEGER,
+        start_ticks INTEGER,
+        started INTEGER,
+        ended INTEGER,
+        due_time INTEGER,
+        exit_code INTEGER,
+        error_code TEXT,
+        error_message TEXT,
+        transition TEXT,
+        data TEXT,
+        external_id TEXT,
+        last_modified INTEGER NOT NULL,
+        rev INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (wf_id, name)
+    );
+    CREATE INDEX wf_nodes_live ON wf_nodes(status)
+        WHERE status IN ('READY', 'RUNNING');
+    CREATE INDEX wf_nodes_rev ON wf_nodes(rev);
+
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        path TEXT,
+        size INTEGER NOT NULL DEFAULT 0,
+        time INTEGER NOT NULL,
+        payload TEXT,
+        UNIQUE (kind, path)
+    );
+    CREATE INDEX events_key ON events(key, id);
+
+    CREATE TABLE job_queue (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        coord_id TEXT NOT NULL REFERENCES coord_jobs(id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        generation INTEGER NOT NULL DEFAULT 0,
+        created_time INTEGER NOT NULL,
+        updated_time INTEGER NOT NULL,
+        not_before INTEGER,
+        expires INTEGER,
+        fired TEXT,
+        held_by TEXT,
+        action_id TEXT,
+        priority INTEGER NOT NULL DEFAULT 0,
+        rev INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX job_queue_state ON job_queue(state, coord_id);
+
+    CREATE TABLE engine_lease (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        holder TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        acquired INTEGER NOT NULL,
+        heartbeat INTEGER NOT NULL,
+        expires INTEGER NOT NULL
+    );
+
+    CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        target TEXT NOT NULL,
+        args TEXT,
+        created INTEGER NOT NULL
+    );
+
+    CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        time INTEGER NOT NULL,
+        user TEXT NOT NULL,
+        face TEXT NOT NULL,
+        command TEXT NOT NULL,
+        target TEXT,
+        args TEXT,
+        result TEXT NOT NULL,
+        error TEXT
+    );
+    CREATE INDEX audit_log_target ON audit_log(target);
+    """,
+]

@@ -1,0 +1,119 @@
+"""The store file: pragmas, migrations, transactions, revisions, uniqueness the engine relies on."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bundletui.errors import StoreError
+from bundletui.model.ids import JobKind, is_job_id
+from bundletui.store.db import Store
+from bundletui.store.schema import MIGRATIONS
+
+
+def _coord(tx_conn: sqlite3.Connection, cid: str) -> None:
+    tx_conn.execute(
+        """INSERT INTO coord_jobs (id, app_name, app_path, user, status, frequency, time_unit,
+        timezone, execution, concurrency, timeout, throttle, start_time, end_time, created_time,
+        last_modified, conf, definition, app) VALUES (?, 'c', '/x', 'u', 'PREP', '60', 'MINUTE',
+        'UTC', 'FIFO', 1, 120, 12, 0, 1, 0, 0, '{}', '', '{}')""",
+        (cid,),
+    )
+
+
+def _action(conn: sqlite3.Connection, cid: str, n: int, nominal: int) -> None:
+    conn.execute(
+        """INSERT INTO coord_actions (id, coord_id, action_number, nominal_time, created_time,
+        status, last_modified) VALUES (?, ?, ?, ?, 0, 'WAITING', 0)""",
+        (f"{cid}@{n}", cid, n, nominal),
+    )
+
+
+def test_pragmas(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30000
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_reopen_does_not_migrate_again(tmp_path: Path) -> None:
+    Store(tmp_path).close()
+    store = Store(tmp_path)
+    assert store.meta("id_seq") == "0"
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    Store(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / "bundletui.db")
+    conn.execute(f"PRAGMA user_version={len(MIGRATIONS) + 5}")
+    conn.close()
+    with pytest.raises(StoreError) as err:
+        Store(tmp_path)
+    assert "newer" in err.value.message
+
+
+def test_missing_store_without_create(tmp_path: Path) -> None:
+    with pytest.raises(StoreError) as err:
+        Store(tmp_path / "nope", create=False)
+    assert err.value.hint
+
+
+def test_ids_are_oozie_shaped_and_sequential(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.write() as tx:
+        a = store.next_id(tx, JobKind.BUNDLE, "alice")
+        b = store.next_id(tx, JobKind.WORKFLOW, "bob smith")
+    assert is_job_id(a) and a.startswith("0000001-") and a.endswith("-bundletui-alice-B")
+    assert b.startswith("0000002-") and b.endswith("-bundletui-bob_smith-W")
+
+
+def test_rollback_leaves_store_unchanged(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    rev = store.revision()
+    with pytest.raises(RuntimeError), store.write() as tx:
+        _coord(tx.conn, "c1")
+        raise RuntimeError("boom")
+    assert store.conn.execute("SELECT count(*) FROM coord_jobs").fetchone()[0] == 0
+    assert store.revision() == rev
+
+
+def test_each_write_transaction_bumps_revision_once(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.write() as tx1:
+        pass
+    with store.write() as tx2:
+        pass
+    assert tx2.rev == tx1.rev + 1 == store.revision()
+
+
+def test_nominal_time_materialized_once_by_unique_keys(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.write() as tx:
+        _coord(tx.conn, "c1")
+        _action(tx.conn, "c1", 1, 1000)
+    with pytest.raises(sqlite3.IntegrityError), store.write() as tx:
+        _action(tx.conn, "c1", 2, 1000)  # same nominal time, other number
+    with pytest.raises(sqlite3.IntegrityError), store.write() as tx:
+        tx.conn.execute(
+            "INSERT INTO coord_actions (id, coord_id, action_number, nominal_time, created_time, status, last_modified)"
+            " VALUES ('other', 'c1', 1, 2000, 0, 'WAITING', 0)"
+        )
+
+
+def test_data_version_sees_other_connections(tmp_path: Path) -> None:
+    a = Store(tmp_path)
+    b = Store(tmp_path)
+    before = a.data_version()
+    assert a.data_version() == before
+    with b.write():
+        pass
+    assert a.data_version() != before
+
+
+def test_foreign_keys_enforced(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with pytest.raises(sqlite3.IntegrityError), store.write() as tx:
+        _action(tx.conn, "no-such-coord", 1, 0)
