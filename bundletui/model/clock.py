@@ -13,7 +13,10 @@ from typing import Protocol, runtime_checkable
 
 @runtime_checkable
 class Clock(Protocol):
-    simulated: bool
+    @property
+    def simulated(self) -> bool:
+        """True when time moves only when the engine moves it."""
+        ...
 
     def now(self) -> datetime:
         """Aware UTC now."""
