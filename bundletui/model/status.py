@@ -79,7 +79,7 @@ WORKFLOW_TERMINAL = frozenset(
 class NodeStatus(StrEnum):
     """Workflow node statuses: Hadoop JobControl's, plus KILLED and SKIPPED.
 
-    WAITING also covers a node waiting out its retry interval.
+    A node waiting out its retry interval is READY with a due time in the future.
     """
 
     WAITING = "WAITING"

@@ -163,7 +163,7 @@ def test_node_jobcontrol_walk() -> None:
     N = NodeStatus
     assert decide(Machine.NODE, N.WAITING, E.DEPS_MET).to == N.READY
     assert decide(Machine.NODE, N.READY, E.LAUNCH).to == N.RUNNING
-    assert decide(Machine.NODE, N.RUNNING, E.RETRY).to == N.WAITING
+    assert decide(Machine.NODE, N.RUNNING, E.RETRY).to == N.READY
     assert decide(Machine.NODE, N.WAITING, E.DEP_FAILED).to == N.DEPENDENT_FAILED
     with pytest.raises(ModelError):
         decide(Machine.NODE, N.SUCCEEDED, E.LAUNCH)

@@ -1,0 +1,250 @@
+"""How a workflow moves forward, for both forms, as one idempotent pure function.
+
+:func:`advance` looks at the nodes' current statuses (and, for the Oozie form, the transition each
+finished node took) and says which nodes become READY, DEPENDENT_FAILED or SKIPPED, which control
+nodes are passed, and whether the workflow is over. Calling it twice on the same state gives no
+new changes, so the engine can call it after every completion and after a restart alike.
+
+- DAG form (Hadoop JobControl): a node is READY when every dependency SUCCEEDED (or was skipped
+  by a rerun); a failed dependency makes it DEPENDENT_FAILED, transitively, while independent
+  branches go on; the workflow SUCCEEDED when all nodes did, else FAILED.
+- Oozie form: arrival at a node through ``start/@to``, ``ok/@to``, ``error/@to``, a decision's
+  case, a fork's paths or a join's ``to``; a join passes when every path of its fork arrived;
+  ``end`` succeeds the workflow and ``kill`` kills it (still-running branches are killed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from bundletui.model.apps import Node, NodeType, WorkflowApp, WorkflowForm
+from bundletui.model.status import NODE_TERMINAL, NodeStatus, WorkflowStatus
+
+N = NodeStatus
+DONE_OK = frozenset({N.SUCCEEDED, N.SKIPPED})
+DONE_BAD = frozenset({N.FAILED, N.DEPENDENT_FAILED, N.KILLED})
+
+
+@dataclass(frozen=True, slots=True)
+class NodeState:
+    status: NodeStatus
+    transition: str | None = None  # Oozie form: where a finished node went
+
+
+@dataclass(slots=True)
+class Step:
+    """What :func:`advance` decided. Empty when nothing changes."""
+
+    ready: list[str] = field(default_factory=list)
+    dependent_failed: list[str] = field(default_factory=list)
+    passed: list[tuple[str, str | None]] = field(
+        default_factory=list
+    )  # control node, its transition
+    skipped: list[str] = field(default_factory=list)
+    outcome: WorkflowStatus | None = None
+    kill_running: list[str] = field(default_factory=list)
+    kill_message: str | None = None  # the kill node's (unresolved) message
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.ready or self.dependent_failed or self.passed or self.skipped or self.outcome
+        )
+
+
+Predicate = Callable[[str], bool]  # evaluates a decision case's EL predicate
+
+
+def advance(
+    app: WorkflowApp,
+    nodes: Mapping[str, NodeState],
+    predicate: Predicate | None = None,
+) -> Step:
+    if app.form is WorkflowForm.DAG:
+        return _advance_dag(app, nodes)
+    return _advance_oozie(app, nodes, predicate or (lambda _text: False))
+
+
+# ----------------------------------------------------------------------------- DAG
+
+
+def topological_order(app: WorkflowApp) -> list[Node]:
+    """Nodes ordered so each comes after its dependencies (the spec layer rejects cycles)."""
+    by_name = {n.name: n for n in app.nodes}
+    seen: set[str] = set()
+    order: list[Node] = []
+
+    def visit(name: str) -> None:
+        stack = [(name, False)]
+        while stack:
+            current, expanded = stack.pop()
+            if expanded:
+                if current not in seen:
+                    seen.add(current)
+                    order.append(by_name[current])
+                continue
+            if current in seen:
+                continue
+            stack.append((current, True))
+            stack.extend(
+                (dep, False) for dep in reversed(by_name[current].depends) if dep not in seen
+            )
+
+    for node in app.nodes:
+        visit(node.name)
+    return order
+
+
+def _advance_dag(app: WorkflowApp, nodes: Mapping[str, NodeState]) -> Step:
+    step = Step()
+    status = {name: st.status for name, st in nodes.items()}
+    for node in topological_order(app):
+        if status.get(node.name) is not N.WAITING:
+            continue
+        deps = [status.get(d, N.WAITING) for d in node.depends]
+        if any(d in DONE_BAD for d in deps):
+            status[node.name] = N.DEPENDENT_FAILED
+            step.dependent_failed.append(node.name)
+        elif all(d in DONE_OK for d in deps):
+            status[node.name] = N.READY
+            step.ready.append(node.name)
+    if all(s in NODE_TERMINAL for s in status.values()):
+        ok = all(s in DONE_OK for s in status.values())
+        step.outcome = WorkflowStatus.SUCCEEDED if ok else WorkflowStatus.FAILED
+    return step
+
+
+# ----------------------------------------------------------------------------- Oozie
+
+
+def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: Predicate) -> Step:
+    step = Step()
+    by_name = {n.name: n for n in app.nodes}
+    status = {name: st.status for name, st in nodes.items()}
+    transition = {name: st.transition for name, st in nodes.items()}
+    fork_of_join = _fork_of_join(app)
+
+    work: list[str] = []
+    if app.start_to:
+        work.append(app.start_to)
+    work.extend(t for name, t in transition.items() if t and status.get(name) in NODE_TERMINAL)
+
+    outcome: WorkflowStatus | None = None
+    visited_joins: set[str] = set()
+    while work and outcome is None:
+        target = work.pop(0)
+        node = by_name.get(target)
+        if node is None:
+            continue
+        current = status.get(target, N.WAITING)
+        if node.type is NodeType.ACTION:
+            if current is N.WAITING:
+                status[target] = N.READY
+                step.ready.append(target)
+            continue
+        if node.type is NodeType.JOIN:
+            if current is not N.WAITING or target in visited_joins:
+                continue
+            paths = len(by_name[fork_of_join[target]].paths) if target in fork_of_join else 1
+            arrived = sum(
+                1 for n, t in transition.items() if t == target and status.get(n) in NODE_TERMINAL
+            )
+            if arrived >= paths:
+                visited_joins.add(target)
+                _pass(step, status, transition, target, node.to)
+                work.append(node.to or "")
+            continue
+        if current is not N.WAITING:
+            # a decision/fork already passed: follow where it went (idempotent replay)
+            if current in DONE_OK and node.type is NodeType.FORK:
+                work.extend(p for p in node.paths)
+            elif current in DONE_OK and transition.get(target):
+                work.append(transition[target] or "")
+            continue
+        if node.type is NodeType.DECISION:
+            chosen = next((to for text, to in node.cases if predicate(text)), node.default_to)
+            _pass(step, status, transition, target, chosen)
+            work.append(chosen or "")
+        elif node.type is NodeType.FORK:
+            _pass(step, status, transition, target, None)
+            work.extend(node.paths)
+        elif node.type is NodeType.KILL:
+            _pass(step, status, transition, target, None)
+            outcome = WorkflowStatus.KILLED
+            step.kill_message = node.message
+        elif node.type is NodeType.END:
+            _pass(step, status, transition, target, None)
+            outcome = WorkflowStatus.SUCCEEDED
+        elif node.type is NodeType.START:
+            _pass(step, status, transition, target, node.to)
+            work.append(node.to or "")
+
+    if outcome is None and _stalled(app, status, step):
+        # Nothing runs, nothing is ready, and no end was reached: an action failed with no
+        # path onward (or a join can never complete). Oozie calls that FAILED.
+        outcome = WorkflowStatus.FAILED
+    if outcome is not None:
+        step.outcome = outcome
+        for name, st in status.items():
+            if st is N.RUNNING:
+                step.kill_running.append(name)
+            elif st in (N.WAITING, N.READY):
+                step.skipped.append(name)
+        step.ready = [n for n in step.ready if n not in step.skipped]
+    return step
+
+
+def _pass(
+    step: Step,
+    status: dict[str, NodeStatus],
+    transition: dict[str, str | None],
+    name: str,
+    to: str | None,
+) -> None:
+    status[name] = N.SUCCEEDED
+    transition[name] = to
+    step.passed.append((name, to))
+
+
+def _stalled(app: WorkflowApp, status: Mapping[str, NodeStatus], step: Step) -> bool:
+    if step.ready:
+        return False
+    live = {N.READY, N.RUNNING}
+    if any(s in live for s in status.values()):
+        return False
+    # Started at all? (a brand-new workflow with start_to pending is not stalled)
+    return any(s in NODE_TERMINAL for s in status.values())
+
+
+def _fork_of_join(app: WorkflowApp) -> dict[str, str]:
+    """Pair each join with the fork whose paths reach it (validated at submit)."""
+    by_name = {n.name: n for n in app.nodes}
+    result: dict[str, str] = {}
+    for fork in (n for n in app.nodes if n.type is NodeType.FORK):
+        for path in fork.paths:
+            join = _first_join(by_name, path, set())
+            if join:
+                result.setdefault(join, fork.name)
+    return result
+
+
+def _first_join(by_name: Mapping[str, Node], start: str, seen: set[str]) -> str | None:
+    """Follow ok transitions (and nested fork/join pairs) from ``start`` to the next join."""
+    name: str | None = start
+    while name and name not in seen:
+        seen.add(name)
+        node = by_name.get(name)
+        if node is None:
+            return None
+        if node.type is NodeType.JOIN:
+            return name
+        if node.type is NodeType.FORK:
+            inner = _first_join(by_name, node.paths[0], seen) if node.paths else None
+            name = by_name[inner].to if inner else None
+        elif node.type is NodeType.DECISION:
+            name = node.default_to
+        elif node.type is NodeType.ACTION:
+            name = node.ok_to
+        else:
+            name = node.to
+    return None

@@ -1,0 +1,158 @@
+"""Workflow graph semantics: JobControl DAGs and Oozie transitions, driven step by step."""
+
+from __future__ import annotations
+
+from bundletui.model.apps import FsAction, Node, NodeType, WorkflowApp, WorkflowForm
+from bundletui.model.status import NodeStatus, WorkflowStatus
+from bundletui.model.wfgraph import NodeState, Step, advance
+
+N = NodeStatus
+ACT = FsAction(ops=())
+
+
+def dag(**deps: tuple[str, ...]) -> WorkflowApp:
+    nodes = tuple(Node(name, NodeType.ACTION, action=ACT, depends=d) for name, d in deps.items())
+    return WorkflowApp("d", WorkflowForm.DAG, nodes)
+
+
+def run(app: WorkflowApp, state: dict[str, NodeState], predicate=None) -> Step:  # type: ignore[no-untyped-def]
+    step = advance(app, state, predicate)
+    for name in step.ready:
+        state[name] = NodeState(N.READY)
+    for name in step.dependent_failed:
+        state[name] = NodeState(N.DEPENDENT_FAILED)
+    for name, to in step.passed:
+        state[name] = NodeState(N.SUCCEEDED, to)
+    for name in step.skipped:
+        state[name] = NodeState(N.SKIPPED)
+    return step
+
+
+def finish(app: WorkflowApp, state: dict[str, NodeState], name: str, ok: bool = True) -> None:
+    node = app.node(name)
+    to = node.ok_to if ok else node.error_to
+    state[name] = NodeState(N.SUCCEEDED if ok else N.FAILED, to)
+
+
+NAIVE_BAYES = dag(extract=(), prior=("extract",), cond=("extract",), predict=("prior", "cond"))
+
+
+def test_dag_runs_independent_jobs_in_parallel() -> None:
+    state = {n.name: NodeState(N.WAITING) for n in NAIVE_BAYES.nodes}
+    assert run(NAIVE_BAYES, state).ready == ["extract"]
+    finish(NAIVE_BAYES, state, "extract")
+    assert sorted(run(NAIVE_BAYES, state).ready) == ["cond", "prior"]
+    finish(NAIVE_BAYES, state, "prior")
+    assert run(NAIVE_BAYES, state).ready == []  # predict still waits for cond
+    finish(NAIVE_BAYES, state, "cond")
+    assert run(NAIVE_BAYES, state).ready == ["predict"]
+    finish(NAIVE_BAYES, state, "predict")
+    assert run(NAIVE_BAYES, state).outcome is WorkflowStatus.SUCCEEDED
+
+
+def test_dag_failure_dominoes_but_independent_branch_goes_on() -> None:
+    app = dag(a=(), b=("a",), c=("b",), x=(), y=("x",))
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    assert sorted(run(app, state).ready) == ["a", "x"]
+    finish(app, state, "a", ok=False)
+    step = run(app, state)
+    assert sorted(step.dependent_failed) == ["b", "c"]  # transitively, in one step
+    assert step.outcome is None  # x is still going
+    finish(app, state, "x")
+    assert run(app, state).ready == ["y"]
+    finish(app, state, "y")
+    assert run(app, state).outcome is WorkflowStatus.FAILED
+
+
+def test_dag_advance_is_idempotent() -> None:
+    state = {n.name: NodeState(N.WAITING) for n in NAIVE_BAYES.nodes}
+    run(NAIVE_BAYES, state)
+    assert not advance(NAIVE_BAYES, state)
+
+
+def test_dag_rerun_skipped_nodes_count_as_done() -> None:
+    state = {n.name: NodeState(N.WAITING) for n in NAIVE_BAYES.nodes}
+    state["extract"] = NodeState(N.SKIPPED)
+    assert sorted(run(NAIVE_BAYES, state).ready) == ["cond", "prior"]
+
+
+def oozie_app() -> WorkflowApp:
+    A = NodeType.ACTION
+    nodes = (
+        Node("check", A, action=ACT, ok_to="route", error_to="fail"),
+        Node(
+            "route",
+            NodeType.DECISION,
+            cases=(("${big}", "split"),),
+            default_to="end",
+        ),
+        Node("split", NodeType.FORK, paths=("words", "lines")),
+        Node("words", A, action=ACT, ok_to="merge", error_to="fail"),
+        Node("lines", A, action=ACT, ok_to="merge", error_to="fail"),
+        Node("merge", NodeType.JOIN, to="report"),
+        Node("report", A, action=ACT, ok_to="end", error_to="fail"),
+        Node("fail", NodeType.KILL, message="failed at ${wf:lastErrorNode()}"),
+        Node("end", NodeType.END),
+    )
+    return WorkflowApp("o", WorkflowForm.OOZIE, nodes, start_to="check")
+
+
+def test_oozie_decision_fork_join_end() -> None:
+    app = oozie_app()
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    assert run(app, state).ready == ["check"]
+    finish(app, state, "check")
+    step = run(app, state, lambda text: text == "${big}")
+    assert ("route", "split") in step.passed and ("split", None) in step.passed
+    assert sorted(step.ready) == ["lines", "words"]
+    finish(app, state, "words")
+    assert run(app, state, lambda t: True).ready == []  # join waits for both paths
+    finish(app, state, "lines")
+    step = run(app, state, lambda t: True)
+    assert ("merge", "report") in step.passed and step.ready == ["report"]
+    finish(app, state, "report")
+    step = run(app, state, lambda t: True)
+    assert step.outcome is WorkflowStatus.SUCCEEDED
+    assert sorted(step.skipped) == ["fail"]
+
+
+def test_oozie_decision_default_skips_branch() -> None:
+    app = oozie_app()
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    run(app, state)
+    finish(app, state, "check")
+    step = run(app, state, lambda text: False)
+    assert ("route", "end") in step.passed
+    assert step.outcome is WorkflowStatus.SUCCEEDED
+    assert set(step.skipped) == {"split", "words", "lines", "merge", "report", "fail"}
+
+
+def test_oozie_error_transition_to_kill_kills_running_branch() -> None:
+    app = oozie_app()
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    run(app, state)
+    finish(app, state, "check")
+    run(app, state, lambda t: True)
+    state["lines"] = NodeState(N.RUNNING)
+    finish(app, state, "words", ok=False)
+    step = run(app, state, lambda t: True)
+    assert step.outcome is WorkflowStatus.KILLED
+    assert step.kill_running == ["lines"]
+    assert step.kill_message == "failed at ${wf:lastErrorNode()}"
+
+
+def test_oozie_replay_after_restart_is_idempotent() -> None:
+    app = oozie_app()
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    run(app, state)
+    finish(app, state, "check")
+    run(app, state, lambda t: True)
+    assert not advance(app, state, lambda t: True)
+
+
+def test_oozie_failure_without_path_fails_workflow() -> None:
+    app = oozie_app()
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    run(app, state)
+    state["check"] = NodeState(N.FAILED, None)  # e.g. could not even start (EL error)
+    assert run(app, state).outcome is WorkflowStatus.FAILED
