@@ -42,6 +42,8 @@ class BundleApp:
     kickoff_time: datetime | None = None
     namespace: str = "uri:oozie:bundle:0.2"
     source: str = ""  # file the definition came from
+    parameters: Conf = ()  # <parameters> defaults (bundle 0.2)
+    required_parameters: tuple[str, ...] = ()  # <parameters> without a default
 
 
 # --------------------------------------------------------------------------- coordinator
@@ -117,6 +119,8 @@ class CoordinatorApp:
     workflow_conf: Conf = ()  # values may hold action-start EL (coord:dataIn, ...)
     namespace: str = "uri:oozie:coordinator:0.5"
     source: str = ""
+    parameters: Conf = ()  # <parameters> defaults (coordinator >= 0.4)
+    required_parameters: tuple[str, ...] = ()  # <parameters> without a default
 
     def dataset(self, name: str) -> Dataset:
         for ds in self.datasets:
@@ -136,6 +140,7 @@ class ShellAction:
     capture_output: bool = False
     configuration: Conf = ()
     kind: str = "shell"
+    prepare: tuple[FsOp, ...] = ()  # <prepare>: delete / mkdir before the process starts
 
 
 class FsOpKind(StrEnum):
@@ -229,6 +234,7 @@ class WorkflowApp:
     global_conf: Conf = ()
     namespace: str = ""
     source: str = ""
+    required_parameters: tuple[str, ...] = ()  # <parameters> without a default
 
     def node(self, name: str) -> Node:
         for n in self.nodes:
