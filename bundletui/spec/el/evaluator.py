@@ -108,7 +108,7 @@ class Template:
             raise ELError(
                 f"syntax error: {failure.message}",
                 template=text,
-                expression=expression_extent(text, _expression_start(text, failure.pos)),
+                expression=expression_extent(text, failure.start),
                 offset=failure.pos,
                 hint=failure.hint
                 or "see the EL syntax: ${name}, ${ns:fn(args)}, operators, 'quoted strings'",
@@ -189,11 +189,6 @@ class Template:
             offset=failure.pos,
             hint=failure.hint,
         )
-
-
-def _expression_start(text: str, pos: int) -> int:
-    start = text.rfind("${", 0, pos + 1)
-    return max(start, 0)
 
 
 @functools.lru_cache(maxsize=8192)

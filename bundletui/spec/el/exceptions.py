@@ -72,10 +72,12 @@ class EvalFailure(Exception):
 
 
 class ParseFailure(Exception):
-    """Internal: a syntax error at ``pos`` (absolute index in the template)."""
+    """Internal: a syntax error at ``pos`` (absolute index in the template); ``start`` is the
+    index of the enclosing ``${``."""
 
     def __init__(self, message: str, pos: int, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.pos = pos
         self.hint = hint
+        self.start = 0

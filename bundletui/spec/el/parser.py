@@ -64,8 +64,12 @@ def parse_template(text: str) -> list[Part]:
             i = j + 2
             continue
         buffer.append(text[i:j])
-        tokens, end = tokenize(text, j + 2)
-        node = _Parser(text, tokens, j).parse()
+        try:
+            tokens, end = tokenize(text, j + 2)
+            node = _Parser(text, tokens, j).parse()
+        except ParseFailure as failure:
+            failure.start = j
+            raise
         literal = "".join(buffer)
         if literal:
             parts.append(TextPart(literal))
