@@ -1,0 +1,426 @@
+"""Shell jobs as crash-safe subprocesses: spawn, identify, signal, watch, adopt.
+
+Every job runs under a constant ``/bin/sh`` wrapper (docs/decisions/0003-process-wrapper.md)
+that is the leader of a new session and process group, runs the job as a foreground child,
+and writes the job's exit status to an *exit file* (tmp + rename) before it exits itself.
+The exit file is what lets an engine that was ``kill -9``-ed learn, after a restart, how a job
+ended while nobody was watching. A process is identified by ``(pid, start_ticks)`` — the
+start time from ``/proc/<pid>/stat`` — so a reused pid is never mistaken for our job.
+
+Signals go to the whole group (:func:`kill_group`): the job receives them directly with
+default dispositions, the wrapper catches them and stays alive to write the record. Only
+SIGKILL of the wrapper loses the record; watchers then report ``None`` ("unknown").
+
+The job's argv travels as separate ``execve`` arguments (``exec "$@"``); nothing supplied by
+a workflow is ever spliced into shell text, and ``exec`` never runs a shell builtin or
+function, so ``["exit", "3"]`` or ``["cd", "x"]`` fail with 127 like any missing program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import os
+import re
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bundletui.errors import EngineError
+
+log = logging.getLogger(__name__)
+
+#: Could not start the wrapper (bad cwd, unwritable log directory, exec failure ...).
+SPAWN_FAILED = "EB0501"
+#: The exit file of this attempt already exists: starting again would run the job twice.
+EXIT_FILE_EXISTS = "EB0502"
+
+# Positional parameters: $1 exit file, $2 working directory, $3... the job's argv.
+# Nothing before the job assigns a variable (an imported variable of the same name would
+# leak, changed, into the job's environment); `command` skips functions an environment
+# may export (bash's BASH_FUNC_*), and `exec` never runs builtins or functions.
+WRAPPER_SCRIPT = (
+    "trap : HUP INT QUIT TERM\n"
+    'command cd "$2" && (shift 2; exec "$@"); r=$?\n'
+    'command printf \'%d\\n\' "$r" >"$1.tmp" &&'
+    ' PATH=/usr/bin:/bin command mv -f "$1.tmp" "$1"\n'
+    'exit "$r"\n'
+)
+
+_SH = "/bin/sh"
+_BASH = "/bin/bash"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_EXIT_RECORD = re.compile(rb"([0-9]{1,3})\n\Z")
+# Reset in the wrapper (and so in the job) whatever the engine ignores or handles.
+_DEFAULT_SIGNALS = frozenset(
+    s
+    for s in (
+        signal.SIGHUP,
+        signal.SIGINT,
+        signal.SIGQUIT,
+        signal.SIGTERM,
+        signal.SIGPIPE,
+        signal.SIGXFSZ,
+        signal.SIGCHLD,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGALRM,
+        signal.SIGTSTP,
+        signal.SIGTTIN,
+        signal.SIGTTOU,
+        signal.SIGWINCH,
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Launched:
+    """A started job: what the engine stores to find it again after a restart."""
+
+    pid: int  # the wrapper's pid
+    pgid: int  # == pid: the wrapper leads the job's session and process group
+    start_ticks: int  # /proc/<pid>/stat field 22 (clock ticks after boot)
+    argv: tuple[str, ...]  # the job's argv, as given
+    exit_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExitStatus:
+    """How a job ended. ``code`` follows the shell: 0-255, ``128 + N`` when killed by signal N."""
+
+    code: int
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that killed the job, by shell convention (a job that *exits* 137 looks
+        the same as one killed by SIGKILL)."""
+        return self.code - 128 if 128 < self.code < 128 + 65 else None
+
+    def __str__(self) -> str:
+        sig = self.signal
+        if sig is None:
+            return f"exit code {self.code}"
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return f"killed by {name} (exit code {self.code})"
+
+
+ExitCallback = Callable[[int, ExitStatus | None], None]
+
+
+# --------------------------------------------------------------------------- spawn
+
+
+def spawn(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    stdout_path: str | os.PathLike[str],
+    stderr_path: str | os.PathLike[str],
+    exit_path: str | os.PathLike[str],
+) -> Launched:
+    """Start ``argv`` under the wrapper in a new session; return as soon as it is running.
+
+    ``env`` is the job's complete environment. stdout/stderr are appended to their files
+    (one file if both paths are equal); stdin is /dev/null. ``PATH`` in ``env`` is used to
+    find ``argv[0]``. Environment names that are not shell identifiers survive only where
+    bash is installed (dash drops them), so such environments use bash as the wrapper shell.
+    """
+    args = tuple(argv)
+    if not args or not args[0]:
+        raise ValueError("spawn: argv must start with a program name")
+    cwd_s, out_s, err_s, exit_s = (os.fspath(p) for p in (cwd, stdout_path, stderr_path, exit_path))
+    for what, p in (
+        ("cwd", cwd_s),
+        ("stdout_path", out_s),
+        ("stderr_path", err_s),
+        ("exit_path", exit_s),
+    ):
+        if not os.path.isabs(p):
+            raise ValueError(f"spawn: {what} must be absolute, got {p!r}")
+    if not os.path.isdir(cwd_s):
+        raise EngineError(
+            SPAWN_FAILED, f"Cannot start [{args[0]}]: working directory [{cwd_s}] does not exist"
+        )
+    if not os.path.isdir(os.path.dirname(exit_s)):
+        raise EngineError(
+            SPAWN_FAILED,
+            f"Cannot start [{args[0]}]: directory of exit file [{exit_s}] does not exist",
+        )
+    if os.path.lexists(exit_s):
+        raise EngineError(
+            EXIT_FILE_EXISTS,
+            f"Exit file [{exit_s}] already exists: this attempt has run before, not starting it again",
+        )
+
+    shell = _SH
+    if not all(_ENV_NAME.match(k) for k in env) and os.access(_BASH, os.X_OK):
+        shell = _BASH  # invoked as "sh": POSIX mode, reads no startup files
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    actions: list[tuple[int, int, str, int, int] | tuple[int, int, int]] = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, out_s, flags, 0o666),
+    ]
+    if os.path.abspath(err_s) == os.path.abspath(out_s):
+        actions.append((os.POSIX_SPAWN_DUP2, 1, 2))
+    else:
+        actions.append((os.POSIX_SPAWN_OPEN, 2, err_s, flags, 0o666))
+    try:
+        pid = os.posix_spawn(
+            shell,
+            ["sh", "-c", WRAPPER_SCRIPT, "bundletui-job", exit_s, cwd_s, *args],
+            dict(env),
+            file_actions=actions,
+            setsid=True,
+            setsigmask=(),
+            setsigdef=_DEFAULT_SIGNALS,
+        )
+    except (OSError, ValueError) as exc:
+        raise EngineError(SPAWN_FAILED, f"Cannot start [{args[0]}]: {exc}") from exc
+    ticks = proc_start_ticks(pid)
+    if ticks is None:  # impossible for our own unreaped child; keep the type honest
+        raise EngineError(
+            SPAWN_FAILED, f"Started [{args[0]}] as pid {pid} but cannot read /proc/{pid}/stat"
+        )
+    return Launched(pid=pid, pgid=pid, start_ticks=ticks, argv=args, exit_path=exit_s)
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def _proc_stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, ppid, start_ticks) from /proc/<pid>/stat, or None if there is no such process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    # comm (field 2) may hold spaces and parentheses: fields resume after the LAST ')'.
+    rest = data[data.rfind(b")") + 2 :].split()
+    return rest[0].decode(), int(rest[1]), int(rest[19])
+
+
+def proc_start_ticks(pid: int) -> int | None:
+    """Start time of ``pid`` in clock ticks after boot (stat field 22), None if no such pid."""
+    st = _proc_stat(pid)
+    return None if st is None else st[2]
+
+
+def is_alive(pid: int, start_ticks: int) -> bool:
+    """True if ``pid`` is running and is the process that started at ``start_ticks``.
+
+    False for a dead pid, a zombie (it has exited, only its status is left) and a pid that
+    was reused by another process.
+    """
+    st = _proc_stat(pid)
+    return st is not None and st[2] == start_ticks and st[0] not in ("Z", "X", "x")
+
+
+def read_exit(exit_path: str | os.PathLike[str]) -> ExitStatus | None:
+    """The status recorded by the wrapper, or None if there is no complete record."""
+    try:
+        with open(exit_path, "rb") as f:
+            data = f.read(16)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    m = _EXIT_RECORD.match(data)
+    return ExitStatus(int(m.group(1))) if m else None
+
+
+# --------------------------------------------------------------------------- signals
+
+
+def _signal_group(pgid: int, sig: int, start_ticks: int | None) -> bool:
+    if pgid <= 1 or pgid == os.getpgrp():
+        raise ValueError(f"refusing to signal process group {pgid}")
+    if start_ticks is not None:
+        # The leader's pid is also the group id. While the group has members Linux keeps that
+        # number reserved, so a leader with another start time means our group is gone and the
+        # number now belongs to someone else. No leader at all: only our orphans can hold it.
+        ticks = proc_start_ticks(pgid)
+        if ticks is not None and ticks != start_ticks:
+            return False
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def kill_group(pgid: int, sig: int = signal.SIGTERM, *, start_ticks: int | None = None) -> bool:
+    """Send ``sig`` to every process of the job's group; False if the group is already gone.
+
+    Pass the leader's ``start_ticks`` after a restart: then a group id whose number has been
+    reused by an unrelated process is left alone. SIGKILL also kills the wrapper, so it leaves
+    no exit record — the engine records the kill itself before sending it.
+    """
+    return _signal_group(pgid, sig, start_ticks)
+
+
+def stop_group(pgid: int, *, start_ticks: int | None = None) -> bool:
+    """Freeze the job (SIGSTOP to its group) for a workflow suspend."""
+    return _signal_group(pgid, signal.SIGSTOP, start_ticks)
+
+
+def continue_group(pgid: int, *, start_ticks: int | None = None) -> bool:
+    """Resume a frozen job (SIGCONT to its group)."""
+    return _signal_group(pgid, signal.SIGCONT, start_ticks)
+
+
+# --------------------------------------------------------------------------- watcher
+
+
+@dataclass(slots=True, eq=False)
+class _Watch:
+    pid: int
+    start_ticks: int
+    exit_path: str
+    callback: ExitCallback
+    child: bool
+    fd: int | None = None
+    timer: asyncio.TimerHandle | None = None
+    delay: float = 0.0
+    done: bool = field(default=False)
+
+
+class ProcessWatcher:
+    """Reports, on the event loop, when watched processes end — our children and adopted ones.
+
+    Each process gets a pidfd (``os.pidfd_open``) registered with ``loop.add_reader``: no
+    threads, no SIGCHLD handler, no polling, so hundreds of jobs cost hundreds of idle fds.
+    Where pidfds are unavailable (old kernel, fd limit) a process is polled with backoff.
+    Children are reaped as they end. The callback gets ``(pid, status)``; status comes from
+    the exit file and is None when the wrapper left no record ("unknown": the engine fails the
+    node with a clear error and should ``kill_group(pgid, SIGKILL)`` in case the job lives on).
+    Callbacks run on the loop, never inside ``watch_child``/``adopt`` themselves.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop | None = None,
+        *,
+        use_pidfd: bool = True,
+        poll_initial: float = 0.005,
+        poll_max: float = 0.5,
+    ) -> None:
+        self._loop = loop or asyncio.get_running_loop()
+        self._use_pidfd = use_pidfd and hasattr(os, "pidfd_open")
+        self._poll_initial = poll_initial
+        self._poll_max = poll_max
+        self._watches: dict[tuple[int, int], _Watch] = {}
+        self._closed = False
+
+    def __len__(self) -> int:
+        """Processes still being watched."""
+        return len(self._watches)
+
+    def watch_child(self, launched: Launched, callback: ExitCallback) -> None:
+        """Watch a process this engine spawned; it is reaped when it ends."""
+        self._add(
+            _Watch(launched.pid, launched.start_ticks, launched.exit_path, callback, child=True)
+        )
+
+    def adopt(self, pid: int, start_ticks: int, exit_path: str, callback: ExitCallback) -> None:
+        """Watch a job left running by an earlier engine (not our child).
+
+        If ``pid`` is gone, a zombie, or another process (start time differs), the job has
+        already ended: the callback soon gets what its exit file says.
+        """
+        self._add(_Watch(pid, start_ticks, os.fspath(exit_path), callback, child=False))
+
+    def close(self) -> None:
+        """Stop watching everything. The processes keep running (a later engine adopts them)."""
+        self._closed = True
+        for w in list(self._watches.values()):
+            self._forget(w)
+        self._watches.clear()
+
+    # -- internals
+
+    def _add(self, w: _Watch) -> None:
+        if self._closed:
+            raise RuntimeError("ProcessWatcher is closed")
+        key = (w.pid, w.start_ticks)
+        if key in self._watches:
+            raise ValueError(f"pid {w.pid} is already watched")
+        self._watches[key] = w
+        if self._use_pidfd:
+            try:
+                fd = os.pidfd_open(w.pid)
+            except ProcessLookupError:
+                self._loop.call_soon(self._finish, w)  # gone already (reaped by someone else)
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOSYS):
+                    raise
+                if exc.errno == errno.ENOSYS:
+                    self._use_pidfd = False
+                log.debug("pidfd_open(%d) failed (%s); polling instead", w.pid, exc)
+            else:
+                # The pidfd pins the process we opened. If it is not the one that started at
+                # start_ticks (pid reused) or it has already exited, there is nothing to wait for.
+                if not w.child and not is_alive(w.pid, w.start_ticks):
+                    os.close(fd)
+                    self._loop.call_soon(self._finish, w)
+                    return
+                w.fd = fd
+                self._loop.add_reader(fd, self._finish, w)
+                return
+        w.delay = self._poll_initial
+        self._loop.call_soon(self._poll, w)
+
+    def _poll(self, w: _Watch) -> None:
+        w.timer = None
+        if w.done:
+            return
+        if w.child:
+            try:
+                ended = os.waitpid(w.pid, os.WNOHANG)[0] != 0
+            except ChildProcessError:
+                ended = True
+        else:
+            ended = not is_alive(w.pid, w.start_ticks)
+        if ended:
+            self._finish(w)
+            return
+        w.timer = self._loop.call_later(w.delay, self._poll, w)
+        w.delay = min(w.delay * 2, self._poll_max)
+
+    def _finish(self, w: _Watch) -> None:
+        if w.done:
+            return
+        self._forget(w)
+        self._watches.pop((w.pid, w.start_ticks), None)
+        if w.child or self._is_our_zombie(w):
+            # Reap it. Someone else may have (ECHILD): the status is in the exit file anyway.
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(w.pid, os.WNOHANG)
+        status = read_exit(w.exit_path)
+        if status is None:
+            log.warning("process %d ended without an exit record in %s", w.pid, w.exit_path)
+        w.callback(w.pid, status)
+
+    @staticmethod
+    def _is_our_zombie(w: _Watch) -> bool:
+        """An adopted process that is in fact our own child (an engine adopting what it spawned)."""
+        st = _proc_stat(w.pid)
+        return st is not None and st[1] == os.getpid() and st[2] == w.start_ticks
+
+    def _forget(self, w: _Watch) -> None:
+        w.done = True
+        if w.fd is not None:
+            self._loop.remove_reader(w.fd)
+            os.close(w.fd)
+            w.fd = None
+        if w.timer is not None:
+            w.timer.cancel()
+            w.timer = None

@@ -1,0 +1,604 @@
+"""The process layer with real processes: wrapper, exit records, signals, watching, adoption."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from bundletui.engine.processes import (
+    EXIT_FILE_EXISTS,
+    SPAWN_FAILED,
+    ExitStatus,
+    Launched,
+    ProcessWatcher,
+    continue_group,
+    is_alive,
+    kill_group,
+    proc_start_ticks,
+    read_exit,
+    spawn,
+    stop_group,
+)
+from bundletui.errors import EngineError
+
+PY = sys.executable
+BASE_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+
+
+class Job:
+    """One spawned job with its files under tmp_path."""
+
+    def __init__(self, tmp: Path, name: str = "job") -> None:
+        self.dir = tmp / name
+        self.dir.mkdir()
+        self.out = self.dir / "stdout"
+        self.err = self.dir / "stderr"
+        self.exit = self.dir / "exit"
+
+    def start(self, argv: list[str], env: Mapping[str, str] | None = None) -> Launched:
+        return spawn(
+            argv,
+            cwd=self.dir,
+            env=BASE_ENV if env is None else env,
+            stdout_path=self.out,
+            stderr_path=self.err,
+            exit_path=self.exit,
+        )
+
+
+async def wait_for(
+    register: Callable[[Callable[[int, ExitStatus | None], None]], None], timeout: float = 10
+) -> tuple[int, ExitStatus | None]:
+    fut: asyncio.Future[tuple[int, ExitStatus | None]] = asyncio.get_running_loop().create_future()
+    register(lambda pid, st: fut.set_result((pid, st)))
+    return await asyncio.wait_for(fut, timeout)
+
+
+def resolver(
+    fut: asyncio.Future[tuple[int, ExitStatus | None]],
+) -> Callable[[int, ExitStatus | None], None]:
+    return lambda pid, st: fut.set_result((pid, st))
+
+
+async def run_job(tmp: Path, argv: list[str], **kw: object) -> tuple[Job, ExitStatus | None]:
+    job = Job(tmp, str(kw.pop("name", "job")))
+    launched = job.start(argv, **kw)  # type: ignore[arg-type]
+    watcher = ProcessWatcher()
+    try:
+        pid, status = await wait_for(lambda cb: watcher.watch_child(launched, cb))
+    finally:
+        watcher.close()
+    assert pid == launched.pid
+    return job, status
+
+
+def is_zombie_child(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except FileNotFoundError:
+        return False
+    rest = stat[stat.rfind(b")") + 2 :].split()
+    return rest[0] == b"Z" and int(rest[1]) == os.getpid()
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = 10) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.01)
+
+
+def children_of(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(p) for p in text.split()]
+
+
+def state_of(pid: int) -> str:
+    stat = Path(f"/proc/{pid}/stat").read_bytes()
+    return stat[stat.rfind(b")") + 2 :].split()[0].decode()
+
+
+# --------------------------------------------------------------------------- exit codes
+
+
+@pytest.mark.parametrize(
+    ("script", "code", "sig"),
+    [("exit 0", 0, None), ("exit 1", 1, None), ("kill -9 $$", 137, 9), ("exit 255", 255, None)],
+)
+async def test_exit_codes_are_recorded(
+    tmp_path: Path, script: str, code: int, sig: int | None
+) -> None:
+    job, status = await run_job(tmp_path, ["sh", "-c", script])
+    assert status == ExitStatus(code)
+    assert status.ok == (code == 0)
+    assert status.signal == sig
+    assert job.exit.read_text() == f"{code}\n"
+    assert not Path(f"{job.exit}.tmp").exists()  # renamed into place, nothing left behind
+
+
+async def test_missing_program_is_127_and_builtins_are_not_run_by_the_wrapper(
+    tmp_path: Path,
+) -> None:
+    # `exit`, `cd`, `eval` are shell builtins: run by the wrapper they would end it early, change
+    # its directory or evaluate their arguments. exec looks only for programs.
+    for i, argv in enumerate(
+        (["no-such-program-xyz"], ["exit", "5"], ["eval", "echo hi > pwned"], ["cd", "/"])
+    ):
+        job, status = await run_job(tmp_path, argv, name=f"j{i}")
+        assert status == ExitStatus(127), argv
+        assert not (job.dir / "pwned").exists()
+
+
+async def test_argv_reaches_the_program_literally(tmp_path: Path) -> None:
+    sentinel = tmp_path / "x"
+    sentinel.mkdir()
+    nasty = [
+        "a b",
+        "  lead and trail  ",
+        "it's",
+        '"double"',
+        "$(rm -rf x)",
+        "`rm -rf x`",
+        "; rm -rf x",
+        "&& echo no",
+        "| cat",
+        "*",
+        "$HOME",
+        "${PATH}",
+        "",
+        "-n",
+        "--",
+        "back\\slash",
+        "new\nline",
+        "tab\tchar",
+        "ünïcödé ✓",
+        "%d %s",
+    ]
+    code = "import json, sys; json.dump(sys.argv[1:], open('argv.json', 'w'))"
+    job, status = await run_job(tmp_path, [PY, "-c", code, *nasty])
+    assert status == ExitStatus(0)
+    assert json.loads((job.dir / "argv.json").read_text()) == nasty
+    assert sentinel.exists()
+
+
+async def test_program_name_is_looked_up_in_the_jobs_path_and_cwd(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    script = job.dir / "run.sh"
+    script.write_text("#!/bin/sh\necho ran in $(pwd)\n")
+    script.chmod(0o755)
+    watcher = ProcessWatcher()
+    launched = job.start(["./run.sh"])
+    _, status = await wait_for(lambda cb: watcher.watch_child(launched, cb))
+    assert status == ExitStatus(0)
+    assert job.out.read_text() == f"ran in {job.dir}\n"
+
+
+# --------------------------------------------------------------------------- env, cwd, logs
+
+
+DUMP_ENV = "import json, os; json.dump(dict(os.environ), open('env.json', 'w'))"
+SHELL_ADDS = {"PWD", "OLDPWD", "SHLVL", "_"}  # what sh (dash) or bash add (cd sets PWD)
+
+
+@pytest.mark.parametrize("odd_name", [False, True])
+async def test_environment_is_exactly_the_given_one(tmp_path: Path, odd_name: bool) -> None:
+    env = dict(BASE_ENV)
+    env.update(
+        FOO="bar baz",
+        EMPTY="",
+        QUOTES='it\'s "q" $(x) `y`',
+        MULTI="line1\nline2",
+        r="mine",  # the wrapper's own variable name must not leak its value into the job
+        e="mine too",
+    )
+    if odd_name:
+        env["A.B-C"] = "kept"  # not a shell identifier: dash would drop it, bash keeps it
+        env["BASH_FUNC_cd%%"] = "() { echo hijacked; }"
+    job, status = await run_job(tmp_path, [PY, "-c", DUMP_ENV], env=env)
+    assert status == ExitStatus(0)
+    seen = json.loads((job.dir / "env.json").read_text())
+    extras = set(seen) - set(env)
+    assert extras <= SHELL_ADDS
+    assert seen["PWD"] == str(job.dir)
+    for k, v in env.items():
+        if k.startswith("BASH_FUNC_"):
+            continue  # bash re-exports functions in its own format
+        assert seen[k] == v, k
+
+
+async def test_cwd_and_log_files(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    job.out.write_text("earlier attempt\n")  # logs are appended, never truncated
+    code = "import os, sys; print('out', os.getcwd()); print('err', file=sys.stderr); print(repr(sys.stdin.read()))"
+    watcher = ProcessWatcher()
+    launched = job.start([PY, "-c", code])
+    _, status = await wait_for(lambda cb: watcher.watch_child(launched, cb))
+    assert status == ExitStatus(0)
+    assert job.out.read_text() == f"earlier attempt\nout {job.dir}\n''\n"  # stdin is /dev/null
+    assert job.err.read_text() == "err\n"
+
+
+async def test_stdout_and_stderr_in_one_file(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    log = job.dir / "both.log"
+    launched = spawn(
+        ["sh", "-c", "echo one; echo two >&2; echo three"],
+        cwd=job.dir,
+        env=BASE_ENV,
+        stdout_path=log,
+        stderr_path=log,
+        exit_path=job.exit,
+    )
+    watcher = ProcessWatcher()
+    await wait_for(lambda cb: watcher.watch_child(launched, cb))
+    assert log.read_text() == "one\ntwo\nthree\n"
+
+
+# --------------------------------------------------------------------------- exit file
+
+
+def test_read_exit_accepts_only_complete_records(tmp_path: Path) -> None:
+    f = tmp_path / "exit"
+    assert read_exit(f) is None  # missing
+    for text, expected in [
+        ("0\n", ExitStatus(0)),
+        ("143\n", ExitStatus(143)),
+        ("", None),  # created, not written: the writer died in between
+        ("1", None),  # no terminator
+        ("abc\n", None),
+        ("1\n2\n", None),
+        ("-1\n", None),
+    ]:
+        f.write_text(text)
+        assert read_exit(f) == expected, text
+    assert read_exit(tmp_path / "nodir" / "exit") is None
+
+
+def test_status_descriptions() -> None:
+    assert str(ExitStatus(0)) == "exit code 0"
+    assert str(ExitStatus(137)) == "killed by SIGKILL (exit code 137)"
+    assert ExitStatus(143).signal == signal.SIGTERM
+    assert ExitStatus(128).signal is None
+
+
+def test_spawn_refuses_an_attempt_whose_exit_file_exists(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    job.exit.write_text("0\n")
+    with pytest.raises(EngineError) as err:
+        job.start(["true"])
+    assert err.value.code == EXIT_FILE_EXISTS
+    assert job.exit.read_text() == "0\n"
+
+
+def test_spawn_errors_are_typed(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    with pytest.raises(EngineError) as err:
+        spawn(
+            ["true"],
+            cwd=tmp_path / "nope",
+            env=BASE_ENV,
+            stdout_path=job.out,
+            stderr_path=job.err,
+            exit_path=job.exit,
+        )
+    assert err.value.code == SPAWN_FAILED and "working directory" in err.value.message
+    with pytest.raises(EngineError) as err:
+        spawn(
+            ["true"],
+            cwd=job.dir,
+            env=BASE_ENV,
+            stdout_path=tmp_path / "no" / "out",
+            stderr_path=job.err,
+            exit_path=job.exit,
+        )
+    assert err.value.code == SPAWN_FAILED
+    with pytest.raises(ValueError):
+        spawn(
+            [],
+            cwd=job.dir,
+            env=BASE_ENV,
+            stdout_path=job.out,
+            stderr_path=job.err,
+            exit_path=job.exit,
+        )
+    with pytest.raises(ValueError):
+        spawn(
+            ["true"],
+            cwd="relative",
+            env=BASE_ENV,
+            stdout_path=job.out,
+            stderr_path=job.err,
+            exit_path=job.exit,
+        )
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def test_identity_by_pid_and_start_ticks(tmp_path: Path) -> None:
+    me = proc_start_ticks(os.getpid())
+    assert me is not None
+    assert is_alive(os.getpid(), me)
+    assert not is_alive(os.getpid(), me + 1)  # same pid, another process: reused
+    assert proc_start_ticks(2**22 + 12345) is None  # above pid_max
+    assert not is_alive(2**22 + 12345, me)
+
+    p = subprocess.Popen(["sh", "-c", "exit 0"])
+    ticks = proc_start_ticks(p.pid)
+    assert ticks is not None
+    wait_until(lambda: state_of(p.pid) == "Z")
+    assert not is_alive(p.pid, ticks)  # exited, only a zombie left
+    p.wait()
+    assert not is_alive(p.pid, ticks)  # gone
+
+
+# --------------------------------------------------------------------------- signals
+
+
+SLEEPER = "import time; open('started', 'w').close(); time.sleep(60)"
+
+
+async def test_term_to_the_group_is_recorded_as_a_signal_death(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    launched = job.start([PY, "-c", SLEEPER])
+    watcher = ProcessWatcher()
+    fut = asyncio.get_running_loop().create_future()
+    watcher.watch_child(launched, lambda pid, st: fut.set_result(st))
+    await asyncio.to_thread(wait_until, (job.dir / "started").exists)
+    assert kill_group(launched.pgid, signal.SIGTERM)
+    status = await asyncio.wait_for(fut, 10)
+    assert status == ExitStatus(128 + signal.SIGTERM)
+    assert status.signal == signal.SIGTERM
+    assert not kill_group(launched.pgid, signal.SIGTERM)  # gone: no error
+    assert not is_zombie_child(launched.pid)
+
+
+async def test_sigint_reaches_the_job_even_if_the_engine_ignores_it(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # e.g. started with nohup or `&`
+    try:
+        launched = job.start([PY, "-c", SLEEPER])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    watcher = ProcessWatcher()
+    fut = asyncio.get_running_loop().create_future()
+    watcher.watch_child(launched, lambda pid, st: fut.set_result(st))
+    await asyncio.to_thread(wait_until, (job.dir / "started").exists)
+    kill_group(launched.pgid, signal.SIGINT)
+    status = await asyncio.wait_for(fut, 10)
+    # Python turns SIGINT into KeyboardInterrupt and exits 130 (or dies of the signal).
+    assert status is not None and status.code == 128 + signal.SIGINT
+
+
+async def test_term_to_the_wrapper_alone_never_orphans_the_job(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    launched = job.start(["sh", "-c", "touch started; sleep 0.5; echo finished; exit 7"])
+    watcher = ProcessWatcher()
+    fut = asyncio.get_running_loop().create_future()
+    watcher.watch_child(launched, lambda pid, st: fut.set_result(st))
+    await asyncio.to_thread(wait_until, (job.dir / "started").exists)
+    os.kill(launched.pid, signal.SIGTERM)
+    os.kill(launched.pid, signal.SIGINT)
+    os.kill(launched.pid, signal.SIGHUP)
+    status = await asyncio.wait_for(fut, 10)
+    assert status == ExitStatus(7)
+    assert job.out.read_text() == "finished\n"
+
+
+async def test_kill_group_kills_grandchildren(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    launched = job.start(["sh", "-c", "sleep 300 & echo $! > gc.pid; sleep 300 & wait"])
+    watcher = ProcessWatcher()
+    fut = asyncio.get_running_loop().create_future()
+    watcher.watch_child(launched, lambda pid, st: fut.set_result(st))
+    gc_file = job.dir / "gc.pid"
+    await asyncio.to_thread(
+        wait_until, lambda: gc_file.exists() and gc_file.read_text().endswith("\n")
+    )
+    grandchild = int(gc_file.read_text())
+    gc_ticks = proc_start_ticks(grandchild)
+    assert gc_ticks is not None and is_alive(grandchild, gc_ticks)
+    assert os.getpgid(grandchild) == launched.pgid
+    assert kill_group(launched.pgid, signal.SIGKILL, start_ticks=launched.start_ticks)
+    status = await asyncio.wait_for(fut, 10)
+    assert status is None  # SIGKILL took the wrapper too: no record, by design
+    await asyncio.to_thread(wait_until, lambda: not is_alive(grandchild, gc_ticks))
+
+
+def test_kill_group_tolerates_dead_and_foreign_groups(tmp_path: Path) -> None:
+    p = subprocess.Popen(["true"], start_new_session=True)
+    p.wait()
+    assert not kill_group(p.pid, signal.SIGTERM)
+    assert not stop_group(p.pid)
+    assert not continue_group(p.pid)
+    # A live group whose leader started at another time is someone else's: left alone.
+    q = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        ticks = proc_start_ticks(q.pid)
+        assert ticks is not None
+        assert not kill_group(q.pid, signal.SIGKILL, start_ticks=ticks + 1)
+        assert q.poll() is None
+    finally:
+        q.kill()
+        q.wait()
+    with pytest.raises(ValueError):
+        kill_group(os.getpgrp(), signal.SIGTERM)
+    with pytest.raises(ValueError):
+        kill_group(1, signal.SIGTERM)
+
+
+async def test_stop_and_continue_freeze_the_whole_job(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    launched = job.start(["sh", "-c", "touch started; sleep 0.3; exit 5"])
+    watcher = ProcessWatcher()
+    fut = asyncio.get_running_loop().create_future()
+    watcher.watch_child(launched, lambda pid, st: fut.set_result(st))
+    await asyncio.to_thread(wait_until, (job.dir / "started").exists)
+    assert stop_group(launched.pgid, start_ticks=launched.start_ticks)
+    job_pids = children_of(launched.pid)
+    assert job_pids
+    await asyncio.to_thread(wait_until, lambda: state_of(launched.pid) == "T")
+    assert all(state_of(p) == "T" for p in job_pids)
+    await asyncio.sleep(0.6)  # twice the job's sleep: frozen, it cannot have finished
+    assert not fut.done()
+    assert is_alive(launched.pid, launched.start_ticks)
+    assert continue_group(launched.pgid, start_ticks=launched.start_ticks)
+    assert await asyncio.wait_for(fut, 10) == ExitStatus(5)
+
+
+# --------------------------------------------------------------------------- watcher
+
+
+@pytest.mark.parametrize("use_pidfd", [True, False])
+async def test_hundreds_of_concurrent_children_all_reported_and_reaped(
+    tmp_path: Path, use_pidfd: bool
+) -> None:
+    watcher = ProcessWatcher(use_pidfd=use_pidfd)
+    loop = asyncio.get_running_loop()
+    results: dict[int, ExitStatus | None] = {}
+    expected: dict[int, int] = {}
+    all_done = loop.create_future()
+    n = 200
+
+    def done(pid: int, st: ExitStatus | None) -> None:
+        results[pid] = st
+        if len(results) == n:
+            all_done.set_result(None)
+
+    for i in range(n):
+        launched = Job(tmp_path, f"j{i}").start(["sh", "-c", f"sleep 0.{i % 3}; exit {i % 7}"])
+        expected[launched.pid] = i % 7
+        watcher.watch_child(launched, done)
+    assert len(watcher) == n
+    await asyncio.wait_for(all_done, 60)
+    assert {pid: st.code if st else None for pid, st in results.items()} == expected
+    assert len(watcher) == 0
+    assert not [pid for pid in expected if is_zombie_child(pid)]
+    watcher.close()
+
+
+async def test_close_stops_watching_but_leaves_jobs_running(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    launched = job.start(["sleep", "30"])
+    watcher = ProcessWatcher()
+    called: list[int] = []
+    watcher.watch_child(launched, lambda pid, st: called.append(pid))
+    watcher.close()
+    await asyncio.sleep(0.05)
+    assert is_alive(launched.pid, launched.start_ticks)
+    kill_group(launched.pgid, signal.SIGKILL)
+    await asyncio.sleep(0.05)
+    assert called == []
+    os.waitpid(launched.pid, 0)
+    with pytest.raises(RuntimeError):
+        watcher.watch_child(launched, lambda pid, st: None)
+
+
+# --------------------------------------------------------------------------- crash adoption
+
+# A stand-in for an engine: spawns one job, reports how to find it, then waits to be killed.
+ENGINE = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from bundletui.engine.processes import spawn
+    d = sys.argv[1]
+    job = sys.argv[2:]
+    l = spawn(job, cwd=d, env={"PATH": os.environ["PATH"]}, stdout_path=d + "/out",
+              stderr_path=d + "/err", exit_path=d + "/exit")
+    print(json.dumps({"pid": l.pid, "pgid": l.pgid, "ticks": l.start_ticks}), flush=True)
+    time.sleep(600)
+    """
+)
+
+# Waits for a "go" file, appends one line to ran.txt, exits 3.
+GATED_JOB = ["sh", "-c", "while [ ! -e go ]; do sleep 0.01; done; echo ran >> ran.txt; exit 3"]
+
+
+def start_engine_and_kill_it(tmp_path: Path, job: list[str]) -> dict[str, int]:
+    script = tmp_path / "engine.py"
+    script.write_text(ENGINE)
+    engine = subprocess.Popen(
+        [PY, str(script), str(tmp_path), *job], stdout=subprocess.PIPE, text=True
+    )
+    assert engine.stdout is not None
+    info: dict[str, int] = json.loads(engine.stdout.readline())
+    engine.kill()  # kill -9: no cleanup, no chance to wait for its child
+    engine.wait()
+    engine.stdout.close()
+    return info
+
+
+async def test_adopt_an_orphan_after_the_engine_was_killed(tmp_path: Path) -> None:
+    info = start_engine_and_kill_it(tmp_path, GATED_JOB)
+    pid, ticks = info["pid"], info["ticks"]
+    assert is_alive(pid, ticks)
+    assert Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[1] != str(os.getpid())
+
+    watcher = ProcessWatcher()
+    fut = asyncio.get_running_loop().create_future()
+    watcher.adopt(pid, ticks, str(tmp_path / "exit"), lambda p, st: fut.set_result((p, st)))
+    await asyncio.sleep(0.1)
+    assert not fut.done()  # still running: adopted, not misreported
+    (tmp_path / "go").touch()
+    assert await asyncio.wait_for(fut, 10) == (pid, ExitStatus(3))
+    assert (tmp_path / "ran.txt").read_text() == "ran\n"  # ran exactly once
+    assert read_exit(tmp_path / "exit") == ExitStatus(3)
+    assert len(watcher) == 0
+
+
+@pytest.mark.parametrize("use_pidfd", [True, False])
+async def test_adopt_a_job_that_ended_while_no_engine_ran(tmp_path: Path, use_pidfd: bool) -> None:
+    info = start_engine_and_kill_it(tmp_path, GATED_JOB)
+    (tmp_path / "go").touch()
+    await asyncio.to_thread(wait_until, lambda: not is_alive(info["pid"], info["ticks"]))
+    watcher = ProcessWatcher(use_pidfd=use_pidfd)
+    got = await wait_for(
+        lambda cb: watcher.adopt(info["pid"], info["ticks"], str(tmp_path / "exit"), cb)
+    )
+    assert got == (info["pid"], ExitStatus(3))
+
+
+@pytest.mark.parametrize("use_pidfd", [True, False])
+async def test_adopted_job_that_dies_without_a_record_is_unknown(
+    tmp_path: Path, use_pidfd: bool
+) -> None:
+    info = start_engine_and_kill_it(tmp_path, GATED_JOB)
+    watcher = ProcessWatcher(use_pidfd=use_pidfd)
+    fut = asyncio.get_running_loop().create_future()
+    watcher.adopt(
+        info["pid"], info["ticks"], str(tmp_path / "exit"), lambda p, st: fut.set_result(st)
+    )
+    await asyncio.sleep(0.05)
+    assert kill_group(info["pgid"], signal.SIGKILL, start_ticks=info["ticks"])
+    assert await asyncio.wait_for(fut, 10) is None
+    assert not (tmp_path / "ran.txt").exists()
+
+
+async def test_reused_pid_is_not_adopted(tmp_path: Path) -> None:
+    # A live process whose start time differs from the one recorded: the pid was reused, our
+    # job is long gone, and its exit file decides.
+    (tmp_path / "exit").write_text("0\n")
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        ticks = proc_start_ticks(other.pid)
+        assert ticks is not None
+        assert not is_alive(other.pid, ticks - 1)
+        for use_pidfd in (True, False):
+            watcher = ProcessWatcher(use_pidfd=use_pidfd)
+            fut: asyncio.Future[tuple[int, ExitStatus | None]] = asyncio.Future()
+            watcher.adopt(other.pid, ticks - 1, str(tmp_path / "exit"), resolver(fut))
+            assert await asyncio.wait_for(fut, 2) == (other.pid, ExitStatus(0))
+        assert other.poll() is None  # and it was not touched
+    finally:
+        other.kill()
+        other.wait()
