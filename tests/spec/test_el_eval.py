@@ -556,3 +556,19 @@ def test_literal_text_without_dollar_brace_is_unchanged(text: str) -> None:
     if "${" in text:
         return
     assert evaluate(text, ELContext()) == text
+
+
+def test_cached_evaluation_is_fast() -> None:
+    """Sanity bound only (the figure is printed by bench/bench_el.py): ~2 µs here, allow 100."""
+    import time
+
+    ctx = ELContext(
+        {"base": "/d"}, {"coord:current": el_function(int)(lambda n: "2009-01-01T00:00Z")}
+    )
+    text = "${base}/${coord:current(-1)}"
+    evaluate(text, ctx)
+    n = 5_000
+    start = time.perf_counter()
+    for _ in range(n):
+        evaluate(text, ctx)
+    assert (time.perf_counter() - start) / n < 100e-6
