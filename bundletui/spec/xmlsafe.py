@@ -1,0 +1,340 @@
+"""Safe XML parsing and XSD validation for application files.
+
+Parsing uses lxml with entity resolution, DTD loading and network access off; a DOCTYPE that
+declares entities (XXE, "billion laughs") is refused outright. The document's root namespace
+picks the schema from a registry (one XSD per namespace version, written by this project and
+shipped in ``spec/xsd``); each schema is built once, from local files only, and cached.
+Every problem is a :class:`SpecError` with code E0701, the file and the line.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import xmlschema
+from lxml import etree
+
+from bundletui.errors import SpecError
+
+XSD_DIR = Path(__file__).with_name("xsd")
+
+# lxml's element type; lxml ships no type stubs here, so this is Any to mypy.
+Element = Any
+
+
+class AppKind(StrEnum):
+    BUNDLE = "bundle"
+    COORDINATOR = "coordinator"
+    WORKFLOW = "workflow"
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaSpec:
+    """One namespace version: which XSD checks it and which roots it may have."""
+
+    namespace: str
+    xsd: str  # file name under XSD_DIR, or an absolute path (extensions)
+    kind: AppKind
+    roots: tuple[str, ...]
+
+    @property
+    def version(self) -> str:
+        return self.namespace.rsplit(":", 1)[-1]
+
+    @property
+    def xsd_path(self) -> Path:
+        p = Path(self.xsd)
+        return p if p.is_absolute() else XSD_DIR / p
+
+
+_REGISTRY: dict[str, SchemaSpec] = {}
+_SCHEMAS: dict[str, xmlschema.XMLSchema10] = {}  # built lazily, once per namespace
+_SCHEMA_LOCK = threading.Lock()
+
+
+def register_schema(spec: SchemaSpec) -> None:
+    """Add (or replace) a namespace. Extensions such as ``uri:bundletui:coordinator:1.0``
+    register here with their own XSD; nothing else needs to change."""
+    _REGISTRY[spec.namespace] = spec
+    _SCHEMAS.pop(spec.namespace, None)
+
+
+def _builtin() -> None:
+    for v in ("0.1", "0.2"):
+        register_schema(
+            SchemaSpec(f"uri:oozie:bundle:{v}", f"bundle-{v}.xsd", AppKind.BUNDLE, ("bundle-app",))
+        )
+    for v in ("0.1", "0.2", "0.3", "0.4", "0.5"):
+        register_schema(
+            SchemaSpec(
+                f"uri:oozie:coordinator:{v}",
+                f"coordinator-{v}.xsd",
+                AppKind.COORDINATOR,
+                ("coordinator-app", "datasets"),
+            )
+        )
+    for v in ("0.5", "1.0"):
+        register_schema(
+            SchemaSpec(
+                f"uri:oozie:workflow:{v}", f"workflow-{v}.xsd", AppKind.WORKFLOW, ("workflow-app",)
+            )
+        )
+    register_schema(
+        SchemaSpec(DAG_NAMESPACE, "dag-1.0.xsd", AppKind.WORKFLOW, ("dag-app",)),
+    )
+
+
+DAG_NAMESPACE = "uri:bundletui:dag:1.0"
+SHELL_NAMESPACES = ("uri:oozie:shell-action:0.3", "uri:oozie:shell-action:1.0")
+_builtin()
+
+
+def supported_namespaces(kind: AppKind | None = None) -> list[str]:
+    return sorted(ns for ns, s in _REGISTRY.items() if kind is None or s.kind is kind)
+
+
+def schema_for(namespace: str) -> SchemaSpec | None:
+    return _REGISTRY.get(namespace)
+
+
+# --------------------------------------------------------------------------- parsing
+
+_local = threading.local()
+
+
+def _parser() -> Any:
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = etree.XMLParser(
+            resolve_entities=False,
+            no_network=True,
+            load_dtd=False,
+            dtd_validation=False,
+            huge_tree=False,
+            remove_comments=True,
+            remove_pis=True,
+        )
+        _local.parser = parser
+    return parser
+
+
+def _xml_error(file: str, reason: str, line: int | None, hint: str | None = None) -> SpecError:
+    return SpecError(
+        "E0701", f"XML schema error, {file}, {reason}", hint=hint, file=file, line=line
+    )
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, or E0702 naming it."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SpecError(
+            "E0702", f"IO error, file not found: {path}", hint="check the path", file=str(path)
+        ) from None
+    except IsADirectoryError:
+        raise SpecError(
+            "E0702", f"IO error, {path} is a directory", hint="name the XML file", file=str(path)
+        ) from None
+    except OSError as exc:
+        raise SpecError("E0702", f"IO error, {path}: {exc.strerror}", file=str(path)) from None
+
+
+def parse_xml(data: bytes, file: str) -> Element:
+    """Parse ``data`` safely; return the root element. No schema check here."""
+    if _declares_entities(data):
+        raise _entity_error(file, "")
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        line, col = exc.position if exc.position else (exc.lineno, 0)
+        reason = exc.msg or str(exc)
+        reason = re.sub(r",? ?\(<string>, line \d+\)$", "", reason)
+        reason = re.sub(r", line \d+, column \d+$", "", reason)
+        raise _xml_error(
+            file,
+            f"malformed XML: {reason} (line {line}, column {col})",
+            line or None,
+            hint="fix the XML syntax at that place (unclosed or mismatched tag, stray '&' or '<')",
+        ) from None
+    if root is None:  # pragma: no cover - lxml raises for empty input
+        raise _xml_error(file, "empty document", None)
+    _refuse_entities(root, file)
+    return root
+
+
+def _refuse_entities(root: Element, file: str) -> None:
+    tree = root.getroottree()
+    info = tree.docinfo
+    dtd = info.internalDTD
+    declared = [e.name for e in dtd.iterentities()] if dtd is not None else []
+    if declared or (info.doctype and next(root.iter(etree.Entity), None) is not None):
+        raise _entity_error(file, ", ".join(declared[:5]) or "external")
+
+
+def _declares_entities(data: bytes) -> bool:
+    """A cheap look before parsing, so that an entity bomb never reaches the parser (libxml2
+    expands entities in attribute values even with resolve_entities off)."""
+    for enc in ("ascii", "utf-16-le", "utf-16-be"):
+        if "<!DOCTYPE".encode(enc) in data and "<!ENTITY".encode(enc) in data:
+            return True
+    return False
+
+
+def _entity_error(file: str, names: str) -> SpecError:
+    listed = f" ({names})" if names else ""
+    return _xml_error(
+        file,
+        f"DOCTYPE declares entities{listed}; entity declarations are not allowed",
+        1,
+        hint="remove the <!DOCTYPE …> block; application files need no DTD or entities",
+    )
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _schema(spec: SchemaSpec) -> xmlschema.XMLSchema10:
+    schema = _SCHEMAS.get(spec.namespace)
+    if schema is None:
+        with _SCHEMA_LOCK:
+            schema = _SCHEMAS.get(spec.namespace)
+            if schema is None:
+                # sandbox: imports only from the XSD's own directory; defuse: no entities.
+                schema = xmlschema.XMLSchema10(
+                    str(spec.xsd_path), allow="sandbox", defuse="always", timeout=1
+                )
+                _SCHEMAS[spec.namespace] = schema
+    return schema
+
+
+def local_name(el: Element) -> str:
+    tag = el.tag
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def namespace_of(el: Element) -> str:
+    tag = el.tag
+    return tag[1:].split("}", 1)[0] if isinstance(tag, str) and tag.startswith("{") else ""
+
+
+def validate(root: Element, file: str, kinds: Iterable[AppKind] | None = None) -> SchemaSpec:
+    """Check ``root`` against the XSD its namespace names; return that namespace's spec."""
+    ns = namespace_of(root)
+    name = local_name(root)
+    wanted = tuple(kinds) if kinds is not None else tuple(AppKind)
+    spec = _REGISTRY.get(ns)
+    if spec is None or spec.kind not in wanted:
+        supported = [n for k in wanted for n in supported_namespaces(k)]
+        found = f"namespace '{ns}'" if ns else "no namespace"
+        raise _xml_error(
+            file,
+            f"root element <{name}> has {found}; supported namespaces: {', '.join(supported)}",
+            root.sourceline,
+            hint=f'declare one of them on the root element, e.g. xmlns="{supported[-1]}"',
+        )
+    if name not in spec.roots:
+        raise _xml_error(
+            file,
+            f"root element <{name}> is not allowed in {ns}; expected <{'> or <'.join(spec.roots)}>",
+            root.sourceline,
+            hint=f"a {spec.kind} file starts with <{spec.roots[0]}>",
+        )
+    # The tree is already parsed: the resource must never load anything (no location hints).
+    resource = xmlschema.XMLResource(root, allow="none", defuse="always")
+    errors = _schema(spec).iter_errors(resource, use_location_hints=False)
+    error = next(iter(errors), None)
+    if error is not None:
+        raise _schema_error(error, spec, file, root)
+    return spec
+
+
+def _schema_error(error: Any, spec: SchemaSpec, file: str, root: Element) -> SpecError:
+    child = getattr(error, "invalid_child", None)
+    line = getattr(child, "sourceline", None) or getattr(error, "sourceline", None)
+    if line is None:
+        elem = getattr(error, "elem", None)
+        line = getattr(elem, "sourceline", None) or root.sourceline
+    reason = str(getattr(error, "reason", None) or getattr(error, "message", "invalid"))
+    reason = reason.replace("{" + spec.namespace + "}", "")
+    reason = re.sub(r"'[a-z]:([\w.-]+)'", r"'\1'", reason)  # our XSDs' one-letter prefixes
+    path = getattr(error, "path", None)
+    if path:
+        reason = f"{reason.rstrip('.')} (at {_plain_path(path, spec.namespace)})"
+    return _xml_error(
+        file,
+        reason,
+        line,
+        hint=f"compare the element with the {spec.namespace} schema "
+        f"(bundletui/spec/xsd/{spec.xsd_path.name})",
+    )
+
+
+def _plain_path(path: str, ns: str) -> str:
+    return path.replace("{" + ns + "}", "")
+
+
+# --------------------------------------------------------------------------- documents
+
+
+@dataclass(frozen=True, slots=True)
+class XmlDocument:
+    """A parsed and validated application file."""
+
+    root: Element
+    file: str
+    schema: SchemaSpec
+
+    @property
+    def namespace(self) -> str:
+        return self.schema.namespace
+
+    @property
+    def kind(self) -> AppKind:
+        return self.schema.kind
+
+    @property
+    def version(self) -> str:
+        return self.schema.version
+
+
+def load_document(
+    path: str | Path,
+    *,
+    data: bytes | None = None,
+    kinds: Iterable[AppKind] | None = None,
+) -> XmlDocument:
+    """Read, parse and validate one application file (``data`` overrides reading ``path``)."""
+    file = str(path)
+    raw = read_bytes(path) if data is None else data
+    root = parse_xml(raw, file)
+    spec = validate(root, file, kinds)
+    return XmlDocument(root, file, spec)
+
+
+# --------------------------------------------------------------------------- helpers for decoders
+
+
+def children(el: Element, name: str | None = None) -> Iterator[Element]:
+    """Element children (optionally only those with local name ``name``), any namespace."""
+    for c in el:
+        if isinstance(c.tag, str) and (name is None or local_name(c) == name):
+            yield c
+
+
+def child(el: Element, name: str) -> Element | None:
+    return next(children(el, name), None)
+
+
+def text(el: Element | None, *, strip: bool = True) -> str:
+    """All text inside ``el`` ("" when absent), trimmed like Oozie's getTextTrim."""
+    if el is None:
+        return ""
+    value = "".join(el.itertext())
+    return value.strip() if strip else value
