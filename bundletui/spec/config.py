@@ -1,0 +1,426 @@
+"""Job configuration: Java ``.properties`` and Hadoop XML files, ``-D`` overrides, the app path.
+
+A submission names its application through exactly one of the app-path properties; the path
+is a file or a directory holding ``bundle.xml`` / ``coordinator.xml`` / ``workflow.xml``, given
+as a plain path (relative to the configuration file) or a ``file://`` URI. Values are kept as
+written: Hadoop-style ``${var}`` expansion (:func:`expand_variables`) and EL are the caller's
+choice, except for the app-path value itself, which is expanded so that
+``${appBase}/coordinator.xml`` works as it does with Oozie.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from urllib.parse import unquote, urlsplit
+
+from bundletui.errors import TEMPLATES, SpecError
+from bundletui.spec import xmlsafe
+from bundletui.spec.xmlsafe import AppKind, XmlDocument
+
+# The property that names the application, and the kind it implies. The second bundle
+# spelling is the one the bundle design document (seed 000) uses.
+APP_PATH_PROPERTIES: dict[str, AppKind] = {
+    "oozie.bundle.application.path": AppKind.BUNDLE,
+    "oozie.application.bundle.path": AppKind.BUNDLE,
+    "oozie.coord.application.path": AppKind.COORDINATOR,
+    "oozie.wf.application.path": AppKind.WORKFLOW,
+}
+
+DEFAULT_FILE: dict[AppKind, str] = {
+    AppKind.BUNDLE: "bundle.xml",
+    AppKind.COORDINATOR: "coordinator.xml",
+    AppKind.WORKFLOW: "workflow.xml",
+}
+
+# Oozie's "could not read the definition" and "invalid application URI" codes per kind.
+_READ_CODE = {AppKind.WORKFLOW: "E0710", AppKind.COORDINATOR: "E1001", AppKind.BUNDLE: "E1301"}
+_URI_CODE = {AppKind.WORKFLOW: "E0711", AppKind.COORDINATOR: "E1002", AppKind.BUNDLE: "E1302"}
+_READ_TEXT = {
+    "E0710": "Could not read the workflow definition, {0}",
+    "E1001": "Could not read the coordinator job definition, {0}",
+    "E1301": "Could not read the bundle job definition, [{0}]",
+}
+_URI_TEXT = {
+    "E0711": "Invalid application URI [{0}], {1}",
+    "E1002": "Invalid coordinator application URI [{0}], {1}",
+    "E1302": "Invalid bundle application URI [{0}], {1}",
+}
+
+# Our own code for a syntax error in a .properties file (Java throws IllegalArgumentException).
+PROPERTIES_SYNTAX = "EB0201"
+
+
+# --------------------------------------------------------------------------- .properties
+
+_WS = " \t\f"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def parse_properties(text: str, file: str = "") -> dict[str, str]:
+    """Java ``Properties.load`` rules; later duplicates win, first position is kept."""
+    props: dict[str, str] = {}
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]
+    i = 0
+    while i < len(lines):
+        lineno = i + 1
+        logical = lines[i].lstrip(_WS)
+        i += 1
+        if not logical or logical[0] in "#!":
+            continue  # comment lines never continue
+        while _continues(logical):
+            logical = logical[:-1]
+            if i >= len(lines):
+                break
+            logical += lines[i].lstrip(_WS)
+            i += 1
+        key, value = _split_key_value(logical)
+        props[_unescape(key, file, lineno)] = _unescape(value, file, lineno)
+    return props
+
+
+def _continues(line: str) -> bool:
+    n = len(line) - len(line.rstrip("\\"))
+    return n % 2 == 1
+
+
+def _split_key_value(line: str) -> tuple[str, str]:
+    key_end = len(line)
+    value_start = len(line)
+    has_sep = False
+    backslash = False
+    for idx, c in enumerate(line):
+        if not backslash and c in "=:":
+            key_end, value_start, has_sep = idx, idx + 1, True
+            break
+        if not backslash and c in _WS:
+            key_end, value_start = idx, idx + 1
+            break
+        backslash = (not backslash) if c == "\\" else False
+    while value_start < len(line):
+        c = line[value_start]
+        if c not in _WS:
+            if not has_sep and c in "=:":
+                has_sep = True
+            else:
+                break
+        value_start += 1
+    return line[:key_end], line[value_start:]
+
+
+def _unescape(s: str, file: str, line: int) -> str:
+    if "\\" not in s:
+        return s
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        i += 1
+        if c != "\\":
+            out.append(c)
+            continue
+        if i >= len(s):
+            break  # a lone trailing backslash is dropped, as Java does
+        c = s[i]
+        i += 1
+        if c == "u":
+            digits = s[i : i + 4]
+            if len(digits) != 4 or not all(d in "0123456789abcdefABCDEF" for d in digits):
+                raise SpecError(
+                    PROPERTIES_SYNTAX,
+                    f"Malformed \\uxxxx encoding in {file or 'properties'} line {line}",
+                    hint="write \\u followed by exactly four hex digits, or \\\\u for a literal",
+                    file=file or None,
+                    line=line,
+                )
+            out.append(chr(int(digits, 16)))
+            i += 4
+        else:
+            out.append(_ESCAPES.get(c, c))
+    text = "".join(out)
+    if any("\ud800" <= ch <= "\udfff" for ch in text):  # \uD83D\uDE00 pairs -> one character
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+# --------------------------------------------------------------------------- Hadoop XML
+
+
+def parse_hadoop_xml(data: bytes, file: str = "") -> dict[str, str]:
+    """``<configuration><property><name/><value/></property>…</configuration>``."""
+    root = xmlsafe.parse_xml(data, file)
+    if xmlsafe.local_name(root) != "configuration":
+        raise SpecError(
+            "E0701",
+            f"XML schema error, {file}, root element <{xmlsafe.local_name(root)}> is not "
+            "<configuration>",
+            hint="a Hadoop configuration file is <configuration><property><name>…</name>"
+            "<value>…</value></property>…</configuration>",
+            file=file,
+            line=root.sourceline,
+        )
+    props: dict[str, str] = {}
+    for prop in xmlsafe.children(root, "property"):
+        name_el = xmlsafe.child(prop, "name")
+        name = xmlsafe.text(name_el)
+        if not name:
+            raise SpecError(
+                "E0701",
+                f"XML schema error, {file}, <property> without a <name>",
+                hint="give every <property> a non-empty <name>",
+                file=file,
+                line=prop.sourceline,
+            )
+        props[name] = xmlsafe.text(xmlsafe.child(prop, "value"), strip=False)
+    return props
+
+
+def read_conf_file(path: str | Path) -> dict[str, str]:
+    """A ``.properties`` or Hadoop XML configuration file (XML when it starts with ``<``)."""
+    file = str(path)
+    data = xmlsafe.read_bytes(path)
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"<"):
+        return parse_hadoop_xml(data, file)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # Java's own default for Properties.load(InputStream)
+    return parse_properties(text, file)
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, str]:
+    """``-D name=value`` arguments (split at the first ``=``)."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise SpecError(
+                "E0302",
+                TEMPLATES["E0302"].format(item),
+                hint="write -D name=value (the value may be empty: -D name=)",
+            )
+        out[name] = value
+    return out
+
+
+# --------------------------------------------------------------------------- variables
+
+_VAR = re.compile(r"\$\{[^}$ ]+\}")
+_MAX_SUBST = 20
+
+
+def expand_variables(value: str, conf: Mapping[str, str]) -> str:
+    """Hadoop ``Configuration`` substitution: ``${name}`` from ``conf``, up to 20 rounds,
+    stopping at the first name that is not defined (EL such as ``${coord:…}`` stays)."""
+    result = value
+    for _ in range(_MAX_SUBST):
+        m = _VAR.search(result)
+        if m is None:
+            return result
+        found = conf.get(m.group()[2:-1])
+        if found is None:
+            return result
+        result = result[: m.start()] + found + result[m.end() :]
+    raise SpecError(
+        "E0302",
+        f"Variable substitution depth too large: {_MAX_SUBST} {value}",
+        hint="a property refers to itself, directly or through others",
+    )
+
+
+def expand_conf(conf: Mapping[str, str]) -> dict[str, str]:
+    """Every value through :func:`expand_variables` (what Oozie's server sees)."""
+    return {k: expand_variables(v, conf) for k, v in conf.items()}
+
+
+# --------------------------------------------------------------------------- app path
+
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def resolve_app_path(
+    value: str,
+    kind: AppKind,
+    base_dir: str | Path | None = None,
+    *,
+    source: str = "",
+) -> Path:
+    """The application XML file ``value`` names: a file, or a directory holding the kind's
+    default file; ``file://`` URIs and plain paths; relative paths against ``base_dir``."""
+    raw = value.strip()
+    uri_code = _URI_CODE[kind]
+    if not raw:
+        raise SpecError(
+            uri_code,
+            _URI_TEXT[uri_code].format(raw, "the path is empty"),
+            hint="name the application file or its directory",
+            file=source or None,
+        )
+    m = _SCHEME.match(raw)
+    if m and m.group(1).lower() == "file":
+        parts = urlsplit(raw)
+        if parts.netloc not in ("", "localhost"):
+            raise SpecError(
+                uri_code,
+                _URI_TEXT[uri_code].format(raw, f"host '{parts.netloc}' is not this machine"),
+                hint="use file:///absolute/path (three slashes) or a plain path",
+                file=source or None,
+            )
+        path = Path(unquote(parts.path))
+    elif m and len(m.group(1)) > 1:
+        raise SpecError(
+            uri_code,
+            _URI_TEXT[uri_code].format(raw, f"scheme '{m.group(1)}' is not supported"),
+            hint="bundletui runs on the local file system: use a plain path or file:///…",
+            file=source or None,
+        )
+    else:
+        path = Path(raw).expanduser()
+    if not path.is_absolute():
+        path = Path(base_dir if base_dir is not None else os.getcwd()) / path
+    path = Path(os.path.normpath(path))
+    read_code = _READ_CODE[kind]
+    if path.is_dir():
+        candidate = path / DEFAULT_FILE[kind]
+        if not candidate.is_file():
+            raise SpecError(
+                read_code,
+                _READ_TEXT[read_code].format(f"{path} holds no {DEFAULT_FILE[kind]}"),
+                hint=f"put a {DEFAULT_FILE[kind]} in that directory or name the file itself",
+                file=source or None,
+            )
+        return candidate
+    if not path.is_file():
+        raise SpecError(
+            read_code,
+            _READ_TEXT[read_code].format(f"{path} does not exist"),
+            hint="check the application path (relative paths start at the config file's directory)",
+            file=source or None,
+        )
+    return path
+
+
+@dataclass(frozen=True, slots=True)
+class JobConfig:
+    """A submission's configuration: what to run and with which properties."""
+
+    kind: AppKind
+    app_path: Path  # the application XML file
+    app_property: str  # the property that named it
+    conf: Mapping[str, str]  # read-only; file order, -D overrides applied
+    source: str = ""  # the configuration file, "" when only -D was given
+
+
+def find_app_property(conf: Mapping[str, str], source: str = "") -> tuple[str, AppKind]:
+    """Which app-path property is set; exactly one (the two bundle spellings count once
+    when they agree)."""
+    present = [k for k in APP_PATH_PROPERTIES if conf.get(k, "").strip()]
+    alias, canonical = "oozie.application.bundle.path", "oozie.bundle.application.path"
+    if alias in present and canonical in present and conf[alias].strip() == conf[canonical].strip():
+        present.remove(alias)
+    names = ", ".join(APP_PATH_PROPERTIES)
+    if not present:
+        raise SpecError(
+            "E0305",
+            TEMPLATES["E0305"].format("application path"),
+            hint=f"set one of {names}",
+            file=source or None,
+        )
+    if len(present) > 1:
+        found = ", ".join(present)
+        raise SpecError(
+            "E0302",
+            TEMPLATES["E0302"].format(f"more than one application path: {found}"),
+            hint="keep exactly one app-path property; it decides whether a bundle, coordinator "
+            "or workflow is submitted",
+            file=source or None,
+        )
+    return present[0], APP_PATH_PROPERTIES[present[0]]
+
+
+def load_job_config(
+    path: str | Path | None,
+    overrides: Mapping[str, str] | Iterable[str] = (),
+    *,
+    base_dir: str | Path | None = None,
+) -> JobConfig:
+    """Read the configuration file (if any), apply ``-D`` overrides, find the application."""
+    source = str(path) if path is not None else ""
+    conf = read_conf_file(path) if path is not None else {}
+    extra = dict(overrides) if isinstance(overrides, Mapping) else parse_overrides(overrides)
+    conf.update(extra)
+    prop, kind = find_app_property(conf, source)
+    if base_dir is None:
+        base_dir = Path(path).resolve().parent if path is not None else Path.cwd()
+    app = resolve_app_path(expand_variables(conf[prop], conf), kind, base_dir, source=source)
+    return JobConfig(kind, app, prop, MappingProxyType(conf), source)
+
+
+# --------------------------------------------------------------------------- <parameters>
+
+
+@dataclass(frozen=True, slots=True)
+class FormalParameter:
+    """One ``<parameters>/<property>``: ``default`` is None when no ``<value>`` was given."""
+
+    name: str
+    default: str | None
+    line: int | None = None
+
+
+def read_parameters(doc: XmlDocument) -> tuple[FormalParameter, ...]:
+    """The formal parameters of a workflow (>=0.4), coordinator (>=0.4) or bundle (0.2)."""
+    params = xmlsafe.child(doc.root, "parameters")
+    if params is None:
+        return ()
+    out: list[FormalParameter] = []
+    for prop in xmlsafe.children(params, "property"):
+        name = xmlsafe.text(xmlsafe.child(prop, "name"))
+        if not name:
+            raise SpecError(
+                "E0739",
+                "Parameter name cannot be empty",
+                hint="give every <parameters>/<property> a <name>",
+                file=doc.file,
+                line=prop.sourceline,
+            )
+        value_el = xmlsafe.child(prop, "value")
+        default = None if value_el is None else xmlsafe.text(value_el)
+        out.append(FormalParameter(name, default, prop.sourceline))
+    return tuple(out)
+
+
+def apply_parameters(
+    parameters: Iterable[FormalParameter],
+    conf: Mapping[str, str],
+    *,
+    file: str = "",
+) -> dict[str, str]:
+    """``conf`` plus the defaults of undefined parameters; E0738 lists those with neither."""
+    merged = dict(conf)
+    missing: list[str] = []
+    for p in parameters:
+        if p.name in merged:
+            continue
+        if p.default is None:
+            missing.append(p.name)
+        else:
+            merged[p.name] = p.default
+    if missing:
+        raise SpecError(
+            "E0738",
+            TEMPLATES["E0738"].format(len(missing), ", ".join(missing)),
+            hint="define them in the job properties or with -D name=value, or give each a "
+            "<value> default in <parameters>",
+            file=file or None,
+        )
+    return merged
