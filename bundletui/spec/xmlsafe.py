@@ -166,7 +166,39 @@ def parse_xml(data: bytes, file: str) -> Element:
     if root is None:  # pragma: no cover - lxml raises for empty input
         raise _xml_error(file, "empty document", None)
     _refuse_entities(root, file)
+    _fix_start_lines(root, data)
     return root
+
+
+def _fix_start_lines(root: Element, data: bytes) -> None:
+    """libxml2 reports the line where a start tag *ends*; errors should point at the line
+    where it begins (``<coordinator-app`` with attributes on the next lines)."""
+    encoding = root.getroottree().docinfo.encoding or "utf-8"
+    try:
+        lines = data.decode(encoding, errors="replace").split("\n")
+    except LookupError:  # pragma: no cover - an encoding lxml knows but Python does not
+        return
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el.sourceline is None:
+            continue
+        line = el.sourceline
+        token = "<" + (f"{el.prefix}:" if el.prefix else "") + local_name(el)
+        if line > len(lines) or _has_tag(lines[line - 1], token):
+            continue
+        for earlier in range(line - 1, max(0, line - 200), -1):
+            if _has_tag(lines[earlier - 1], token):
+                el.sourceline = earlier
+                break
+
+
+def _has_tag(text: str, token: str) -> bool:
+    start = text.find(token)
+    while start != -1:
+        after = text[start + len(token) : start + len(token) + 1]
+        if after in ("", " ", "\t", "\r", ">", "/"):
+            return True
+        start = text.find(token, start + 1)
+    return False
 
 
 def _refuse_entities(root: Element, file: str) -> None:

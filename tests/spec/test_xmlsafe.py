@@ -191,3 +191,21 @@ def test_validation_is_fast_once_cached() -> None:
         xmlsafe.load_document("c.xml", data=data)
     per_doc = (time.perf_counter() - started) / 50
     assert per_doc < 0.010, per_doc
+
+
+def test_lines_point_at_where_a_multi_line_start_tag_begins() -> None:
+    data = b"""<coordinator-app name="c"
+    frequency="60" start="2009-01-01T00:00Z"
+    timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
+  <action>
+    <workflow
+        ><app-path>/x</app-path></workflow>
+  </action>
+</coordinator-app>"""
+    err = load_error("c.xml", data)
+    assert "'end'" in err.message
+    assert err.line == 1
+    fixed = data.replace(b'timezone="UTC"', b'end="2009-01-02T00:00Z" timezone="UTC"')
+    root = xmlsafe.load_document("c.xml", data=fixed).root
+    assert root.sourceline == 1
+    assert xmlsafe.child(xmlsafe.child(root, "action"), "workflow").sourceline == 5

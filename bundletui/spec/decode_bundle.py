@@ -1,0 +1,79 @@
+"""bundle.xml (``uri:oozie:bundle:0.1`` / ``0.2``) -> :class:`BundleApp`.
+
+Oozie resolves a whole bundle at submit time, so names, app paths and configuration values
+all go through ``resolver.text``. Coordinator names must be non-empty (E1305) and unique
+(E1304) after resolution. App paths are kept as written (after EL); a relative one is
+relative to the bundle file (``BundleApp.source``).
+"""
+
+from __future__ import annotations
+
+from bundletui.errors import TEMPLATES
+from bundletui.model.apps import BundleApp, BundleCoordinator
+from bundletui.spec import xmlsafe
+from bundletui.spec.decode_common import (
+    expect_kind,
+    java_boolean,
+    read_conf,
+    split_parameters,
+    where,
+)
+from bundletui.spec.resolver import Resolver
+from bundletui.spec.xmlsafe import AppKind, XmlDocument
+
+
+def decode_bundle(doc: XmlDocument, resolver: Resolver) -> BundleApp:
+    expect_kind(doc, AppKind.BUNDLE, ("bundle-app",))
+    root = doc.root
+    name = resolver.text(root.get("name", ""), where(doc, root, "bundle-app/@name")).strip()
+    defaults, required = split_parameters(doc)
+
+    kickoff = None
+    controls = xmlsafe.child(root, "controls")
+    kick_el = xmlsafe.child(controls, "kick-off-time") if controls is not None else None
+    if kick_el is not None and xmlsafe.text(kick_el):
+        kickoff = resolver.datetime(xmlsafe.text(kick_el), where(doc, kick_el, "kick-off-time"))
+
+    coordinators: list[BundleCoordinator] = []
+    first_line: dict[str, int | None] = {}
+    for el in xmlsafe.children(root, "coordinator"):
+        cname = resolver.text(el.get("name", ""), where(doc, el, "coordinator/@name")).strip()
+        here = where(doc, el, "coordinator/@name")
+        if not cname:
+            raise here.error(
+                "E1305",
+                TEMPLATES["E1305"],
+                hint="give every <coordinator> a name (after variable substitution)",
+            )
+        if cname in first_line:
+            raise here.error(
+                "E1304",
+                TEMPLATES["E1304"].format(cname),
+                hint=f"coordinator names must be unique within a bundle; '{cname}' is first "
+                f"used at line {first_line[cname]}",
+            )
+        first_line[cname] = el.sourceline
+        critical_raw = el.get("critical")
+        critical = critical_raw is not None and java_boolean(
+            resolver.text(critical_raw, where(doc, el, "coordinator/@critical"))
+        )
+        enabled_raw = el.get("enabled")
+        enabled = enabled_raw is None or java_boolean(
+            resolver.text(enabled_raw, where(doc, el, "coordinator/@enabled"))
+        )
+        path_el = xmlsafe.child(el, "app-path")
+        app_path = resolver.text(
+            xmlsafe.text(path_el), where(doc, path_el, "coordinator/app-path")
+        ).strip()
+        conf = read_conf(doc, xmlsafe.child(el, "configuration"), resolver, resolve_values=True)
+        coordinators.append(BundleCoordinator(cname, app_path, conf, critical, enabled))
+
+    return BundleApp(
+        name=name,
+        coordinators=tuple(coordinators),
+        kickoff_time=kickoff,
+        namespace=doc.namespace,
+        source=doc.file,
+        parameters=defaults,
+        required_parameters=required,
+    )

@@ -1,0 +1,81 @@
+"""Small pieces the three decoders share: places, configurations, flags."""
+
+from __future__ import annotations
+
+from bundletui.errors import SpecError
+from bundletui.model.apps import Conf
+from bundletui.spec import xmlsafe
+from bundletui.spec.config import FormalParameter, read_parameters
+from bundletui.spec.resolver import Resolver, Where
+from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
+
+# Our own code: a workflow / DAG attribute whose value is not usable (retry-max, max-parallel…).
+BAD_VALUE = "EB0720"
+
+
+def where(doc: XmlDocument, el: Element, field: str) -> Where:
+    return Where(doc.file, el.sourceline, field)
+
+
+def expect_kind(doc: XmlDocument, kind: AppKind, roots: tuple[str, ...]) -> None:
+    name = xmlsafe.local_name(doc.root)
+    if doc.kind is not kind or name not in roots:
+        raise SpecError(
+            "E0701",
+            f"XML schema error, {doc.file}, expected a {kind} application "
+            f"(<{'> or <'.join(roots)}>), found <{name}> in {doc.namespace}",
+            hint=f"pass a {kind} file here, or use the command for a {doc.kind}",
+            file=doc.file,
+            line=doc.root.sourceline,
+        )
+
+
+def read_conf(
+    doc: XmlDocument,
+    el: Element | None,
+    resolver: Resolver | None,
+    *,
+    resolve_values: bool,
+    check_values: bool = False,
+) -> Conf:
+    """``<configuration>``: names (and, with ``resolve_values``, values) through
+    ``resolver.text``; ``check_values`` evaluates values only to catch unresolved variables,
+    keeping the text as written (what Oozie does for a coordinator action's workflow
+    configuration). Without a resolver everything stays raw."""
+    if el is None:
+        return ()
+    out: list[tuple[str, str]] = []
+    for prop in xmlsafe.children(el, "property"):
+        name_el = xmlsafe.child(prop, "name")
+        value_el = xmlsafe.child(prop, "value")
+        name = xmlsafe.text(name_el)
+        value = xmlsafe.text(value_el, strip=False)
+        if resolver is not None:
+            name = resolver.text(name, where(doc, name_el, "configuration/property/name")).strip()
+            if resolve_values or check_values:
+                resolved = resolver.text(
+                    value, where(doc, value_el, f"configuration property {name!r}")
+                )
+                if resolve_values:
+                    value = resolved
+        out.append((name, value))
+    return tuple(out)
+
+
+def split_parameters(doc: XmlDocument) -> tuple[Conf, tuple[str, ...]]:
+    """``<parameters>`` as (defaults, names without a default)."""
+    params: tuple[FormalParameter, ...] = read_parameters(doc)
+    defaults = tuple((p.name, p.default) for p in params if p.default is not None)
+    required = tuple(p.name for p in params if p.default is None)
+    return defaults, required
+
+
+def java_boolean(value: str) -> bool:
+    """``Boolean.parseBoolean``: true only for "true", any case."""
+    return value.strip().lower() == "true"
+
+
+def xsd_boolean(value: str | None, default: bool) -> bool:
+    if value is None:
+        return default
+    return value.strip() in ("true", "1")
