@@ -25,7 +25,7 @@ import logging
 import os
 import re
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bundletui.errors import EngineError
@@ -197,8 +197,8 @@ def spawn(
 # --------------------------------------------------------------------------- identity
 
 
-def _proc_stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, ppid, start_ticks) from /proc/<pid>/stat, or None if there is no such process."""
+def _proc_stat(pid: int) -> tuple[str, int, int, int] | None:
+    """(state, ppid, start_ticks, pgrp) from /proc/<pid>/stat, or None if there is no such pid."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
@@ -206,7 +206,7 @@ def _proc_stat(pid: int) -> tuple[str, int, int] | None:
         return None
     # comm (field 2) may hold spaces and parentheses: fields resume after the LAST ')'.
     rest = data[data.rfind(b")") + 2 :].split()
-    return rest[0].decode(), int(rest[1]), int(rest[19])
+    return rest[0].decode(), int(rest[1]), int(rest[19]), int(rest[2])
 
 
 def proc_start_ticks(pid: int) -> int | None:
@@ -223,6 +223,38 @@ def is_alive(pid: int, start_ticks: int) -> bool:
     """
     st = _proc_stat(pid)
     return st is not None and st[2] == start_ticks and st[0] not in ("Z", "X", "x")
+
+
+def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tuple[int, int]]:
+    """Live wrappers running the given attempts: ``{exit_path: (pid, start_ticks)}``.
+
+    For a restarted engine that finds a node RUNNING without a recorded pid (it died between
+    starting the process and committing its pid): one scan of /proc matches each wrapper's
+    command line, which names its exit file. No match and no exit file: it never started.
+    """
+    wanted = {os.fspath(p) for p in exit_paths}
+    found: dict[str, tuple[int, int]] = {}
+    if not wanted:
+        return found
+    script = WRAPPER_SCRIPT.encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) < 6 or argv[2] != script or argv[3] != b"bundletui-job":
+            continue
+        exit_path = os.fsdecode(argv[4])
+        pid = int(name)
+        st = _proc_stat(pid)
+        # The wrapper leads its group; the subshell it forks shows the same command line
+        # until it execs the job.
+        if exit_path in wanted and st is not None and st[3] == pid and st[0] not in ("Z", "X", "x"):
+            found[exit_path] = (pid, st[2])
+    return found
 
 
 def read_exit(exit_path: str | os.PathLike[str]) -> ExitStatus | None:

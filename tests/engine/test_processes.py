@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ from bundletui.engine.processes import (
     Launched,
     ProcessWatcher,
     continue_group,
+    find_wrappers,
     is_alive,
     kill_group,
     proc_start_ticks,
@@ -35,6 +36,18 @@ PY = sys.executable
 BASE_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
 
 
+_started: list[tuple[int, int]] = []  # (pgid, start_ticks) of every job a test started
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_jobs() -> Iterator[None]:
+    """A failing test must not leave jobs behind (a gated job would wait forever)."""
+    yield
+    while _started:
+        pgid, ticks = _started.pop()
+        kill_group(pgid, signal.SIGKILL, start_ticks=ticks)
+
+
 class Job:
     """One spawned job with its files under tmp_path."""
 
@@ -46,7 +59,7 @@ class Job:
         self.exit = self.dir / "exit"
 
     def start(self, argv: list[str], env: Mapping[str, str] | None = None) -> Launched:
-        return spawn(
+        launched = spawn(
             argv,
             cwd=self.dir,
             env=BASE_ENV if env is None else env,
@@ -54,6 +67,8 @@ class Job:
             stderr_path=self.err,
             exit_path=self.exit,
         )
+        _started.append((launched.pgid, launched.start_ticks))
+        return launched
 
 
 async def wait_for(
@@ -532,6 +547,7 @@ def start_engine_and_kill_it(tmp_path: Path, job: list[str]) -> dict[str, int]:
     )
     assert engine.stdout is not None
     info: dict[str, int] = json.loads(engine.stdout.readline())
+    _started.append((info["pgid"], info["ticks"]))
     engine.kill()  # kill -9: no cleanup, no chance to wait for its child
     engine.wait()
     engine.stdout.close()
@@ -582,6 +598,18 @@ async def test_adopted_job_that_dies_without_a_record_is_unknown(
     assert kill_group(info["pgid"], signal.SIGKILL, start_ticks=info["ticks"])
     assert await asyncio.wait_for(fut, 10) is None
     assert not (tmp_path / "ran.txt").exists()
+
+
+async def test_find_a_job_whose_pid_was_never_recorded(tmp_path: Path) -> None:
+    # The engine died after starting the process but before committing its pid.
+    info = start_engine_and_kill_it(tmp_path, GATED_JOB)
+    exit_path = str(tmp_path / "exit")
+    other = str(tmp_path / "never-started" / "exit")
+    assert find_wrappers([exit_path, other]) == {exit_path: (info["pid"], info["ticks"])}
+    (tmp_path / "go").touch()
+    await asyncio.to_thread(wait_until, lambda: not is_alive(info["pid"], info["ticks"]))
+    assert find_wrappers([exit_path]) == {}
+    assert read_exit(exit_path) == ExitStatus(3)
 
 
 async def test_reused_pid_is_not_adopted(tmp_path: Path) -> None:
