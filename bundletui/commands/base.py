@@ -1,0 +1,77 @@
+"""Running a command: one transaction, one audit row, typed errors.
+
+Every face calls commands through :func:`run`: it opens the write transaction, calls the
+command, writes the audit row in the same transaction, and on a user error rolls everything
+back and records the failed attempt in the audit log on its own (the store is otherwise left as
+it was).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from bundletui.commands.effects import Effects, OutboxEffects
+from bundletui.errors import BundletuiError, CommandError
+from bundletui.store.db import Store, Tx, current_user
+from bundletui.store.jobs import audit
+
+T = TypeVar("T")
+
+
+@dataclass
+class Ctx:
+    """Who runs commands, through which face, and where their effects go."""
+
+    store: Store
+    face: str = "cli"
+    user: str = field(default_factory=current_user)
+    effects: Effects = field(default_factory=OutboxEffects)
+
+
+def run(
+    ctx: Ctx,
+    command: str,
+    target: str | None,
+    args: dict[str, Any] | None,
+    fn: Callable[[Tx], T],
+) -> T:
+    """Run ``fn`` in one write transaction with its audit row; errors leave the store as it was."""
+    try:
+        with ctx.store.write() as tx:
+            result = fn(tx)
+            audit(
+                tx,
+                user=ctx.user,
+                face=ctx.face,
+                command=command,
+                target=target if target is not None else _target_of(result),
+                args=args,
+                result="ok",
+            )
+        return result
+    except BundletuiError as error:
+        with ctx.store.write() as tx:
+            audit(
+                tx,
+                user=ctx.user,
+                face=ctx.face,
+                command=command,
+                target=target,
+                args=args,
+                result="error",
+                error=f"{error.code}: {error.message}",
+            )
+        raise
+
+
+def _target_of(result: object) -> str | None:
+    return result if isinstance(result, str) else None
+
+
+def fail(code: str, *args: object, hint: str | None = None) -> CommandError:
+    """A CommandError from Oozie's template for ``code``."""
+    err = CommandError.from_template(code, *args, hint=hint)
+    assert isinstance(err, CommandError)
+    return err

@@ -1,0 +1,283 @@
+"""Workflow commands: submit, start, suspend, resume, kill, rerun.
+
+The ``*_tx`` functions work inside a caller's transaction (the engine and the coordinator
+commands compose them); the plain ones are what faces call (one transaction + audit row).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bundletui.commands.base import Ctx, fail, run
+from bundletui.commands.effects import Effects
+from bundletui.errors import CommandError
+from bundletui.model import codec
+from bundletui.model.apps import NodeType, WorkflowApp
+from bundletui.model.ids import JobKind, node_id
+from bundletui.model.status import NODE_TERMINAL, NodeStatus, WorkflowStatus
+from bundletui.model.transitions import Event, Machine, decide
+from bundletui.store import jobs
+from bundletui.store.db import Store, Tx
+from bundletui.store.rows import NodeRow, WorkflowRow
+
+W = WorkflowStatus
+N = NodeStatus
+
+
+@dataclass(frozen=True)
+class WorkflowSubmission:
+    """A resolved workflow, ready to store (what the spec layer's loader returns)."""
+
+    app: WorkflowApp
+    conf: Mapping[str, str]
+    definition: str
+    app_path: str
+    user: str
+    external_id: str | None = None
+
+
+def work_dir(store: Store, wf_id: str) -> Path:
+    return store.home / "work" / wf_id
+
+
+def log_dir(store: Store, wf_id: str) -> Path:
+    return store.home / "logs" / wf_id
+
+
+def create_workflow_tx(
+    tx: Tx,
+    store: Store,
+    effects: Effects,
+    sub: WorkflowSubmission,
+    *,
+    start: bool,
+    parent_id: str | None = None,
+) -> str:
+    """Write a workflow job (PREP, or RUNNING when ``start``) and its nodes (WAITING)."""
+    wf_id = store.next_id(tx, JobKind.WORKFLOW, sub.user)
+    decide(Machine.WORKFLOW, None, Event.SUBMIT)
+    status = decide(Machine.WORKFLOW, W.PREP, Event.START).to if start else W.PREP
+    jobs.insert(
+        tx,
+        WorkflowRow,
+        {
+            "id": wf_id,
+            "app_name": sub.app.name,
+            "app_path": sub.app_path,
+            "form": str(sub.app.form),
+            "parent_id": parent_id,
+            "external_id": sub.external_id,
+            "user": sub.user,
+            "status": str(status),
+            "run": 0,
+            "work_dir": str(work_dir(store, wf_id)),
+            "created_time": tx.now_ms,
+            "start_time": tx.now_ms if start else None,
+            "conf": json.dumps(dict(sub.conf)),
+            "definition": sub.definition,
+            "app": codec.dumps(sub.app),
+        },
+    )
+    tx.conn.executemany(
+        "INSERT INTO wf_nodes (id, wf_id, name, type, status, last_modified, rev) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (node_id(wf_id, n.name), wf_id, n.name, str(n.type), N.WAITING, tx.now_ms, tx.rev)
+            for n in sub.app.nodes
+        ],
+    )
+    if start:
+        effects.advance_workflow(tx, wf_id)
+    return wf_id
+
+
+def submit_workflow(ctx: Ctx, sub: WorkflowSubmission, *, start: bool = False) -> str:
+    """Store a workflow job; the same external id again returns the first job and stores nothing."""
+
+    def body(tx: Tx) -> str:
+        if sub.external_id:
+            existing = jobs.workflow_by_external_id(tx.conn, sub.external_id)
+            if existing is not None:
+                return existing.id
+        return create_workflow_tx(tx, ctx.store, ctx.effects, sub, start=start)
+
+    args = {"app_path": sub.app_path, "start": start, "external_id": sub.external_id}
+    return run(ctx, "submit", None, args, body)
+
+
+def load(tx: Tx, wf_id: str) -> WorkflowRow:
+    row = jobs.get(tx.conn, WorkflowRow, wf_id)
+    if row is None:
+        raise fail("E0604", wf_id, hint="list workflows with: bundletui jobs --type workflow")
+    return row
+
+
+def start_tx(tx: Tx, effects: Effects, wf: WorkflowRow) -> None:
+    t = decide(Machine.WORKFLOW, wf.status, Event.START, wf.id)
+    jobs.update(tx, WorkflowRow, wf.id, status=t.to, start_time=tx.now_ms)
+    effects.advance_workflow(tx, wf.id)
+
+
+def start(ctx: Ctx, wf_id: str) -> None:
+    run(ctx, "start", wf_id, None, lambda tx: start_tx(tx, ctx.effects, load(tx, wf_id)))
+
+
+def suspend_tx(tx: Tx, effects: Effects, wf: WorkflowRow, *, freeze: bool = False) -> None:
+    t = decide(Machine.WORKFLOW, wf.status, Event.SUSPEND, wf.id)
+    jobs.update(tx, WorkflowRow, wf.id, status=t.to, suspend_mode="freeze" if freeze else "drain")
+    if freeze:
+        effects.signal_workflow(tx, wf.id, "stop")
+    for child in _running_children(tx, wf.id):
+        if child.status == W.RUNNING:
+            suspend_tx(tx, effects, child, freeze=freeze)
+
+
+def suspend(ctx: Ctx, wf_id: str, *, freeze: bool = False) -> None:
+    run(
+        ctx,
+        "suspend",
+        wf_id,
+        {"freeze": freeze},
+        lambda tx: suspend_tx(tx, ctx.effects, load(tx, wf_id), freeze=freeze),
+    )
+
+
+def resume_tx(tx: Tx, effects: Effects, wf: WorkflowRow) -> None:
+    t = decide(Machine.WORKFLOW, wf.status, Event.RESUME, wf.id)
+    jobs.update(tx, WorkflowRow, wf.id, status=t.to, suspend_mode=None)
+    if wf.suspend_mode == "freeze":
+        effects.signal_workflow(tx, wf.id, "continue")
+    for child in _running_children(tx, wf.id):
+        if child.status == W.SUSPENDED:
+            resume_tx(tx, effects, child)
+    effects.advance_workflow(tx, wf.id)
+
+
+def resume(ctx: Ctx, wf_id: str) -> None:
+    run(ctx, "resume", wf_id, None, lambda tx: resume_tx(tx, ctx.effects, load(tx, wf_id)))
+
+
+def kill_tx(tx: Tx, effects: Effects, wf: WorkflowRow, *, message: str | None = None) -> None:
+    """KILLED now; nodes that wait are killed, running ones are killed by the engine."""
+    t = decide(Machine.WORKFLOW, wf.status, Event.KILL, wf.id)
+    jobs.update(
+        tx,
+        WorkflowRow,
+        wf.id,
+        status=t.to,
+        end_time=tx.now_ms,
+        error_message=message or wf.error_message,
+    )
+    jobs.update_where(
+        tx,
+        NodeRow,
+        "wf_id = ? AND status IN ('WAITING', 'READY')",
+        (wf.id,),
+        status=N.KILLED,
+        due_time=None,
+    )
+    if jobs.count(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf.id,)):
+        effects.signal_workflow(tx, wf.id, "kill")
+    for child in _running_children(tx, wf.id):
+        if child.status not in (W.SUCCEEDED, W.FAILED, W.KILLED):
+            kill_tx(tx, effects, child)
+    from bundletui.commands.propagate import workflow_finished
+
+    workflow_finished(tx, effects, jobs.must_get(tx.conn, WorkflowRow, wf.id))
+
+
+def kill(ctx: Ctx, wf_id: str) -> None:
+    run(ctx, "kill", wf_id, None, lambda tx: kill_tx(tx, ctx.effects, load(tx, wf_id)))
+
+
+def rerun_tx(
+    tx: Tx,
+    effects: Effects,
+    wf: WorkflowRow,
+    *,
+    skip_nodes: Iterable[str] = (),
+    failed_nodes: bool = False,
+) -> None:
+    """Same id, ``run`` + 1: re-run the failed nodes (or all but ``skip_nodes``)."""
+    skip = set(skip_nodes)
+    if skip and failed_nodes:
+        raise CommandError(
+            "E0404",
+            "skip nodes and failed nodes cannot both be given",
+            hint="use either --skip-nodes a,b or --failed-nodes",
+        )
+    t = decide(Machine.WORKFLOW, wf.status, Event.RERUN, wf.id)
+    nodes = jobs.workflow_nodes(tx.conn, wf.id)
+    names = {n.name for n in nodes}
+    unknown = skip - names
+    if unknown:
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [skip nodes {', '.join(sorted(unknown))}]: no such node in {wf.id}",
+            hint=f"nodes are: {', '.join(sorted(names))}",
+        )
+    not_done = sorted(n.name for n in nodes if n.name in skip and n.status != N.SUCCEEDED)
+    if not_done:
+        raise CommandError(
+            "E0805",
+            f"nodes to skip must have completed successfully: {', '.join(not_done)}",
+            hint="skip only nodes whose status is SUCCEEDED",
+        )
+    keep = skip | ({n.name for n in nodes if n.status == N.SUCCEEDED} if failed_nodes else set())
+    app = codec.loads(wf.app, WorkflowApp)
+    control = {n.name for n in app.nodes if n.type is not NodeType.ACTION}
+    for n in nodes:
+        if n.name in keep and n.name not in control:
+            continue
+        decide(Machine.NODE, n.status, Event.RERUN, n.id) if n.status in NODE_TERMINAL else None
+        jobs.update(
+            tx,
+            NodeRow,
+            n.id,
+            status=N.WAITING,
+            attempt=0,
+            run=wf.run + 1,
+            pid=None,
+            start_ticks=None,
+            started=None,
+            ended=None,
+            due_time=None,
+            exit_code=None,
+            error_code=None,
+            error_message=None,
+            transition=None,
+            external_id=None,
+        )
+    jobs.update(
+        tx,
+        WorkflowRow,
+        wf.id,
+        status=t.to,
+        run=wf.run + 1,
+        end_time=None,
+        error_code=None,
+        error_message=None,
+        start_time=tx.now_ms,
+    )
+    effects.advance_workflow(tx, wf.id)
+
+
+def rerun(
+    ctx: Ctx, wf_id: str, *, skip_nodes: Iterable[str] = (), failed_nodes: bool = False
+) -> None:
+    skip = list(skip_nodes)
+    run(
+        ctx,
+        "rerun",
+        wf_id,
+        {"skip_nodes": skip, "failed_nodes": failed_nodes},
+        lambda tx: rerun_tx(
+            tx, ctx.effects, load(tx, wf_id), skip_nodes=skip, failed_nodes=failed_nodes
+        ),
+    )
+
+
+def _running_children(tx: Tx, wf_id: str) -> list[WorkflowRow]:
+    return jobs.children_workflows(tx.conn, wf_id)

@@ -1,0 +1,383 @@
+"""The engine service: one asyncio loop that reacts to what is due, what finished, and what
+commands left in the store.
+
+A tick gathers work (outbox items written by commands, due times from the heap, finished
+processes, landed files) and applies it in one write transaction, each item inside a savepoint so
+one bad item cannot wedge the rest. Processes are started only after the transaction that marks
+them RUNNING has committed. With a simulated clock, time jumps to the next due time whenever
+nothing is running or ready; the engine code is the same in both modes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sqlite3
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bundletui.engine.heap import Due, DueHeap
+from bundletui.errors import BundletuiError, EngineError
+from bundletui.model.clock import Clock, RealClock, SimulatedClock, from_ms, to_ms
+from bundletui.store import lease as lease_store
+from bundletui.store.clockstate import set_clock_mode, stored_sim_now
+from bundletui.store.db import Store, Tx
+from bundletui.store.jobs import outbox_done, outbox_head
+
+if TYPE_CHECKING:
+    from bundletui.engine.effects import EngineEffects
+    from bundletui.engine.workflows import WorkflowRunner
+
+log = logging.getLogger("bundletui.engine")
+
+OutboxHandler = Callable[[Tx, str, dict[str, Any]], None]
+DueHandler = Callable[[Tx, str], None]
+
+
+@dataclass
+class EngineConfig:
+    home: Path
+    landing: Path | None = None
+    clock: str = "real"  # real | simulated
+    start_time: datetime | None = None
+    until: datetime | None = None
+    max_workers: int = 32
+    lease_ttl: float = 5.0
+    poll_interval: float = 0.05
+    backward_support: bool = False
+    watch: bool = True  # watch the landing directory
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine:
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.real_clock = RealClock()
+        self.clock: Clock = self.real_clock
+        self.store: Store | None = None
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.heap = DueHeap()
+        self.outbox_handlers: dict[str, OutboxHandler] = {}
+        self.due_handlers: dict[str, DueHandler] = {}
+        self.after_commit: list[Callable[[], object]] = []
+        self.pumps: list[Callable[[Tx], bool]] = []  # called every tick; True = did something
+        self.busy_checks: list[Callable[[], bool]] = []  # anything running or ready?
+        self.recoveries: list[Callable[[Tx], None]] = []
+        self.startup: list[Callable[[], None]] = []
+        self.shutdown_hooks: list[Callable[[], None]] = []
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop = False
+        self._data_version = -1
+        self._outbox_dirty = True
+        self.ticks = 0
+        self.state = "starting"  # starting | standby | active | stopped
+        self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
+        self.wake_bundle_hook: Callable[[Tx, str], None] | None = None
+        self.effects: EngineEffects
+        self.workflows: WorkflowRunner
+        self._install_subsystems()
+
+    # ------------------------------------------------------------------ wiring
+
+    def _install_subsystems(self) -> None:
+        from bundletui.engine.wiring import install
+
+        install(self)
+
+    def on_outbox(self, kind: str, handler: OutboxHandler) -> None:
+        self.outbox_handlers[kind] = handler
+
+    def on_due(self, kind: str, handler: DueHandler) -> None:
+        self.due_handlers[kind] = handler
+
+    def wake(self) -> None:
+        """Thread-safe: something happened, tick soon."""
+        if self._loop is None or self._wake is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            self._wake.set()
+        else:
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    def outbox_pending(self) -> None:
+        """Our own transaction wrote to the outbox (data_version only sees other connections)."""
+        self._outbox_dirty = True
+
+    def request_stop(self) -> None:
+        self._stop = True
+        self.wake()
+
+    @property
+    def db(self) -> Store:
+        """The engine's store connection (only while running)."""
+        assert self.store is not None, "engine not running"
+        return self.store
+
+    def now_ms(self) -> int:
+        return to_ms(self.clock.now())
+
+    # ------------------------------------------------------------------ run
+
+    async def run(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self.store = Store(self.config.home, clock=self.real_clock)
+        try:
+            await self._acquire_lease()
+            if self._stop:
+                return
+            self._setup_clock()
+            self.state = "active"
+            for hook in self.startup:
+                hook()
+            self._recover()
+            heartbeat = asyncio.create_task(self._heartbeat())
+            try:
+                await self._main_loop()
+            finally:
+                heartbeat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await heartbeat
+        finally:
+            for hook in self.shutdown_hooks:
+                with contextlib.suppress(Exception):
+                    hook()
+            if self.state == "active":
+                with contextlib.suppress(sqlite3.Error):
+                    lease_store.release(self.store, self.holder)
+            self.state = "stopped"
+            self.store.close()
+
+    def install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.request_stop)
+
+    async def _acquire_lease(self) -> None:
+        assert self.store is not None
+        ttl_ms = int(self.config.lease_ttl * 1000)
+        announced = False
+        while not self._stop:
+            other = lease_store.try_acquire(
+                self.store,
+                self.holder,
+                os.getpid(),
+                socket.gethostname(),
+                self.config.clock,
+                to_ms(self.real_clock.now()),
+                ttl_ms,
+            )
+            if other is None:
+                log.info("engine active (lease holder %s)", self.holder)
+                return
+            if not announced:
+                self.state = "standby"
+                log.warning(
+                    "another engine holds the store (pid %s on %s); waiting as standby",
+                    other.pid,
+                    other.host,
+                )
+                announced = True
+            await self._sleep(min(self.config.lease_ttl / 3, 1.0))
+
+    async def _heartbeat(self) -> None:
+        assert self.store is not None
+        ttl_ms = int(self.config.lease_ttl * 1000)
+        hb_store = Store(self.config.home, clock=self.real_clock)
+        try:
+            while not self._stop:
+                await asyncio.sleep(self.config.lease_ttl / 3)
+                ok = await asyncio.to_thread(
+                    lease_store.heartbeat,
+                    hb_store,
+                    self.holder,
+                    to_ms(self.real_clock.now()),
+                    ttl_ms,
+                )
+                if not ok:
+                    log.error("lease lost: another engine took over; stopping")
+                    self.state = "standby"
+                    self._stop = True
+                    self.wake()
+                    return
+        finally:
+            hb_store.close()
+
+    def _setup_clock(self) -> None:
+        assert self.store is not None
+        if self.config.clock == "simulated":
+            resumed = (
+                stored_sim_now(self.store) if self.store.meta("clock") == "simulated" else None
+            )
+            start = resumed or self.config.start_time
+            if start is None:
+                raise EngineError(
+                    "EB201",
+                    "a simulated clock needs --start-time",
+                    hint="e.g. --start-time 2026-01-01T00:00Z",
+                )
+            if resumed and self.config.start_time and resumed < self.config.start_time:
+                start = self.config.start_time
+            self.clock = SimulatedClock(start)
+            with self.store.write() as tx:
+                set_clock_mode(self.store, tx, "simulated", start)
+            log.info("simulated clock at %s", start.isoformat())
+        else:
+            self.clock = self.real_clock
+            if self.store.meta("clock") != "real":
+                with self.store.write() as tx:
+                    set_clock_mode(self.store, tx, "real")
+        self.store.clock = self.clock
+
+    def _recover(self) -> None:
+        assert self.store is not None
+        with self.store.write() as tx:
+            for recovery in self.recoveries:
+                recovery(tx)
+        self._run_after_commit()
+
+    # ------------------------------------------------------------------ loop
+
+    async def _main_loop(self) -> None:
+        assert self.store is not None and self._wake is not None
+        while not self._stop:
+            self._wake.clear()
+            did = self.tick()
+            if self._stop:
+                break
+            if did:
+                await asyncio.sleep(0)
+                continue
+            if self._until_reached():
+                log.info("reached --until %s; stopping", self.config.until)
+                break
+            if isinstance(self.clock, SimulatedClock) and not self._busy():
+                nxt = self.heap.peek_time()
+                if nxt is not None and (
+                    self.config.until is None or nxt <= to_ms(self.config.until)
+                ):
+                    self._jump(max(nxt, self.now_ms()))
+                    continue
+                if self.config.until is not None:
+                    self._jump(to_ms(self.config.until))
+                    continue
+            await self._idle()
+
+    def _busy(self) -> bool:
+        return any(check() for check in self.busy_checks)
+
+    def _until_reached(self) -> bool:
+        if self.config.until is None:
+            return False
+        if self.clock.now() < self.config.until:
+            return False
+        return not self._busy()
+
+    def _jump(self, time_ms: int) -> None:
+        assert self.store is not None and isinstance(self.clock, SimulatedClock)
+        self.clock.set(from_ms(time_ms))
+        with self.store.write() as tx:
+            self.store.set_meta(tx, "sim_now", str(to_ms(self.clock.now())))
+
+    async def _idle(self) -> None:
+        assert self._wake is not None
+        timeout = self.config.poll_interval
+        nxt = self.heap.peek_time()
+        if nxt is not None and not isinstance(self.clock, SimulatedClock):
+            timeout = min(timeout, max(0.0, (nxt - self.now_ms()) / 1000))
+        await self._sleep(timeout)
+
+    async def _sleep(self, seconds: float) -> None:
+        assert self._wake is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+
+    def tick(self) -> bool:
+        """Apply everything that is due or waiting; True when anything happened."""
+        assert self.store is not None
+        self.ticks += 1
+        version = self.store.data_version()
+        if version != self._data_version:
+            self._data_version = version
+            self._outbox_dirty = True
+        did = False
+        outbox = outbox_head(self.store.conn) if self._outbox_dirty else []
+        self._outbox_dirty = bool(outbox)
+        due = self.heap.pop_due(self.now_ms())
+        with self.store.write() as tx:
+            if not lease_store.holds(tx.conn, self.holder):
+                raise EngineError(
+                    "EB202", "engine lease lost during a tick", hint="another engine took over"
+                )
+            for item_id, kind, target, args in outbox:
+                did = True
+                if outbox_done(tx, item_id):
+                    self._guarded(
+                        tx, f"outbox {kind} {target}", self._dispatch_outbox, kind, target, args
+                    )
+            for d in due:
+                did = True
+                self._guarded(tx, f"due {d.kind} {d.key}", self._dispatch_due, d)
+            for pump in self.pumps:
+                if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
+                    did = True
+        self._run_after_commit()
+        if did:
+            self._outbox_dirty = True
+        return did
+
+    def _dispatch_outbox(self, tx: Tx, kind: str, target: str, args: dict[str, Any]) -> None:
+        handler = self.outbox_handlers.get(kind)
+        if handler is None:
+            log.warning("no handler for outbox item %s %s", kind, target)
+            return
+        handler(tx, target, args)
+
+    def _dispatch_due(self, tx: Tx, due: Due) -> None:
+        handler = self.due_handlers.get(due.kind)
+        if handler is not None:
+            handler(tx, due.key)
+
+    def _guarded(self, tx: Tx, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run one work item in a savepoint: its failure is logged and undone, not fatal."""
+        tx.conn.execute("SAVEPOINT item")
+        mark = len(self.after_commit)
+        try:
+            result = fn(*args)
+        except BundletuiError as exc:
+            tx.conn.execute("ROLLBACK TO item")
+            tx.conn.execute("RELEASE item")
+            del self.after_commit[mark:]
+            log.error("%s: %s", what, exc.describe())
+            return False
+        except sqlite3.Error:
+            raise
+        except Exception:
+            tx.conn.execute("ROLLBACK TO item")
+            tx.conn.execute("RELEASE item")
+            del self.after_commit[mark:]
+            log.exception("%s failed", what)
+            return False
+        tx.conn.execute("RELEASE item")
+        return result
+
+    def _run_after_commit(self) -> None:
+        actions, self.after_commit = self.after_commit, []
+        for action in actions:
+            try:
+                action()
+            except Exception:
+                log.exception("after-commit action failed")

@@ -1,0 +1,110 @@
+"""The EL context a workflow's nodes are resolved in: its conf as variables, wf:/fs: functions.
+
+``wf:appPath()`` is the application directory (the directory holding the definition), so
+``${wf:appPath()}/script.py`` works whether the job named the directory or the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from bundletui.model.clock import Clock
+from bundletui.model.status import NodeStatus
+from bundletui.spec.el import (
+    BASIC_CONSTANTS,
+    ELContext,
+    basic_functions,
+    property_variables,
+)
+from bundletui.spec.el.wf import WF_CONSTANTS, fs_functions, wf_functions
+from bundletui.store.rows import NodeRow, WorkflowRow
+
+
+class WorkflowState:
+    """:class:`bundletui.spec.el.wf.WorkflowELState` over a workflow's rows."""
+
+    def __init__(self, wf: WorkflowRow, nodes: Mapping[str, NodeRow], current: str | None) -> None:
+        self._wf = wf
+        self._nodes = nodes
+        self._conf = wf.conf_dict()
+        self._current = current
+
+    @property
+    def id(self) -> str:
+        return self._wf.id
+
+    @property
+    def name(self) -> str:
+        return self._wf.app_name
+
+    @property
+    def app_path(self) -> str:
+        return app_dir(self._wf.app_path)
+
+    @property
+    def user(self) -> str:
+        return self._wf.user
+
+    @property
+    def group(self) -> str:
+        return self._wf.grp or ""
+
+    @property
+    def run(self) -> int:
+        return self._wf.run
+
+    @property
+    def current_action_id(self) -> str | None:
+        return self._current
+
+    def conf(self, name: str) -> str | None:
+        return self._conf.get(name)
+
+    def transition(self, node: str) -> str | None:
+        n = self._nodes.get(node)
+        return n.transition if n is not None else None
+
+    def last_error_node(self) -> str | None:
+        failed = [n for n in self._nodes.values() if n.status == NodeStatus.FAILED and n.ended]
+        return max(failed, key=lambda n: n.ended or 0).name if failed else None
+
+    def error_code(self, node: str) -> str | None:
+        n = self._nodes.get(node)
+        return n.error_code if n is not None else None
+
+    def error_message(self, node: str) -> str | None:
+        n = self._nodes.get(node)
+        return n.error_message if n is not None else None
+
+    def action_data(self, node: str) -> Mapping[str, str] | None:
+        n = self._nodes.get(node)
+        return n.data_dict() if n is not None and n.data else None
+
+    def action_external_id(self, node: str) -> str | None:
+        n = self._nodes.get(node)
+        if n is None:
+            return None
+        return n.external_id or (str(n.pid) if n.pid else None)
+
+    def action_tracker_uri(self, node: str) -> str | None:
+        return None
+
+    def action_external_status(self, node: str) -> str | None:
+        n = self._nodes.get(node)
+        return n.status if n is not None else None
+
+
+def app_dir(app_path: str) -> str:
+    p = Path(app_path[7:] if app_path.startswith("file://") else app_path)
+    return str(p.parent if p.suffix == ".xml" else p)
+
+
+def workflow_context(
+    clock: Clock, wf: WorkflowRow, nodes: Mapping[str, NodeRow], current: str | None = None
+) -> ELContext:
+    state = WorkflowState(wf, nodes, current)
+    return ELContext(
+        variables={**BASIC_CONSTANTS, **WF_CONSTANTS, **property_variables(wf.conf_dict())},
+        functions={**basic_functions(clock.now), **wf_functions(state), **fs_functions()},
+    )

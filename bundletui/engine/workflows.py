@@ -1,0 +1,670 @@
+"""The workflow runner: advance graphs, launch nodes, take completions, recover after a crash.
+
+Both workflow forms run here on one persistence model (wf_jobs + wf_nodes). A shell node is
+written RUNNING in the tick's transaction and its process is started after that commits; its pid
+and start time are recorded right after. A restart reconciles every RUNNING node: alive ->
+adopted; exited -> its exit file decides; never started -> READY again (same attempt, so the
+exit-file guard makes a double start impossible); unknowable -> failed with EB0503. In-process
+fs nodes run inside the tick's transaction: a crash rolls them back to READY and they are applied
+again (their operations are idempotent, docs/decisions/0004-in-process-fs-nodes.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bundletui.commands import workflows as wfcmd
+from bundletui.commands.nodes import app_of, node_finished, node_retry
+from bundletui.commands.propagate import workflow_finished
+from bundletui.engine import processes
+from bundletui.engine.fs_ops import run_fs_action
+from bundletui.errors import BundletuiError
+from bundletui.model.apps import (
+    FsAction,
+    FsOp,
+    Node,
+    NodeType,
+    RetryPolicy,
+    ShellAction,
+    SubWorkflowAction,
+    WorkflowApp,
+    WorkflowForm,
+)
+from bundletui.model.status import NodeStatus, WorkflowStatus
+from bundletui.model.transitions import Event, Machine, decide
+from bundletui.model.wfgraph import NodeState, advance
+from bundletui.spec.config import parse_properties
+from bundletui.store import jobs
+from bundletui.store.db import Tx
+from bundletui.store.rows import NodeRow, WorkflowRow
+
+if TYPE_CHECKING:
+    from bundletui.engine.service import Engine
+
+log = logging.getLogger("bundletui.engine.workflows")
+N = NodeStatus
+W = WorkflowStatus
+
+CAPTURE_LIMIT = 2048  # oozie.action.max.output.data
+UNKNOWN_EXIT = "EB0503"
+MAX_LAUNCHES_PER_TICK = 2000
+
+
+@dataclass
+class SpawnPlan:
+    node_id: str
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    stdout: str
+    stderr: str
+    exit_path: str
+
+
+def attempt_paths(log_dir: Path, name: str, run: int, attempt: int) -> tuple[str, str, str]:
+    base = log_dir / f"{name}.{run}.{attempt}"
+    return f"{base}.out", f"{base}.err", f"{base}.exit"
+
+
+class WorkflowRunner:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dirty: dict[str, None] = {}  # workflows to advance, in order
+        self.launchable: dict[str, None] = {}  # READY node ids, in order
+        self.completions: list[tuple[str, processes.ExitStatus | None, str | None]] = []
+        self.running: dict[str, processes.Launched] = {}  # node id -> process
+        self.spawns: list[SpawnPlan] = []
+        self.watcher: processes.ProcessWatcher | None = None
+        self.adopt: list[tuple[str, int, int, str]] = []
+
+    # ------------------------------------------------------------------ wiring
+
+    def install(self) -> None:
+        e = self.engine
+        e.pumps.append(self.pump)
+        e.busy_checks.append(self.busy)
+        e.recoveries.append(self.recover)
+        e.startup.append(self.start_watcher)
+        e.shutdown_hooks.append(self.close)
+        e.on_outbox("wf.advance", lambda tx, target, args: self.mark_dirty(target))
+        e.on_outbox(
+            "wf.signal", lambda tx, target, args: self.signal(tx, target, str(args.get("what")))
+        )
+        e.on_due("node.due", self.on_node_due)
+
+    def busy(self) -> bool:
+        return bool(
+            self.running or self.launchable or self.dirty or self.completions or self.spawns
+        )
+
+    def start_watcher(self) -> None:
+        self.watcher = processes.ProcessWatcher()
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+
+    def mark_dirty(self, wf_id: str) -> None:
+        self.dirty[wf_id] = None
+
+    # ------------------------------------------------------------------ tick
+
+    def pump(self, tx: Tx) -> bool:
+        did = False
+        budget = MAX_LAUNCHES_PER_TICK
+        while budget > 0:
+            progressed = False
+            if self.completions:
+                progressed = True
+                batch, self.completions = self.completions, []
+                for node_id, status, reason in batch:
+                    self._guard(
+                        tx, f"completion of {node_id}", self._complete, tx, node_id, status, reason
+                    )
+            if self.dirty:
+                progressed = True
+                batch_ids = list(self.dirty)
+                self.dirty.clear()
+                for wf_id in batch_ids:
+                    self._guard(tx, f"advance {wf_id}", self._advance, tx, wf_id)
+            if (
+                self.launchable
+                and len(self.running) + len(self.spawns) < self.engine.config.max_workers
+            ):
+                launched = self._launch_some(tx, budget)
+                budget -= max(launched, 1)
+                progressed = progressed or launched > 0
+            if not progressed:
+                break
+            did = True
+        if self.spawns:
+            self.engine.after_commit.append(self._spawn_all)
+        return did
+
+    def _guard(self, tx: Tx, what: str, fn: Any, *args: Any) -> None:
+        self.engine._guarded(tx, what, fn, *args)
+
+    # ------------------------------------------------------------------ advance
+
+    def _advance(self, tx: Tx, wf_id: str) -> None:
+        wf = jobs.get(tx.conn, WorkflowRow, wf_id)
+        if wf is None or wf.status != W.RUNNING:
+            return
+        app = app_of(wf.app)
+        nodes = {n.name: n for n in jobs.workflow_nodes(tx.conn, wf_id)}
+        states = {name: NodeState(NodeStatus(n.status), n.transition) for name, n in nodes.items()}
+        env = _ElEnv(self.engine, tx, wf, nodes)
+        step = advance(app, states, env.predicate)
+        for name in step.ready:
+            node = nodes[name]
+            decide(Machine.NODE, node.status, Event.DEPS_MET, node.id)
+            jobs.update(tx, NodeRow, node.id, status=N.READY)
+            self.launchable[node.id] = None
+        for name in step.dependent_failed:
+            node = nodes[name]
+            decide(Machine.NODE, node.status, Event.DEP_FAILED, node.id)
+            jobs.update(tx, NodeRow, node.id, status=N.DEPENDENT_FAILED, ended=tx.now_ms)
+        for name, to in step.passed:
+            jobs.update(
+                tx,
+                NodeRow,
+                nodes[name].id,
+                status=N.SUCCEEDED,
+                transition=to,
+                started=tx.now_ms,
+                ended=tx.now_ms,
+            )
+        for name in step.skipped:
+            jobs.update(tx, NodeRow, nodes[name].id, status=N.SKIPPED)
+            self.launchable.pop(nodes[name].id, None)
+        if step.outcome is None:
+            return
+        for name in step.kill_running:
+            self._kill_node(tx, nodes[name])
+        event = {W.SUCCEEDED: Event.SUCCEED, W.FAILED: Event.FAIL, W.KILLED: Event.KILL}[
+            step.outcome
+        ]
+        t = decide(Machine.WORKFLOW, wf.status, event, wf.id)
+        fields: dict[str, Any] = {"status": t.to, "end_time": tx.now_ms}
+        if step.outcome is W.KILLED and step.kill_message is not None:
+            fields["error_message"] = env.render(step.kill_message)
+            fields["error_code"] = "E0729"  # Oozie: kill node message
+        if step.outcome is W.FAILED:
+            failed = [n for n in nodes.values() if n.status in (N.FAILED, N.DEPENDENT_FAILED)]
+            first = next((n for n in failed if n.error_code), None)
+            if first is not None:
+                fields["error_code"] = first.error_code
+                fields["error_message"] = f"node {first.name}: {first.error_message}"
+        jobs.update(tx, WorkflowRow, wf.id, **fields)
+        workflow_finished(tx, self.engine.effects, jobs.must_get(tx.conn, WorkflowRow, wf.id))
+
+    # ------------------------------------------------------------------ launch
+
+    def _launch_some(self, tx: Tx, budget: int) -> int:
+        count = 0
+        per_wf: dict[str, int] = {}
+        for node_id in list(self.launchable):
+            if (
+                count >= budget
+                or len(self.running) + len(self.spawns) >= self.engine.config.max_workers
+            ):
+                break
+            node = jobs.get(tx.conn, NodeRow, node_id)
+            if node is None or node.status != N.READY:
+                self.launchable.pop(node_id, None)
+                continue
+            if node.due_time is not None and node.due_time > tx.now_ms:
+                self.launchable.pop(node_id, None)
+                self.engine.heap.push(node.due_time, "node.due", node_id)
+                continue
+            wf = jobs.get(tx.conn, WorkflowRow, node.wf_id)
+            if wf is None or wf.status != W.RUNNING:
+                self.launchable.pop(node_id, None)  # resume re-adds it through advance
+                continue
+            app = app_of(wf.app)
+            if app.max_parallel > 0:
+                if wf.id not in per_wf:
+                    per_wf[wf.id] = jobs.count(
+                        tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf.id,)
+                    )
+                if per_wf[wf.id] >= app.max_parallel:
+                    continue
+                per_wf[wf.id] += 1
+            self.launchable.pop(node_id, None)
+            self.engine._guarded(tx, f"launch {node_id}", self._launch, tx, wf, app, node)
+            count += 1
+        return count
+
+    def _launch(self, tx: Tx, wf: WorkflowRow, app: WorkflowApp, node: NodeRow) -> None:
+        spec = app.node(node.name)
+        nodes = {n.name: n for n in jobs.workflow_nodes(tx.conn, wf.id)}
+        env = _ElEnv(self.engine, tx, wf, nodes, current=node.id)
+        t = decide(Machine.NODE, node.status, Event.LAUNCH, node.id)
+        attempt = node.attempt + 1
+        try:
+            action = env.resolve_action(spec)
+        except BundletuiError as exc:
+            jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
+            running = jobs.must_get(tx.conn, NodeRow, node.id)
+            node_finished(
+                tx,
+                self.engine.effects,
+                wf,
+                running,
+                ok=False,
+                error_code=exc.code,
+                error_message=exc.message,
+            )
+            return
+        jobs.update(
+            tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms, due_time=None
+        )
+        running = jobs.must_get(tx.conn, NodeRow, node.id)
+        if isinstance(action, FsAction):
+            try:
+                run_fs_action(action)
+            except BundletuiError as exc:
+                self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
+                return
+            node_finished(tx, self.engine.effects, wf, running, ok=True)
+        elif isinstance(action, ShellAction):
+            self._plan_shell(tx, wf, running, action, env)
+        elif isinstance(action, SubWorkflowAction):
+            self._start_sub_workflow(tx, wf, running, action, env)
+
+    def _plan_shell(
+        self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: ShellAction, env: _ElEnv
+    ) -> None:
+        store = self.engine.store
+        assert store is not None
+        logs = wfcmd.log_dir(store, wf.id)
+        cwd = Path(wf.work_dir or wfcmd.work_dir(store, wf.id))
+        out, err, exit_path = attempt_paths(logs, node.name, node.run, node.attempt)
+        environ = dict(os.environ)
+        for pair in action.env_vars:
+            name, _, value = pair.partition("=")
+            environ[name] = value
+        environ.update(
+            {
+                "BUNDLETUI_WORKFLOW_ID": wf.id,
+                "BUNDLETUI_NODE": node.name,
+                "BUNDLETUI_ATTEMPT": str(node.attempt),
+            }
+        )
+        if action.configuration:
+            conf_path = cwd / f".{node.name}.{node.run}.{node.attempt}.conf.xml"
+            environ["OOZIE_ACTION_CONF_XML"] = str(conf_path)
+            self.engine.after_commit.append(
+                lambda: _write_conf_xml(conf_path, dict(action.configuration))
+            )
+        argv = [action.exec, *action.arguments]
+        self.spawns.append(SpawnPlan(node.id, argv, environ, str(cwd), out, err, exit_path))
+
+    def _start_sub_workflow(
+        self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: SubWorkflowAction, env: _ElEnv
+    ) -> None:
+        from bundletui.spec.load import load_subworkflow
+
+        external = f"{node.id}@{node.run}"
+        existing = jobs.workflow_by_external_id(tx.conn, external)
+        if existing is None:
+            conf = dict(wf.conf_dict()) if action.propagate_configuration else {}
+            conf.update(dict(action.configuration))
+            conf.setdefault("user.name", wf.user)
+            try:
+                sub = load_subworkflow(action.app_path, conf, user=wf.user, external_id=external)
+            except BundletuiError as exc:
+                node_finished(
+                    tx,
+                    self.engine.effects,
+                    wf,
+                    node,
+                    ok=False,
+                    error_code=exc.code,
+                    error_message=exc.message,
+                )
+                return
+            child_id = wfcmd.create_workflow_tx(
+                tx, self.engine.db, self.engine.effects, sub, start=True, parent_id=wf.id
+            )
+        else:
+            child_id = existing.id
+        jobs.update(tx, NodeRow, node.id, external_id=child_id)
+
+    def _spawn_all(self) -> None:
+        plans, self.spawns = self.spawns, []
+        if not plans:
+            return
+        store = self.engine.store
+        assert store is not None and self.watcher is not None
+        started: list[tuple[SpawnPlan, processes.Launched | None, BundletuiError | None]] = []
+        launched: processes.Launched | None
+        for plan in plans:
+            try:
+                Path(plan.cwd).mkdir(parents=True, exist_ok=True)
+                Path(plan.exit_path).parent.mkdir(parents=True, exist_ok=True)
+                launched = processes.spawn(
+                    plan.argv,
+                    cwd=plan.cwd,
+                    env=plan.env,
+                    stdout_path=plan.stdout,
+                    stderr_path=plan.stderr,
+                    exit_path=plan.exit_path,
+                )
+                started.append((plan, launched, None))
+            except BundletuiError as exc:
+                started.append((plan, None, exc))
+        with store.write() as tx:
+            for plan, launched, error in started:
+                if launched is not None:
+                    jobs.update(
+                        tx,
+                        NodeRow,
+                        plan.node_id,
+                        pid=launched.pid,
+                        start_ticks=launched.start_ticks,
+                    )
+                else:
+                    assert error is not None
+                    self.completions.append((plan.node_id, None, f"{error.code}: {error.message}"))
+        for plan, launched, _ in started:
+            if launched is not None:
+                self.running[plan.node_id] = launched
+                self.watcher.watch_child(launched, self._on_exit(plan.node_id))
+        self.engine.wake()
+
+    def _on_exit(self, node_id: str) -> processes.ExitCallback:
+        def callback(pid: int, status: processes.ExitStatus | None) -> None:
+            self._exited(node_id, status)
+
+        return callback
+
+    def _exited(self, node_id: str, status: processes.ExitStatus | None) -> None:
+        self.running.pop(node_id, None)
+        self.completions.append((node_id, status, None))
+        self.engine.wake()
+
+    # ------------------------------------------------------------------ completion
+
+    def _complete(
+        self, tx: Tx, node_id: str, status: processes.ExitStatus | None, reason: str | None
+    ) -> None:
+        node = jobs.get(tx.conn, NodeRow, node_id)
+        if node is None or node.status != N.RUNNING:
+            return  # killed meanwhile: the kill already recorded its end
+        wf = jobs.must_get(tx.conn, WorkflowRow, node.wf_id)
+        spec = app_of(wf.app).node(node.name)
+        store = self.engine.store
+        assert store is not None
+        out, _err, _exit = attempt_paths(
+            wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
+        )
+        if status is not None and status.ok:
+            data = None
+            action = spec.action
+            if isinstance(action, ShellAction) and action.capture_output:
+                data, problem = _captured(out)
+                if problem:
+                    self._failed_attempt(tx, wf, spec, node, 0, "EB0504", problem)
+                    return
+            node_finished(tx, self.engine.effects, wf, node, ok=True, exit_code=0, data=data)
+            return
+        if status is None:
+            code, message = (
+                UNKNOWN_EXIT,
+                reason or "the process ended without an exit record (killed with SIGKILL?)",
+            )
+            exit_code = None
+        else:
+            code, message = str(status.code), f"shell action {spec.name}: {status}"
+            exit_code = status.code
+        self._failed_attempt(tx, wf, spec, node, exit_code, code, message)
+
+    def _failed_attempt(
+        self,
+        tx: Tx,
+        wf: WorkflowRow,
+        spec: Node,
+        node: NodeRow,
+        exit_code: int | None,
+        code: str,
+        message: str,
+    ) -> None:
+        """Retry if ``retry-max`` allows (any failure counts here), else the node fails."""
+        retries_done = node.attempt - 1
+        if retries_done < spec.retry_max and wf.status == W.RUNNING:
+            interval = spec.retry_interval * 60_000
+            if spec.retry_policy is RetryPolicy.EXPONENTIAL:
+                interval *= 2**retries_done
+            due = tx.now_ms + interval
+            node_retry(tx, node, due, exit_code=exit_code, error_code=code, error_message=message)
+            self.engine.heap.push(due, "node.due", node.id)
+            return
+        node_finished(
+            tx,
+            self.engine.effects,
+            wf,
+            node,
+            ok=False,
+            exit_code=exit_code,
+            error_code=code,
+            error_message=message,
+        )
+
+    def on_node_due(self, tx: Tx, node_id: str) -> None:
+        node = jobs.get(tx.conn, NodeRow, node_id)
+        if node is not None and node.status == N.READY:
+            self.launchable[node_id] = None
+
+    # ------------------------------------------------------------------ signals
+
+    def signal(self, tx: Tx, wf_id: str, what: str) -> None:
+        for node in jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,)):
+            if what == "kill":
+                self._kill_node(tx, node)
+            elif node.pid is not None:
+                pid, ticks = node.pid, node.start_ticks
+                fn = processes.stop_group if what == "stop" else processes.continue_group
+                self.engine.after_commit.append(functools.partial(fn, pid, start_ticks=ticks))
+
+    def _kill_node(self, tx: Tx, node: NodeRow) -> None:
+        """Record the kill, then signal the process group after the commit."""
+        decide(Machine.NODE, node.status, Event.KILL, node.id)
+        jobs.update(
+            tx,
+            NodeRow,
+            node.id,
+            status=N.KILLED,
+            ended=tx.now_ms,
+            error_code="E0726",
+            error_message="killed",
+        )
+        self.launchable.pop(node.id, None)
+        if node.pid is not None:
+            pid, ticks = node.pid, node.start_ticks
+            self.engine.after_commit.append(lambda: _terminate(pid, ticks))
+        if node.external_id:  # a running sub-workflow
+            child = jobs.get(tx.conn, WorkflowRow, node.external_id)
+            if child is not None and child.status in (W.RUNNING, W.SUSPENDED, W.PREP):
+                wfcmd.kill_tx(tx, self.engine.effects, child)
+
+    # ------------------------------------------------------------------ recovery
+
+    def recover(self, tx: Tx) -> None:
+        store = self.engine.store
+        assert store is not None
+        for node in jobs.select(tx.conn, NodeRow, "status = 'RUNNING'"):
+            wf = jobs.get(tx.conn, WorkflowRow, node.wf_id)
+            if wf is None:
+                continue
+            spec = app_of(wf.app).node(node.name)
+            if not isinstance(spec.action, ShellAction):
+                continue  # sub-workflows finish on their own; fs nodes never stay RUNNING
+            _out, _err, exit_path = attempt_paths(
+                wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
+            )
+            pid, ticks = node.pid, node.start_ticks
+            if pid is None:
+                found = _find_wrapper(exit_path)
+                if found is not None:
+                    pid, ticks = found
+                    jobs.update(tx, NodeRow, node.id, pid=pid, start_ticks=ticks)
+            if pid is not None and ticks is not None:
+                self.adopt.append((node.id, pid, ticks, exit_path))
+                continue
+            status = processes.read_exit(exit_path)
+            if status is not None:
+                self.completions.append((node.id, status, None))
+            else:
+                # Marked RUNNING but the engine died before starting it: start it now (same attempt).
+                jobs.update(
+                    tx, NodeRow, node.id, status=N.READY, attempt=node.attempt - 1, started=None
+                )
+                self.launchable[node.id] = None
+        for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
+            if node.due_time is not None and node.due_time > tx.now_ms:
+                self.engine.heap.push(node.due_time, "node.due", node.id)
+            else:
+                self.launchable[node.id] = None
+        for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
+            self.dirty[wf.id] = None
+        if self.adopt:
+            self.engine.after_commit.append(self._adopt_all)
+
+    def _adopt_all(self) -> None:
+        assert self.watcher is not None
+        items, self.adopt = self.adopt, []
+        for node_id, pid, ticks, exit_path in items:
+            launched = processes.Launched(
+                pid=pid, pgid=pid, start_ticks=ticks, argv=(), exit_path=exit_path
+            )
+            self.running[node_id] = launched
+            self.watcher.adopt(pid, ticks, exit_path, self._on_exit(node_id))
+            log.info("adopted running job %s (pid %d)", node_id, pid)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _terminate(pid: int, ticks: int | None) -> None:
+    processes.kill_group(pid, signal.SIGTERM, start_ticks=ticks)
+
+
+def _find_wrapper(exit_path: str) -> tuple[int, int] | None:
+    """Find a wrapper started for this attempt (its argv holds the unique exit path)."""
+    needle = exit_path.encode()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(args) > 4 and args[3] == b"bundletui-job" and args[4] == needle:
+            pid = int(entry.name)
+            ticks = processes.proc_start_ticks(pid)
+            if ticks is not None:
+                return pid, ticks
+    return None
+
+
+def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:
+    try:
+        data = Path(stdout_path).read_bytes()
+    except OSError:
+        return {}, None
+    if len(data) > CAPTURE_LIMIT:
+        return None, f"capture-output is {len(data)} bytes, more than the {CAPTURE_LIMIT} allowed"
+    try:
+        return parse_properties(data.decode("utf-8", "replace"), stdout_path), None
+    except BundletuiError as exc:
+        return None, f"capture-output is not in Java properties format: {exc.message}"
+
+
+def _write_conf_xml(path: Path, conf: Mapping[str, str]) -> None:
+    from xml.sax.saxutils import escape
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
+        for k, v in conf.items()
+    )
+    path.write_text(f"<configuration>\n{body}</configuration>\n")
+
+
+class _ElEnv:
+    """The EL context of one workflow at one moment: wf conf variables and wf:/fs: functions."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        tx: Tx,
+        wf: WorkflowRow,
+        nodes: Mapping[str, NodeRow],
+        current: str | None = None,
+    ) -> None:
+        from bundletui.engine.wfel import workflow_context
+
+        self.ctx = workflow_context(engine.clock, wf, nodes, current)
+
+    def render(self, text: str) -> str:
+        from bundletui.spec.el import render
+
+        return render(text, self.ctx)
+
+    def predicate(self, text: str) -> bool:
+        from bundletui.spec.el import evaluate, to_boolean
+
+        return bool(to_boolean(evaluate(text, self.ctx)))
+
+    def resolve_action(self, spec: Node) -> Any:
+        action = spec.action
+        r = self.render
+        if isinstance(action, ShellAction):
+            return ShellAction(
+                exec=r(action.exec),
+                arguments=tuple(r(a) for a in action.arguments),
+                env_vars=tuple(r(v) for v in action.env_vars),
+                capture_output=action.capture_output,
+                configuration=tuple((k, r(v)) for k, v in action.configuration),
+            )
+        if isinstance(action, FsAction):
+            return FsAction(
+                ops=tuple(
+                    FsOp(
+                        op.op,
+                        r(op.path),
+                        target=r(op.target) if op.target else None,
+                        permissions=r(op.permissions) if op.permissions else None,
+                        recursive=op.recursive,
+                        dir_files=op.dir_files,
+                    )
+                    for op in action.ops
+                )
+            )
+        if isinstance(action, SubWorkflowAction):
+            return SubWorkflowAction(
+                app_path=r(action.app_path),
+                propagate_configuration=action.propagate_configuration,
+                configuration=tuple((k, r(v)) for k, v in action.configuration),
+            )
+        if spec.type is not NodeType.ACTION:
+            return None
+        raise BundletuiError("EB0505", f"node {spec.name} has no action to run")
+
+
+def workflow_form(app: WorkflowApp) -> WorkflowForm:
+    return app.form
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value)

@@ -1,0 +1,176 @@
+"""Row-level reads and writes for the job tables. Only this package speaks SQL.
+
+Writes go through a :class:`Tx` so that every row written records the transaction's ``rev`` and
+``last_modified``; that is what lets pollers fetch only what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from bundletui.errors import StoreError
+from bundletui.store.db import Tx
+from bundletui.store.rows import (
+    ActionRow,
+    AuditRow,
+    BundleActionRow,
+    BundleRow,
+    CoordRow,
+    NodeRow,
+    WorkflowRow,
+    columns,
+    from_row,
+)
+
+R = TypeVar("R")
+
+TABLE_OF: dict[type, str] = {
+    BundleRow: "bundle_jobs",
+    BundleActionRow: "bundle_actions",
+    CoordRow: "coord_jobs",
+    ActionRow: "coord_actions",
+    WorkflowRow: "wf_jobs",
+    NodeRow: "wf_nodes",
+    AuditRow: "audit_log",
+}
+_COLUMNS: dict[str, frozenset[str]] = {t: frozenset(columns(c)) for c, t in TABLE_OF.items()}
+
+
+def get(conn: sqlite3.Connection, cls: type[R], key: str) -> R | None:
+    row = conn.execute(f"SELECT * FROM {TABLE_OF[cls]} WHERE id = ?", (key,)).fetchone()
+    return from_row(cls, row)
+
+
+def must_get(conn: sqlite3.Connection, cls: type[R], key: str) -> R:
+    found = get(conn, cls, key)
+    if found is None:
+        raise StoreError.from_template("E0604", key, hint="list jobs with: bundletui jobs")
+    return found
+
+
+def select(conn: sqlite3.Connection, cls: type[R], where: str = "1", params: Sequence[Any] = (), order: str = "", limit: int | None = None, offset: int = 0) -> list[R]:
+    sql = f"SELECT * FROM {TABLE_OF[cls]} WHERE {where}"
+    if order:
+        sql += f" ORDER BY {order}"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+    return [r for r in (from_row(cls, row) for row in conn.execute(sql, params)) if r is not None]
+
+
+def count(conn: sqlite3.Connection, cls: type, where: str = "1", params: Sequence[Any] = ()) -> int:
+    return int(conn.execute(f"SELECT count(*) FROM {TABLE_OF[cls]} WHERE {where}", params).fetchone()[0])
+
+
+def _check(table: str, names: Iterable[str]) -> None:
+    bad = set(names) - _COLUMNS[table]
+    if bad:
+        raise StoreError("EB010", f"unknown columns for {table}: {sorted(bad)}")
+
+
+def insert(tx: Tx, cls: type, values: Mapping[str, Any]) -> None:
+    table = TABLE_OF[cls]
+    data = dict(values)
+    if "rev" in _COLUMNS[table]:
+        data["rev"] = tx.rev
+    if "last_modified" in _COLUMNS[table]:
+        data.setdefault("last_modified", tx.now_ms)
+    _check(table, data)
+    names = ", ".join(data)
+    marks = ", ".join("?" for _ in data)
+    tx.conn.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", list(data.values()))
+
+
+def update(tx: Tx, cls: type, key: str, **values: Any) -> None:
+    table = TABLE_OF[cls]
+    values["rev"] = tx.rev
+    values.setdefault("last_modified", tx.now_ms)
+    _check(table, values)
+    sets = ", ".join(f"{k} = ?" for k in values)
+    tx.conn.execute(f"UPDATE {table} SET {sets} WHERE id = ?", [*values.values(), key])
+
+
+def update_where(tx: Tx, cls: type, where: str, params: Sequence[Any], **values: Any) -> int:
+    table = TABLE_OF[cls]
+    values["rev"] = tx.rev
+    values.setdefault("last_modified", tx.now_ms)
+    _check(table, values)
+    sets = ", ".join(f"{k} = ?" for k in values)
+    cur = tx.conn.execute(f"UPDATE {table} SET {sets} WHERE {where}", [*values.values(), *params])
+    return cur.rowcount
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=False)
+
+
+# ----------------------------------------------------------------------------- audit & outbox
+
+
+def audit(
+    tx: Tx,
+    *,
+    user: str,
+    face: str,
+    command: str,
+    target: str | None,
+    args: Mapping[str, Any] | None,
+    result: str,
+    error: str | None = None,
+) -> None:
+    tx.conn.execute(
+        "INSERT INTO audit_log (time, user, face, command, target, args, result, error)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (tx.now_ms, user, face, command, target, dumps(dict(args or {})), result, error),
+    )
+
+
+def enqueue(tx: Tx, kind: str, target: str, args: Mapping[str, Any] | None = None) -> None:
+    """Ask the engine to do something (a child command, a process kill) after this commits."""
+    tx.conn.execute(
+        "INSERT INTO outbox (kind, target, args, created) VALUES (?, ?, ?, ?)",
+        (kind, target, dumps(dict(args or {})), tx.now_ms),
+    )
+
+
+def outbox_head(conn: sqlite3.Connection, limit: int = 200) -> list[tuple[int, str, str, dict[str, Any]]]:
+    rows = conn.execute("SELECT id, kind, target, args FROM outbox ORDER BY id LIMIT ?", (limit,)).fetchall()
+    return [(r[0], r[1], r[2], json.loads(r[3] or "{}")) for r in rows]
+
+
+def outbox_done(tx: Tx, item_id: int) -> bool:
+    """Remove an outbox item; False if another engine already took it."""
+    return tx.conn.execute("DELETE FROM outbox WHERE id = ?", (item_id,)).rowcount == 1
+
+
+def has_outbox(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM outbox LIMIT 1").fetchone() is not None
+
+
+# ----------------------------------------------------------------------------- workflows
+
+
+def workflow_nodes(conn: sqlite3.Connection, wf_id: str) -> list[NodeRow]:
+    return select(conn, NodeRow, "wf_id = ?", (wf_id,), order="rowid")
+
+
+def workflow_by_external_id(conn: sqlite3.Connection, external_id: str) -> WorkflowRow | None:
+    rows = select(conn, WorkflowRow, "external_id = ?", (external_id,), order="created_time DESC", limit=1)
+    return rows[0] if rows else None
+
+
+def job_by_external_id(conn: sqlite3.Connection, cls: type[R], external_id: str) -> R | None:
+    rows = select(conn, cls, "external_id = ?", (external_id,), limit=1)
+    return rows[0] if rows else None
+
+
+def children_workflows(conn: sqlite3.Connection, parent_id: str) -> list[WorkflowRow]:
+    return select(conn, WorkflowRow, "parent_id = ?", (parent_id,), order="created_time")
+
+
+def audit_rows(conn: sqlite3.Connection, target: str | None = None, limit: int = 100) -> list[AuditRow]:
+    if target:
+        return select(conn, AuditRow, "target = ?", (target,), order="id DESC", limit=limit)
+    return select(conn, AuditRow, order="id DESC", limit=limit)

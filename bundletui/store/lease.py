@@ -1,0 +1,71 @@
+"""The engine lease: one row, held by at most one engine, kept alive by heartbeats.
+
+Lease times are real wall-clock milliseconds even when the engine runs a simulated clock: the
+lease is about processes being alive, not about schedule time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from bundletui.store.db import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    holder: str
+    pid: int
+    host: str
+    mode: str
+    acquired: int
+    heartbeat: int
+    expires: int
+
+
+def read_lease(conn: sqlite3.Connection) -> Lease | None:
+    row = conn.execute(
+        "SELECT holder, pid, host, mode, acquired, heartbeat, expires FROM engine_lease WHERE id = 1"
+    ).fetchone()
+    return None if row is None else Lease(*row)
+
+
+def try_acquire(store: Store, holder: str, pid: int, host: str, mode: str, now_ms: int, ttl_ms: int) -> Lease | None:
+    """Take the lease if it is free or expired; returns the lease held by someone else otherwise."""
+    conn = store.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        current = read_lease(conn)
+        if current is not None and current.holder != holder and current.expires > now_ms:
+            conn.execute("COMMIT")
+            return current
+        conn.execute(
+            "INSERT INTO engine_lease (id, holder, pid, host, mode, acquired, heartbeat, expires)"
+            " VALUES (1, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET holder = excluded.holder,"
+            " pid = excluded.pid, host = excluded.host, mode = excluded.mode,"
+            " acquired = excluded.acquired, heartbeat = excluded.heartbeat, expires = excluded.expires",
+            (holder, pid, host, mode, now_ms, now_ms, now_ms + ttl_ms),
+        )
+        conn.execute("COMMIT")
+        return None
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def heartbeat(store: Store, holder: str, now_ms: int, ttl_ms: int) -> bool:
+    """Extend our lease; False means we lost it (another engine took over)."""
+    cur = store.conn.execute(
+        "UPDATE engine_lease SET heartbeat = ?, expires = ? WHERE id = 1 AND holder = ?",
+        (now_ms, now_ms + ttl_ms, holder),
+    )
+    return cur.rowcount == 1
+
+
+def holds(conn: sqlite3.Connection, holder: str) -> bool:
+    row = conn.execute("SELECT holder FROM engine_lease WHERE id = 1").fetchone()
+    return row is not None and row[0] == holder
+
+
+def release(store: Store, holder: str) -> None:
+    store.conn.execute("DELETE FROM engine_lease WHERE id = 1 AND holder = ?", (holder,))
