@@ -208,4 +208,5 @@ def test_lines_point_at_where_a_multi_line_start_tag_begins() -> None:
     fixed = data.replace(b'timezone="UTC"', b'end="2009-01-02T00:00Z" timezone="UTC"')
     root = xmlsafe.load_document("c.xml", data=fixed).root
     assert root.sourceline == 1
-    assert xmlsafe.child(xmlsafe.child(root, "action"), "workflow").sourceline == 5
+    workflow = xmlsafe.child(xmlsafe.child(root, "action"), "workflow")
+    assert workflow is not None and workflow.sourceline == 5
