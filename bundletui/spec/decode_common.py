@@ -73,9 +73,3 @@ def split_parameters(doc: XmlDocument) -> tuple[Conf, tuple[str, ...]]:
 def java_boolean(value: str) -> bool:
     """``Boolean.parseBoolean``: true only for "true", any case."""
     return value.strip().lower() == "true"
-
-
-def xsd_boolean(value: str | None, default: bool) -> bool:
-    if value is None:
-        return default
-    return value.strip() in ("true", "1")
