@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from bundletui.errors import ModelError
 from bundletui.model.apps import Dataset
-from bundletui.model.frequency import TimeUnit
+from bundletui.model.frequency import TimeUnit, end_flag
 from bundletui.model.timeutil import (
     TzLike,
     add,
@@ -90,14 +90,7 @@ def _grid(ds: Dataset) -> _Grid:
             hint="use coord:minutes/hours/days/months/endOfDays/endOfWeeks/endOfMonths(n)",
         )
     tz = parse_timezone(ds.timezone)
-    end_flag = f.end_of
-    if end_flag is None and f.unit in (
-        TimeUnit.END_OF_DAY,
-        TimeUnit.END_OF_WEEK,
-        TimeUnit.END_OF_MONTH,
-    ):
-        end_flag = f.unit
-    initial = move_to_end(ds.initial_instance, end_flag, tz)
+    initial = move_to_end(ds.initial_instance, end_flag(f), tz)
     return _Grid(tz, calendar_unit(f.unit), f.value, initial)
 
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bundletui.errors import ModelError
-from bundletui.model.frequency import Frequency, TimeUnit
+from bundletui.model.frequency import Frequency, TimeUnit, end_flag
 
 __all__ = [
     "MAX_TIMEOUT_MINUTES",
@@ -456,17 +456,9 @@ def timeout_minutes(
 # --------------------------------------------------------------------------- nominal times
 
 
-def _end_flag(freq: Frequency) -> TimeUnit | None:
-    if freq.end_of is not None:
-        return freq.end_of
-    if freq.unit in (TimeUnit.END_OF_DAY, TimeUnit.END_OF_WEEK, TimeUnit.END_OF_MONTH):
-        return freq.unit
-    return None
-
-
 def effective_start(start: datetime, freq: Frequency, tz: TzLike) -> datetime:
     """The first nominal time: ``start`` moved to the end of duration for endOf* frequencies."""
-    return move_to_end(start, _end_flag(freq), tz)
+    return move_to_end(start, end_flag(freq), tz)
 
 
 def nominal_time(start: datetime, k: int, freq: Frequency, tz: TzLike) -> datetime:

@@ -404,3 +404,26 @@ def test_iterator_matches_nominal_time(dt: datetime, freq: Frequency, tz: str) -
     if freq.end_of is not None:
         # endOf* nominal times are local midnights
         assert all(wall_clock(t, tz).time() == datetime.min.time() for _, t in got if _ < 5)
+
+
+# --------------------------------------------------------------------------- frequency EL values
+
+
+def test_frequency_constructors_match_oozie_table() -> None:  # oozie.md §3.1
+    from bundletui.model import frequency as fq
+
+    assert fq.minutes(5) == Frequency(5, MIN)
+    assert fq.hours(1) == Frequency(60, MIN)  # coord:hours(1) is 60 MINUTE
+    assert fq.days(256) == Frequency(256, DAY)
+    assert fq.months(7) == Frequency(7, MONTH)
+    assert fq.end_of_days(3) == Frequency(3, DAY, TimeUnit.END_OF_DAY)
+    assert fq.end_of_weeks(1) == Frequency(1, WEEK, TimeUnit.END_OF_WEEK)
+    assert fq.end_of_months(3).json_time_unit == "END_OF_MONTH"
+    assert fq.cron("0  10 *\t* 2-6").json_frequency == "0 10 * * 2-6"
+    assert fq.end_flag(fq.days(1)) is None
+    assert fq.end_flag(Frequency(1, TimeUnit.END_OF_DAY)) is TimeUnit.END_OF_DAY
+    for bad in (0, -1):
+        with pytest.raises(ModelError) as info:
+            fq.days(bad)
+        assert info.value.code == "E1004"
+        assert "must be greater than zero" in info.value.message
