@@ -608,6 +608,9 @@ HOURS_IN_DAY = [
     (ds(1, DAY, "2009-01-01T08:00Z", "Europe/London"), "2009-03-29T08:00Z", 0, 23),
     (ds(1, DAY, "2009-01-01T08:00Z", "Europe/London"), "2009-10-25T08:00Z", 0, 25),
     (ds(1, DAY, "2009-04-01T08:00Z", LA), "2009-03-08T08:00Z", 0, -1),
+    # a zone whose shifts happen at midnight
+    (ds(1, DAY, "2018-01-01T03:00Z", "America/Sao_Paulo"), "2018-11-04T15:00Z", 0, 23),
+    (ds(1, DAY, "2018-01-01T03:00Z", "America/Sao_Paulo"), "2019-02-16T15:00Z", 0, 25),
 ]
 
 

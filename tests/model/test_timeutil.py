@@ -233,6 +233,10 @@ def test_is_dst() -> None:
         # END_OF_* units add like their base unit (Oozie's TimeUnit.getCalendarUnit)
         ("2009-01-31T00:00Z", 1, TimeUnit.END_OF_MONTH, "UTC", "2009-02-28T00:00Z"),
         ("2009-03-07T08:00Z", 2, TimeUnit.END_OF_DAY, LA, "2009-03-09T07:00Z"),
+        # a zone that shifted at midnight: 00:00 does not exist on 2018-11-04 in Sao Paulo;
+        # one hour earlier would change the date, so Java keeps 01:00 (-02)
+        ("2018-11-03T03:00Z", 1, TimeUnit.DAY, "America/Sao_Paulo", "2018-11-04T03:00Z"),
+        ("2018-11-03T03:00Z", 2, TimeUnit.DAY, "America/Sao_Paulo", "2018-11-05T02:00Z"),
         # fixed-offset zones never shift
         ("2009-03-07T08:00Z", 2, TimeUnit.DAY, "GMT-0800", "2009-03-09T08:00Z"),
         ("2009-01-31T08:00Z", 1, TimeUnit.MONTH, "GMT-0800", "2009-02-28T08:00Z"),
@@ -334,6 +338,9 @@ def test_month_add_clamps_the_day(d: date, n: int) -> None:
         ("2009-08-22T23:59Z", TimeUnit.END_OF_WEEK, "UTC", "2009-08-23T00:00Z"),
         ("2009-03-05T12:00Z", TimeUnit.END_OF_WEEK, LA, "2009-03-08T08:00Z"),
         ("2009-03-09T12:00Z", TimeUnit.END_OF_WEEK, LA, "2009-03-15T07:00Z"),
+        # "set field" to a midnight that does not exist reads it with the old offset (01:00 -02)
+        ("2018-11-03T15:00Z", TimeUnit.END_OF_DAY, "America/Sao_Paulo", "2018-11-04T03:00Z"),
+        ("2018-10-15T15:00Z", TimeUnit.END_OF_MONTH, "America/Sao_Paulo", "2018-11-01T03:00Z"),
         # no flag: unchanged
         ("2009-03-09T12:34Z", None, LA, "2009-03-09T12:34Z"),
         ("2009-03-09T12:34Z", TimeUnit.NONE, LA, "2009-03-09T12:34Z"),
