@@ -17,7 +17,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -29,13 +29,16 @@ __all__ = [
     "UTC",
     "TzLike",
     "add",
+    "calendar_unit",
     "days_in_month",
+    "effective_start",
     "format_oozie_time",
     "format_rfc822",
     "frequency_to_minutes",
     "is_dst",
     "iter_nominal_times",
     "local_to_utc",
+    "month_length_at",
     "move_to_end",
     "nominal_time",
     "normalize_timezone_id",
@@ -149,7 +152,7 @@ def format_rfc822(dt: datetime, tz: TzLike = "GMT") -> str:
     zone = _tz(tz)
     local = _utc(dt).astimezone(zone)
     if zone is UTC:
-        name = "GMT"
+        name = tz if tz in ("UTC", "GMT") else "GMT"
     elif isinstance(zone, timezone):
         name = _gmt_name(local.utcoffset() or timedelta(0))
     else:
@@ -295,10 +298,6 @@ def is_dst(t: datetime, tz: TzLike) -> bool:
     """Java's ``TimeZone.inDaylightTime``."""
     d = _utc(t).astimezone(_tz(tz)).dst()
     return bool(d)
-
-
-def _dst_amount(t: datetime, tz: tzinfo) -> timedelta:
-    return _utc(t).astimezone(tz).dst() or timedelta(0)
 
 
 def days_in_month(year: int, month: int) -> int:
@@ -535,7 +534,3 @@ def month_length_at(t: datetime, tz: TzLike) -> int:
     """Days in the local month of ``t``."""
     local = wall_clock(t, tz)
     return days_in_month(local.year, local.month)
-
-
-def local_date(t: datetime, tz: TzLike) -> date:
-    return wall_clock(t, tz).date()

@@ -115,6 +115,7 @@ def test_format_rejects_naive() -> None:
 
 def test_rfc822() -> None:
     assert format_rfc822(T("2010-01-01T01:00Z")) == "Fri, 01 Jan 2010 01:00:00 GMT"
+    assert format_rfc822(T("2010-01-01T01:00Z"), "UTC") == "Fri, 01 Jan 2010 01:00:00 UTC"
     assert format_rfc822(T("2009-07-04T20:05Z"), LA) == "Sat, 04 Jul 2009 13:05:00 PDT"
     assert (
         format_rfc822(T("2009-12-04T20:05Z"), "GMT+0530") == "Sat, 05 Dec 2009 01:35:00 GMT+05:30"
