@@ -156,7 +156,7 @@ def spawn(
             SPAWN_FAILED,
             f"Cannot start [{args[0]}]: directory of exit file [{exit_s}] does not exist",
         )
-    if os.path.lexists(exit_s):
+    if os.path.lexists(exit_s) or os.path.lexists(exit_s + ".tmp"):
         raise EngineError(
             EXIT_FILE_EXISTS,
             f"Exit file [{exit_s}] already exists: this attempt has run before, not starting it again",
@@ -258,14 +258,23 @@ def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tup
 
 
 def read_exit(exit_path: str | os.PathLike[str]) -> ExitStatus | None:
-    """The status recorded by the wrapper, or None if there is no complete record."""
-    try:
-        with open(exit_path, "rb") as f:
-            data = f.read(16)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    m = _EXIT_RECORD.match(data)
-    return ExitStatus(int(m.group(1))) if m else None
+    """The status recorded by the wrapper, or None if there is no complete record.
+
+    Falls back to the wrapper's temporary file: it holds the final status as soon as it ends
+    in a newline, and is all that is left if ``mv`` itself was killed (a second signal to the
+    group while the wrapper was renaming).
+    """
+    base = os.fspath(exit_path)
+    for path in (base, base + ".tmp"):
+        try:
+            with open(path, "rb") as f:
+                data = f.read(16)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        m = _EXIT_RECORD.match(data)
+        if m:
+            return ExitStatus(int(m.group(1)))
+    return None
 
 
 # --------------------------------------------------------------------------- signals

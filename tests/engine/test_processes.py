@@ -277,6 +277,12 @@ def test_read_exit_accepts_only_complete_records(tmp_path: Path) -> None:
         f.write_text(text)
         assert read_exit(f) == expected, text
     assert read_exit(tmp_path / "nodir" / "exit") is None
+    # Only the temporary file: the wrapper's mv was killed after printf completed it.
+    f.unlink()
+    Path(f"{f}.tmp").write_text("143\n")
+    assert read_exit(f) == ExitStatus(143)
+    Path(f"{f}.tmp").write_text("14")
+    assert read_exit(f) is None
 
 
 def test_status_descriptions() -> None:
@@ -286,13 +292,16 @@ def test_status_descriptions() -> None:
     assert ExitStatus(128).signal is None
 
 
-def test_spawn_refuses_an_attempt_whose_exit_file_exists(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["exit", "exit.tmp"])
+def test_spawn_refuses_an_attempt_whose_exit_file_exists(tmp_path: Path, name: str) -> None:
     job = Job(tmp_path)
-    job.exit.write_text("0\n")
+    (job.dir / name).write_text("0\n")
     with pytest.raises(EngineError) as err:
-        job.start(["true"])
+        job.start(["touch", "ran"])
     assert err.value.code == EXIT_FILE_EXISTS
-    assert job.exit.read_text() == "0\n"
+    assert (job.dir / name).read_text() == "0\n"
+    time.sleep(0.05)
+    assert not (job.dir / "ran").exists()
 
 
 def test_spawn_errors_are_typed(tmp_path: Path) -> None:
@@ -462,8 +471,9 @@ async def test_stop_and_continue_freeze_the_whole_job(tmp_path: Path) -> None:
     assert stop_group(launched.pgid, start_ticks=launched.start_ticks)
     job_pids = children_of(launched.pid)
     assert job_pids
-    await asyncio.to_thread(wait_until, lambda: state_of(launched.pid) == "T")
-    assert all(state_of(p) == "T" for p in job_pids)
+    await asyncio.to_thread(
+        wait_until, lambda: all(state_of(p) == "T" for p in (launched.pid, *job_pids))
+    )
     await asyncio.sleep(0.6)  # twice the job's sleep: frozen, it cannot have finished
     assert not fut.done()
     assert is_alive(launched.pid, launched.start_ticks)
@@ -605,7 +615,12 @@ async def test_find_a_job_whose_pid_was_never_recorded(tmp_path: Path) -> None:
     info = start_engine_and_kill_it(tmp_path, GATED_JOB)
     exit_path = str(tmp_path / "exit")
     other = str(tmp_path / "never-started" / "exit")
-    assert find_wrappers([exit_path, other]) == {exit_path: (info["pid"], info["ticks"])}
+    pid = info["pid"]
+    found = find_wrappers([exit_path, other])
+    assert found == {exit_path: (pid, info["ticks"])}, (
+        Path(f"/proc/{pid}/stat").read_text(),
+        Path(f"/proc/{pid}/cmdline").read_bytes()[-200:],
+    )
     (tmp_path / "go").touch()
     await asyncio.to_thread(wait_until, lambda: not is_alive(info["pid"], info["ticks"]))
     assert find_wrappers([exit_path]) == {}
