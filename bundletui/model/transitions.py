@@ -292,7 +292,9 @@ def events_from(machine: Machine, current: str) -> list[Event]:
 # (every child terminal) ignores the current status, so any live job may also end.
 _ENDS = frozenset({J.SUCCEEDED, J.DONEWITHERROR, J.KILLED, J.FAILED})
 _DOCUMENTED_MOVES: dict[JobStatus, frozenset[JobStatus]] = {
-    J.PREP: frozenset({J.PREPSUSPENDED, J.PREPPAUSED, J.RUNNING, J.KILLED, J.FAILED}),
+    J.PREP: frozenset(
+        {J.PREPSUSPENDED, J.PREPPAUSED, J.RUNNING, J.RUNNINGWITHERROR, J.KILLED, J.FAILED}
+    ),
     J.RUNNING: frozenset(
         {
             J.RUNNINGWITHERROR,
@@ -305,7 +307,15 @@ _DOCUMENTED_MOVES: dict[JobStatus, frozenset[JobStatus]] = {
         }
     ),
     J.RUNNINGWITHERROR: frozenset(
-        {J.RUNNING, J.SUSPENDEDWITHERROR, J.PAUSEDWITHERROR, J.DONEWITHERROR, J.FAILED, J.KILLED}
+        {
+            J.RUNNING,
+            J.SUSPENDED,
+            J.SUSPENDEDWITHERROR,
+            J.PAUSEDWITHERROR,
+            J.DONEWITHERROR,
+            J.FAILED,
+            J.KILLED,
+        }
     ),
     J.PREPSUSPENDED: frozenset({J.PREP, J.KILLED}),
     J.SUSPENDED: frozenset({J.RUNNING, J.KILLED, J.SUSPENDEDWITHERROR, J.SUCCEEDED}),
