@@ -299,6 +299,7 @@ _DOCUMENTED_MOVES: dict[JobStatus, frozenset[JobStatus]] = {
         {
             J.RUNNINGWITHERROR,
             J.SUSPENDED,
+            J.SUSPENDEDWITHERROR,
             J.PAUSED,
             J.SUCCEEDED,
             J.KILLED,
