@@ -326,11 +326,11 @@ class Engine:
                 did = True
                 if outbox_done(tx, item_id):
                     self._guarded(
-                        tx, f"outbox {kind} {target}", self._dispatch_outbox, kind, target, args
+                        tx, f"outbox {kind} {target}", self._dispatch_outbox, tx, kind, target, args
                     )
             for d in due:
                 did = True
-                self._guarded(tx, f"due {d.kind} {d.key}", self._dispatch_due, d)
+                self._guarded(tx, f"due {d.kind} {d.key}", self._dispatch_due, tx, d)
             for pump in self.pumps:
                 if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
                     did = True

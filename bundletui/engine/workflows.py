@@ -12,7 +12,6 @@ again (their operations are idempotent, docs/decisions/0004-in-process-fs-nodes.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import os
 import signal
@@ -36,7 +35,6 @@ from bundletui.model.apps import (
     ShellAction,
     SubWorkflowAction,
     WorkflowApp,
-    WorkflowForm,
 )
 from bundletui.model.status import NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
@@ -269,8 +267,11 @@ class WorkflowRunner:
         )
         running = jobs.must_get(tx.conn, NodeRow, node.id)
         if isinstance(action, FsAction):
+            journal = Path(self._fs_journal(wf, running))
             try:
-                run_fs_action(action)
+                journal.parent.mkdir(parents=True, exist_ok=True)
+                # A journal left by an interrupted attempt means we are re-applying it.
+                run_fs_action(action, recovery=journal.exists(), journal=journal)
             except BundletuiError as exc:
                 self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
                 return
@@ -279,6 +280,12 @@ class WorkflowRunner:
             self._plan_shell(tx, wf, running, action, env)
         elif isinstance(action, SubWorkflowAction):
             self._start_sub_workflow(tx, wf, running, action, env)
+
+    def _fs_journal(self, wf: WorkflowRow, node: NodeRow) -> str:
+        _out, _err, exit_path = attempt_paths(
+            wfcmd.log_dir(self.engine.db, wf.id), node.name, node.run, node.attempt
+        )
+        return exit_path.replace(".exit", ".fsjournal")
 
     def _plan_shell(
         self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: ShellAction, env: _ElEnv
@@ -513,7 +520,7 @@ class WorkflowRunner:
             )
             pid, ticks = node.pid, node.start_ticks
             if pid is None:
-                found = _find_wrapper(exit_path)
+                found = processes.find_wrappers([exit_path]).get(exit_path)
                 if found is not None:
                     pid, ticks = found
                     jobs.update(tx, NodeRow, node.id, pid=pid, start_ticks=ticks)
@@ -556,25 +563,6 @@ class WorkflowRunner:
 
 def _terminate(pid: int, ticks: int | None) -> None:
     processes.kill_group(pid, signal.SIGTERM, start_ticks=ticks)
-
-
-def _find_wrapper(exit_path: str) -> tuple[int, int] | None:
-    """Find a wrapper started for this attempt (its argv holds the unique exit path)."""
-    needle = exit_path.encode()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                args = f.read().split(b"\0")
-        except OSError:
-            continue
-        if len(args) > 4 and args[3] == b"bundletui-job" and args[4] == needle:
-            pid = int(entry.name)
-            ticks = processes.proc_start_ticks(pid)
-            if ticks is not None:
-                return pid, ticks
-    return None
 
 
 def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:
@@ -660,11 +648,3 @@ class _ElEnv:
         if spec.type is not NodeType.ACTION:
             return None
         raise BundletuiError("EB0505", f"node {spec.name} has no action to run")
-
-
-def workflow_form(app: WorkflowApp) -> WorkflowForm:
-    return app.form
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value)

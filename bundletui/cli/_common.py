@@ -1,0 +1,104 @@
+"""What every CLI command shares: options, the error path, output helpers.
+
+A user mistake prints ``Error: <code>: <message>`` (with the file and line when there is one and
+a hint on how to fix it) to stderr and exits 1 — never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from bundletui.errors import BundletuiError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+HomeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--home",
+        envvar="BUNDLETUI_HOME",
+        help="Store directory (default ~/.bundletui).",
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (Oozie's keys).")]
+DefineOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "-D",
+        "--define",
+        help="Override a property: -D name=value (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+def handle_errors(fn: F) -> F:
+    """Turn every user error into one clear message and a non-zero exit."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except BundletuiError as exc:
+            print_error(exc)
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def print_error(exc: BundletuiError) -> None:
+    where = f"{exc.where}: " if exc.where else ""
+    err.print(f"Error: {exc.code}: {where}{exc.message}", markup=False)
+    if exc.hint:
+        err.print(f"  hint: {exc.hint}", markup=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+STATUS_STYLE = {
+    "SUCCEEDED": "green",
+    "OK": "green",
+    "RUNNING": "cyan",
+    "RUNNINGWITHERROR": "yellow",
+    "READY": "blue",
+    "SUBMITTED": "blue",
+    "PREP": "white",
+    "WAITING": "white",
+    "SUSPENDED": "magenta",
+    "SUSPENDEDWITHERROR": "magenta",
+    "PREPSUSPENDED": "magenta",
+    "PAUSED": "magenta",
+    "PAUSEDWITHERROR": "magenta",
+    "PREPPAUSED": "magenta",
+    "KILLED": "red",
+    "FAILED": "red",
+    "ERROR": "red",
+    "DEPENDENT_FAILED": "red",
+    "TIMEDOUT": "red",
+    "DONEWITHERROR": "yellow",
+    "SKIPPED": "dim",
+    "IGNORED": "dim",
+}
+
+
+def styled(status: str | None) -> str:
+    if not status:
+        return "-"
+    style = STATUS_STYLE.get(status, "white")
+    return f"[{style}]{status}[/{style}]"

@@ -1,0 +1,78 @@
+"""``bundletui run``: the engine in the foreground (headless)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.logging import RichHandler
+
+from bundletui.cli._common import HomeOpt, handle_errors
+from bundletui.errors import BundletuiError
+from bundletui.model.timeutil import parse_oozie_time
+from bundletui.store.db import resolve_home
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def run(
+        home: HomeOpt = None,
+        landing: Annotated[
+            Path | None,
+            typer.Option("--landing", help="Landing directory to watch (default <home>/landing)."),
+        ] = None,
+        clock: Annotated[str, typer.Option("--clock", help="real | simulated")] = "real",
+        start_time: Annotated[
+            str | None,
+            typer.Option("--start-time", help="Simulated clock start, yyyy-MM-ddTHH:mmZ."),
+        ] = None,
+        until: Annotated[
+            str | None, typer.Option("--until", help="Stop when the clock reaches this time.")
+        ] = None,
+        max_workers: Annotated[
+            int, typer.Option("--max-workers", help="Most shell jobs running at once.")
+        ] = 32,
+        lease_ttl: Annotated[
+            float,
+            typer.Option(
+                "--lease-ttl", help="Seconds before a dead engine's lease can be taken over."
+            ),
+        ] = 5.0,
+        verbose: Annotated[
+            bool, typer.Option("--verbose", "-v", help="Log every transition.")
+        ] = False,
+    ) -> None:
+        """Run the engine in the foreground until Ctrl-C / SIGTERM (running jobs keep running)."""
+        from bundletui.engine.service import Engine, EngineConfig
+
+        if clock not in ("real", "simulated"):
+            raise BundletuiError(
+                "E0303",
+                f"Invalid parameter value, [clock] = [{clock}]",
+                hint="use --clock real or --clock simulated",
+            )
+        logging.basicConfig(
+            level=logging.DEBUG if verbose else logging.INFO,
+            format="%(message)s",
+            handlers=[RichHandler(show_path=False, rich_tracebacks=False, markup=False)],
+        )
+        config = EngineConfig(
+            home=resolve_home(home),
+            landing=landing,
+            clock=clock,
+            start_time=parse_oozie_time(start_time, what="--start-time") if start_time else None,
+            until=parse_oozie_time(until, what="--until") if until else None,
+            max_workers=max_workers,
+            lease_ttl=lease_ttl,
+        )
+        engine = Engine(config)
+
+        async def main() -> None:
+            engine.install_signal_handlers()
+            await engine.run()
+
+        asyncio.run(main())

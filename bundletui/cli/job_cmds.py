@@ -1,0 +1,266 @@
+"""Job commands: submit, start, info, jobs, suspend, resume, kill, rerun, log, definition."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bundletui.cli._common import (
+    DefineOpt,
+    HomeOpt,
+    JsonOpt,
+    handle_errors,
+    out,
+    print_json,
+)
+from bundletui.commands import dispatch, queries
+from bundletui.commands import workflows as wfcmd
+from bundletui.commands.base import Ctx
+from bundletui.errors import CommandError
+from bundletui.model.clock import from_ms
+from bundletui.model.ids import IdKind, kind_of
+from bundletui.model.timeutil import format_oozie_time
+from bundletui.store import jobs as store_jobs
+from bundletui.store.db import Store, current_user
+from bundletui.store.rows import NodeRow, WorkflowRow
+
+IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
+
+
+def _ctx(home: Path | None) -> Ctx:
+    return Ctx(Store(home), face="cli")
+
+
+def _t(ms: int | None) -> str:
+    return "-" if ms is None else format_oozie_time(from_ms(ms))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def submit(
+        config: Annotated[Path, typer.Argument(help="job.properties or Hadoop XML configuration.")],
+        define: DefineOpt = None,
+        start: Annotated[
+            bool, typer.Option("--start", help="Start it right away (Oozie's -run).")
+        ] = False,
+        external_id: Annotated[
+            str | None,
+            typer.Option(
+                "--external-id", help="Idempotency key: the same id again returns the first job."
+            ),
+        ] = None,
+        home: HomeOpt = None,
+    ) -> None:
+        """Submit a bundle, coordinator or workflow; prints its id."""
+        from bundletui.commands.submit import submit_loaded
+        from bundletui.spec.load import load_job
+
+        ctx = _ctx(home)
+        loaded = load_job(
+            config, define or [], ctx.store.clock, user=current_user(), external_id=external_id
+        )
+        job_id = submit_loaded(ctx, loaded, start=start)
+        typer.echo(job_id)
+
+    @app.command()
+    @handle_errors
+    def start(job_id: IdArg, home: HomeOpt = None) -> None:
+        """Start a PREP workflow or bundle."""
+        dispatch.start(_ctx(home), job_id)
+
+    @app.command()
+    @handle_errors
+    def suspend(
+        job_id: IdArg,
+        freeze: Annotated[
+            bool, typer.Option("--freeze", help="Workflows: also freeze running jobs (SIGSTOP).")
+        ] = False,
+        home: HomeOpt = None,
+    ) -> None:
+        """Suspend a job (bundles and coordinators cascade to their children)."""
+        dispatch.suspend(_ctx(home), job_id, freeze=freeze)
+
+    @app.command()
+    @handle_errors
+    def resume(job_id: IdArg, home: HomeOpt = None) -> None:
+        """Resume a suspended job."""
+        dispatch.resume(_ctx(home), job_id)
+
+    @app.command()
+    @handle_errors
+    def kill(job_id: IdArg, home: HomeOpt = None) -> None:
+        """Kill a job and everything under it."""
+        dispatch.kill(_ctx(home), job_id)
+
+    @app.command()
+    @handle_errors
+    def rerun(
+        job_id: IdArg,
+        skip_nodes: Annotated[
+            str | None,
+            typer.Option(
+                "--skip-nodes", help="Workflow: nodes to skip, a,b (must have succeeded)."
+            ),
+        ] = None,
+        failed_nodes: Annotated[
+            bool,
+            typer.Option(
+                "--failed-nodes", help="Workflow: re-run only the nodes that did not succeed."
+            ),
+        ] = False,
+        home: HomeOpt = None,
+    ) -> None:
+        """Re-run a finished workflow (same id, run + 1)."""
+        kind = kind_of(job_id)
+        if kind is not IdKind.WORKFLOW:
+            raise CommandError(
+                "E0302",
+                f"Invalid parameter [rerun of {job_id}]: use bundletui rerun on a workflow id here",
+                hint="coordinator and bundle reruns take --action/--date/--coordinator",
+            )
+        skip = [s.strip() for s in (skip_nodes or "").split(",") if s.strip()]
+        wfcmd.rerun(_ctx(home), job_id, skip_nodes=skip, failed_nodes=failed_nodes)
+
+    @app.command()
+    @handle_errors
+    def info(
+        job_id: IdArg,
+        json_out: JsonOpt = False,
+        length: Annotated[
+            int | None, typer.Option("--len", help="Coordinator actions to show.")
+        ] = None,
+        offset: Annotated[int, typer.Option("--offset", help="First action (1-based).")] = 1,
+        order: Annotated[str, typer.Option("--order", help="asc or desc.")] = "asc",
+        filter_text: Annotated[str, typer.Option("--filter", help="status=…;nominaltime>=…")] = "",
+        home: HomeOpt = None,
+    ) -> None:
+        """Show a job: status, times, and its nodes / actions / coordinators."""
+        store = Store(home)
+        data = queries.job_info(
+            store.conn, job_id, offset=offset, length=length, order=order, filter_text=filter_text
+        )
+        if json_out:
+            print_json(data)
+            return
+        from bundletui.cli.render import render_info
+
+        render_info(store, job_id, data)
+
+    @app.command("jobs")
+    @handle_errors
+    def list_jobs(
+        job_type: Annotated[
+            str, typer.Option("--type", help="workflow | coordinator | bundle")
+        ] = "workflow",
+        filter_text: Annotated[
+            str, typer.Option("--filter", help="status=RUNNING;name=x (same key = OR)")
+        ] = "",
+        length: Annotated[int, typer.Option("--len")] = 100,
+        offset: Annotated[int, typer.Option("--offset")] = 1,
+        json_out: JsonOpt = False,
+        home: HomeOpt = None,
+    ) -> None:
+        """List jobs of one type, newest first."""
+        from bundletui.cli.render import render_jobs
+
+        store = Store(home)
+        kind = {
+            "wf": "workflow",
+            "workflows": "workflow",
+            "coord": "coordinator",
+            "coordinators": "coordinator",
+            "bundles": "bundle",
+        }.get(job_type, job_type)
+        if kind == "workflow":
+            data = queries.list_workflows(store.conn, filter_text, offset, length)
+        elif kind in ("coordinator", "bundle"):
+            from bundletui.commands import coord_queries
+
+            data = coord_queries.list_jobs(store.conn, kind, filter_text, offset, length)
+        else:
+            raise CommandError(
+                "E0303",
+                f"Invalid parameter value, [jobtype] = [{job_type}]",
+                hint="use workflow, coordinator or bundle",
+            )
+        if json_out:
+            print_json(data)
+        else:
+            render_jobs(kind, data)
+
+    @app.command()
+    @handle_errors
+    def definition(job_id: IdArg, home: HomeOpt = None) -> None:
+        """Print the application XML a job was submitted with."""
+        from bundletui.commands.coord_queries import definition_of
+
+        typer.echo(definition_of(Store(home).conn, job_id), nl=False)
+
+    @app.command()
+    @handle_errors
+    def log(
+        job_id: IdArg,
+        follow: Annotated[
+            bool, typer.Option("--follow", "-f", help="Keep printing as the node writes.")
+        ] = False,
+        stderr_only: Annotated[bool, typer.Option("--stderr", help="Only stderr.")] = False,
+        home: HomeOpt = None,
+    ) -> None:
+        """Print a node's stdout/stderr (a workflow id: every node's)."""
+        store = Store(home)
+        kind = kind_of(job_id)
+        if kind is IdKind.WORKFLOW_NODE:
+            node = store_jobs.get(store.conn, NodeRow, job_id)
+            if node is None:
+                raise CommandError.from_template("E0605", job_id)
+            nodes = [node]
+        elif kind is IdKind.WORKFLOW:
+            wf = store_jobs.must_get(store.conn, WorkflowRow, job_id)
+            nodes = [n for n in store_jobs.workflow_nodes(store.conn, wf.id) if n.attempt > 0]
+        else:
+            from bundletui.commands.coord_queries import workflow_of
+
+            wf_id = workflow_of(store.conn, job_id)
+            nodes = [n for n in store_jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
+        _print_logs(store, nodes, follow=follow, stderr_only=stderr_only)
+
+
+def _print_logs(store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only: bool) -> None:
+    from bundletui.engine.workflows import attempt_paths
+
+    many = len(nodes) > 1
+    for node in nodes:
+        out_path, err_path, _ = attempt_paths(
+            wfcmd.log_dir(store, node.wf_id), node.name, node.run, max(node.attempt, 1)
+        )
+        paths = [err_path] if stderr_only else [out_path, err_path]
+        if many:
+            out.print(f"[bold]── {node.name}[/bold] ({node.status}, attempt {node.attempt})")
+        positions = {p: 0 for p in paths}
+        while True:
+            for p in paths:
+                positions[p] = _cat(Path(p), positions[p])
+            if not follow:
+                break
+            current = store_jobs.get(store.conn, NodeRow, node.id)
+            if current is None or current.status not in ("RUNNING", "READY", "WAITING"):
+                for p in paths:
+                    positions[p] = _cat(Path(p), positions[p])
+                break
+            time.sleep(0.2)
+
+
+def _cat(path: Path, offset: int) -> int:
+    try:
+        with path.open("rb") as f:
+            f.seek(offset)
+            data = f.read()
+    except FileNotFoundError:
+        return offset
+    if data:
+        typer.echo(data.decode("utf-8", "replace"), nl=False)
+    return offset + len(data)

@@ -1,0 +1,151 @@
+"""Human output for info/jobs: rich panels and tables over the same dicts --json prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from bundletui.cli._common import out, styled
+from bundletui.model.ids import IdKind, kind_of
+from bundletui.store.db import Store
+
+
+def short(rfc: str | None) -> str:
+    """``Sat, 21 Nov 2026 06:58:20 GMT`` -> ``2026-11-21 06:58:20`` for narrow tables."""
+    if not rfc:
+        return "-"
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return parsedate_to_datetime(rfc).strftime("%Y-%m-%d %H:%M:%S")
+    except (TypeError, ValueError):
+        return rfc
+
+
+def _kv(title: str, rows: list[tuple[str, Any]]) -> None:
+    out.print(f"[bold]{title}[/bold]")
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        out.print(
+            f"  {key.ljust(width)} : {value if value not in (None, '') else '-'}",
+            markup=key == "Status",
+        )
+
+
+def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
+    kind = kind_of(job_id)
+    if kind is IdKind.WORKFLOW:
+        _kv(
+            f"Workflow {data['id']}",
+            [
+                ("Name", data["appName"]),
+                ("App Path", data["appPath"]),
+                ("Status", styled(data["status"])),
+                ("Run", data["run"]),
+                ("User", data["user"]),
+                ("Parent", data["parentId"]),
+                ("External Id", data["externalId"]),
+                ("Created", data["createdTime"]),
+                ("Started", data["startTime"]),
+                ("Ended", data["endTime"]),
+                (
+                    "Error",
+                    f"{data['errorCode']}: {data['errorMessage']}"
+                    if data.get("errorCode") or data.get("errorMessage")
+                    else None,
+                ),
+            ],
+        )
+        table = Table(box=None, header_style="bold")
+        for col in (
+            "Node",
+            "Type",
+            "Status",
+            "Attempt",
+            "Exit",
+            "Transition",
+            "Started",
+            "Ended",
+            "Error",
+        ):
+            table.add_column(col)
+        for a in data["actions"]:
+            table.add_row(
+                a["name"],
+                a["type"],
+                styled(a["nodeStatus"]),
+                str(a["attempt"]),
+                "-" if a["exitCode"] is None else str(a["exitCode"]),
+                a["transition"] or "-",
+                short(a["startTime"]),
+                short(a["endTime"]),
+                (f"{a['errorCode']}: {a['errorMessage']}" if a["errorCode"] else "-"),
+            )
+        out.print(table)
+        return
+    if kind is IdKind.WORKFLOW_NODE:
+        _kv(
+            f"Node {data['id']}",
+            [
+                ("Type", data["type"]),
+                ("Status", styled(data["nodeStatus"])),
+                ("Attempt", data["attempt"]),
+                ("Exit code", data["exitCode"]),
+                ("Transition", data["transition"]),
+                ("Started", data["startTime"]),
+                ("Ended", data["endTime"]),
+                (
+                    "Error",
+                    f"{data['errorCode']}: {data['errorMessage']}" if data["errorCode"] else None,
+                ),
+                ("Captured", (data["data"] or "").strip().replace("\n", "; ")),
+            ],
+        )
+        return
+    from bundletui.cli.render_coord import render_coord_info
+
+    render_coord_info(store, job_id, kind, data)
+
+
+def render_jobs(kind: str, data: dict[str, Any]) -> None:
+    key = {"workflow": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}[kind]
+    table = Table(box=None, header_style="bold")
+    for col in ("Job ID", "Name", "Status", "User", "Created", "Started", "Ended"):
+        table.add_column(col, no_wrap=col in ("Job ID", "Status"))
+    for job in data[key]:
+        if kind == "workflow":
+            row = (
+                job["id"],
+                job["appName"],
+                job["status"],
+                job["user"],
+                job["createdTime"],
+                job["startTime"],
+                job["endTime"],
+            )
+        elif kind == "coordinator":
+            row = (
+                job["coordJobId"],
+                job["coordJobName"],
+                job["status"],
+                job["user"],
+                job["createdTime"],
+                job["startTime"],
+                job["endTime"],
+            )
+        else:
+            row = (
+                job["bundleJobId"],
+                job["bundleJobName"],
+                job["status"],
+                job["user"],
+                job["createdTime"],
+                job["kickoffTime"],
+                job["endTime"],
+            )
+        table.add_row(
+            row[0], row[1], styled(row[2]), row[3], row[4] or "-", row[5] or "-", row[6] or "-"
+        )
+    out.print(table)
+    out.print(f"[dim]{len(data[key])} of {data['total']} (offset {data['offset']})[/dim]")

@@ -1,0 +1,262 @@
+"""The read side: jobs as Oozie's JSON (oozie.md §7.2), listings with Oozie's filters (§6.2).
+
+The CLI's ``--json``, the console's details pane and the HTTP API all show these same dicts, so
+an Oozie client sees the same keys wherever it looks.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from xml.sax.saxutils import escape
+
+from bundletui.errors import CommandError
+from bundletui.model.clock import from_ms
+from bundletui.model.ids import IdKind, kind_of
+from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus
+from bundletui.model.timeutil import format_rfc822
+from bundletui.store import jobs
+from bundletui.store.rows import NodeRow, WorkflowRow
+
+
+def rfc822(ms: int | None, tz: str = "GMT") -> str | None:
+    return None if ms is None else format_rfc822(from_ms(ms), tz)
+
+
+def conf_xml(conf: dict[str, str]) -> str:
+    body = "".join(
+        f"\r\n  <property>\r\n    <name>{escape(k)}</name>\r\n    <value>{escape(v)}</value>\r\n  </property>"
+        for k, v in conf.items()
+    )
+    return f"<configuration>{body}\r\n</configuration>"
+
+
+# ----------------------------------------------------------------------------- workflows
+
+
+def node_json(node: NodeRow, app_type: str, tz: str = "GMT") -> dict[str, Any]:
+    status = NODE_OOZIE_STATUS.get(NodeStatus(node.status), node.status)
+    return {
+        "id": node.id,
+        "name": node.name,
+        "cred": "null",
+        "type": app_type,
+        "conf": "",
+        "status": status,
+        "retries": max(node.attempt - 1, 0),
+        "startTime": rfc822(node.started, tz),
+        "endTime": rfc822(node.ended, tz),
+        "transition": node.transition,
+        "data": _properties_text(node.data),
+        "stats": None,
+        "externalChildIDs": None,
+        "externalId": node.external_id or (str(node.pid) if node.pid else None),
+        "externalStatus": node.status,
+        "trackerUri": None,
+        "consoleUrl": None,
+        "errorCode": node.error_code,
+        "errorMessage": node.error_message,
+        "toString": f"Action name[{node.name}] status[{status}]",
+        "userRetryInterval": 10,
+        "userRetryCount": max(node.attempt - 1, 0),
+        "userRetryMax": 0,
+        # ours, beside Oozie's keys
+        "nodeStatus": node.status,
+        "attempt": node.attempt,
+        "exitCode": node.exit_code,
+    }
+
+
+def _properties_text(data: str | None) -> str | None:
+    if not data:
+        return None
+    return "".join(f"{k}={v}\n" for k, v in json.loads(data).items())
+
+
+def workflow_json(
+    conn: sqlite3.Connection, wf: WorkflowRow, *, with_actions: bool = True, tz: str = "GMT"
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "appPath": wf.app_path,
+        "appName": wf.app_name,
+        "id": wf.id,
+        "externalId": wf.external_id,
+        "parentId": wf.parent_id,
+        "conf": conf_xml(wf.conf_dict()),
+        "status": wf.status,
+        "lastModTime": rfc822(wf.last_modified, tz),
+        "createdTime": rfc822(wf.created_time, tz),
+        "startTime": rfc822(wf.start_time, tz),
+        "endTime": rfc822(wf.end_time, tz),
+        "user": wf.user,
+        "group": wf.grp,
+        "acl": None,
+        "run": wf.run,
+        "consoleUrl": None,
+        "actions": [],
+        "toString": f"Workflow id[{wf.id}] status[{wf.status}]",
+        # ours
+        "form": wf.form,
+        "errorCode": wf.error_code,
+        "errorMessage": wf.error_message,
+    }
+    if with_actions:
+        types = _node_types(wf)
+        out["actions"] = [
+            node_json(n, types.get(n.name, n.type), tz) for n in jobs.workflow_nodes(conn, wf.id)
+        ]
+    return out
+
+
+def _node_types(wf: WorkflowRow) -> dict[str, str]:
+    from bundletui.commands.nodes import app_of
+
+    out = {}
+    for node in app_of(wf.app).nodes:
+        out[node.name] = node.action.kind if node.action is not None else f":{node.type.upper()}:"
+    return out
+
+
+# ----------------------------------------------------------------------------- lookups
+
+
+def job_info(
+    conn: sqlite3.Connection,
+    job_id: str,
+    *,
+    offset: int = 1,
+    length: int | None = None,
+    order: str = "asc",
+    filter_text: str = "",
+    tz: str = "GMT",
+) -> dict[str, Any]:
+    """Oozie's info JSON for any id (bundle, coordinator, action, workflow, node)."""
+    kind = kind_of(job_id)
+    if kind is IdKind.WORKFLOW:
+        return workflow_json(conn, _must(conn, WorkflowRow, job_id), tz=tz)
+    if kind is IdKind.WORKFLOW_NODE:
+        node = jobs.get(conn, NodeRow, job_id)
+        if node is None:
+            raise CommandError.from_template("E0605", job_id)
+        wf = _must(conn, WorkflowRow, node.wf_id)
+        return node_json(node, _node_types(wf).get(node.name, node.type), tz)
+    from bundletui.commands import coord_queries
+
+    return coord_queries.job_info(
+        conn,
+        job_id,
+        kind,
+        offset=offset,
+        length=length,
+        order=order,
+        filter_text=filter_text,
+        tz=tz,
+    )
+
+
+def _must(conn: sqlite3.Connection, cls: type, job_id: str) -> Any:
+    row = jobs.get(conn, cls, job_id)
+    if row is None:
+        raise CommandError.from_template("E0604", job_id, hint="list jobs with: bundletui jobs")
+    return row
+
+
+# ----------------------------------------------------------------------------- listings
+
+
+@dataclass(frozen=True)
+class JobFilter:
+    """Oozie's ``-filter name=value;...``: one key repeated = OR, different keys = AND."""
+
+    clauses: dict[str, list[str]]
+
+    @classmethod
+    def parse(cls, text: str, allowed: Sequence[str]) -> JobFilter:
+        clauses: dict[str, list[str]] = {}
+        for part in (p for p in text.split(";") if p.strip()):
+            key, sep, value = part.partition("=")
+            key = key.strip().lower()
+            if not sep or key not in allowed:
+                raise CommandError(
+                    "E0420",
+                    f"Invalid jobs filter [{text}], invalid key [{key}]"
+                    if sep
+                    else f"Invalid jobs filter [{text}], elements must be name=value pairs",
+                    hint=f"keys: {', '.join(allowed)}; e.g. --filter 'status=RUNNING;name=daily'",
+                )
+            clauses.setdefault(key, []).append(value.strip())
+        return cls(clauses)
+
+    def sql(self, columns: dict[str, str]) -> tuple[str, list[Any]]:
+        where: list[str] = []
+        params: list[Any] = []
+        for key, values in self.clauses.items():
+            if key == "text":
+                ors = []
+                for v in values:
+                    ors.append("(app_name LIKE ? OR user LIKE ? OR id = ?)")
+                    params += [f"%{v}%", f"%{v}%", v]
+                where.append("(" + " OR ".join(ors) + ")")
+                continue
+            column = columns.get(key)
+            if column is None:
+                continue
+            where.append("(" + " OR ".join(f"{column} = ?" for _ in values) + ")")
+            params += [v.upper() if key == "status" else v for v in values]
+        return (" AND ".join(where) or "1"), params
+
+
+WF_FILTER_COLUMNS = {
+    "status": "status",
+    "name": "app_name",
+    "user": "user",
+    "id": "id",
+    "group": "grp",
+}
+
+
+def list_workflows(
+    conn: sqlite3.Connection,
+    filter_text: str = "",
+    offset: int = 1,
+    length: int = 100,
+    tz: str = "GMT",
+) -> dict[str, Any]:
+    flt = JobFilter.parse(filter_text, [*WF_FILTER_COLUMNS, "text"])
+    where, params = flt.sql(WF_FILTER_COLUMNS)
+    return _listing(
+        conn,
+        WorkflowRow,
+        where,
+        params,
+        offset,
+        length,
+        "workflows",
+        lambda row: workflow_json(conn, row, with_actions=False, tz=tz),
+    )
+
+
+def _listing(
+    conn: sqlite3.Connection,
+    cls: type,
+    where: str,
+    params: list[Any],
+    offset: int,
+    length: int,
+    envelope: str,
+    to_json: Callable[[Any], dict[str, Any]],
+) -> dict[str, Any]:
+    total = jobs.count(conn, cls, where, params)
+    rows = jobs.select(
+        conn,
+        cls,
+        where,
+        params,
+        order="created_time DESC, id DESC",
+        limit=length,
+        offset=max(offset - 1, 0),
+    )
+    return {envelope: [to_json(r) for r in rows], "total": total, "offset": offset, "len": length}

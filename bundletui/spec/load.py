@@ -1,0 +1,242 @@
+"""From a job configuration to checked, resolved application objects.
+
+``properties/XML config (+ -D)`` -> app path -> XML validated against our XSDs -> ``<parameters>``
+defaults -> submit-phase EL -> frozen model objects -> semantic checks. Used by ``submit``,
+``validate``, ``dryrun``, sub-workflow launches and a bundle's start (its coordinators).
+Nothing here touches the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bundletui.errors import BundletuiError, SpecError
+from bundletui.model.apps import BundleApp, BundleCoordinator, CoordinatorApp, WorkflowApp
+from bundletui.model.clock import Clock
+from bundletui.model.cron import validate_cron_frequency
+from bundletui.spec.config import (
+    JobConfig,
+    apply_parameters,
+    expand_conf,
+    load_job_config,
+    read_parameters,
+    resolve_app_path,
+)
+from bundletui.spec.decode_bundle import decode_bundle
+from bundletui.spec.decode_coordinator import decode_coordinator
+from bundletui.spec.decode_workflow import decode_workflow
+from bundletui.spec.submit_el import SubmitResolver
+from bundletui.spec.xmlsafe import AppKind, XmlDocument, load_document
+
+App = BundleApp | CoordinatorApp | WorkflowApp
+
+EXTERNAL_ID_PROPERTY = "oozie.wf.external.id"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A resolved application with the configuration it was resolved with."""
+
+    kind: AppKind
+    app: Any  # BundleApp | CoordinatorApp | WorkflowApp
+    conf: Mapping[str, str]
+    definition: str
+    app_path: str  # the application XML file
+    user: str
+    external_id: str | None = None
+    source: str = ""
+
+    @property
+    def kind_name(self) -> str:
+        return {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
+            self.kind, "workflow-app"
+        )
+
+
+def default_user(conf: Mapping[str, str], fallback: str) -> str:
+    return conf.get("user.name") or fallback
+
+
+def load_job(
+    config: str | Path | None,
+    overrides: Mapping[str, str] | Iterable[str],
+    clock: Clock,
+    *,
+    user: str,
+    external_id: str | None = None,
+) -> Loaded:
+    """What ``submit`` / ``run`` / ``dryrun`` read: the config file, -D overrides, the app."""
+    job = load_job_config(config, overrides)
+    return load_configured(job, clock, user=user, external_id=external_id)
+
+
+def load_configured(
+    job: JobConfig, clock: Clock, *, user: str, external_id: str | None = None
+) -> Loaded:
+    conf = expand_conf(dict(job.conf))
+    conf.setdefault("user.name", user)
+    return load_app(
+        job.app_path,
+        conf,
+        clock,
+        kinds=(job.kind,),
+        external_id=external_id or conf.get(EXTERNAL_ID_PROPERTY) or None,
+        source=job.source,
+    )
+
+
+def load_app(
+    path: str | Path,
+    conf: Mapping[str, str],
+    clock: Clock,
+    *,
+    kinds: Iterable[AppKind] | None = None,
+    external_id: str | None = None,
+    source: str = "",
+    app_name: str | None = None,
+) -> Loaded:
+    """Read one application file and resolve it against ``conf`` (strict: every variable)."""
+    doc = load_document(path, kinds=kinds)
+    merged = apply_parameters(read_parameters(doc), conf, file=doc.file)
+    user = merged.get("user.name", "")
+    resolver = SubmitResolver(merged, clock, user=user)
+    app = _decode(doc, resolver)
+    if app_name and hasattr(app, "name"):
+        app = replace(app, name=app_name)
+    definition = Path(doc.file).read_text(encoding="utf-8", errors="replace")
+    return Loaded(
+        doc.kind, app, merged, definition, str(Path(doc.file).resolve()), user, external_id, source
+    )
+
+
+def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
+    if doc.kind is AppKind.BUNDLE:
+        return decode_bundle(doc, resolver)
+    if doc.kind is AppKind.COORDINATOR:
+        app = decode_coordinator(doc, resolver)
+        check_coordinator(app, doc.file)
+        return app
+    return decode_workflow(doc, resolver)
+
+
+def check_coordinator(app: CoordinatorApp, file: str) -> None:
+    """Submit checks that need calendar math (oozie.md §2.1)."""
+    if app.frequency.is_cron and app.frequency.cron:
+        try:
+            validate_cron_frequency(app.frequency.cron, app.start, app.end)
+        except BundletuiError as exc:
+            raise SpecError(exc.code, exc.message, hint=exc.hint, file=file) from None
+
+
+# ----------------------------------------------------------------------------- validate
+
+
+@dataclass(frozen=True)
+class Validation:
+    kind_name: str
+    file: str
+    checked_semantics: bool
+    needs: tuple[str, ...] = ()
+
+
+def validate_file(
+    path: str | Path, clock: Clock, conf: Mapping[str, str] | None = None
+) -> Validation:
+    """Schema + semantic checks; without values for its variables only the schema is checked."""
+    doc = load_document(path)
+    kind_name = {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
+        doc.kind, "workflow-app"
+    )
+    given = dict(conf or {})
+    lenient = conf is None
+    params = read_parameters(doc)
+    if lenient:
+        merged = {p.name: p.default for p in params if p.default is not None}
+    else:
+        merged = apply_parameters(params, given, file=doc.file)
+    resolver = SubmitResolver(merged, clock, lenient=lenient)
+    from bundletui.spec.submit_el import NeedsValues
+
+    try:
+        _decode(doc, resolver)
+    except NeedsValues:
+        return Validation(kind_name, doc.file, False, tuple(sorted(resolver.unresolved)))
+    if lenient and resolver.unresolved:
+        return Validation(kind_name, doc.file, False, tuple(sorted(resolver.unresolved)))
+    return Validation(kind_name, doc.file, True)
+
+
+# ----------------------------------------------------------------------------- children
+
+
+def load_subworkflow(
+    app_path: str,
+    conf: Mapping[str, str],
+    *,
+    user: str,
+    external_id: str | None,
+    base_dir: str | Path | None = None,
+    clock: Clock | None = None,
+) -> Any:
+    """A sub-workflow action's child, as a submission (imported lazily by the engine)."""
+    from bundletui.commands.workflows import WorkflowSubmission
+    from bundletui.model.clock import RealClock
+
+    path = resolve_app_path(app_path, AppKind.WORKFLOW, base_dir or Path.cwd())
+    loaded = load_app(path, conf, clock or RealClock(), kinds=(AppKind.WORKFLOW,))
+    return WorkflowSubmission(
+        app=loaded.app,
+        conf=loaded.conf,
+        definition=loaded.definition,
+        app_path=loaded.app_path,
+        user=user,
+        external_id=external_id,
+    )
+
+
+def bundle_coordinator_conf(
+    bundle_conf: Mapping[str, str], coord: BundleCoordinator, bundle_id: str, app_file: Path
+) -> dict[str, str]:
+    """Bundle conf, overlaid with the coordinator's <configuration> (oozie.md §1.1)."""
+    conf = dict(bundle_conf)
+    conf.update(dict(coord.configuration))
+    for key in (
+        "oozie.bundle.application.path",
+        "oozie.application.bundle.path",
+        "oozie.wf.application.path",
+    ):
+        conf.pop(key, None)
+    conf["oozie.coord.application.path"] = str(app_file)
+    conf["oozie.bundle.id"] = bundle_id
+    return conf
+
+
+def load_bundle_coordinator(
+    bundle: BundleApp,
+    coord: BundleCoordinator,
+    bundle_conf: Mapping[str, str],
+    bundle_id: str,
+    clock: Clock,
+) -> Loaded:
+    """One coordinator of a bundle, resolved as the bundle's start submits it."""
+    base = Path(bundle.source).parent if bundle.source else Path.cwd()
+    path = resolve_app_path(coord.app_path, AppKind.COORDINATOR, base)
+    conf = bundle_coordinator_conf(bundle_conf, coord, bundle_id, path)
+    return load_app(path, conf, clock, kinds=(AppKind.COORDINATOR,), app_name=coord.name)
+
+
+def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
+    """Resolve every enabled coordinator of a bundle now, so bad input fails the submit."""
+    bundle: BundleApp = loaded.app
+    out = []
+    for coord in bundle.coordinators:
+        if coord.enabled:
+            out.append(
+                load_bundle_coordinator(
+                    bundle, coord, loaded.conf, "0000000-000000000000000-bundletui-check-B", clock
+                )
+            )
+    return out

@@ -1,0 +1,268 @@
+"""The submit-phase EL: the real :class:`~bundletui.spec.resolver.Resolver`.
+
+At submit Oozie resolves job properties, ``coord:``/``bundle:`` conf functions and the
+frequency functions; everything evaluated later (instances, ``dataIn``, ``nominalTime``, ``wf:``
+functions…) is echoed back verbatim, as are ``${YEAR}``…``${MINUTE}`` (oozie.md §3). An unknown
+variable is an error here: every variable must resolve at submit (seed 000, requirement 7).
+
+A ``lenient`` resolver (for ``validate`` without a configuration) echoes unknown variables and
+records them; a typed field that still holds EL then raises :class:`NeedsValues`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from bundletui.errors import BundletuiError, SpecError
+from bundletui.model.clock import Clock
+from bundletui.model.cron import OozieCron
+from bundletui.model.frequency import Frequency, TimeUnit
+from bundletui.model.timeutil import (
+    normalize_timezone_id,
+    parse_oozie_time,
+    parse_timezone,
+    to_minutes,
+)
+from bundletui.spec.el import (
+    BASIC_CONSTANTS,
+    Deferred,
+    ELContext,
+    basic_functions,
+    compile_template,
+    el_function,
+    has_el,
+    property_variables,
+)
+from bundletui.spec.resolver import Where
+
+DATE_VARIABLES = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE"})
+
+# (unit, end-of flag, multiplier) of each frequency function (oozie.md §3.1)
+FREQUENCY_FUNCTIONS: dict[str, tuple[TimeUnit, TimeUnit | None, int]] = {
+    "coord:minutes": (TimeUnit.MINUTE, None, 1),
+    "coord:hours": (TimeUnit.MINUTE, None, 60),
+    "coord:days": (TimeUnit.DAY, None, 1),
+    "coord:months": (TimeUnit.MONTH, None, 1),
+    "coord:endOfDays": (TimeUnit.DAY, TimeUnit.END_OF_DAY, 1),
+    "coord:endOfWeeks": (TimeUnit.WEEK, TimeUnit.END_OF_WEEK, 1),
+    "coord:endOfMonths": (TimeUnit.MONTH, TimeUnit.END_OF_MONTH, 1),
+}
+# Same names as instance functions (start-instance): only frequency fields resolve them early.
+_AMBIGUOUS = frozenset({"coord:endOfDays", "coord:endOfWeeks", "coord:endOfMonths"})
+DEFERRED_PREFIXES = ("coord:", "wf:", "trigger:", "hadoop:", "hcat:", "fs:")
+
+
+class NeedsValues(SpecError):
+    """A typed field could not be checked because variables have no values (validate only)."""
+
+
+class DeferringFunctions(dict[str, Callable[..., Any]]):
+    """A function table where any unknown ``coord:``/``wf:``… function defers to a later phase."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        fn = super().get(key)
+        if fn is not None:
+            return fn
+        if key.startswith(DEFERRED_PREFIXES):
+            return _defer
+        return default
+
+
+def _defer(*_args: Any) -> Any:
+    raise Deferred("resolved later")
+
+
+@dataclass
+class _UnitCapture:
+    unit: TimeUnit = TimeUnit.MINUTE
+    end_of: TimeUnit | None = None
+    used: bool = False
+
+
+def _frequency_functions(capture: _UnitCapture | None) -> dict[str, Callable[..., Any]]:
+    table: dict[str, Callable[..., Any]] = {}
+    for name, (unit, end_of, mult) in FREQUENCY_FUNCTIONS.items():
+
+        def fn(
+            n: int,
+            _unit: TimeUnit = unit,
+            _end: TimeUnit | None = end_of,
+            _mult: int = mult,
+            _name: str = name,
+        ) -> int:
+            if n <= 0:
+                raise SpecError("E1004", f"{_name}({n}): the argument must be greater than 0")
+            if capture is not None:
+                capture.unit, capture.end_of, capture.used = _unit, _end, True
+            return n * _mult
+
+        table[name] = el_function(int)(fn)
+    return table
+
+
+@dataclass
+class SubmitResolver:
+    """Submit-phase EL over one application file and its job configuration."""
+
+    conf: Mapping[str, str]
+    clock: Clock
+    user: str = ""
+    app_name: str = ""
+    lenient: bool = False
+    unresolved: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        variables = {**BASIC_CONSTANTS, **property_variables(self.conf)}
+        base: dict[str, Callable[..., Any]] = {**basic_functions(self.clock.now)}
+        conf = self.conf
+
+        def conf_fn(name: str) -> str:
+            return conf.get(name, "")
+
+        user = self.user or conf.get("user.name", "")
+        base.update(
+            {
+                "coord:conf": el_function(str)(conf_fn),
+                "bundle:conf": el_function(str)(conf_fn),
+                "coord:user": lambda: user,
+            }
+        )
+        text_functions = DeferringFunctions(base)
+        text_functions.update(
+            {k: v for k, v in _frequency_functions(None).items() if k not in _AMBIGUOUS}
+        )
+        mode: Literal["echo", "error"] = "echo" if self.lenient else "error"
+        self._text_ctx = ELContext(variables, text_functions, DATE_VARIABLES, mode)
+        self._capture = _UnitCapture()
+        freq_functions = DeferringFunctions(base)
+        freq_functions.update(_frequency_functions(self._capture))
+        self._freq_ctx = ELContext(variables, freq_functions, DATE_VARIABLES, mode)
+
+    # -------------------------------------------------------------- Resolver
+
+    def text(self, value: str, where: Where) -> str:
+        return str(self._render(value, where, self._text_ctx))
+
+    def frequency(self, value: str, where: Where) -> Frequency:
+        raw = value.strip()
+        if _looks_like_cron(raw):
+            try:
+                OozieCron(raw)
+            except BundletuiError as exc:
+                raise where.error(exc.code, exc.message, exc.hint) from None
+            return Frequency(0, TimeUnit.CRON, cron=" ".join(raw.split()))
+        self._capture.used = False
+        result = self._evaluate(raw, where, self._freq_ctx)
+        if isinstance(result, str) and _looks_like_cron(result):
+            return self.frequency(result, where)
+        number = _to_int(result, where, "frequency")
+        if self._capture.used:
+            return Frequency(number, self._capture.unit, end_of=self._capture.end_of)
+        if number <= 0:
+            raise where.error(
+                "E1003",
+                f"Invalid coordinator application attributes, frequency [{value}] must be greater than 0",
+                hint="use minutes (e.g. 60), coord:hours(1), coord:days(1) or a 5-field cron",
+            )
+        return Frequency(number, TimeUnit.MINUTE)
+
+    def timeout_minutes(self, value: str, where: Where) -> int:
+        self._capture.used = False
+        result = self._evaluate(value.strip(), where, self._freq_ctx)
+        number = _to_int(result, where, "timeout")
+        if self._capture.used:
+            unit = self._capture.unit
+            # coord:hours(n) already returned minutes
+            return number if unit is TimeUnit.MINUTE else to_minutes(number, unit)
+        return number
+
+    def datetime(self, value: str, where: Where) -> datetime:
+        text = self.text(value, where).strip()
+        self._require_resolved(text, where)
+        try:
+            return parse_oozie_time(text, what=where.field or "datetime")
+        except BundletuiError as exc:
+            raise where.error(exc.code, exc.message, exc.hint) from None
+
+    def integer(self, value: str, where: Where) -> int:
+        return _to_int(
+            self._evaluate(value.strip(), where, self._text_ctx), where, where.field or "value"
+        )
+
+    def timezone(self, value: str, where: Where) -> str:
+        text = self.text(value, where).strip()
+        self._require_resolved(text, where)
+        try:
+            parse_timezone(text)
+            return normalize_timezone_id(text)
+        except BundletuiError as exc:
+            raise where.error(exc.code, exc.message, exc.hint) from None
+
+    # -------------------------------------------------------------- helpers
+
+    def _evaluate(self, value: str, where: Where, ctx: ELContext) -> Any:
+        if not has_el(value):
+            return value
+        try:
+            result = compile_template(value).evaluate(ctx)
+        except BundletuiError as exc:
+            raise where.error(exc.code, exc.message, exc.hint) from None
+        if isinstance(result, str):
+            self._require_resolved(result, where)
+        return result
+
+    def _render(self, value: str, where: Where, ctx: ELContext) -> str:
+        if not has_el(value):
+            return value
+        try:
+            template = compile_template(value)
+            if self.lenient:
+                missing = {
+                    v
+                    for v in template.variables
+                    if v not in ctx.variables and v not in DATE_VARIABLES
+                }
+                self.unresolved |= missing
+            return template.render(ctx)
+        except BundletuiError as exc:
+            raise where.error(exc.code, exc.message, exc.hint or _hint_for(exc.message)) from None
+
+    def _require_resolved(self, text: str, where: Where) -> None:
+        if self.lenient and "${" in text:
+            raise NeedsValues(
+                "EB0301",
+                f"{where.field or 'a field'} needs values for variables to be checked",
+                file=where.file,
+                line=where.line,
+            )
+
+
+def _hint_for(message: str) -> str | None:
+    if "unresolved variable" in message or "unknown variable" in message:
+        return "define it in the job's .properties file, or pass -D name=value"
+    return None
+
+
+def _looks_like_cron(text: str) -> bool:
+    parts = text.split()
+    return len(parts) == 5 and "${" not in text
+
+
+def _to_int(value: Any, where: Where, what: str) -> int:
+    if isinstance(value, bool):
+        raise where.error(
+            "E1003", f"Invalid coordinator application attributes, {what} [{value}] is not a number"
+        )
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise where.error(
+            "E1003",
+            f"Invalid coordinator application attributes, {what} [{value}] is not an integer",
+            hint="give a whole number, or an EL frequency such as ${coord:hours(2)}",
+        ) from None
