@@ -64,3 +64,101 @@ def kill(ctx: Ctx, job_id: str) -> None:
         from bundletui.commands import jobctl
 
         jobctl.kill(ctx, job_id, kind)
+
+
+def change(ctx: Ctx, job_id: str, value: str) -> None:
+    kind = _kind(job_id)
+    if kind is IdKind.BUNDLE:
+        from bundletui.commands import bundles
+
+        bundles.change(ctx, job_id, value)
+    elif kind is IdKind.COORDINATOR:
+        from bundletui.commands import coordinators
+
+        coordinators.change(ctx, job_id, value)
+    else:
+        raise fail(
+            "E0302",
+            f"change of {job_id}",
+            hint="change applies to coordinators (endtime, concurrency, pausetime, status) and bundles (pausetime, endtime)",
+        )
+
+
+def ignore(
+    ctx: Ctx, job_id: str, *, actions: str | None = None, dates: str | None = None
+) -> list[str]:
+    kind = _kind(job_id)
+    if kind is IdKind.COORD_ACTION:
+        job_id, _, number = job_id.rpartition("@")
+        actions = number
+    elif kind is not IdKind.COORDINATOR:
+        raise fail(
+            "E0302",
+            f"ignore of {job_id}",
+            hint="only coordinators and their actions can be ignored",
+        )
+    from bundletui.commands import coordinators
+
+    return coordinators.ignore(ctx, job_id, actions=actions, dates=dates)
+
+
+def kill_actions(
+    ctx: Ctx, coord_id: str, *, actions: str | None = None, dates: str | None = None
+) -> list[str]:
+    if _kind(coord_id) is not IdKind.COORDINATOR:
+        raise fail(
+            "E0302",
+            f"kill with an action scope of {coord_id}",
+            hint="--action/--date apply to a coordinator id",
+        )
+    from bundletui.commands import coordinators
+
+    return coordinators.kill(ctx, coord_id, actions=actions, dates=dates)
+
+
+def rerun(
+    ctx: Ctx,
+    job_id: str,
+    *,
+    skip_nodes: list[str] | None = None,
+    failed_nodes: bool = False,
+    actions: str | None = None,
+    dates: str | None = None,
+    coordinators: str | None = None,
+    refresh: bool = False,
+    nocleanup: bool = False,
+    failed: bool = False,
+) -> list[str]:
+    kind = _kind(job_id)
+    if kind is IdKind.WORKFLOW:
+        wf.rerun(ctx, job_id, skip_nodes=skip_nodes or [], failed_nodes=failed_nodes)
+        return [job_id]
+    if kind is IdKind.COORDINATOR:
+        from bundletui.commands import coordinators as c
+
+        return c.rerun(
+            ctx,
+            job_id,
+            actions=actions,
+            dates=dates,
+            refresh=refresh,
+            nocleanup=nocleanup,
+            failed=failed,
+        )
+    if kind is IdKind.BUNDLE:
+        from bundletui.commands import bundles
+
+        n = bundles.rerun(
+            ctx,
+            job_id,
+            coordinators=coordinators,
+            dates=dates,
+            refresh=refresh,
+            nocleanup=nocleanup,
+        )
+        return [job_id] if n else []
+    raise fail(
+        "E0302",
+        f"rerun of {job_id}",
+        hint="rerun a workflow, a coordinator (--action/--date) or a bundle (--coordinator/--date)",
+    )

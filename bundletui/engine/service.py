@@ -33,7 +33,10 @@ from bundletui.store.db import Store, Tx
 from bundletui.store.jobs import outbox_done, outbox_head
 
 if TYPE_CHECKING:
+    from bundletui.engine.bundles import BundleService
+    from bundletui.engine.coordinators import CoordinatorService
     from bundletui.engine.effects import EngineEffects
+    from bundletui.engine.landing import LandingWatcher
     from bundletui.engine.workflows import WorkflowRunner
 
 log = logging.getLogger("bundletui.engine")
@@ -84,6 +87,10 @@ class Engine:
         self.wake_bundle_hook: Callable[[Tx, str], None] | None = None
         self.effects: EngineEffects
         self.workflows: WorkflowRunner
+        self.coordinators: CoordinatorService
+        self.bundles: BundleService
+        self.landing: LandingWatcher
+        self.landing_dir: Path = (config.landing or config.home / "landing").resolve()
         self._install_subsystems()
 
     # ------------------------------------------------------------------ wiring

@@ -189,5 +189,16 @@ def current_user() -> str:
 
 
 def _statements(script: str) -> list[str]:
-    """Split a migration script on ';' at statement ends (no ';' inside our DDL strings)."""
-    return [s.strip() for s in script.split(";") if s.strip()]
+    """Split a migration script into statements (triggers keep their inner ';')."""
+    out: list[str] = []
+    current = ""
+    for line in script.splitlines():
+        if line.strip().startswith("--"):
+            continue
+        current += line + "\n"
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    if current.strip():
+        out.append(current.strip())
+    return out

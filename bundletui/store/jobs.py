@@ -51,7 +51,15 @@ def must_get(conn: sqlite3.Connection, cls: type[R], key: str) -> R:
     return found
 
 
-def select(conn: sqlite3.Connection, cls: type[R], where: str = "1", params: Sequence[Any] = (), order: str = "", limit: int | None = None, offset: int = 0) -> list[R]:
+def select(
+    conn: sqlite3.Connection,
+    cls: type[R],
+    where: str = "1",
+    params: Sequence[Any] = (),
+    order: str = "",
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[R]:
     sql = f"SELECT * FROM {TABLE_OF[cls]} WHERE {where}"
     if order:
         sql += f" ORDER BY {order}"
@@ -61,7 +69,9 @@ def select(conn: sqlite3.Connection, cls: type[R], where: str = "1", params: Seq
 
 
 def count(conn: sqlite3.Connection, cls: type, where: str = "1", params: Sequence[Any] = ()) -> int:
-    return int(conn.execute(f"SELECT count(*) FROM {TABLE_OF[cls]} WHERE {where}", params).fetchone()[0])
+    return int(
+        conn.execute(f"SELECT count(*) FROM {TABLE_OF[cls]} WHERE {where}", params).fetchone()[0]
+    )
 
 
 def _check(table: str, names: Iterable[str]) -> None:
@@ -135,8 +145,12 @@ def enqueue(tx: Tx, kind: str, target: str, args: Mapping[str, Any] | None = Non
     )
 
 
-def outbox_head(conn: sqlite3.Connection, limit: int = 200) -> list[tuple[int, str, str, dict[str, Any]]]:
-    rows = conn.execute("SELECT id, kind, target, args FROM outbox ORDER BY id LIMIT ?", (limit,)).fetchall()
+def outbox_head(
+    conn: sqlite3.Connection, limit: int = 200
+) -> list[tuple[int, str, str, dict[str, Any]]]:
+    rows = conn.execute(
+        "SELECT id, kind, target, args FROM outbox ORDER BY id LIMIT ?", (limit,)
+    ).fetchall()
     return [(r[0], r[1], r[2], json.loads(r[3] or "{}")) for r in rows]
 
 
@@ -157,7 +171,9 @@ def workflow_nodes(conn: sqlite3.Connection, wf_id: str) -> list[NodeRow]:
 
 
 def workflow_by_external_id(conn: sqlite3.Connection, external_id: str) -> WorkflowRow | None:
-    rows = select(conn, WorkflowRow, "external_id = ?", (external_id,), order="created_time DESC", limit=1)
+    rows = select(
+        conn, WorkflowRow, "external_id = ?", (external_id,), order="created_time DESC", limit=1
+    )
     return rows[0] if rows else None
 
 
@@ -170,7 +186,75 @@ def children_workflows(conn: sqlite3.Connection, parent_id: str) -> list[Workflo
     return select(conn, WorkflowRow, "parent_id = ?", (parent_id,), order="created_time")
 
 
-def audit_rows(conn: sqlite3.Connection, target: str | None = None, limit: int = 100) -> list[AuditRow]:
+def audit_rows(
+    conn: sqlite3.Connection, target: str | None = None, limit: int = 100
+) -> list[AuditRow]:
     if target:
         return select(conn, AuditRow, "target = ?", (target,), order="id DESC", limit=limit)
     return select(conn, AuditRow, order="id DESC", limit=limit)
+
+
+# ----------------------------------------------------------------------------- coordinators
+
+
+def action_counts(conn: sqlite3.Connection, coord_id: str) -> dict[str, int]:
+    """Actions of a coordinator by status (trigger-maintained: O(statuses), not O(actions))."""
+    rows = conn.execute("SELECT status, n FROM coord_action_counts WHERE coord_id = ? AND n > 0", (coord_id,))
+    return {r[0]: r[1] for r in rows}
+
+
+def bundle_action_counts(conn: sqlite3.Connection, bundle_id: str) -> tuple[dict[str, int], bool]:
+    """Bundle actions by status (IGNORED excluded) and whether any is pending."""
+    counts: dict[str, int] = {}
+    pending = False
+    for status, n, p in conn.execute(
+        "SELECT status, count(*), max(pending) FROM bundle_actions WHERE bundle_id = ? GROUP BY status",
+        (bundle_id,),
+    ):
+        if status != "IGNORED":
+            counts[status] = n
+        pending = pending or bool(p)
+    return counts, pending
+
+
+def insert_input_deps(tx: Tx, rows: Iterable[tuple[str, str, str, int, int]]) -> None:
+    """(action_id, path, data_in, seq, available)"""
+    tx.conn.executemany(
+        "INSERT OR IGNORE INTO input_deps (action_id, path, data_in, seq, available) VALUES (?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def waiting_on(conn: sqlite3.Connection, path: str) -> list[str]:
+    """Actions waiting for exactly this path (indexed: O(actions waiting on it))."""
+    return [r[0] for r in conn.execute("SELECT action_id FROM input_deps WHERE path = ? AND available = 0", (path,))]
+
+
+def waiting_under(conn: sqlite3.Connection, prefix: str) -> list[tuple[str, str]]:
+    """(action_id, path) of waiting dependencies below a directory (an index range scan)."""
+    base = prefix.rstrip("/") + "/"
+    return [
+        (r[0], r[1])
+        for r in conn.execute(
+            "SELECT action_id, path FROM input_deps WHERE available = 0 AND path >= ? AND path < ?",
+            (base, base[:-1] + "0"),
+        )
+    ]
+
+
+def mark_available(tx: Tx, action_id: str, path: str) -> None:
+    tx.conn.execute("UPDATE input_deps SET available = 1 WHERE action_id = ? AND path = ?", (action_id, path))
+
+
+def input_deps_of(conn: sqlite3.Connection, action_id: str) -> list[tuple[str, str, int, int]]:
+    """(path, data_in, seq, available) in materialization order."""
+    return [
+        (r[0], r[1], r[2], r[3])
+        for r in conn.execute(
+            "SELECT path, data_in, seq, available FROM input_deps WHERE action_id = ? ORDER BY seq", (action_id,)
+        )
+    ]
+
+
+def all_waiting_deps(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in conn.execute("SELECT action_id, path FROM input_deps WHERE available = 0")]

@@ -30,7 +30,9 @@ def read_lease(conn: sqlite3.Connection) -> Lease | None:
     return None if row is None else Lease(*row)
 
 
-def try_acquire(store: Store, holder: str, pid: int, host: str, mode: str, now_ms: int, ttl_ms: int) -> Lease | None:
+def try_acquire(
+    store: Store, holder: str, pid: int, host: str, mode: str, now_ms: int, ttl_ms: int
+) -> Lease | None:
     """Take the lease if it is free or expired; returns the lease held by someone else otherwise."""
     conn = store.conn
     conn.execute("BEGIN IMMEDIATE")

@@ -119,6 +119,7 @@ class ActionRow:
     error_message: str | None
     held_by: str | None
     timeout_at: int | None
+    plan: str | None
     trigger: str | None
     last_modified: int
     rev: int

@@ -100,6 +100,7 @@ MIGRATIONS: list[str] = [
         error_message TEXT,
         held_by TEXT,
         timeout_at INTEGER,
+        plan TEXT,
         trigger TEXT,
         last_modified INTEGER NOT NULL,
         rev INTEGER NOT NULL DEFAULT 0,
@@ -110,6 +111,28 @@ MIGRATIONS: list[str] = [
         WHERE status IN ('WAITING', 'READY', 'SUBMITTED', 'RUNNING', 'SUSPENDED');
     CREATE INDEX coord_actions_rev ON coord_actions(rev);
     CREATE INDEX coord_actions_external ON coord_actions(external_id);
+
+    -- Action counts per coordinator and status, kept by triggers so a roll-up is O(1)
+    -- however many actions a coordinator has, and right whichever process wrote the change.
+    CREATE TABLE coord_action_counts (
+        coord_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (coord_id, status)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER coord_actions_count_insert AFTER INSERT ON coord_actions BEGIN
+        INSERT INTO coord_action_counts (coord_id, status, n) VALUES (NEW.coord_id, NEW.status, 1)
+            ON CONFLICT (coord_id, status) DO UPDATE SET n = n + 1;
+    END;
+    CREATE TRIGGER coord_actions_count_update AFTER UPDATE OF status ON coord_actions
+        WHEN OLD.status <> NEW.status BEGIN
+        UPDATE coord_action_counts SET n = n - 1 WHERE coord_id = OLD.coord_id AND status = OLD.status;
+        INSERT INTO coord_action_counts (coord_id, status, n) VALUES (NEW.coord_id, NEW.status, 1)
+            ON CONFLICT (coord_id, status) DO UPDATE SET n = n + 1;
+    END;
+    CREATE TRIGGER coord_actions_count_delete AFTER DELETE ON coord_actions BEGIN
+        UPDATE coord_action_counts SET n = n - 1 WHERE coord_id = OLD.coord_id AND status = OLD.status;
+    END;
 
     CREATE TABLE input_deps (
         action_id TEXT NOT NULL REFERENCES coord_actions(id) ON DELETE CASCADE,

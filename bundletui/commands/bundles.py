@@ -1,0 +1,465 @@
+"""Bundle commands and the seed's pending-flag design (seed 000).
+
+A bundle command changes the bundle, marks each affected bundle action pending, and asks the
+engine (through the outbox) to run the child coordinator command; when a coordinator's status
+changes, its bundle action takes the status, its pending flag is cleared, and the bundle rolls
+up — all in that child's transaction, not in a periodic sweep.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bundletui.commands import coordinators as coordcmd
+from bundletui.commands.base import Ctx, fail, run
+from bundletui.commands.effects import Effects
+from bundletui.errors import BundletuiError, CommandError
+from bundletui.model import codec
+from bundletui.model.apps import BundleApp
+from bundletui.model.clock import from_ms, to_ms
+from bundletui.model.ids import JobKind, bundle_action_id
+from bundletui.model.rollup import BundleRollupInput, bundle_rollup
+from bundletui.model.status import JOB_TERMINAL, JobStatus
+from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
+from bundletui.model.transitions import Children, Event, Machine, decide
+from bundletui.spec.load import Loaded, check_bundle_coordinators, load_bundle_coordinator
+from bundletui.store import jobs
+from bundletui.store.db import Store, Tx
+from bundletui.store.rows import BundleActionRow, BundleRow, CoordRow
+
+J = JobStatus
+
+
+def app_of(bundle: BundleRow) -> BundleApp:
+    return codec.loads(bundle.app, BundleApp)
+
+
+# ----------------------------------------------------------------------------- submit / start
+
+
+def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
+    """Store the bundle in PREP. Every coordinator is resolved first: bad input stores nothing."""
+    check_bundle_coordinators(loaded, ctx.store.clock)
+    app: BundleApp = loaded.app
+
+    def body(tx: Tx) -> str:
+        if loaded.external_id:
+            existing = jobs.job_by_external_id(tx.conn, BundleRow, loaded.external_id)
+            if existing is not None:
+                return existing.id
+        bundle_id = ctx.store.next_id(tx, JobKind.BUNDLE, loaded.user)
+        decide(Machine.BUNDLE, None, Event.SUBMIT)
+        jobs.insert(
+            tx,
+            BundleRow,
+            {
+                "id": bundle_id,
+                "app_name": app.name,
+                "app_path": loaded.app_path,
+                "external_id": loaded.external_id,
+                "user": loaded.user,
+                "status": J.PREP,
+                "kickoff_time": to_ms(app.kickoff_time) if app.kickoff_time else None,
+                "created_time": tx.now_ms,
+                "conf": json.dumps(dict(loaded.conf)),
+                "definition": loaded.definition,
+                "app": codec.dumps(app),
+            },
+        )
+        if start:
+            start_tx(tx, ctx.effects, jobs.must_get(tx.conn, BundleRow, bundle_id), Event.START)
+        else:
+            ctx.effects.wake_bundle(tx, bundle_id)  # kick-off (now, when none is given)
+        return bundle_id
+
+    return run(
+        ctx,
+        "submit",
+        None,
+        {"app_path": loaded.app_path, "start": start, "external_id": loaded.external_id},
+        body,
+    )
+
+
+def load(tx: Tx, bundle_id: str) -> BundleRow:
+    row = jobs.get(tx.conn, BundleRow, bundle_id)
+    if row is None:
+        raise fail("E0604", bundle_id, hint="list bundles with: bundletui jobs --type bundle")
+    return row
+
+
+def start_tx(tx: Tx, effects: Effects, bundle: BundleRow, event: Event = Event.START) -> None:
+    """PREP -> RUNNING; one bundle action per enabled coordinator (PREP, pending); submit each."""
+    t = decide(Machine.BUNDLE, bundle.status, event, bundle.id)
+    app = app_of(bundle)
+    enabled = [c for c in app.coordinators if c.enabled]
+    if not enabled:
+        jobs.update(
+            tx, BundleRow, bundle.id, status=J.FAILED, start_time=tx.now_ms, end_time=tx.now_ms
+        )
+        return
+    for coord in enabled:
+        jobs.insert(
+            tx,
+            BundleActionRow,
+            {
+                "id": bundle_action_id(bundle.id, coord.name),
+                "bundle_id": bundle.id,
+                "coord_name": coord.name,
+                "status": J.PREP,
+                "pending": 1,
+                "critical": int(coord.critical),
+            },
+        )
+        effects.child_command(tx, "bundle.submit_coord", bundle.id, {"name": coord.name})
+    jobs.update(tx, BundleRow, bundle.id, status=t.to, start_time=tx.now_ms, pending=1)
+
+
+def start(ctx: Ctx, bundle_id: str) -> None:
+    run(ctx, "start", bundle_id, None, lambda tx: start_tx(tx, ctx.effects, load(tx, bundle_id)))
+
+
+def submit_child_tx(tx: Tx, store: Store, effects: Effects, bundle: BundleRow, name: str) -> None:
+    """The engine's half of a bundle start: submit one coordinator (seed: CoordSubmitXCommand)."""
+    ba = jobs.get(tx.conn, BundleActionRow, bundle_action_id(bundle.id, name))
+    if ba is None or ba.coord_id is not None:
+        return  # already done (the outbox item ran before a crash)
+    if bundle.status in (J.KILLED, J.FAILED):
+        jobs.update(tx, BundleActionRow, ba.id, status=J.KILLED, pending=0)
+        rollup_tx(tx, effects, bundle.id)
+        return
+    app = app_of(bundle)
+    coord = next(c for c in app.coordinators if c.name == name)
+    try:
+        loaded = load_bundle_coordinator(app, coord, bundle.conf_dict(), bundle.id, store.clock)
+    except BundletuiError as exc:
+        jobs.update(tx, BundleActionRow, ba.id, status=J.FAILED, pending=0)
+        event = Event.CRITICAL_CHILD_FAILED if coord.critical else Event.CHILD_FAILED
+        current = jobs.must_get(tx.conn, BundleRow, bundle.id)
+        t = (
+            decide(Machine.BUNDLE, current.status, event, bundle.id)
+            if (current.status, event) in _CHILD_FAIL_FROM
+            else None
+        )
+        if t is not None:
+            jobs.update(tx, BundleRow, bundle.id, status=t.to)
+            if t.children is Children.KILL:
+                _cascade(
+                    tx,
+                    effects,
+                    jobs.must_get(tx.conn, BundleRow, bundle.id),
+                    "coord.kill",
+                    Event.KILL,
+                )
+        note = f"coordinator {name} failed to submit: {exc.code}: {exc.message}"
+        jobs.audit(
+            tx,
+            user="engine",
+            face="engine",
+            command="submit",
+            target=bundle.id,
+            args={"coordinator": name},
+            result="error",
+            error=note,
+        )
+        rollup_tx(tx, effects, bundle.id)
+        return
+    status = {
+        J.PREPSUSPENDED: J.PREPSUSPENDED,
+        J.SUSPENDED: J.PREPSUSPENDED,
+        J.SUSPENDEDWITHERROR: J.PREPSUSPENDED,
+    }.get(JobStatus(bundle.status), J.PREP)
+    coord_id = coordcmd.create_coordinator_tx(
+        tx, store, effects, loaded, bundle_id=bundle.id, pause_time=bundle.pause_time, status=status
+    )
+    jobs.update(tx, BundleActionRow, ba.id, coord_id=coord_id, status=status, pending=0)
+    rollup_tx(tx, effects, bundle.id)
+
+
+_CHILD_FAIL_FROM = {
+    (J.RUNNING, Event.CRITICAL_CHILD_FAILED),
+    (J.RUNNINGWITHERROR, Event.CRITICAL_CHILD_FAILED),
+    (J.RUNNING, Event.CHILD_FAILED),
+    (J.RUNNINGWITHERROR, Event.CHILD_FAILED),
+}
+
+
+# ----------------------------------------------------------------------------- roll-up
+
+
+def coordinator_changed(tx: Tx, effects: Effects, coord: CoordRow, *, acted: bool = False) -> None:
+    """Seed's BundleStatusUpdateXCommand: the bundle action takes the coordinator's status; when
+    a child command the bundle asked for has acted (``acted``), its pending count drops even if
+    the status did not change. Then the bundle rolls up, in this same transaction."""
+    if not coord.bundle_id:
+        return
+    rows = jobs.select(
+        tx.conn, BundleActionRow, "bundle_id = ? AND coord_id = ?", (coord.bundle_id, coord.id)
+    )
+    for ba in rows:
+        pending = max(ba.pending - 1, 0) if acted else ba.pending
+        if ba.status != coord.status or pending != ba.pending:
+            jobs.update(tx, BundleActionRow, ba.id, status=coord.status, pending=pending)
+    rollup_tx(tx, effects, coord.bundle_id)
+
+
+def rollup_tx(tx: Tx, effects: Effects, bundle_id: str) -> None:
+    bundle = jobs.get(tx.conn, BundleRow, bundle_id)
+    if bundle is None:
+        return
+    counts, pending = jobs.bundle_action_counts(tx.conn, bundle_id)
+    critical_failed = (
+        tx.conn.execute(
+            "SELECT 1 FROM bundle_actions WHERE bundle_id = ? AND critical = 1 AND coord_id IS NULL AND status IN ('FAILED')",
+            (bundle_id,),
+        ).fetchone()
+        is not None
+    )
+    new = bundle_rollup(
+        BundleRollupInput(
+            status=JobStatus(bundle.status),
+            counts={JobStatus(k): v for k, v in counts.items()},
+            pending=pending,
+            pause_time_set=bundle.pause_time is not None,
+            suspended_time_set=bundle.suspended_time is not None,
+            critical_submit_failed=critical_failed,
+        ),
+        backward_support=coordcmd.BACKWARD_SUPPORT,
+    )
+    fields: dict[str, Any] = {}
+    if int(pending) != bundle.pending:
+        fields["pending"] = int(pending)
+    if new is not None:
+        fields["status"] = new
+        if new in JOB_TERMINAL:
+            fields["end_time"] = tx.now_ms
+    if fields:
+        jobs.update(tx, BundleRow, bundle_id, **fields)
+
+
+# ----------------------------------------------------------------------------- cascades
+
+
+def _cascade(
+    tx: Tx,
+    effects: Effects,
+    bundle: BundleRow,
+    kind: str,
+    event: Event,
+    args: dict[str, Any] | None = None,
+    only: set[str] | None = None,
+) -> int:
+    """Mark the affected bundle actions pending and ask the engine to act on each coordinator."""
+    n = 0
+    for ba in jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,)):
+        if only is not None and ba.status not in only:
+            continue
+        if ba.coord_id is None:
+            if event is Event.KILL and ba.status not in JOB_TERMINAL:
+                jobs.update(tx, BundleActionRow, ba.id, status=J.KILLED)
+            continue
+        jobs.update(tx, BundleActionRow, ba.id, pending=ba.pending + 1)
+        effects.child_command(tx, kind, ba.coord_id, args)
+        n += 1
+    if n:
+        jobs.update(tx, BundleRow, bundle.id, pending=1)
+    return n
+
+
+_LIVE = {
+    J.PREP,
+    J.RUNNING,
+    J.RUNNINGWITHERROR,
+    J.PREPSUSPENDED,
+    J.SUSPENDED,
+    J.SUSPENDEDWITHERROR,
+    J.PREPPAUSED,
+    J.PAUSED,
+    J.PAUSEDWITHERROR,
+}
+
+
+def kill_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
+    t = decide(Machine.BUNDLE, bundle.status, Event.KILL, bundle.id)
+    jobs.update(tx, BundleRow, bundle.id, status=t.to, end_time=tx.now_ms)
+    _cascade(
+        tx,
+        effects,
+        jobs.must_get(tx.conn, BundleRow, bundle.id),
+        "coord.kill",
+        Event.KILL,
+        only={str(s) for s in _LIVE},
+    )
+    rollup_tx(tx, effects, bundle.id)
+
+
+def suspend_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
+    t = decide(Machine.BUNDLE, bundle.status, Event.SUSPEND, bundle.id)
+    jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=tx.now_ms)
+    if t.children is Children.SUSPEND:
+        only = {J.RUNNING, J.RUNNINGWITHERROR, J.PREP, J.PAUSED, J.PAUSEDWITHERROR}
+        _cascade(tx, effects, bundle, "coord.suspend", Event.SUSPEND, only={str(s) for s in only})
+
+
+def resume_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
+    t = decide(Machine.BUNDLE, bundle.status, Event.RESUME, bundle.id)
+    jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=None)
+    if t.children is Children.RESUME:
+        only = {J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED}
+        _cascade(tx, effects, bundle, "coord.resume", Event.RESUME, only={str(s) for s in only})
+    effects.wake_bundle(tx, bundle.id)
+
+
+def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
+    """``pausetime=…`` / ``endtime=…`` (oozie.md §1.5), forwarded to every non-KILLED coordinator."""
+    changes = coordcmd.parse_change(value, ("pausetime", "endtime"), "E1317", bundle.id)
+    if (
+        bundle.status in (J.SUCCEEDED, J.FAILED, J.KILLED, J.DONEWITHERROR)
+        and "pausetime" in changes
+    ):
+        raise fail("E1312", bundle.id, bundle.status)
+    if bundle.status == J.KILLED:
+        raise CommandError(
+            "E1317", f"Invalid bundle job change value {value}, the bundle is KILLED"
+        )
+    fields: dict[str, Any] = {}
+    if "pausetime" in changes:
+        raw = changes["pausetime"]
+        if raw:
+            pause = to_ms(parse_oozie_time(raw, what="pausetime"))
+            if pause < tx.now_ms:
+                raise CommandError(
+                    "E1317",
+                    f"Invalid bundle job change value {value}, pausetime must be a non-past time",
+                    hint=f"now is {format_oozie_time(from_ms(tx.now_ms))}",
+                )
+            fields["pause_time"] = pause
+        else:
+            fields["pause_time"] = None
+    elif "endtime" in changes:
+        end = to_ms(parse_oozie_time(changes["endtime"], what="endtime"))
+        if bundle.kickoff_time is not None and end < bundle.kickoff_time:
+            raise CommandError(
+                "E1317",
+                f"Invalid bundle job change value {value}, end time is before kick-off time",
+            )
+        fields["end_time"] = end
+        if bundle.status == J.SUCCEEDED:
+            fields["status"] = J.RUNNING
+        elif bundle.status in (J.DONEWITHERROR, J.FAILED):
+            fields["status"] = J.RUNNINGWITHERROR
+    jobs.update(tx, BundleRow, bundle.id, **fields)
+    current = jobs.must_get(tx.conn, BundleRow, bundle.id)
+    if "pause_time" in fields and (
+        fields["pause_time"] is None or fields["pause_time"] > tx.now_ms
+    ) and current.status in (J.PAUSED, J.PAUSEDWITHERROR, J.PREPPAUSED):
+        t = decide(Machine.BUNDLE, current.status, Event.UNPAUSE, bundle.id)
+        jobs.update(tx, BundleRow, bundle.id, status=t.to)
+    _cascade(
+        tx,
+        effects,
+        current,
+        "coord.change",
+        Event.SUSPEND,
+        {"value": value},
+        only={str(s) for s in JobStatus if s != J.KILLED},
+    )
+    effects.wake_bundle(tx, bundle.id)
+
+
+def rerun_tx(
+    tx: Tx,
+    effects: Effects,
+    bundle: BundleRow,
+    *,
+    coordinators: str | None,
+    dates: str | None,
+    refresh: bool,
+    nocleanup: bool,
+) -> int:
+    """``-coordinator c1,c2`` and/or ``-date d1::d2`` (oozie.md §1.7)."""
+    if not coordinators and not dates:
+        raise CommandError(
+            "E1018",
+            "Coord Job Rerun Error: give --coordinator names and/or --date ranges",
+            hint="e.g. --coordinator ingest --date 2026-01-01T00:00Z::2026-01-02T00:00Z",
+        )
+    t = decide(Machine.BUNDLE, bundle.status, Event.RERUN, bundle.id)
+    names = {n.strip() for n in (coordinators or "").split(",") if n.strip()}
+    count = 0
+    for ba in jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,)):
+        if ba.coord_id is None or (names and ba.coord_name not in names):
+            continue
+        coord = jobs.must_get(tx.conn, CoordRow, ba.coord_id)
+        scope = (
+            dates
+            or f"{format_oozie_time(from_ms(coord.start_time))}::{format_oozie_time(from_ms(coord.end_time))}"
+        )
+        jobs.update(tx, BundleActionRow, ba.id, pending=ba.pending + 1)
+        effects.child_command(
+            tx,
+            "coord.rerun",
+            coord.id,
+            {"dates": scope, "refresh": refresh, "nocleanup": nocleanup},
+        )
+        count += 1
+    if count:
+        jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=None)
+    return count
+
+
+def kill(ctx: Ctx, bundle_id: str) -> None:
+    run(ctx, "kill", bundle_id, None, lambda tx: kill_tx(tx, ctx.effects, load(tx, bundle_id)))
+
+
+def suspend(ctx: Ctx, bundle_id: str) -> None:
+    run(
+        ctx, "suspend", bundle_id, None, lambda tx: suspend_tx(tx, ctx.effects, load(tx, bundle_id))
+    )
+
+
+def resume(ctx: Ctx, bundle_id: str) -> None:
+    run(ctx, "resume", bundle_id, None, lambda tx: resume_tx(tx, ctx.effects, load(tx, bundle_id)))
+
+
+def change(ctx: Ctx, bundle_id: str, value: str) -> None:
+    run(
+        ctx,
+        "change",
+        bundle_id,
+        {"value": value},
+        lambda tx: change_tx(tx, ctx.effects, load(tx, bundle_id), value),
+    )
+
+
+def rerun(
+    ctx: Ctx,
+    bundle_id: str,
+    *,
+    coordinators: str | None = None,
+    dates: str | None = None,
+    refresh: bool = False,
+    nocleanup: bool = False,
+) -> int:
+    args = {
+        "coordinators": coordinators,
+        "dates": dates,
+        "refresh": refresh,
+        "nocleanup": nocleanup,
+    }
+    return run(
+        ctx,
+        "rerun",
+        bundle_id,
+        args,
+        lambda tx: rerun_tx(
+            tx,
+            ctx.effects,
+            load(tx, bundle_id),
+            coordinators=coordinators,
+            dates=dates,
+            refresh=refresh,
+            nocleanup=nocleanup,
+        ),
+    )

@@ -1,0 +1,680 @@
+"""Coordinator commands: submit, kill / suspend / resume (job or chosen actions), change, rerun,
+ignore — and what follows a status change: the coordinator roll-up and, in the same
+transaction, the bundle action's status and pending flag and the bundle's roll-up.
+
+Materialization, input checks and launches are the engine's (engine/coordinators.py); these are
+the user-facing moves, each checked against the transition tables.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bundletui.commands import workflows as wfcmd
+from bundletui.commands.base import Ctx, fail, run
+from bundletui.commands.effects import Effects
+from bundletui.errors import BundletuiError, CommandError
+from bundletui.model import codec
+from bundletui.model.apps import CoordinatorApp
+from bundletui.model.clock import from_ms, to_ms
+from bundletui.model.ids import JobKind, action_id
+from bundletui.model.rollup import CoordRollupInput, coord_rollup
+from bundletui.model.status import ACTION_TERMINAL, ActionStatus, JobStatus, WorkflowStatus
+from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
+from bundletui.model.transitions import Event, Machine, decide
+from bundletui.spec.load import Loaded
+from bundletui.store import jobs
+from bundletui.store.db import Store, Tx
+from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
+
+J = JobStatus
+A = ActionStatus
+W = WorkflowStatus
+
+BACKWARD_SUPPORT = False  # Oozie's default is True; the seed shows the *WITHERROR states
+_app_cache: dict[tuple[str, int], CoordinatorApp] = {}
+
+
+def app_of(coord: CoordRow) -> CoordinatorApp:
+    """The coordinator's resolved definition (cached per row revision of the app text)."""
+    key = (coord.id, hash(coord.app))
+    app = _app_cache.get(key)
+    if app is None:
+        if len(_app_cache) > 20_000:
+            _app_cache.clear()
+        app = codec.loads(coord.app, CoordinatorApp)
+        _app_cache[key] = app
+    return app
+
+
+# ----------------------------------------------------------------------------- submit
+
+
+def create_coordinator_tx(
+    tx: Tx,
+    store: Store,
+    effects: Effects,
+    loaded: Loaded,
+    *,
+    bundle_id: str | None = None,
+    pause_time: int | None = None,
+    status: JobStatus = J.PREP,
+) -> str:
+    app: CoordinatorApp = loaded.app
+    coord_id = store.next_id(tx, JobKind.COORDINATOR, loaded.user)
+    decide(Machine.COORDINATOR, None, Event.SUBMIT)
+    jobs.insert(
+        tx,
+        CoordRow,
+        {
+            "id": coord_id,
+            "app_name": app.name,
+            "app_path": loaded.app_path,
+            "bundle_id": bundle_id,
+            "external_id": loaded.external_id if bundle_id is None else None,
+            "user": loaded.user,
+            "kind": "event" if getattr(app, "trigger", None) is not None else "time",
+            "status": str(status),
+            "frequency": app.frequency.json_frequency,
+            "time_unit": app.frequency.json_time_unit,
+            "timezone": app.timezone,
+            "execution": str(app.controls.execution),
+            "concurrency": app.controls.concurrency,
+            "timeout": app.controls.timeout,
+            "throttle": app.controls.throttle,
+            "priority": int(getattr(app, "priority", 0) or 0),
+            "start_time": to_ms(app.start),
+            "end_time": to_ms(app.end),
+            "pause_time": pause_time,
+            "created_time": tx.now_ms,
+            "conf": json.dumps(dict(loaded.conf)),
+            "definition": loaded.definition,
+            "app": codec.dumps(app),
+        },
+    )
+    effects.wake_coordinator(tx, coord_id)
+    return coord_id
+
+
+def submit(ctx: Ctx, loaded: Loaded) -> str:
+    def body(tx: Tx) -> str:
+        if loaded.external_id:
+            existing = jobs.job_by_external_id(tx.conn, CoordRow, loaded.external_id)
+            if existing is not None:
+                return existing.id
+        return create_coordinator_tx(tx, ctx.store, ctx.effects, loaded)
+
+    return run(
+        ctx, "submit", None, {"app_path": loaded.app_path, "external_id": loaded.external_id}, body
+    )
+
+
+def load(tx: Tx, coord_id: str) -> CoordRow:
+    row = jobs.get(tx.conn, CoordRow, coord_id)
+    if row is None:
+        raise fail(
+            "E0604", coord_id, hint="list coordinators with: bundletui jobs --type coordinator"
+        )
+    return row
+
+
+# ----------------------------------------------------------------------------- status changes
+
+
+def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields: Any) -> CoordRow:
+    """Write a coordinator's new status and pass it up to its bundle (seed: BundleStatusUpdateXCommand)."""
+    jobs.update(tx, CoordRow, coord.id, status=status, **fields)
+    updated = jobs.must_get(tx.conn, CoordRow, coord.id)
+    if coord.bundle_id and status != coord.status:
+        from bundletui.commands.bundles import coordinator_changed
+
+        coordinator_changed(tx, effects, updated)
+    return updated
+
+
+def rollup_tx(tx: Tx, effects: Effects, coord_id: str) -> CoordRow:
+    """Recompute the coordinator's status from its actions (oozie.md §2.3), same transaction."""
+    coord = jobs.must_get(tx.conn, CoordRow, coord_id)
+    counts = {ActionStatus(k): v for k, v in jobs.action_counts(tx.conn, coord_id).items()}
+    new = coord_rollup(
+        CoordRollupInput(
+            status=JobStatus(coord.status),
+            counts=counts,
+            done_materialization=bool(coord.done_materialization),
+            pending=bool(coord.pending),
+        ),
+        backward_support=BACKWARD_SUPPORT,
+    )
+    if new is None:
+        return coord
+    return set_status(tx, effects, coord, new)
+
+
+def move_action(tx: Tx, action: ActionRow, event: Event, **fields: Any) -> str:
+    t = decide(Machine.ACTION, action.status, event, action.id)
+    jobs.update(tx, ActionRow, action.id, status=t.to, **fields)
+    return t.to
+
+
+def action_workflow_changed(tx: Tx, effects: Effects, act_id: str, wf: WorkflowRow) -> None:
+    """A coordinator action follows the workflow it launched (oozie.md §2.4)."""
+    action = jobs.get(tx.conn, ActionRow, act_id)
+    if action is None or action.external_id != wf.id:
+        return
+    event = {
+        W.SUCCEEDED: Event.SUCCEED,
+        W.FAILED: Event.FAIL,
+        W.KILLED: Event.KILL,
+        W.SUSPENDED: Event.SUSPEND,
+        W.RUNNING: Event.RESUME,
+    }.get(WorkflowStatus(wf.status))
+    if event is None:
+        return
+    if event is Event.SUSPEND and action.status != A.RUNNING:
+        return
+    if event is Event.RESUME and action.status != A.SUSPENDED:
+        return
+    if action.status in ACTION_TERMINAL:
+        return
+    fields: dict[str, Any] = {}
+    if event is Event.FAIL:
+        fields = {
+            "error_code": wf.error_code or "E0711",
+            "error_message": wf.error_message or f"workflow {wf.id} failed",
+        }
+    if event is Event.KILL and action.status not in (
+        A.WAITING,
+        A.READY,
+        A.SUBMITTED,
+        A.RUNNING,
+        A.SUSPENDED,
+    ):
+        return
+    move_action(tx, action, event, **fields)
+    rollup_tx(tx, effects, action.coord_id)
+    effects.wake_coordinator(tx, action.coord_id)
+
+
+# ----------------------------------------------------------------------------- scopes
+
+
+def parse_action_scope(text: str) -> list[int]:
+    """``1,3-4,7-40`` -> [1, 3, 4, 7, …, 40]."""
+    numbers: list[int] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            raise CommandError(
+                "E0302",
+                f"Invalid parameter [action scope {text}]",
+                hint="use numbers and ranges, e.g. 1,3-4",
+            ) from None
+        if a > b or a < 1:
+            raise CommandError(
+                "E0302",
+                f"Invalid parameter [action range {part}]",
+                hint="ranges go low-high, from 1",
+            )
+        numbers.extend(range(a, b + 1))
+    return numbers
+
+
+def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
+    """``d1::d2,d3`` -> inclusive nominal-time ranges."""
+    out = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        lo, sep, hi = part.partition("::")
+        a = parse_oozie_time(lo, what="date scope")
+        b = parse_oozie_time(hi, what="date scope") if sep else a
+        if a > b:
+            raise CommandError(
+                "E0302",
+                f"Invalid parameter [date range {part}]",
+                hint="the first date must not be after the second",
+            )
+        out.append((a, b))
+    return out
+
+
+def select_actions(
+    tx: Tx, coord: CoordRow, *, actions: str | None = None, dates: str | None = None
+) -> list[ActionRow]:
+    if bool(actions) == bool(dates):
+        raise CommandError(
+            "E0305",
+            "Missing parameter [action or date scope]",
+            hint="give exactly one of --action 1,3-4 or --date d1::d2",
+        )
+    if actions:
+        numbers = parse_action_scope(actions)
+        rows = jobs.select(
+            tx.conn,
+            ActionRow,
+            f"coord_id = ? AND action_number IN ({','.join('?' * len(numbers))})",
+            (coord.id, *numbers),
+            order="action_number",
+        )
+        found = {r.action_number for r in rows}
+        missing = [n for n in numbers if n not in found]
+        if missing:
+            raise CommandError(
+                "E0605",
+                f"Action does not exist [{coord.id}@{missing[0]}]",
+                hint=f"{coord.id} has {coord.last_action_number} actions",
+            )
+        return rows
+    rows = []
+    for a, b in parse_date_scope(dates or ""):
+        rows += jobs.select(
+            tx.conn,
+            ActionRow,
+            "coord_id = ? AND nominal_time BETWEEN ? AND ?",
+            (coord.id, to_ms(a), to_ms(b)),
+            order="action_number",
+        )
+    if not rows:
+        raise CommandError(
+            "E0605",
+            f"no action of {coord.id} has a nominal time in [{dates}]",
+            hint="check the dates with: bundletui info " + coord.id,
+        )
+    return rows
+
+
+# ----------------------------------------------------------------------------- kill / suspend / resume
+
+
+def _kill_action(tx: Tx, effects: Effects, action: ActionRow) -> None:
+    move_action(tx, action, Event.KILL)
+    if action.external_id:
+        wf = jobs.get(tx.conn, WorkflowRow, action.external_id)
+        if wf is not None and wf.status in (W.PREP, W.RUNNING, W.SUSPENDED):
+            wfcmd.kill_tx(tx, effects, wf)
+
+
+def kill_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
+    t = decide(Machine.COORDINATOR, coord.status, Event.KILL, coord.id)
+    for action in jobs.select(
+        tx.conn,
+        ActionRow,
+        "coord_id = ? AND status IN ('WAITING','READY','SUBMITTED','RUNNING','SUSPENDED')",
+        (coord.id,),
+    ):
+        _kill_action(tx, effects, action)
+    set_status(tx, effects, coord, t.to, done_materialization=1, pending=0)
+
+
+def kill_actions_tx(
+    tx: Tx, effects: Effects, coord: CoordRow, rows: Iterable[ActionRow]
+) -> list[str]:
+    if coord.status in (J.FAILED, J.KILLED):
+        raise fail("E1020", coord.id)
+    killed = []
+    for action in rows:
+        _kill_action(tx, effects, action)
+        killed.append(action.id)
+    rollup_tx(tx, effects, coord.id)
+    effects.wake_coordinator(tx, coord.id)
+    return killed
+
+
+def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
+    t = decide(Machine.COORDINATOR, coord.status, Event.SUSPEND, coord.id)
+    for action in jobs.select(
+        tx.conn, ActionRow, "coord_id = ? AND status = 'RUNNING'", (coord.id,)
+    ):
+        move_action(tx, action, Event.SUSPEND)
+        wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
+        if wf is not None and wf.status == W.RUNNING:
+            wfcmd.suspend_tx(tx, effects, wf)
+    set_status(tx, effects, coord, t.to, suspended_time=tx.now_ms)
+
+
+def resume_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
+    t = decide(Machine.COORDINATOR, coord.status, Event.RESUME, coord.id)
+    for action in jobs.select(
+        tx.conn, ActionRow, "coord_id = ? AND status = 'SUSPENDED'", (coord.id,)
+    ):
+        move_action(tx, action, Event.RESUME)
+        wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
+        if wf is not None and wf.status == W.SUSPENDED:
+            wfcmd.resume_tx(tx, effects, wf)
+    set_status(tx, effects, coord, t.to, suspended_time=None)
+    effects.wake_coordinator(tx, coord.id)  # catch up: actions are delayed, not lost
+
+
+def kill(
+    ctx: Ctx, coord_id: str, *, actions: str | None = None, dates: str | None = None
+) -> list[str]:
+    def body(tx: Tx) -> list[str]:
+        coord = load(tx, coord_id)
+        if actions or dates:
+            return kill_actions_tx(
+                tx, ctx.effects, coord, select_actions(tx, coord, actions=actions, dates=dates)
+            )
+        kill_tx(tx, ctx.effects, coord)
+        return []
+
+    return run(ctx, "kill", coord_id, {"action": actions, "date": dates}, body)
+
+
+# ----------------------------------------------------------------------------- change
+
+
+CHANGE_KEYS = ("endtime", "concurrency", "pausetime", "status")
+
+
+def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> dict[str, str]:
+    allowed = tuple(allowed)
+    out: dict[str, str] = {}
+    for part in (p for p in value.split(";") if p.strip()):
+        key, sep, val = part.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in allowed:
+            raise CommandError(
+                code,
+                f"Invalid change value [{value}]: unknown key [{key}]",
+                hint=f"keys: {', '.join(allowed)}; e.g. -value 'pausetime=2026-01-01T00:00Z'",
+            )
+        if key in out:
+            raise CommandError(
+                code,
+                f"Invalid change value [{value}]: [{key}] given twice",
+                hint="give each key once",
+            )
+        out[key] = val.strip()
+    if not out:
+        raise CommandError(
+            code,
+            f"Invalid change value [{value}] for {job_id}",
+            hint="e.g. 'endtime=2026-12-31T00:00Z;concurrency=2'",
+        )
+    return out
+
+
+def change_tx(tx: Tx, effects: Effects, coord: CoordRow, value: str) -> None:
+    """``endtime=…;concurrency=…;pausetime=…;status=RUNNING`` with oozie.md §2.5 / §1.5 rules."""
+    changes = parse_change(value, CHANGE_KEYS, "E1015", coord.id)
+    for key, val in changes.items():
+        if val == "" and key != "pausetime":
+            raise CommandError(
+                "E1015",
+                f"Invalid coordinator job change value {value}, {key} needs a value",
+                hint=f"{key}=<value>",
+            )
+    if coord.status in (J.KILLED, J.IGNORED) and set(changes) - {"status"}:
+        raise fail("E1016", hint="only status=RUNNING can change a killed or ignored coordinator")
+    now = tx.now_ms
+    if "status" in changes:
+        if changes["status"].upper() != "RUNNING":
+            raise CommandError(
+                "E1015",
+                f"Invalid coordinator job change value {value}, status can only be RUNNING",
+                hint="status=RUNNING",
+            )
+        t = decide(Machine.COORDINATOR, coord.status, Event.CHANGE_STATUS_RUNNING, coord.id)
+        coord = set_status(
+            tx,
+            effects,
+            coord,
+            t.to,
+            done_materialization=0
+            if coord.next_materialized_time is not None
+            and coord.next_materialized_time < coord.end_time
+            else coord.done_materialization,
+        )
+    if "concurrency" in changes:
+        try:
+            concurrency = int(changes["concurrency"])
+        except ValueError:
+            raise CommandError(
+                "E1015",
+                f"Invalid coordinator job change value {value}, concurrency must be an integer",
+                hint="concurrency=2",
+            ) from None
+        jobs.update(tx, CoordRow, coord.id, concurrency=concurrency)
+    if "endtime" in changes:
+        end = to_ms(parse_oozie_time(changes["endtime"], what="endtime"))
+        _delete_unstarted(tx, coord, end)
+        fields: dict[str, Any] = {"end_time": end}
+        next_mat = coord.next_materialized_time
+        fields["done_materialization"] = (
+            1 if (next_mat is not None and next_mat >= end) or end <= coord.start_time else 0
+        )
+        if fields["done_materialization"] == 0 and coord.status in (
+            J.SUCCEEDED,
+            J.DONEWITHERROR,
+            J.FAILED,
+        ):
+            t = decide(Machine.COORDINATOR, coord.status, Event.CHANGE_END, coord.id)
+            coord = set_status(tx, effects, coord, t.to, **fields)
+        else:
+            jobs.update(tx, CoordRow, coord.id, **fields)
+    if "pausetime" in changes:
+        raw = changes["pausetime"]
+        if raw:
+            pause = to_ms(parse_oozie_time(raw, what="pausetime"))
+            if pause < now:
+                raise CommandError(
+                    "E1015",
+                    f"Invalid coordinator job change value {value}, pausetime must be a non-past time",
+                    hint=f"now is {format_oozie_time(from_ms(now))}",
+                )
+            _delete_unstarted(tx, coord, pause)
+        else:
+            pause = None
+        jobs.update(tx, CoordRow, coord.id, pause_time=pause)
+        current = jobs.must_get(tx.conn, CoordRow, coord.id)
+        if (pause is None or pause > now) and current.status in (
+            J.PAUSED,
+            J.PAUSEDWITHERROR,
+            J.PREPPAUSED,
+        ):
+            t = decide(Machine.COORDINATOR, current.status, Event.UNPAUSE, coord.id)
+            set_status(tx, effects, current, t.to)
+    rollup_tx(tx, effects, coord.id)
+    effects.wake_coordinator(tx, coord.id)
+
+
+def _delete_unstarted(tx: Tx, coord: CoordRow, limit_ms: int) -> None:
+    """WAITING/READY actions at or after the new end/pause are deleted; others are an error (E1022)."""
+    rows = jobs.select(
+        tx.conn,
+        ActionRow,
+        "coord_id = ? AND nominal_time >= ?",
+        (coord.id, limit_ms),
+        order="action_number",
+    )
+    busy = [r for r in rows if r.status not in (A.WAITING, A.READY)]
+    if busy:
+        raise fail(
+            "E1022", busy[0].id, hint=f"{busy[0].id} is {busy[0].status}; choose a time after it"
+        )
+    if rows:
+        tx.conn.execute(
+            "DELETE FROM coord_actions WHERE coord_id = ? AND nominal_time >= ?",
+            (coord.id, limit_ms),
+        )
+        first = min(r.action_number for r in rows)
+        jobs.update(
+            tx,
+            CoordRow,
+            coord.id,
+            last_action_number=first - 1,
+            next_materialized_time=min(r.nominal_time for r in rows),
+            done_materialization=0,
+        )
+
+
+def change(ctx: Ctx, coord_id: str, value: str) -> None:
+    run(
+        ctx,
+        "change",
+        coord_id,
+        {"value": value},
+        lambda tx: change_tx(tx, ctx.effects, load(tx, coord_id), value),
+    )
+
+
+# ----------------------------------------------------------------------------- rerun / ignore
+
+
+def rerun_tx(
+    tx: Tx,
+    effects: Effects,
+    coord: CoordRow,
+    *,
+    actions: str | None = None,
+    dates: str | None = None,
+    refresh: bool = False,
+    nocleanup: bool = False,
+    failed: bool = False,
+) -> list[str]:
+    if coord.status in (J.PREP, J.PREPSUSPENDED, J.PREPPAUSED):
+        raise CommandError.from_template(
+            "E1018", f"coordinator {coord.id} is {coord.status}: no actions are materialized"
+        )  # type: ignore[misc]
+    if coord.status == J.IGNORED:
+        raise CommandError.from_template("E1018", f"coordinator {coord.id} is IGNORED")  # type: ignore[misc]
+    rows = select_actions(tx, coord, actions=actions, dates=dates)
+    not_done = [
+        r for r in rows if r.status not in (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
+    ]
+    if not_done:
+        raise CommandError(
+            "E1018",
+            f"Coord Job Rerun Error: part or all actions are not eligible to rerun! ({not_done[0].id} is {not_done[0].status})",
+            hint="only TIMEDOUT, SUCCEEDED, KILLED, FAILED or IGNORED actions can be rerun",
+        )
+    t = (
+        decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
+        if coord.status in _RERUN_FROM
+        else None
+    )
+    app = app_of(coord)
+    for action in rows:
+        plan = json.loads(action.plan or "{}")
+        if not failed and not nocleanup:
+            keep = {d.name for d in app.data_outs if d.nocleanup}
+            for name, uris in (plan.get("data_out") or {}).items():
+                if name in keep:
+                    continue
+                for uri in uris:
+                    _cleanup(uri)
+        fields: dict[str, Any] = {
+            "error_code": None,
+            "error_message": None,
+            "held_by": None,
+            "created_time": tx.now_ms,
+        }
+        conf = action.run_conf_dict()
+        if failed and action.external_id:
+            conf["oozie.wf.rerun.failnodes"] = "true"
+            fields["run_conf"] = json.dumps(conf)
+        else:
+            fields["external_id"] = None
+            fields["run_conf"] = None
+        move_action(tx, action, Event.RERUN, **fields)
+        if refresh:
+            tx.conn.execute("DELETE FROM input_deps WHERE action_id = ?", (action.id,))
+            jobs.update(tx, ActionRow, action.id, plan=None)
+        else:
+            tx.conn.execute("UPDATE input_deps SET available = 0 WHERE action_id = ?", (action.id,))
+    if t is not None and t.to != coord.status:
+        set_status(tx, effects, coord, t.to)
+    rollup_tx(tx, effects, coord.id)
+    effects.wake_coordinator(tx, coord.id)
+    return [r.id for r in rows]
+
+
+_RERUN_FROM = frozenset(
+    {
+        J.SUCCEEDED,
+        J.SUSPENDED,
+        J.RUNNING,
+        J.PAUSED,
+        J.PAUSEDWITHERROR,
+        J.RUNNINGWITHERROR,
+        J.SUSPENDEDWITHERROR,
+        J.DONEWITHERROR,
+        J.FAILED,
+        J.KILLED,
+    }
+)
+
+
+def _cleanup(uri: str) -> None:
+    path = Path(uri[7:] if uri.startswith("file://") else uri)
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    elif path.exists():
+        path.unlink(missing_ok=True)
+
+
+def rerun(ctx: Ctx, coord_id: str, **kw: Any) -> list[str]:
+    return run(
+        ctx, "rerun", coord_id, kw, lambda tx: rerun_tx(tx, ctx.effects, load(tx, coord_id), **kw)
+    )
+
+
+def ignore_tx(
+    tx: Tx,
+    effects: Effects,
+    coord: CoordRow,
+    *,
+    actions: str | None = None,
+    dates: str | None = None,
+) -> list[str]:
+    if actions or dates:
+        rows = select_actions(tx, coord, actions=actions, dates=dates)
+        bad = [r for r in rows if r.status not in (A.FAILED, A.KILLED, A.TIMEDOUT)]
+        if bad:
+            raise CommandError(
+                "E1024",
+                f"Cannot run ignore command: [{bad[0].id} is {bad[0].status}]",
+                hint="only FAILED, KILLED or TIMEDOUT actions can be ignored",
+            )
+        for r in rows:
+            move_action(tx, r, Event.IGNORE)
+        rollup_tx(tx, effects, coord.id)
+        return [r.id for r in rows]
+    if coord.pending:
+        raise CommandError("E1024", f"Cannot run ignore command: [{coord.id} is pending]")
+    t = decide(Machine.COORDINATOR, coord.status, Event.IGNORE, coord.id)
+    set_status(tx, effects, coord, t.to)
+    return [coord.id]
+
+
+def ignore(
+    ctx: Ctx, coord_id: str, *, actions: str | None = None, dates: str | None = None
+) -> list[str]:
+    return run(
+        ctx,
+        "ignore",
+        coord_id,
+        {"action": actions, "date": dates},
+        lambda tx: ignore_tx(tx, ctx.effects, load(tx, coord_id), actions=actions, dates=dates),
+    )
+
+
+def action_of(conn: Any, act_id: str) -> ActionRow:
+    row = jobs.get(conn, ActionRow, act_id)
+    if row is None:
+        raise fail("E0605", act_id)
+    return row
+
+
+def new_action_id(coord_id: str, number: int) -> str:
+    return action_id(coord_id, number)
+
+
+def describe_error(exc: BundletuiError) -> tuple[str, str]:
+    return exc.code, exc.message

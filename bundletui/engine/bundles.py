@@ -1,0 +1,123 @@
+"""The bundle service: kick-off and pause times, and the child commands a bundle command asks for.
+
+A bundle command marks bundle actions pending and leaves one outbox item per coordinator; here
+each is carried out with the coordinator commands, and the bundle action's pending count drops
+once the child has acted — whether its status changed or not, and even if the child refused
+(seed 000, BundleStatusUpdateXCommand).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from bundletui.commands import bundles as bundlecmd
+from bundletui.commands import coordinators as coordcmd
+from bundletui.errors import BundletuiError
+from bundletui.model.status import JobStatus
+from bundletui.model.transitions import Event, Machine, decide
+from bundletui.store import jobs
+from bundletui.store.db import Tx
+from bundletui.store.rows import BundleRow, CoordRow
+
+if TYPE_CHECKING:
+    from bundletui.engine.service import Engine
+
+log = logging.getLogger("bundletui.engine.bundles")
+J = JobStatus
+
+
+class BundleService:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def install(self) -> None:
+        e = self.engine
+        e.wake_bundle_hook = self.wake
+        e.on_outbox("bundle.wake", lambda tx, bid, args: self.wake(tx, bid))
+        e.on_due("bundle.kickoff", self.wake)
+        e.on_due("bundle.pause", self.wake)
+        e.on_outbox("bundle.submit_coord", self.submit_coord)
+        for kind, fn in self._child_commands().items():
+            e.on_outbox(kind, self._child(fn))
+        e.recoveries.append(self.recover)
+
+    def wake(self, tx: Tx, bundle_id: str) -> None:
+        bundle = jobs.get(tx.conn, BundleRow, bundle_id)
+        if bundle is None:
+            return
+        now = tx.now_ms
+        effects = self.engine.effects
+        if bundle.status == J.PREP:
+            if bundle.kickoff_time is None or bundle.kickoff_time <= now:
+                bundlecmd.start_tx(tx, effects, bundle, Event.KICKOFF)
+                bundle = jobs.must_get(tx.conn, BundleRow, bundle_id)
+            else:
+                self.engine.heap.push(bundle.kickoff_time, "bundle.kickoff", bundle_id)
+        if bundle.pause_time is not None:
+            if bundle.pause_time <= now and bundle.status in (
+                J.PREP,
+                J.RUNNING,
+                J.RUNNINGWITHERROR,
+            ):
+                t = decide(Machine.BUNDLE, bundle.status, Event.PAUSE, bundle.id)
+                jobs.update(tx, BundleRow, bundle.id, status=t.to)
+            elif bundle.pause_time > now:
+                self.engine.heap.push(bundle.pause_time, "bundle.pause", bundle_id)
+
+    def submit_coord(self, tx: Tx, bundle_id: str, args: dict[str, Any]) -> None:
+        bundle = jobs.get(tx.conn, BundleRow, bundle_id)
+        if bundle is not None:
+            bundlecmd.submit_child_tx(
+                tx, self.engine.db, self.engine.effects, bundle, str(args["name"])
+            )
+
+    def _child_commands(self) -> dict[str, Callable[[Tx, CoordRow, dict[str, Any]], Any]]:
+        effects = self.engine.effects
+        return {
+            "coord.kill": lambda tx, c, a: coordcmd.kill_tx(tx, effects, c),
+            "coord.suspend": lambda tx, c, a: coordcmd.suspend_tx(tx, effects, c),
+            "coord.resume": lambda tx, c, a: coordcmd.resume_tx(tx, effects, c),
+            "coord.change": lambda tx, c, a: coordcmd.change_tx(tx, effects, c, str(a["value"])),
+            "coord.rerun": lambda tx, c, a: coordcmd.rerun_tx(
+                tx,
+                effects,
+                c,
+                dates=a.get("dates"),
+                refresh=bool(a.get("refresh")),
+                nocleanup=bool(a.get("nocleanup")),
+            ),
+        }
+
+    def _child(
+        self, fn: Callable[[Tx, CoordRow, dict[str, Any]], Any]
+    ) -> Callable[[Tx, str, dict[str, Any]], None]:
+        def handler(tx: Tx, coord_id: str, args: dict[str, Any]) -> None:
+            coord = jobs.get(tx.conn, CoordRow, coord_id)
+            if coord is None:
+                return
+            tx.conn.execute("SAVEPOINT child")
+            try:
+                fn(tx, coord, args)
+                tx.conn.execute("RELEASE child")
+            except BundletuiError as exc:
+                tx.conn.execute("ROLLBACK TO child")
+                tx.conn.execute("RELEASE child")
+                log.info("bundle child command on %s refused: %s", coord_id, exc.describe())
+            bundlecmd.coordinator_changed(
+                tx, self.engine.effects, jobs.must_get(tx.conn, CoordRow, coord_id), acted=True
+            )
+
+        return handler
+
+    def recover(self, tx: Tx) -> None:
+        for bundle in jobs.select(
+            tx.conn,
+            BundleRow,
+            "status IN ('PREP','RUNNING','RUNNINGWITHERROR','PREPPAUSED','PAUSED','PAUSEDWITHERROR')",
+        ):
+            if bundle.status == J.PREP:
+                self.engine.heap.push(bundle.kickoff_time or tx.now_ms, "bundle.kickoff", bundle.id)
+            if bundle.pause_time is not None:
+                self.engine.heap.push(bundle.pause_time, "bundle.pause", bundle.id)

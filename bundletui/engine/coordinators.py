@@ -1,0 +1,461 @@
+"""The coordinator service: materialize, check inputs, time out, skip, launch (oozie.md §2.4–2.5).
+
+Event-driven: a coordinator is looked at when it is due (its next nominal time, its pause time),
+when a command or a finished workflow wakes it, or when a file it waits for lands. Each nominal
+time is materialized once — the store's UNIQUE(coord_id, nominal_time) guarantees it, and the
+coordinator's ``last_action_number`` moves in the same transaction as the inserted actions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bundletui.commands import coordinators as coordcmd
+from bundletui.commands import workflows as wfcmd
+from bundletui.errors import BundletuiError
+from bundletui.model.apps import CoordinatorApp, ExecutionOrder, WorkflowApp
+from bundletui.model.clock import from_ms, to_ms
+from bundletui.model.ids import action_id
+from bundletui.model.status import ActionStatus, JobStatus
+from bundletui.model.timeutil import iter_nominal_times
+from bundletui.model.transitions import Event, Machine, decide
+from bundletui.store import jobs
+from bundletui.store.db import Tx
+from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
+
+if TYPE_CHECKING:
+    from bundletui.engine.service import Engine
+
+log = logging.getLogger("bundletui.engine.coordinators")
+J = JobStatus
+A = ActionStatus
+
+MATERIALIZING = frozenset({J.PREP, J.RUNNING, J.RUNNINGWITHERROR})
+SUBMITTABLE = frozenset(
+    {J.RUNNING, J.RUNNINGWITHERROR, J.SUCCEEDED, J.PAUSED, J.PAUSEDWITHERROR, J.DONEWITHERROR}
+)
+BATCH = 10_000  # oozie action.batch.size
+NONE_TOLERANCE_MS = 60_000  # oozie.coord.execution.none.tolerance (1 minute)
+RECHECK_MS = 60_000  # coord.input.check.requeue.interval
+POLL_MAX_MS = 60_000
+
+
+class CoordinatorService:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dirty: dict[str, None] = {}
+        self.check: dict[str, None] = {}  # actions whose inputs should be checked now
+        self._poll_backoff: dict[str, int] = {}
+        self._wf_cache: dict[tuple[str, float], Any] = {}
+
+    def install(self) -> None:
+        e = self.engine
+        e.pumps.insert(0, self.pump)
+        e.busy_checks.append(lambda: bool(self.dirty or self.check))
+        e.recoveries.append(self.recover)
+        e.wake_coordinator_hook = lambda tx, cid: self.mark(cid)
+        e.on_outbox("coord.wake", lambda tx, cid, args: self.mark(cid))
+        e.on_due("coord.materialize", lambda tx, cid: self.mark(cid))
+        e.on_due("coord.pause", lambda tx, cid: self.mark(cid))
+        e.on_due("action.timeout", self.on_timeout)
+        e.on_due("action.skip", self.on_skip)
+        e.on_due("action.recheck", lambda tx, aid: self.check.__setitem__(aid, None))
+        e.on_due("action.poll", lambda tx, aid: self.check.__setitem__(aid, None))
+
+    def mark(self, coord_id: str) -> None:
+        self.dirty[coord_id] = None
+
+    # ------------------------------------------------------------------ pump
+
+    def pump(self, tx: Tx) -> bool:
+        did = False
+        if self.check:
+            batch = list(self.check)
+            self.check.clear()
+            for aid in batch:
+                self.engine._guarded(tx, f"input check {aid}", self.check_action, tx, aid)
+            did = True
+        if self.dirty:
+            batch = list(self.dirty)
+            self.dirty.clear()
+            for cid in batch:
+                self.engine._guarded(tx, f"coordinator {cid}", self.process, tx, cid)
+            did = True
+        return did
+
+    def process(self, tx: Tx, coord_id: str) -> None:
+        coord = jobs.get(tx.conn, CoordRow, coord_id)
+        if coord is None:
+            return
+        now = tx.now_ms
+        coord = self._pause_check(tx, coord, now)
+        status = JobStatus(coord.status)
+        if status in MATERIALIZING and not coord.done_materialization:
+            self.materialize(tx, coord, now)
+            coord = jobs.must_get(tx.conn, CoordRow, coord_id)
+        if JobStatus(coord.status) in SUBMITTABLE:
+            self.submit_ready(tx, coord, now)
+        coordcmd.rollup_tx(tx, self.engine.effects, coord_id)
+
+    def _pause_check(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
+        pause = coord.pause_time
+        if pause is None:
+            return coord
+        if pause <= now and coord.status in (J.PREP, J.RUNNING, J.RUNNINGWITHERROR):
+            t = decide(Machine.COORDINATOR, coord.status, Event.PAUSE, coord.id)
+            return coordcmd.set_status(tx, self.engine.effects, coord, t.to)
+        if pause > now:
+            self.engine.heap.push(pause, "coord.pause", coord.id)
+        return coord
+
+    # ------------------------------------------------------------------ materialize
+
+    def materialize(self, tx: Tx, coord: CoordRow, now: int) -> None:
+        app = coordcmd.app_of(coord)
+        counts = jobs.action_counts(tx.conn, coord.id)
+        if ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO):
+            budget = min(max(coord.throttle - counts.get(A.WAITING, 0), 0), BATCH)
+        else:
+            budget = BATCH
+        index = coord.last_action_number
+        created = 0
+        next_time: int | None = None
+        done = True
+        pause = coord.pause_time
+        for idx, nominal in iter_nominal_times(
+            app.start, from_ms(coord.end_time), app.frequency, app.timezone, first_index=index
+        ):
+            nominal_ms = to_ms(nominal)
+            if pause is not None and nominal_ms >= pause:
+                next_time, done = nominal_ms, False
+                break
+            if nominal_ms > now or created >= budget:
+                next_time, done = nominal_ms, False
+                break
+            self._create_action(tx, coord, app, idx + 1, nominal_ms, now)
+            created += 1
+            index = idx + 1
+        fields: dict[str, Any] = {
+            "last_action_number": index,
+            "next_materialized_time": next_time,
+            "done_materialization": int(done),
+        }
+        if created and coord.status == J.PREP:
+            t = decide(Machine.COORDINATOR, coord.status, Event.MATERIALIZE, coord.id)
+            coordcmd.set_status(tx, self.engine.effects, coord, t.to, **fields)
+        elif (
+            created
+            or fields["next_materialized_time"] != coord.next_materialized_time
+            or done != bool(coord.done_materialization)
+        ):
+            jobs.update(tx, CoordRow, coord.id, **fields)
+        if next_time is not None and next_time > now and (pause is None or next_time < pause):
+            self.engine.heap.push(next_time, "coord.materialize", coord.id)
+        elif next_time is not None and next_time <= now and created >= budget and budget == BATCH:
+            self.mark(coord.id)  # a big catch-up: continue in the next tick
+
+    def _create_action(
+        self, tx: Tx, coord: CoordRow, app: CoordinatorApp, number: int, nominal_ms: int, now: int
+    ) -> None:
+        from bundletui.engine import coord_inputs
+
+        aid = action_id(coord.id, number)
+        plan = coord_inputs.plan(app, coord, number, nominal_ms, now)
+        timeout_at = None
+        if coord.timeout >= 0:
+            timeout_at = max(nominal_ms, now) + (coord.timeout + 1) * 60_000
+        decide(Machine.ACTION, None, Event.SUBMIT)
+        jobs.insert(
+            tx,
+            ActionRow,
+            {
+                "id": aid,
+                "coord_id": coord.id,
+                "action_number": number,
+                "nominal_time": nominal_ms,
+                "created_time": now,
+                "status": A.WAITING,
+                "timeout_at": timeout_at,
+                "plan": json.dumps(plan.to_json()),
+            },
+        )
+        jobs.insert_input_deps(
+            tx,
+            (
+                (aid, path, name, seq, int(ok))
+                for seq, (path, name, ok) in enumerate(plan.dependencies())
+            ),
+        )
+        self._evaluate(tx, coord, app, jobs.must_get(tx.conn, ActionRow, aid), plan, now)
+
+    # ------------------------------------------------------------------ inputs
+
+    def check_action(self, tx: Tx, aid: str) -> None:
+        from bundletui.engine import coord_inputs
+
+        action = jobs.get(tx.conn, ActionRow, aid)
+        if action is None or action.status != A.WAITING:
+            return
+        coord = jobs.must_get(tx.conn, CoordRow, action.coord_id)
+        app = coordcmd.app_of(coord)
+        plan = coord_inputs.load_plan(app, coord, action, tx.now_ms)
+        if action.plan is None:
+            jobs.insert_input_deps(
+                tx,
+                (
+                    (aid, path, name, seq, int(ok))
+                    for seq, (path, name, ok) in enumerate(plan.dependencies())
+                ),
+            )
+        self._evaluate(tx, coord, app, action, plan, tx.now_ms)
+
+    def _evaluate(
+        self, tx: Tx, coord: CoordRow, app: CoordinatorApp, action: ActionRow, plan: Any, now: int
+    ) -> None:
+        """Check the action's inputs against the file system; READY, or schedule the next look."""
+        from bundletui.engine import coord_inputs
+
+        available = {
+            path: bool(ok) for path, _name, _seq, ok in jobs.input_deps_of(tx.conn, action.id)
+        }
+        newly: list[str] = []
+
+        def exists(path: str) -> bool:
+            if available.get(path):
+                return True
+            found = os.path.exists(_local(path))
+            if found and path in available:
+                newly.append(path)
+                available[path] = True
+            return found
+
+        result = coord_inputs.check(app, plan, action, now, exists)
+        for path in newly:
+            jobs.mark_available(tx, action.id, path)
+        if result.ready:
+            coordcmd.move_action(
+                tx, action, Event.INPUTS_READY, plan=json.dumps(result.plan_json), held_by=None
+            )
+            self._poll_backoff.pop(action.id, None)
+            self.engine.heap.cancel("action.timeout", action.id)
+            self.mark(coord.id)
+            return
+        jobs.update(
+            tx,
+            ActionRow,
+            action.id,
+            held_by=json.dumps({"missing": result.missing[:50]}),
+            plan=json.dumps(result.plan_json),
+        )
+        if action.timeout_at is not None:
+            self.engine.heap.push(action.timeout_at, "action.timeout", action.id)
+        if result.wait_until is not None:
+            self.engine.heap.push_earlier(result.wait_until, "action.recheck", action.id)
+        if result.unresolved:
+            self.engine.heap.push_earlier(now + RECHECK_MS, "action.recheck", action.id)
+        outside = [p for p in result.missing if not self._in_landing(p)]
+        if outside:
+            delay = self._poll_backoff.get(action.id, 500) * 2
+            delay = min(delay, POLL_MAX_MS)
+            self._poll_backoff[action.id] = delay
+            self.engine.heap.push_earlier(now + delay, "action.poll", action.id)
+        self._schedule_skip(coord, app, action)
+
+    def _in_landing(self, path: str) -> bool:
+        landing = self.engine.landing_dir
+        return landing is not None and _local(path).startswith(str(landing).rstrip("/") + "/")
+
+    def on_timeout(self, tx: Tx, aid: str) -> None:
+        action = jobs.get(tx.conn, ActionRow, aid)
+        if action is None or action.status != A.WAITING or action.timeout_at is None:
+            return
+        if tx.now_ms < action.timeout_at:
+            self.engine.heap.push(action.timeout_at, "action.timeout", aid)
+            return
+        coordcmd.move_action(
+            tx,
+            action,
+            Event.TIMEOUT,
+            error_code="E1025",
+            error_message="inputs did not arrive before the timeout",
+        )
+        self._poll_backoff.pop(aid, None)
+        coordcmd.rollup_tx(tx, self.engine.effects, action.coord_id)
+        self.mark(action.coord_id)
+
+    # ------------------------------------------------------------------ LAST_ONLY / NONE
+
+    def _schedule_skip(self, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> None:
+        deadline = self._skip_deadline(coord, app, action)
+        if deadline is not None:
+            self.engine.heap.push(deadline + 1, "action.skip", action.id)
+
+    def _skip_deadline(self, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> int | None:
+        order = ExecutionOrder(coord.execution)
+        if order is ExecutionOrder.NONE:
+            return action.nominal_time + NONE_TOLERANCE_MS
+        if order is ExecutionOrder.LAST_ONLY:
+            for idx, nominal in iter_nominal_times(
+                app.start,
+                from_ms(coord.end_time),
+                app.frequency,
+                app.timezone,
+                first_index=action.action_number,
+            ):
+                del idx
+                return to_ms(nominal)
+        return None
+
+    def on_skip(self, tx: Tx, aid: str) -> None:
+        action = jobs.get(tx.conn, ActionRow, aid)
+        if action is None or action.status not in (A.WAITING, A.READY):
+            return
+        coord = jobs.must_get(tx.conn, CoordRow, action.coord_id)
+        deadline = self._skip_deadline(coord, coordcmd.app_of(coord), action)
+        if deadline is None or tx.now_ms <= deadline:
+            return
+        coordcmd.move_action(tx, action, Event.SKIP)
+        self.engine.heap.cancel("action.timeout", aid)
+        coordcmd.rollup_tx(tx, self.engine.effects, coord.id)
+        self.mark(coord.id)
+
+    # ------------------------------------------------------------------ launch
+
+    def submit_ready(self, tx: Tx, coord: CoordRow, now: int) -> None:
+        counts = jobs.action_counts(tx.conn, coord.id)
+        if not counts.get(A.READY):
+            return
+        active = counts.get(A.SUBMITTED, 0) + counts.get(A.RUNNING, 0)
+        slots = 1_000_000 if coord.concurrency < 0 else coord.concurrency - active
+        if slots <= 0:
+            return
+        order = "ASC" if ExecutionOrder(coord.execution) is ExecutionOrder.FIFO else "DESC"
+        ready = jobs.select(
+            tx.conn,
+            ActionRow,
+            "coord_id = ? AND status = 'READY'",
+            (coord.id,),
+            order=f"nominal_time {order}",
+            limit=slots,
+        )
+        app = coordcmd.app_of(coord)
+        for action in ready:
+            deadline = self._skip_deadline(coord, app, action)
+            if deadline is not None and now > deadline:
+                coordcmd.move_action(tx, action, Event.SKIP)
+                continue
+            self.engine._guarded(tx, f"launch {action.id}", self.launch, tx, coord, app, action)
+
+    def launch(self, tx: Tx, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> None:
+        from bundletui.engine import coord_inputs
+
+        effects = self.engine.effects
+        conf = action.run_conf_dict()
+        if action.external_id and conf.get("oozie.wf.rerun.failnodes") == "true":
+            wf = jobs.get(tx.conn, WorkflowRow, action.external_id)
+            if wf is not None:
+                coordcmd.move_action(tx, action, Event.LAUNCH)
+                wfcmd.rerun_tx(tx, effects, wf, failed_nodes=True)
+                coordcmd.move_action(
+                    tx, jobs.must_get(tx.conn, ActionRow, action.id), Event.STARTED
+                )
+                return
+        coordcmd.move_action(tx, action, Event.LAUNCH)
+        submitted = jobs.must_get(tx.conn, ActionRow, action.id)
+        try:
+            run_conf = coord_inputs.run_conf(app, coord, submitted, tx.now_ms)
+            sub = self._workflow_submission(coord, app, run_conf)
+        except BundletuiError as exc:
+            coordcmd.move_action(
+                tx, submitted, Event.FAIL, error_code=exc.code, error_message=exc.message
+            )
+            coordcmd.rollup_tx(tx, effects, coord.id)
+            return
+        wf_id = wfcmd.create_workflow_tx(
+            tx, self.engine.db, effects, sub, start=True, parent_id=action.id
+        )
+        coordcmd.move_action(
+            tx, submitted, Event.STARTED, external_id=wf_id, run_conf=json.dumps(run_conf)
+        )
+
+    def _workflow_submission(
+        self, coord: CoordRow, app: CoordinatorApp, conf: dict[str, str]
+    ) -> wfcmd.WorkflowSubmission:
+        """The workflow an action launches; its definition is read once per file version."""
+        from bundletui.spec.config import resolve_app_path
+        from bundletui.spec.load import load_app
+        from bundletui.spec.xmlsafe import AppKind
+
+        base = Path(coord.app_path).parent
+        path = resolve_app_path(app.workflow_app_path, AppKind.WORKFLOW, base)
+        key = (str(path), path.stat().st_mtime)
+        cached = self._wf_cache.get(key)
+        if cached is None:
+            loaded = load_app(path, conf, self.engine.clock, kinds=(AppKind.WORKFLOW,))
+            cached = (
+                loaded.app,
+                loaded.definition,
+                loaded.app_path,
+                {k: v for k, v in loaded.conf.items() if k not in conf},
+            )
+            self._wf_cache[key] = cached
+        wf_app, definition, app_path, defaults = cached
+        assert isinstance(wf_app, WorkflowApp)
+        merged = {**defaults, **conf}
+        return wfcmd.WorkflowSubmission(wf_app, merged, definition, app_path, coord.user)
+
+    # ------------------------------------------------------------------ recovery
+
+    def recover(self, tx: Tx) -> None:
+        for coord in jobs.select(
+            tx.conn,
+            CoordRow,
+            "status IN ('PREP','RUNNING','RUNNINGWITHERROR','PAUSED','PAUSEDWITHERROR','SUSPENDED','SUSPENDEDWITHERROR','PREPPAUSED','PREPSUSPENDED')",
+        ):
+            if (
+                coord.status in (J.PREP, J.RUNNING, J.RUNNINGWITHERROR)
+                and not coord.done_materialization
+            ):
+                due = (
+                    coord.next_materialized_time
+                    if coord.next_materialized_time is not None
+                    else coord.start_time
+                )
+                self.engine.heap.push(due, "coord.materialize", coord.id)
+            if coord.pause_time is not None:
+                self.engine.heap.push(coord.pause_time, "coord.pause", coord.id)
+            if coord.status in (J.RUNNING, J.RUNNINGWITHERROR):
+                self.mark(coord.id)
+        for action in jobs.select(tx.conn, ActionRow, "status = 'WAITING'"):
+            self.check[action.id] = None  # files may have landed while we were down
+        for coord_id in {
+            r[0]
+            for r in tx.conn.execute(
+                "SELECT DISTINCT coord_id FROM coord_actions WHERE status = 'READY'"
+            )
+        }:
+            self.mark(coord_id)
+
+    # ------------------------------------------------------------------ landing events
+
+    def paths_landed(self, tx: Tx, paths: list[str]) -> None:
+        """Files or directories appeared: wake the actions waiting on them (O(waiters))."""
+        for path in paths:
+            for aid in jobs.waiting_on(tx.conn, path):
+                self.check[aid] = None
+            if os.path.isdir(path):
+                for aid, _dep in jobs.waiting_under(tx.conn, path):
+                    self.check[aid] = None
+
+    def rescan(self, tx: Tx) -> None:
+        for aid, path in jobs.all_waiting_deps(tx.conn):
+            if os.path.exists(_local(path)):
+                self.check[aid] = None
+
+
+def _local(path: str) -> str:
+    return path[7:] if path.startswith("file://") else path

@@ -1,0 +1,89 @@
+"""The landing directory: file-system events become dependency checks (and partition events).
+
+watchfiles runs in a thread and hands batches of paths to the engine loop; a slow rescan backs
+it up (and runs at start-up, for files that landed while the engine was down).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import watchfiles
+
+from bundletui.store.db import Tx
+
+if TYPE_CHECKING:
+    from bundletui.engine.service import Engine
+
+log = logging.getLogger("bundletui.engine.landing")
+RESCAN_MS = 300_000
+
+
+class LandingWatcher:
+    def __init__(self, engine: Engine, root: Path) -> None:
+        self.engine = engine
+        self.root = root
+        self.events: deque[tuple[str, str]] = deque()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.listeners: list = []  # (tx, [(change, path)]) -> None, for event schedules
+
+    def install(self) -> None:
+        e = self.engine
+        e.startup.append(self.start)
+        e.shutdown_hooks.append(self.stop)
+        e.pumps.insert(0, self.pump)
+        e.recoveries.append(self.recover)
+        e.on_due("landing.rescan", self.rescan)
+
+    def start(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        if not self.engine.config.watch:
+            return
+        self._thread = threading.Thread(target=self._run, name="bundletui-landing", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        try:
+            for changes in watchfiles.watch(
+                self.root,
+                stop_event=self._stop,
+                debounce=50,
+                step=1,
+                recursive=True,
+                raise_interrupt=False,
+                yield_on_timeout=False,
+            ):
+                for change, path in changes:
+                    if change != watchfiles.Change.deleted:
+                        self.events.append((change.name, path))
+                self.engine.wake()
+        except Exception:  # the rescan keeps things going even if the watcher dies
+            log.exception("landing watcher stopped")
+
+    def pump(self, tx: Tx) -> bool:
+        if not self.events:
+            return False
+        batch: list[tuple[str, str]] = []
+        while self.events:
+            batch.append(self.events.popleft())
+        paths = sorted({p for _c, p in batch})
+        self.engine.coordinators.paths_landed(tx, paths)
+        for listener in self.listeners:
+            listener(tx, batch)
+        return True
+
+    def recover(self, tx: Tx) -> None:
+        self.engine.coordinators.rescan(tx)
+        self.engine.heap.push(self.engine.now_ms() + RESCAN_MS, "landing.rescan", "all")
+
+    def rescan(self, tx: Tx, _key: str) -> None:
+        self.engine.coordinators.rescan(tx)
+        self.engine.heap.push(tx.now_ms + RESCAN_MS, "landing.rescan", "all")
