@@ -92,9 +92,27 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     @handle_errors
-    def kill(job_id: IdArg, home: HomeOpt = None) -> None:
-        """Kill a job and everything under it."""
-        dispatch.kill(_ctx(home), job_id)
+    def kill(
+        job_id: IdArg,
+        action: Annotated[
+            str | None,
+            typer.Option("--action", help="Coordinator: only these actions, e.g. 1,3-4."),
+        ] = None,
+        date: Annotated[
+            str | None,
+            typer.Option(
+                "--date", help="Coordinator: actions with these nominal times, d1::d2,d3."
+            ),
+        ] = None,
+        home: HomeOpt = None,
+    ) -> None:
+        """Kill a job and everything under it (or chosen coordinator actions)."""
+        ctx = _ctx(home)
+        if action or date:
+            for killed in dispatch.kill_actions(ctx, job_id, actions=action, dates=date):
+                typer.echo(killed)
+        else:
+            dispatch.kill(ctx, job_id)
 
     @app.command()
     @handle_errors
@@ -112,18 +130,82 @@ def register(app: typer.Typer) -> None:
                 "--failed-nodes", help="Workflow: re-run only the nodes that did not succeed."
             ),
         ] = False,
+        action: Annotated[
+            str | None, typer.Option("--action", help="Coordinator: actions 1,3-4.")
+        ] = None,
+        date: Annotated[
+            str | None, typer.Option("--date", help="Coordinator/bundle: nominal times d1::d2,d3.")
+        ] = None,
+        coordinator: Annotated[
+            str | None, typer.Option("--coordinator", help="Bundle: coordinator names c1,c2.")
+        ] = None,
+        refresh: Annotated[
+            bool,
+            typer.Option(
+                "--refresh", help="Re-resolve latest()/future() and re-check every input."
+            ),
+        ] = False,
+        nocleanup: Annotated[
+            bool, typer.Option("--nocleanup", help="Keep the output-event directories.")
+        ] = False,
+        failed: Annotated[
+            bool,
+            typer.Option(
+                "--failed",
+                help="Coordinator: re-run only the failed nodes of each action's workflow.",
+            ),
+        ] = False,
         home: HomeOpt = None,
     ) -> None:
-        """Re-run a finished workflow (same id, run + 1)."""
-        kind = kind_of(job_id)
-        if kind is not IdKind.WORKFLOW:
-            raise CommandError(
-                "E0302",
-                f"Invalid parameter [rerun of {job_id}]: use bundletui rerun on a workflow id here",
-                hint="coordinator and bundle reruns take --action/--date/--coordinator",
-            )
+        """Re-run a workflow (same id, run + 1), coordinator actions, or a bundle's coordinators."""
         skip = [s.strip() for s in (skip_nodes or "").split(",") if s.strip()]
-        wfcmd.rerun(_ctx(home), job_id, skip_nodes=skip, failed_nodes=failed_nodes)
+        ids = dispatch.rerun(
+            _ctx(home),
+            job_id,
+            skip_nodes=skip,
+            failed_nodes=failed_nodes,
+            actions=action,
+            dates=date,
+            coordinators=coordinator,
+            refresh=refresh,
+            nocleanup=nocleanup,
+            failed=failed,
+        )
+        for rid in ids:
+            if rid != job_id:
+                typer.echo(rid)
+
+    @app.command()
+    @handle_errors
+    def change(
+        job_id: IdArg,
+        value: Annotated[
+            str,
+            typer.Option(
+                "--value",
+                help="Coordinator: endtime=…;concurrency=…;pausetime=…;status=RUNNING. Bundle: pausetime=… or endtime=….",
+            ),
+        ],
+        home: HomeOpt = None,
+    ) -> None:
+        """Change a coordinator's or bundle's end time, pause time, concurrency or status."""
+        dispatch.change(_ctx(home), job_id, value)
+
+    @app.command()
+    @handle_errors
+    def ignore(
+        job_id: IdArg,
+        action: Annotated[
+            str | None, typer.Option("--action", help="Only these actions, 1,3-4.")
+        ] = None,
+        date: Annotated[
+            str | None, typer.Option("--date", help="Actions with these nominal times.")
+        ] = None,
+        home: HomeOpt = None,
+    ) -> None:
+        """Ignore a FAILED/KILLED coordinator, or its FAILED/KILLED/TIMEDOUT actions."""
+        for ignored in dispatch.ignore(_ctx(home), job_id, actions=action, dates=date):
+            typer.echo(ignored)
 
     @app.command()
     @handle_errors
