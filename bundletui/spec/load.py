@@ -8,6 +8,7 @@ Nothing here touches the store.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,7 +29,7 @@ from bundletui.spec.config import (
 from bundletui.spec.decode_bundle import decode_bundle
 from bundletui.spec.decode_coordinator import decode_coordinator
 from bundletui.spec.decode_workflow import decode_workflow
-from bundletui.spec.submit_el import SubmitResolver
+from bundletui.spec.submit_el import DATE_VARIABLES, SubmitResolver
 from bundletui.spec.xmlsafe import AppKind, XmlDocument, load_document
 
 App = BundleApp | CoordinatorApp | WorkflowApp
@@ -163,10 +164,20 @@ def validate_file(
     try:
         _decode(doc, resolver)
     except NeedsValues:
-        return Validation(kind_name, doc.file, False, tuple(sorted(resolver.unresolved)))
+        return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     if lenient and resolver.unresolved:
-        return Validation(kind_name, doc.file, False, tuple(sorted(resolver.unresolved)))
+        return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     return Validation(kind_name, doc.file, True)
+
+
+_SIMPLE_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+
+
+def _variables_without_values(doc: XmlDocument, conf: Mapping[str, str]) -> tuple[str, ...]:
+    """Every plain ``${name}`` in the file that nothing defines (for validate's note)."""
+    text = Path(doc.file).read_text(encoding="utf-8", errors="replace")
+    names = {m.group(1) for m in _SIMPLE_VARIABLE.finditer(text)}
+    return tuple(sorted(n for n in names if n not in conf and n not in DATE_VARIABLES))
 
 
 # ----------------------------------------------------------------------------- children
