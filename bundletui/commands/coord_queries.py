@@ -1,20 +1,764 @@
-"""Read side for coordinators and bundles (filled in with the coordinator commands)."""
+"""The read side for bundles and coordinators: Oozie's JSON (oozie.md §7.2), the coordinator's
+action page with Oozie's ``-filter``/``-order``/``-offset``/``-len`` (§6.1), the listings of
+``jobs -jobtype coordinator|bundle`` (§6.2, §7.3) — and, beside Oozie's keys (never instead of
+them), what Oozie cannot tell: why a WAITING or READY action waits (``waitingFor``), why a
+coordinator is not materializing (``materialization``), and counts by status (``counts``).
+
+The action page is one indexed query (``UNIQUE(coord_id, nominal_time)`` gives the order), and
+``total`` comes from the trigger-kept counts whenever the filter is on status only, so a page
+costs O(page), not O(actions).
+"""
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
+from dataclasses import dataclass, field
 from typing import Any
 
 from bundletui.commands.base import fail
+from bundletui.commands.queries import JobFilter, conf_xml, rfc822
+from bundletui.errors import BundletuiError, CommandError
+from bundletui.model.apps import ExecutionOrder
+from bundletui.model.clock import RealClock, to_ms
 from bundletui.model.ids import IdKind, kind_of
+from bundletui.model.status import ActionStatus, JobStatus
+from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store import jobs
-from bundletui.store.rows import BundleRow, CoordRow, WorkflowRow
+from bundletui.store.rows import (
+    ActionRow,
+    BundleActionRow,
+    BundleRow,
+    CoordRow,
+    NodeRow,
+    WorkflowRow,
+)
+
+J = JobStatus
+A = ActionStatus
+
+# Oozie's ready command runs only for these job statuses (oozie.md §2.4; the engine's
+# SUBMITTABLE set in engine/coordinators.py). Outside them a READY action is held by the job.
+SUBMITTABLE = frozenset(
+    {J.RUNNING, J.RUNNINGWITHERROR, J.SUCCEEDED, J.PAUSED, J.PAUSEDWITHERROR, J.DONEWITHERROR}
+)
+# Materialization runs only for these (oozie.md §2.5).
+MATERIALIZING = frozenset({J.PREP, J.RUNNING, J.RUNNINGWITHERROR})
+# Workflow-following action statuses, which equal the launched workflow's status.
+_FOLLOWS_WORKFLOW = frozenset({A.RUNNING, A.SUSPENDED, A.SUCCEEDED, A.FAILED, A.KILLED})
+
+_COORD_HINT = "list coordinators with: bundletui jobs --type coordinator"
+_BUNDLE_HINT = "list bundles with: bundletui jobs --type bundle"
+
+
+# ----------------------------------------------------------------------------- entry points
+
+
+def job_info(
+    conn: sqlite3.Connection,
+    job_id: str,
+    kind: IdKind | None,
+    *,
+    offset: int = 1,
+    length: int | None = None,
+    order: str = "asc",
+    filter_text: str = "",
+    tz: str = "GMT",
+) -> dict[str, Any]:
+    """Oozie's info JSON for a bundle, a coordinator (with a page of actions) or an action."""
+    if kind is IdKind.BUNDLE:
+        return bundle_info(conn, job_id, tz=tz)
+    if kind is IdKind.COORDINATOR:
+        return coordinator_info(
+            conn,
+            job_id,
+            offset=offset,
+            length=length,
+            order=order,
+            filter_text=filter_text,
+            tz=tz,
+        )
+    if kind is IdKind.COORD_ACTION:
+        return action_info(conn, job_id, tz=tz)
+    raise fail(
+        "E0604",
+        job_id,
+        hint="ids end in -B (bundle), -C (coordinator), -C@n (coordinator action) or -W (workflow)",
+    )
+
+
+def bundle_info(conn: sqlite3.Connection, bundle_id: str, *, tz: str = "GMT") -> dict[str, Any]:
+    bundle = jobs.get(conn, BundleRow, bundle_id)
+    if bundle is None:
+        raise fail("E0604", bundle_id, hint=_BUNDLE_HINT)
+    return bundle_json(conn, bundle, with_coordinators=True, tz=tz)
+
+
+def coordinator_info(
+    conn: sqlite3.Connection,
+    coord_id: str,
+    *,
+    offset: int = 1,
+    length: int | None = None,
+    order: str = "asc",
+    filter_text: str = "",
+    tz: str = "GMT",
+) -> dict[str, Any]:
+    """The coordinator with one page of its actions (``length`` None = all of them)."""
+    coord = jobs.get(conn, CoordRow, coord_id)
+    if coord is None:
+        raise fail("E0604", coord_id, hint=_COORD_HINT)
+    page = action_page(
+        conn, coord, offset=offset, length=length, order=order, filter_text=filter_text, tz=tz
+    )
+    return coordinator_json(conn, coord, page=page, tz=tz)
+
+
+def action_info(conn: sqlite3.Connection, action_id: str, *, tz: str = "GMT") -> dict[str, Any]:
+    action = jobs.get(conn, ActionRow, action_id)
+    if action is None:
+        raise fail(
+            "E0605",
+            action_id,
+            hint="see a coordinator's actions with: bundletui info <coordinator id>",
+        )
+    coord = jobs.must_get(conn, CoordRow, action.coord_id)
+    holds = Holds.of(conn, coord)
+    out = action_json(conn, action, coord, holds, tz=tz)
+    out["dependencies"] = [
+        {"path": path, "dataIn": data_in, "available": bool(ok)}
+        for path, data_in, _seq, ok in jobs.input_deps_of(conn, action.id)
+    ]
+    out["coordJobName"] = coord.app_name
+    return out
 
 
 def definition_of(conn: sqlite3.Connection, job_id: str) -> str:
+    """The application XML a job was submitted with (an action: its coordinator's; a node: its
+    workflow's)."""
     kind = kind_of(job_id)
-    cls: type = {IdKind.BUNDLE: BundleRow, IdKind.COORDINATOR: CoordRow}.get(kind, WorkflowRow)  # type: ignore[arg-type]
-    row: Any = jobs.get(conn, cls, job_id)
+    if kind is IdKind.COORD_ACTION:
+        action = jobs.get(conn, ActionRow, job_id)
+        if action is None:
+            raise fail("E0605", job_id)
+        job_id, kind = action.coord_id, IdKind.COORDINATOR
+    elif kind is IdKind.WORKFLOW_NODE:
+        node = jobs.get(conn, NodeRow, job_id)
+        if node is None:
+            raise fail("E0605", job_id)
+        job_id, kind = node.wf_id, IdKind.WORKFLOW
+    cls: type | None = {
+        IdKind.BUNDLE: BundleRow,
+        IdKind.COORDINATOR: CoordRow,
+        IdKind.WORKFLOW: WorkflowRow,
+    }.get(kind)  # type: ignore[arg-type]
+    row: Any = jobs.get(conn, cls, job_id) if cls is not None else None
     if row is None:
-        raise fail("E0604", job_id)
+        raise fail("E0604", job_id, hint="list jobs with: bundletui jobs --type …")
     return str(row.definition)
+
+
+def workflow_of(conn: sqlite3.Connection, job_id: str) -> str:
+    """The workflow a coordinator action launched (E0605 when there is none yet)."""
+    if kind_of(job_id) is not IdKind.COORD_ACTION:
+        raise fail(
+            "E0302",
+            f"{job_id} is not a coordinator action",
+            hint="logs belong to workflows: give a workflow (…-W), a node (…-W@name) "
+            "or a coordinator action (…-C@n)",
+        )
+    action = jobs.get(conn, ActionRow, job_id)
+    if action is None:
+        raise fail("E0605", job_id)
+    if not action.external_id:
+        raise CommandError(
+            "E0605",
+            f"Action does not exist [{job_id}: it is {action.status} and has launched no workflow]",
+            hint="an action launches its workflow once it is READY and a concurrency slot is free",
+        )
+    return action.external_id
+
+
+# ----------------------------------------------------------------------------- bundles
+
+
+def bundle_json(
+    conn: sqlite3.Connection, bundle: BundleRow, *, with_coordinators: bool, tz: str = "GMT"
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "bundleJobPath": bundle.app_path,
+        "bundleJobName": bundle.app_name,
+        "bundleJobId": bundle.id,
+        "bundleExternalId": bundle.external_id,
+        "conf": conf_xml(bundle.conf_dict()),
+        "status": bundle.status,
+        "timeUnit": "NONE",
+        "timeOut": 0,
+        "kickoffTime": rfc822(bundle.kickoff_time, tz),
+        "startTime": rfc822(bundle.start_time, tz),
+        "endTime": rfc822(bundle.end_time, tz),
+        "pauseTime": rfc822(bundle.pause_time, tz),
+        "createdTime": rfc822(bundle.created_time, tz),
+        "user": bundle.user,
+        "group": bundle.grp,
+        "acl": None,
+        "consoleUrl": None,
+        "bundleCoordJobs": [],
+        "toString": f"Bundle id[{bundle.id}] status[{bundle.status}]",
+        # ours, beside Oozie's keys
+        "pending": bool(bundle.pending),
+        "lastModifiedTime": rfc822(bundle.last_modified, tz),
+    }
+    if not with_coordinators:
+        return out
+    actions = jobs.select(conn, BundleActionRow, "bundle_id = ?", (bundle.id,), order="rowid")
+    coords = {
+        c.id: c for c in jobs.select(conn, CoordRow, "bundle_id = ?", (bundle.id,), order="rowid")
+    }
+    listed: list[dict[str, Any]] = []
+    for ba in actions:
+        coord = coords.pop(ba.coord_id, None) if ba.coord_id else None
+        if coord is not None:
+            listed.append(coordinator_json(conn, coord, tz=tz))
+    listed += [coordinator_json(conn, c, tz=tz) for c in coords.values()]
+    out["bundleCoordJobs"] = listed
+    out["bundleActions"] = [
+        {
+            "coordName": ba.coord_name,
+            "coordJobId": ba.coord_id,
+            "status": ba.status,
+            "pending": bool(ba.pending),
+            "critical": bool(ba.critical),
+        }
+        for ba in actions
+    ]
+    out["counts"] = _ordered_counts(
+        _tally(ba.status for ba in actions), [s.value for s in JobStatus]
+    )
+    return out
+
+
+# ----------------------------------------------------------------------------- coordinators
+
+
+@dataclass
+class ActionPage:
+    actions: list[dict[str, Any]]
+    total: int
+    offset: int
+    length: int | None
+    order: str
+    filter: str
+
+
+def coordinator_json(
+    conn: sqlite3.Connection,
+    coord: CoordRow,
+    *,
+    page: ActionPage | None = None,
+    tz: str = "GMT",
+    counts: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    if counts is None:
+        counts = jobs.action_counts(conn, coord.id)
+    next_time = coord.next_materialized_time
+    if next_time is None and not coord.done_materialization and coord.last_action_number == 0:
+        next_time = coord.start_time  # nothing materialized yet: the start comes next
+    out: dict[str, Any] = {
+        "coordJobPath": coord.app_path,
+        "coordJobName": coord.app_name,
+        "coordJobId": coord.id,
+        "coordExternalId": coord.external_id,
+        "bundleId": coord.bundle_id,
+        "conf": conf_xml(coord.conf_dict()),
+        "status": coord.status,
+        "executionPolicy": coord.execution,
+        "frequency": coord.frequency,
+        "timeUnit": coord.time_unit,
+        "timeZone": coord.timezone,
+        "concurrency": coord.concurrency,
+        "timeOut": coord.timeout,
+        "lastAction": rfc822(next_time, tz),
+        "nextMaterializedTime": rfc822(next_time, tz),
+        "createdTime": rfc822(coord.created_time, tz),
+        "startTime": rfc822(coord.start_time, tz),
+        "endTime": rfc822(coord.end_time, tz),
+        "pauseTime": rfc822(coord.pause_time, tz),
+        "user": coord.user,
+        "group": coord.grp,
+        "acl": None,
+        "consoleUrl": None,
+        "mat_throttling": coord.throttle,
+        "actions": page.actions if page else [],
+        "toString": f"Coordinator application id[{coord.id}] status[{coord.status}]",
+        "total": page.total if page else 0,
+        # ours, beside Oozie's keys
+        "pending": bool(coord.pending),
+        "lastActionNumber": coord.last_action_number,
+        "doneMaterialization": bool(coord.done_materialization),
+        "counts": _ordered_counts(counts, [s.value for s in ActionStatus]),
+        "materialization": materialization(coord, counts, tz),
+        "lastModifiedTime": rfc822(coord.last_modified, tz),
+    }
+    if page is not None:
+        out["page"] = {
+            "offset": page.offset,
+            "len": page.length,
+            "order": page.order,
+            "filter": page.filter,
+        }
+    return out
+
+
+def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") -> dict[str, Any]:
+    """Whether new actions are being created, and if not, which control stops them."""
+    status = JobStatus(coord.status)
+    nxt = coord.next_materialized_time
+    if nxt is None and not coord.done_materialization and coord.last_action_number == 0:
+        nxt = coord.start_time
+    held: str | None = None
+    if coord.done_materialization:
+        held = "done: every nominal time before the end time is materialized"
+    elif status not in MATERIALIZING:
+        held = f"coordinator {status}"
+    elif coord.pause_time is not None and nxt is not None and nxt >= coord.pause_time:
+        held = f"pause time {_short(rfc822(coord.pause_time, tz))}"
+    elif ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO):
+        waiting = counts.get(A.WAITING, 0)
+        if waiting >= coord.throttle:
+            held = f"throttle {waiting}/{coord.throttle} WAITING"
+    return {
+        "next": rfc822(nxt, tz),
+        "done": bool(coord.done_materialization),
+        "heldBy": held,
+    }
+
+
+@dataclass
+class Holds:
+    """What a coordinator's state says about its READY actions (computed once per page)."""
+
+    coord: CoordRow
+    counts: dict[str, int]
+    active: int = 0
+    _order: ExecutionOrder = field(default=ExecutionOrder.FIFO)
+
+    @classmethod
+    def of(
+        cls, conn: sqlite3.Connection, coord: CoordRow, counts: dict[str, int] | None = None
+    ) -> Holds:
+        counts = jobs.action_counts(conn, coord.id) if counts is None else counts
+        return cls(
+            coord,
+            counts,
+            counts.get(A.SUBMITTED, 0) + counts.get(A.RUNNING, 0),
+            ExecutionOrder(coord.execution),
+        )
+
+    def ready(self) -> dict[str, Any]:
+        status = JobStatus(self.coord.status)
+        limit = self.coord.concurrency
+        if status not in SUBMITTABLE:
+            return {
+                "reason": "coordinator",
+                "status": str(status),
+                "detail": f"coordinator {status}: nothing is launched until it runs again",
+            }
+        if 0 <= limit <= self.active:
+            return {
+                "reason": "concurrency",
+                "running": self.active,
+                "limit": limit,
+                "detail": f"concurrency {self.active}/{limit} running",
+            }
+        return {
+            "reason": "launch",
+            "running": self.active,
+            "limit": limit,
+            "detail": f"a slot is free ({self.active}/{'∞' if limit < 0 else limit} running): "
+            f"launching next in {self._order} order",
+        }
+
+
+def waiting_for(
+    conn: sqlite3.Connection, action: ActionRow, holds: Holds, tz: str = "GMT"
+) -> dict[str, Any] | None:
+    """Why a WAITING action waits (its missing inputs) or a READY one (which control holds it)."""
+    if action.status == A.READY:
+        return holds.ready()
+    if action.status != A.WAITING:
+        return None
+    missing, unresolved, total, unavailable = _missing(conn, action)
+    out: dict[str, Any] = {
+        "reason": "inputs",
+        "missing": missing,
+        "missingCount": max(len(missing), unavailable),
+        "inputs": total,
+        "timeoutAt": rfc822(action.timeout_at, tz),
+    }
+    if unresolved:
+        out["unresolved"] = unresolved
+    count = out["missingCount"]
+    if missing:
+        more = f" (+{count - 1} more)" if count > 1 else ""
+        of = f" of {total}" if total >= count else ""
+        out["detail"] = f"{count}{of} inputs missing: {missing[0]}{more}"
+    elif unresolved:
+        out["detail"] = f"unresolved input {unresolved[0]}"
+    elif action.held_by is None and total == 0:
+        out["reason"] = "check"
+        out["detail"] = "inputs not checked yet"
+    else:
+        out["detail"] = "inputs available; READY at the next input check"
+    return out
+
+
+def _missing(conn: sqlite3.Connection, action: ActionRow) -> tuple[list[str], list[str], int, int]:
+    """(missing URIs, unresolved instances, #dependencies, #unavailable) of a WAITING action."""
+    deps = jobs.input_deps_of(conn, action.id)
+    unavailable = [path for path, _name, _seq, ok in deps if not ok]
+    held: Any = {}
+    if action.held_by:
+        try:
+            held = json.loads(action.held_by)
+        except ValueError:
+            held = {}
+    missing = held.get("missing") if isinstance(held, dict) else None
+    unresolved = held.get("unresolved") if isinstance(held, dict) else None
+    if not isinstance(missing, list):
+        missing = unavailable
+    return (
+        [str(m) for m in missing],
+        [str(u) for u in unresolved] if isinstance(unresolved, list) else [],
+        len(deps),
+        len(unavailable),
+    )
+
+
+def action_json(
+    conn: sqlite3.Connection,
+    action: ActionRow,
+    coord: CoordRow,
+    holds: Holds,
+    *,
+    tz: str = "GMT",
+    created_conf: str | None = None,
+) -> dict[str, Any]:
+    why = waiting_for(conn, action, holds, tz)
+    missing = ""
+    if why is not None and why["reason"] == "inputs":
+        missing = "#".join(why["missing"])
+        if why.get("unresolved"):
+            missing += "!!" + "#".join(why["unresolved"])
+    run_conf = action.run_conf_dict()
+    status = action.status
+    return {
+        "id": action.id,
+        "coordJobId": action.coord_id,
+        "type": None,
+        "actionNumber": action.action_number,
+        "createdConf": created_conf if created_conf is not None else conf_xml(coord.conf_dict()),
+        "createdTime": rfc822(action.created_time, tz),
+        "nominalTime": rfc822(action.nominal_time, tz),
+        "externalId": action.external_id,
+        "status": status,
+        "runConf": conf_xml(run_conf) if run_conf else None,
+        "lastModifiedTime": rfc822(action.last_modified, tz),
+        "missingDependencies": missing,
+        "pushMissingDependencies": None,
+        "externalStatus": status if action.external_id and status in _FOLLOWS_WORKFLOW else None,
+        "trackerUri": None,
+        "consoleUrl": None,
+        "errorCode": action.error_code,
+        "errorMessage": action.error_message,
+        "toString": f"CoordinatorAction name[{action.id}] status[{status}]",
+        # ours, beside Oozie's keys
+        "pending": bool(action.pending),
+        "waitingFor": why,
+    }
+
+
+# ----------------------------------------------------------------------------- action page
+
+
+_CLAUSE = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|!=|=|<|>)(.*)$")
+_COLUMN = {"status": "status", "nominaltime": "nominal_time"}
+
+
+@dataclass(frozen=True)
+class ActionFilter:
+    """Oozie's coordinator action filter: ``status`` (=, !=) and ``nominaltime`` (=, !=, <, <=,
+    >, >=); ``=`` on the same key is ORed, everything else ANDed."""
+
+    equals: dict[str, list[Any]]
+    others: list[tuple[str, str, Any]]
+
+    @classmethod
+    def parse(cls, text: str) -> ActionFilter:
+        equals: dict[str, list[Any]] = {}
+        others: list[tuple[str, str, Any]] = []
+        for token in (t for t in (text or "").split(";") if t.strip()):
+            m = _CLAUSE.match(token)
+            if m is None:
+                raise _filter_error(
+                    text,
+                    f"invalid element [{token.strip()}]; elements are <key><comparator><value>",
+                )
+            key, op, raw = m.group(1).lower(), m.group(2), m.group(3).strip()
+            if key not in _COLUMN:
+                raise _filter_error(
+                    text,
+                    f'invalid filter [{m.group(1)}]; valid filters are "status" and "nominaltime"',
+                )
+            value: Any
+            if key == "status":
+                if op not in ("=", "!="):
+                    raise _filter_error(
+                        text, f"invalid comparator [{op}] for status; only = and != apply"
+                    )
+                value = raw.upper()
+                if value not in A.__members__:
+                    raise _filter_error(
+                        text,
+                        f"invalid status value [{raw}]. Valid status values are: "
+                        f"[{' '.join(s.value for s in ActionStatus)}]",
+                    )
+            else:
+                try:
+                    value = to_ms(parse_oozie_time(raw, what="nominaltime"))
+                except BundletuiError:
+                    raise _filter_error(
+                        text, f"invalid nominaltime value [{raw}]; use yyyy-MM-ddTHH:mmZ"
+                    ) from None
+            if op == "=":
+                equals.setdefault(key, []).append(value)
+            else:
+                others.append((key, op, value))
+        return cls(equals, others)
+
+    def sql(self) -> tuple[str, list[Any]]:
+        where: list[str] = []
+        params: list[Any] = []
+        for key, values in self.equals.items():
+            where.append(f"{_COLUMN[key]} IN ({','.join('?' * len(values))})")
+            params += values
+        for key, op, value in self.others:
+            where.append(f"{_COLUMN[key]} {'<>' if op == '!=' else op} ?")
+            params.append(value)
+        return " AND ".join(where), params
+
+    def statuses(self) -> set[str] | None:
+        """The statuses it selects, when it is on status only (else None: count the rows)."""
+        if "nominaltime" in self.equals or any(k == "nominaltime" for k, _, _ in self.others):
+            return None
+        chosen = set(self.equals.get("status") or [s.value for s in ActionStatus])
+        chosen -= {v for k, op, v in self.others if k == "status"}
+        return chosen
+
+
+def _filter_error(text: str, why: str) -> CommandError:
+    return CommandError(
+        "E0421",
+        f"Invalid job filter [{text}], {why}",
+        hint="e.g. --filter 'status=WAITING;status=READY;nominaltime>=2024-01-01T00:00Z'",
+    )
+
+
+def action_page(
+    conn: sqlite3.Connection,
+    coord: CoordRow,
+    *,
+    offset: int = 1,
+    length: int | None = None,
+    order: str = "asc",
+    filter_text: str = "",
+    tz: str = "GMT",
+) -> ActionPage:
+    """One page of a coordinator's actions by nominal time: one indexed query plus the total."""
+    direction = (order or "asc").strip().lower()
+    if direction not in ("asc", "desc"):
+        raise fail("E0303", "order", order, hint="order is asc (default) or desc")
+    flt = ActionFilter.parse(filter_text)
+    counts = jobs.action_counts(conn, coord.id)
+    clause, params = flt.sql()
+    where = "coord_id = ?" + (f" AND {clause}" if clause else "")
+    params = [coord.id, *params]
+    chosen = flt.statuses()
+    if chosen is not None:
+        total = sum(n for s, n in counts.items() if s in chosen)
+    else:
+        total = jobs.count(conn, ActionRow, where, params)
+    start = max(int(offset or 1), 1)
+    limit = None if length is None or length < 0 else int(length)
+    rows: list[ActionRow] = []
+    if limit != 0:
+        rows = jobs.select(
+            conn,
+            ActionRow,
+            where,
+            params,
+            order=f"nominal_time {direction.upper()}",
+            limit=-1 if limit is None else limit,
+            offset=start - 1,
+        )
+    holds = Holds.of(conn, coord, counts)
+    created_conf = conf_xml(coord.conf_dict())
+    return ActionPage(
+        [action_json(conn, r, coord, holds, tz=tz, created_conf=created_conf) for r in rows],
+        total,
+        start,
+        limit,
+        direction,
+        filter_text,
+    )
+
+
+# ----------------------------------------------------------------------------- listings
+
+
+COORD_FILTER_COLUMNS = {
+    "status": "status",
+    "name": "app_name",
+    "user": "user",
+    "id": "id",
+    "group": "grp",
+    "frequency": "frequency",
+    "unit": "time_unit",
+}
+BUNDLE_FILTER_COLUMNS = {
+    k: v for k, v in COORD_FILTER_COLUMNS.items() if k not in ("frequency", "unit")
+}
+_EXTRA_KEYS = ("text", "startcreatedtime", "endcreatedtime", "sortby")
+_UNITS = {"months": "MONTH", "days": "DAY", "hours": "MINUTE", "minutes": "MINUTE"}
+_RELATIVE = re.compile(r"^-(\d+)([dhm])$")
+_SORT = {"createdtime": "created_time", "lastmodifiedtime": "last_modified"}
+
+
+def list_jobs(
+    conn: sqlite3.Connection,
+    kind: str,
+    filter_text: str = "",
+    offset: int = 1,
+    length: int = 50,
+    *,
+    tz: str = "GMT",
+    now_ms: int | None = None,
+) -> dict[str, Any]:
+    """``jobs -jobtype coordinator|bundle``: Oozie's envelope, newest first (§7.3)."""
+    if kind not in ("coordinator", "bundle"):
+        raise fail("E0303", "jobtype", kind, hint="use wf, coordinator or bundle")
+    columns = COORD_FILTER_COLUMNS if kind == "coordinator" else BUNDLE_FILTER_COLUMNS
+    flt = JobFilter.parse(filter_text, [*columns, *_EXTRA_KEYS])
+    clauses = _checked_clauses(flt, filter_text, kind)
+    where, params = JobFilter(
+        {k: v for k, v in clauses.items() if k in columns or k == "text"}
+    ).sql(columns)
+    now = now_ms if now_ms is not None else to_ms(RealClock().now())
+    for key, op in (("startcreatedtime", ">="), ("endcreatedtime", "<=")):
+        for value in clauses.get(key, []):
+            where += f" AND created_time {op} ?"
+            params.append(_created_time(value, now, filter_text))
+    sort = _SORT[clauses["sortby"][-1].lower()] if clauses.get("sortby") else "created_time"
+    start = max(int(offset or 1), 1)
+    size = int(length) if length and length > 0 else 50
+    order_by = f"{sort} DESC, id DESC"
+    if kind == "coordinator":
+        total = jobs.count(conn, CoordRow, where, params)
+        coords = jobs.select(
+            conn, CoordRow, where, params, order=order_by, limit=size, offset=start - 1
+        )
+        items = [coordinator_json(conn, c, tz=tz) for c in coords]
+        return {"coordinatorjobs": items, "total": total, "offset": start, "len": size}
+    total = jobs.count(conn, BundleRow, where, params)
+    bundles = jobs.select(
+        conn, BundleRow, where, params, order=order_by, limit=size, offset=start - 1
+    )
+    items = [bundle_json(conn, b, with_coordinators=False, tz=tz) for b in bundles]
+    return {"bundlejobs": items, "total": total, "offset": start, "len": size}
+
+
+def _checked_clauses(flt: JobFilter, text: str, kind: str) -> dict[str, list[str]]:
+    """Oozie's value checks: statuses, frequency (+ unit, hours as minutes), sortby."""
+    clauses = {k: list(v) for k, v in flt.clauses.items()}
+
+    def bad(why: str) -> CommandError:
+        return CommandError(
+            "E0420",
+            f"Invalid jobs filter [{text}], {why}",
+            hint="e.g. --filter 'status=RUNNING;name=daily' (same key = OR, different keys = AND)",
+        )
+
+    for value in clauses.get("status", []):
+        if value.upper() not in J.__members__ or (kind == "bundle" and value.upper() == "IGNORED"):
+            raise bad(f"invalid status [{value}]")
+    for value in clauses.get("sortby", []):
+        if value.lower() not in _SORT:
+            raise bad(f"invalid sortby [{value}]; use createdTime or lastModifiedTime")
+    if "unit" in clauses and "frequency" not in clauses:
+        raise bad("time unit should be added only when frequency is specified")
+    if "frequency" in clauses:
+        unit_text = (clauses.get("unit") or ["minutes"])[-1]
+        unit = _UNITS.get(unit_text.lower())
+        if unit is None:
+            raise bad(
+                f"invalid value [{unit_text}] for time unit. "
+                "Valid value is one of months, days, hours or minutes"
+            )
+        freqs = []
+        for value in clauses["frequency"]:
+            try:
+                number = int(float(value))
+            except ValueError:
+                raise bad(
+                    f"invalid value [{value}] for frequency. A numerical value is expected"
+                ) from None
+            freqs.append(str(number * 60 if unit_text.lower() == "hours" else number))
+        clauses["frequency"] = freqs
+        clauses["unit"] = [unit]
+    return clauses
+
+
+def _created_time(value: str, now_ms: int, text: str) -> int:
+    m = _RELATIVE.match(value.strip())
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        return now_ms - n * {"d": 86_400_000, "h": 3_600_000, "m": 60_000}[unit]
+    try:
+        return to_ms(parse_oozie_time(value, what="created time"))
+    except BundletuiError:
+        raise CommandError(
+            "E0420",
+            f"Invalid jobs filter [{text}], invalid created time [{value}]",
+            hint="use yyyy-MM-ddTHH:mmZ or a relative time such as -2d, -3h, -5m",
+        ) from None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _tally(statuses: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for s in statuses:
+        out[s] = out.get(s, 0) + 1
+    return out
+
+
+def _ordered_counts(counts: dict[str, int], order: list[str]) -> dict[str, int]:
+    """Counts with n > 0, in the status enum's order (then any unknown status)."""
+    out = {s: int(counts[s]) for s in order if counts.get(s)}
+    out.update({s: int(n) for s, n in counts.items() if s not in out and n})
+    return out
+
+
+def _short(rfc: str | None) -> str:
+    """``Mon, 01 Jan 2024 12:00:00 GMT`` -> ``2024-01-01 12:00 GMT`` for one-line reasons."""
+    if not rfc:
+        return "-"
+    from email.utils import parsedate_to_datetime
+
+    try:
+        dt = parsedate_to_datetime(rfc)
+    except (TypeError, ValueError):
+        return rfc
+    return f"{dt:%Y-%m-%d %H:%M} {rfc.rsplit(' ', 1)[-1]}"

@@ -1,0 +1,1380 @@
+"""``bundletui oozie job …`` / ``bundletui oozie jobs …``: Oozie's command line, spelled and
+printed the way Oozie's own CLI does (oozie.md §6), so an operator's scripts keep working when
+``oozie`` becomes ``bundletui oozie``.
+
+Oozie's options are single-dash words (``-info ID``, ``-len 5``), which click does not parse, so
+the argv of these two commands is parsed here, from one table per command. Every action calls
+the same commands as the rest of the CLI (dispatch, submit_loaded, load_job, queries,
+coord_queries); only the printing is Oozie's: ``job: <id>``, the ``Job ID : …`` blocks with a
+132-dash ruler, fixed-width tables, ``Error: <code> : <code>: <message>`` on stderr and exit
+code 255 (Oozie's ``System.exit(-1)``). ``-oozie URL`` (and ``-auth``/``-doas``/``-debug``) are
+accepted and ignored with a note: bundletui works on its local store (``--home`` /
+``BUNDLETUI_HOME``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from bundletui.errors import BundletuiError
+
+EXIT_ERROR = 255  # Oozie's CLI ends with System.exit(-1)
+RULER = "-" * 132
+TAB = "\t"
+
+# Oozie's fixed-width formats (OozieCLI: WORKFLOW_JOBS_FORMATTER, COORD_ACTION_FORMATTER, …),
+# as column widths. Java's %-Ns pads and never truncates; extra arguments are ignored, which is
+# why the coordinator action table has no "Last Mod" column although a value is passed for it.
+WF_JOBS = (41, 13, 10, 10, 10, 24, 24)
+COORD_JOBS = (41, 15, 10, 5, 13, 24, 24)
+BUNDLE_JOBS = (41, 15, 10, 20, 20, 13, 13)
+BUNDLE_COORDS = (41, 15, 5, 13, 24, 24)
+WF_ACTIONS = (78, 10, 23, 11, 10)
+COORD_ACTIONS = (43, 10, 37, 10, 21, 21)
+WFS_OF_ACTION = (41, 10, 24, 24)
+
+
+class UsageError(Exception):
+    """Oozie's ParseException: ``Invalid sub-command: …`` plus the usage."""
+
+
+class CliError(Exception):
+    """Oozie's OozieCLIException raised by the client itself: ``Error: …``."""
+
+
+# ----------------------------------------------------------------------------- option tables
+
+
+@dataclass(frozen=True)
+class Opt:
+    value: bool = False  # takes an argument
+    action: bool = False  # one of the mutually exclusive operations (exactly one required)
+    ignored: bool = False  # accepted for compatibility, has no effect here
+
+
+JOB_OPTIONS: dict[str, Opt] = {
+    # operations
+    "submit": Opt(action=True),
+    "run": Opt(action=True),
+    "dryrun": Opt(action=True),
+    "start": Opt(value=True, action=True),
+    "suspend": Opt(value=True, action=True),
+    "resume": Opt(value=True, action=True),
+    "kill": Opt(value=True, action=True),
+    "change": Opt(value=True, action=True),
+    "rerun": Opt(value=True, action=True),
+    "info": Opt(value=True, action=True),
+    "log": Opt(value=True, action=True),
+    "errorlog": Opt(value=True, action=True),
+    "auditlog": Opt(value=True, action=True),
+    "definition": Opt(value=True, action=True),
+    "configcontent": Opt(value=True, action=True),
+    "ignore": Opt(value=True, action=True),
+    # modifiers
+    "config": Opt(value=True),
+    "value": Opt(value=True),
+    "action": Opt(value=True),
+    "date": Opt(value=True),
+    "coordinator": Opt(value=True),
+    "refresh": Opt(),
+    "nocleanup": Opt(),
+    "failed": Opt(),
+    "len": Opt(value=True),
+    "offset": Opt(value=True),
+    "filter": Opt(value=True),
+    "order": Opt(value=True),
+    "verbose": Opt(),
+    "allruns": Opt(),
+    "localtime": Opt(),
+    "timezone": Opt(value=True),
+    "logfilter": Opt(value=True, ignored=True),
+    "home": Opt(value=True),
+    # the server connection: there is no server, the store is local
+    "oozie": Opt(value=True, ignored=True),
+    "auth": Opt(value=True, ignored=True),
+    "doas": Opt(value=True, ignored=True),
+    "debug": Opt(ignored=True),
+}
+
+JOBS_OPTIONS: dict[str, Opt] = {
+    "jobtype": Opt(value=True),
+    "filter": Opt(value=True),
+    "len": Opt(value=True),
+    "offset": Opt(value=True),
+    "verbose": Opt(),
+    "localtime": Opt(),
+    "timezone": Opt(value=True),
+    "kill": Opt(),
+    "suspend": Opt(),
+    "resume": Opt(),
+    "home": Opt(value=True),
+    "oozie": Opt(value=True, ignored=True),
+    "auth": Opt(value=True, ignored=True),
+    "doas": Opt(value=True, ignored=True),
+}
+
+
+@dataclass
+class Args:
+    """A parsed Oozie command line: first value of each option (as commons-cli's
+    getOptionValue), flags present, ``-D`` pairs in order, the chosen operation."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    defines: list[str] = field(default_factory=list)
+    operation: str | None = None
+
+    def has(self, name: str) -> bool:
+        return name in self.flags or name in self.values
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def int_value(self, name: str) -> int | None:
+        text = self.values.get(name)
+        if text is None:
+            return None
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise CliError(f'For input string: "{text}" (-{name} takes a number)') from None
+
+
+def parse_args(argv: list[str], table: dict[str, Opt], *, need_operation: bool) -> Args:
+    """Oozie's spelling: ``-name``, ``--name``, ``-name=value``, ``-D k=v`` and ``-Dk=v``."""
+    args = Args()
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        if token.startswith("-D") and not token.startswith("--"):
+            pair = token[2:] if len(token) > 2 else (argv[i] if i < len(argv) else None)
+            if len(token) == 2:
+                i += 1
+            if pair is None:
+                raise UsageError("Missing argument for option: D")
+            args.defines.append(pair)
+            continue
+        if not token.startswith("-") or token in ("-", "--"):
+            raise UsageError(f"Unrecognized argument: {token}")
+        name, eq, inline = token.lstrip("-").partition("=")
+        opt = table.get(name)
+        if opt is None:
+            raise UsageError(f"Unrecognized option: {token}")
+        if opt.value:
+            if eq:
+                value = inline
+            elif i < len(argv):
+                value, i = argv[i], i + 1
+            else:
+                raise UsageError(f"Missing argument for option: {name}")
+            args.values.setdefault(name, value)
+        else:
+            if eq:
+                raise UsageError(f"Option -{name} takes no argument")
+            args.flags.add(name)
+        if opt.action:
+            if args.operation is not None and args.operation != name:
+                raise UsageError(
+                    f"The option '{name}' was specified but an option from this group has "
+                    f"already been selected: '{args.operation}'"
+                )
+            args.operation = name
+    if need_operation and args.operation is None:
+        ops = ", ".join(f"-{n}" for n, o in table.items() if o.action)
+        raise UsageError(f"Missing required option: one of {ops}")
+    return args
+
+
+# ----------------------------------------------------------------------------- running
+
+
+@dataclass
+class Front:
+    """What every operation needs: the store (opened on first use) and the display zone."""
+
+    args: Args
+    home: Path | None
+    _store: Any = None
+
+    @property
+    def store(self) -> Any:
+        if self._store is None:
+            from bundletui.store.db import Store
+
+            self._store = Store(self.home)
+        return self._store
+
+    def ctx(self) -> Any:
+        from bundletui.commands.base import Ctx
+
+        return Ctx(self.store, face="oozie-cli")
+
+    @property
+    def verbose(self) -> bool:
+        return self.args.has("verbose")
+
+    @property
+    def zone(self) -> tzinfo | None:
+        """-localtime: the machine's zone (None); else -timezone, $OOZIE_TIMEZONE, GMT."""
+        if self.args.has("localtime"):
+            return None
+        return _zone(self.args.get("timezone") or os.environ.get("OOZIE_TIMEZONE") or "GMT")
+
+
+def _zone(tzid: str) -> tzinfo:
+    from datetime import timedelta, timezone
+
+    from bundletui.model.timeutil import parse_timezone
+
+    zone = parse_timezone(tzid)
+    # UTC under the name the user gave it: Java prints "GMT" or "UTC" as asked.
+    return timezone(timedelta(0), tzid) if tzid in ("UTC", "GMT") else zone
+
+
+def run(kind: str, argv: list[str]) -> int:
+    """Run ``oozie job`` or ``oozie jobs``; the exit code (0, or 255 like Oozie)."""
+    table = JOB_OPTIONS if kind == "job" else JOBS_OPTIONS
+    try:
+        args = parse_args(argv, table, need_operation=kind == "job")
+        home = args.get("home") or os.environ.get("BUNDLETUI_HOME")
+        front = Front(args, Path(home) if home else None)
+        _notes(args, table)
+        if kind == "job":
+            assert args.operation is not None
+            JOB_OPERATIONS[args.operation](front)
+        else:
+            jobs_command(front)
+        sys.stdout.flush()
+        return 0
+    except UsageError as exc:
+        print(f"Invalid sub-command: {exc}", file=sys.stderr)
+        print(file=sys.stderr)
+        print(USAGE[kind], file=sys.stderr)
+        return EXIT_ERROR
+    except CliError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BundletuiError as exc:
+        where = f"{exc.where}: " if exc.where else ""
+        print(f"Error: {exc.code} : {exc.code}: {where}{exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+def _notes(args: Args, table: dict[str, Opt]) -> None:
+    for name, opt in table.items():
+        if opt.ignored and args.has(name):
+            shown = f"-{name} {args.get(name)}" if opt.value else f"-{name}"
+            print(
+                f"note: {shown} ignored: bundletui works on its local store "
+                "(--home or BUNDLETUI_HOME), not through a server",
+                file=sys.stderr,
+            )
+
+
+USAGE = {
+    "job": (
+        "bundletui oozie job <OPTIONS> : job operations\n"
+        "  -submit | -run | -dryrun   with -config <file.properties|.xml> [-D name=value ...]\n"
+        "  -start|-suspend|-resume|-kill|-info|-definition|-log|-errorlog|-auditlog <id>\n"
+        "  -kill <coordId> -action 1,3-4 | -date d1::d2\n"
+        "  -change <id> -value endtime=..;concurrency=..;pausetime=..;status=RUNNING\n"
+        "  -rerun <id>  coordinator: -action|-date [-refresh] [-nocleanup] [-failed]\n"
+        "               bundle: -coordinator c1,c2 and/or -date d1::d2 [-refresh] [-nocleanup]\n"
+        "               workflow: -config/-D oozie.wf.rerun.skip.nodes=a,b | oozie.wf.rerun.failnodes=true\n"
+        "  -ignore <coordId> [-action 1,3-4]\n"
+        "  -info <id> [-len n] [-offset n] [-order desc] [-filter status=..;nominaltime>=..]\n"
+        "             [-verbose] [-allruns] [-localtime] [-timezone ID]\n"
+        "  --home DIR  the store (default $BUNDLETUI_HOME or ~/.bundletui); -oozie URL is ignored"
+    ),
+    "jobs": (
+        "bundletui oozie jobs <OPTIONS> : jobs status\n"
+        "  -jobtype wf|coordinator|bundle  -filter name=value;...  -len n  -offset n\n"
+        "  [-verbose] [-localtime] [-timezone ID] [-kill|-suspend|-resume]  --home DIR"
+    ),
+}
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+_GMT_OFFSET = re.compile(r"(.* )GMT([-+]\d{2}:\d{2})")
+
+
+def mask(value: Any) -> str:
+    """OozieCLI.maskIfNull: ``-`` for null or empty."""
+    return "-" if value is None or value == "" else str(value)
+
+
+def mask_date(rfc: str | None, zone: tzinfo | None, verbose: bool = False) -> str:
+    """OozieCLI.maskDate: ``yyyy-MM-dd HH:mm zzz`` (``:ss`` when verbose), ``-`` for null; a
+    ``GMT-07:00`` zone name is shortened to ``-07:00``."""
+    if not rfc:
+        return "-"
+    local = _local(rfc, zone)
+    text = local.strftime("%Y-%m-%d %H:%M:%S" if verbose else "%Y-%m-%d %H:%M")
+    text += f" {local.tzname() or 'GMT'}"
+    m = _GMT_OFFSET.fullmatch(text)
+    return m.group(1) + m.group(2) if m else text
+
+
+def java_date(rfc: str | None, zone: tzinfo | None) -> str:
+    """Java's Date.toString(): ``Mon Jan 01 00:00:00 GMT 2024`` (``null`` for null)."""
+    if not rfc:
+        return "null"
+    local = _local(rfc, zone)
+    return f"{local:%a %b %d %H:%M:%S} {local.tzname() or 'GMT'} {local:%Y}"
+
+
+def _local(rfc: str, zone: tzinfo | None) -> datetime:
+    dt = parsedate_to_datetime(rfc)
+    return dt.astimezone(zone) if zone is not None else dt.astimezone()
+
+
+def cols(widths: tuple[int, ...], *values: Any) -> str:
+    """Java's ``String.format("%-As%-Bs…", values…)``: pad, never cut, extra values ignored."""
+    return "".join(f"{mask_none(v):<{w}}" for w, v in zip(widths, values, strict=False))
+
+
+def mask_none(value: Any) -> str:
+    return "null" if value is None else str(value)
+
+
+def say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+# ----------------------------------------------------------------------------- job: submit
+
+
+def _conf_args(front: Front) -> tuple[str | None, list[str]]:
+    """-config / -D the way OozieCLI.getConfiguration checks them."""
+    config = front.args.get("config")
+    if config is not None and not Path(config).exists():
+        if front.args.defines:
+            config = None  # Oozie: a missing file is "no file" when -D is given
+        else:
+            raise CliError("configuration is not specified")
+    if config is None and not front.args.defines:
+        raise CliError("configuration is not specified")
+    if config is not None and not config.endswith((".properties", ".xml")):
+        raise CliError("configuration must be a '.properties' or a '.xml' file")
+    return config, front.args.defines
+
+
+def _load(front: Front) -> Any:
+    from bundletui.spec.load import load_job
+    from bundletui.store.db import current_user
+
+    config, defines = _conf_args(front)
+    return load_job(config, defines, front.store.clock, user=current_user())
+
+
+def op_submit(front: Front, *, start: bool = False) -> None:
+    from bundletui.commands.submit import submit_loaded
+
+    loaded = _load(front)
+    say(f"job: {submit_loaded(front.ctx(), loaded, start=start)}")
+
+
+def op_run(front: Front) -> None:
+    op_submit(front, start=True)
+
+
+def op_dryrun(front: Front) -> None:
+    from bundletui.spec.xmlsafe import AppKind
+
+    loaded = _load(front)
+    if loaded.kind is AppKind.WORKFLOW:
+        say("OK")
+        return
+    instances = _dryrun_actions(loaded) if loaded.kind is AppKind.COORDINATOR else []
+    say("***coordJob after parsing: ***")
+    say(loaded.definition.rstrip("\n"))
+    say(f"***total coord actions is {len(instances)} ***")
+    for i, text in enumerate(instances, 1):
+        say(RULER)
+        say(f"coordAction instance: {i}:")
+        say(text)
+
+
+def _dryrun_actions(loaded: Any) -> list[str]:
+    """Oozie's dryrun materializes the first hour from the start time (CoordSubmitXCommand)."""
+    from datetime import timedelta
+    from xml.sax.saxutils import quoteattr
+
+    from bundletui.model.timeutil import format_oozie_time
+    from bundletui.spec import materialize
+
+    app = loaded.app
+    texts = []
+    for number, nominal in materialize.iter_actions(
+        app, end=min(app.end, app.start + timedelta(hours=1))
+    ):
+        plan = materialize.plan_action(
+            app, loaded.conf, coord_id="dryrun", number=number, nominal=nominal, actual=nominal
+        )
+        lines = [
+            f'<action number="{number}" nominal-time="{format_oozie_time(nominal)}" '
+            f'id="dryrun@{number}">'
+        ]
+        for d in plan.data_ins:
+            uris = "#".join(d.uris) + (
+                "!!" + "#".join(p.text for p in d.pending) if d.pending else ""
+            )
+            lines.append(
+                f"  <data-in name={quoteattr(d.name)} dataset={quoteattr(d.dataset)}>"
+                f"<uris>{uris}</uris></data-in>"
+            )
+        for o in plan.data_outs:
+            lines.append(
+                f"  <data-out name={quoteattr(o.name)} dataset={quoteattr(o.dataset)}>"
+                f"<uris>{'#'.join(o.uris)}</uris></data-out>"
+            )
+        lines.append(f"  <workflow><app-path>{app.workflow_app_path}</app-path></workflow>")
+        lines.append("</action>")
+        texts.append("\n".join(lines))
+    return texts
+
+
+# ----------------------------------------------------------------------------- job: controls
+
+
+def op_start(front: Front) -> None:
+    from bundletui.commands import dispatch
+
+    dispatch.start(front.ctx(), _value(front, "start"))
+
+
+def op_suspend(front: Front) -> None:
+    from bundletui.commands import dispatch
+
+    dispatch.suspend(front.ctx(), _value(front, "suspend"))
+
+
+def op_resume(front: Front) -> None:
+    from bundletui.commands import dispatch
+
+    dispatch.resume(front.ctx(), _value(front, "resume"))
+
+
+def op_kill(front: Front) -> None:
+    from bundletui.commands import dispatch
+
+    job_id = _value(front, "kill")
+    action, date = front.args.get("action"), front.args.get("date")
+    if "-C" in job_id and (action is not None or date is not None):
+        if action is not None and date is not None:
+            raise CliError(
+                "Invalid options provided for rerun: either date or action expected. "
+                "Don't use both at the same time."
+            )
+        killed = dispatch.kill_actions(front.ctx(), job_id, actions=action, dates=date)
+        print_coord_actions(front, killed)
+        return
+    dispatch.kill(front.ctx(), job_id)
+
+
+def op_change(front: Front) -> None:
+    from bundletui.commands import dispatch
+
+    job_id = _value(front, "change")
+    value = front.args.get("value")
+    if value is None:
+        raise CliError("-value option needs to be specified for -change option")
+    dispatch.change(front.ctx(), job_id, value)
+
+
+def op_ignore(front: Front) -> None:
+    from bundletui.commands import dispatch
+
+    job_id = _value(front, "ignore")
+    action = front.args.get("action")
+    if front.args.has("action") and not action:
+        raise CliError("-action is empty")
+    ids = dispatch.ignore(front.ctx(), job_id, actions=action)
+    print_coord_actions_status(front, [i for i in ids if "@" in i])
+
+
+def op_rerun(front: Front) -> None:
+    from bundletui.commands import dispatch
+
+    job_id = _value(front, "rerun")
+    a = front.args
+    if "-W" in job_id:
+        conf = _rerun_conf(front)
+        skip = [
+            s.strip() for s in conf.get("oozie.wf.rerun.skip.nodes", "").split(",") if s.strip()
+        ]
+        failed = conf.get("oozie.wf.rerun.failnodes", "").strip().lower() == "true"
+        dispatch.rerun(front.ctx(), job_id, skip_nodes=skip, failed_nodes=failed)
+        return
+    if "-B" in job_id:
+        if a.has("action"):
+            raise CliError(
+                "Invalid options provided for bundle rerun. action is not valid for bundle rerun"
+            )
+        coords, dates = a.get("coordinator"), a.get("date")
+        dispatch.rerun(
+            front.ctx(),
+            job_id,
+            coordinators=coords,
+            dates=dates,
+            refresh=a.has("refresh"),
+            nocleanup=a.has("nocleanup"),
+        )
+        if coords:
+            say(
+                f"Coordinators [{coords}] of bundle {job_id} are scheduled to rerun on date "
+                f"ranges [{mask_none(dates)}]."
+            )
+        else:
+            say(
+                f"All coordinators of bundle {job_id} are scheduled to rerun on the date "
+                f"ranges [{mask_none(dates)}]."
+            )
+        return
+    action, date = a.get("action"), a.get("date")
+    if action is not None and date is not None:
+        raise CliError(
+            "Invalid options provided for rerun: either date or action expected. "
+            "Don't use both at the same time."
+        )
+    if action is None and date is None:
+        raise CliError("Invalid options provided for rerun: date or action expected.")
+    ids = dispatch.rerun(
+        front.ctx(),
+        job_id,
+        actions=action,
+        dates=date,
+        refresh=a.has("refresh"),
+        nocleanup=a.has("nocleanup"),
+        failed=a.has("failed"),
+    )
+    print_coord_actions(front, ids)
+
+
+def _rerun_conf(front: Front) -> dict[str, str]:
+    from bundletui.spec.config import parse_overrides, read_conf_file
+
+    conf: dict[str, str] = {}
+    config = front.args.get("config")
+    if config is not None and Path(config).exists():
+        conf.update(read_conf_file(config))
+    conf.update(parse_overrides(front.args.defines))
+    return conf
+
+
+def _value(front: Front, name: str) -> str:
+    return str(front.args.get(name)).strip()
+
+
+def print_coord_actions(front: Front, ids: list[str]) -> None:
+    """OozieCLI.printCoordActions (after kill/rerun of actions): id and nominal time."""
+    rows = _actions(front, ids)
+    if not rows:
+        say("No Actions match your criteria!")
+        return
+    say(f"Action ID{TAB}Nominal Time")
+    say(RULER)
+    for a in rows:
+        say(f"{mask(a['id'])}{TAB}{mask_date(a['nominalTime'], None)}")
+
+
+def print_coord_actions_status(front: Front, ids: list[str]) -> None:
+    """OozieCLI.printCoordActionsStatus (after ignore): id, nominal time, status."""
+    rows = _actions(front, ids)
+    if not rows:
+        return
+    say(f"Action ID{TAB}Nominal Time{TAB}Status")
+    say(RULER)
+    for a in rows:
+        say(f"{mask(a['id'])}{TAB}{mask_date(a['nominalTime'], None)}{TAB}{mask(a['status'])}")
+
+
+def _actions(front: Front, ids: list[str]) -> list[dict[str, Any]]:
+    from bundletui.commands import coord_queries
+
+    return [coord_queries.action_info(front.store.conn, i) for i in ids if "-C@" in i]
+
+
+# ----------------------------------------------------------------------------- job: info
+
+
+def op_info(front: Front) -> None:
+    from bundletui.commands import queries
+
+    job_id = _value(front, "info")
+    a = front.args
+    conn = front.store.conn
+    if job_id.endswith("-B"):
+        if a.has("filter"):
+            raise CliError("Filter option is currently not supported for a Bundle job")
+        print_bundle_job(front, queries.job_info(conn, job_id))
+    elif job_id.endswith("-C"):
+        offset = a.int_value("offset")
+        length = a.int_value("len")
+        data = queries.job_info(
+            conn,
+            job_id,
+            offset=offset if offset and offset > 0 else 1,
+            length=length if length is not None and length > 0 else None,
+            order="desc" if (a.get("order") or "").strip().lower() == "desc" else "asc",
+            filter_text=a.get("filter") or "",
+        )
+        print_coord_job(front, data)
+    elif "-C@" in job_id:
+        if a.has("allruns"):
+            print_wfs_of_action(front, job_id)
+            return
+        if a.has("filter"):
+            raise CliError("Filter option is not supported for a Coordinator action")
+        print_coord_action(front, queries.job_info(conn, job_id))
+    elif "-W@" in job_id:
+        if a.has("filter"):
+            raise CliError("Filter option is not supported for a Workflow action")
+        print_workflow_action(front, queries.job_info(conn, job_id))
+    else:
+        if a.has("filter"):
+            raise CliError("Filter option is currently not supported for a Workflow job")
+        data = queries.job_info(conn, job_id)
+        offset, length = a.int_value("offset") or 0, a.int_value("len") or 0
+        if offset > 1 or length > 0:
+            first = max(offset, 1) - 1
+            data["actions"] = data["actions"][first : first + length if length > 0 else None]
+        print_job(front, data)
+
+
+def print_coord_job(front: Front, job: dict[str, Any]) -> None:
+    """OozieCLI.printCoordJob."""
+    z, v = front.zone, front.verbose
+    say(f"Job ID : {job['coordJobId']}")
+    say(RULER)
+    say(f"Job Name    : {mask(job['coordJobName'])}")
+    say(f"App Path    : {mask(job['coordJobPath'])}")
+    say(f"Status      : {job['status']}")
+    say(f"Start Time  : {mask_date(job['startTime'], z)}")
+    say(f"End Time    : {mask_date(job['endTime'], z)}")
+    say(f"Pause Time  : {mask_date(job['pauseTime'], z)}")
+    say(f"Concurrency : {job['concurrency']}")
+    say(RULER)
+    if v:
+        say(
+            TAB.join(
+                [
+                    "ID",
+                    "Action Number",
+                    "Console URL",
+                    "Error Code",
+                    "Error Message",
+                    "External ID",
+                    "External Status",
+                    "Job ID",
+                    "Tracker URI",
+                    "Created",
+                    "Nominal Time",
+                    "Status",
+                    "Last Modified",
+                    "Missing Dependencies",
+                ]
+            )
+        )
+        say(RULER)
+        for a in job["actions"]:
+            # Oozie prints the nominal time and the status with no delimiter between them.
+            say(
+                TAB.join(
+                    [
+                        mask(a["id"]),
+                        str(a["actionNumber"]),
+                        mask(a["consoleUrl"]),
+                        mask(a["errorCode"]),
+                        mask(a["errorMessage"]),
+                        mask(a["externalId"]),
+                        mask(a["externalStatus"]),
+                        mask(a["coordJobId"]),
+                        mask(a["trackerUri"]),
+                        mask_date(a["createdTime"], z, True),
+                        mask_date(a["nominalTime"], z, True) + a["status"],
+                        mask_date(a["lastModifiedTime"], z, True),
+                        mask(_first_missing(a)),
+                    ]
+                )
+            )
+            say(RULER)
+        return
+    say(
+        cols(
+            COORD_ACTIONS,
+            "ID",
+            "Status",
+            "Ext ID",
+            "Err Code",
+            "Created",
+            "Nominal Time",
+            "Last Mod",
+        )
+    )
+    for a in job["actions"]:
+        say(
+            cols(
+                COORD_ACTIONS,
+                mask(a["id"]),
+                a["status"],
+                mask(a["externalId"]),
+                mask(a["errorCode"]),
+                mask_date(a["createdTime"], z),
+                mask_date(a["nominalTime"], z),
+                mask_date(a["lastModifiedTime"], z),
+            )
+        )
+        say(RULER)
+
+
+def _first_missing(action: dict[str, Any]) -> str | None:
+    deps = action.get("pushMissingDependencies") or action.get("missingDependencies") or ""
+    first = deps.split("!!", 1)[0].split("#", 1)[0]
+    return first or None
+
+
+def print_bundle_job(front: Front, job: dict[str, Any]) -> None:
+    """OozieCLI.printBundleJob (its kick-off time is Java's Date.toString)."""
+    z, v = front.zone, front.verbose
+    say(f"Job ID : {job['bundleJobId']}")
+    say(RULER)
+    say(f"Job Name : {mask(job['bundleJobName'])}")
+    say(f"App Path : {mask(job['bundleJobPath'])}")
+    say(f"Status   : {job['status']}")
+    say(f"Kickoff time   : {java_date(job['kickoffTime'], None)}")
+    say(RULER)
+    say(cols(BUNDLE_COORDS, "Job ID", "Status", "Freq", "Unit", "Started", "Next Materialized"))
+    say(RULER)
+    for c in job["bundleCoordJobs"]:
+        say(
+            cols(
+                BUNDLE_COORDS,
+                mask(c["coordJobId"]),
+                c["status"],
+                c["frequency"],
+                c["timeUnit"],
+                mask_date(c["startTime"], z, v),
+                mask_date(c["nextMaterializedTime"], z, v),
+            )
+        )
+        say(RULER)
+
+
+def print_coord_action(front: Front, a: dict[str, Any]) -> None:
+    """OozieCLI.printCoordAction."""
+    z = front.zone
+    say(f"ID : {mask(a['id'])}")
+    say(RULER)
+    say(f"Action Number        : {a['actionNumber']}")
+    say(f"Console URL          : {mask(a['consoleUrl'])}")
+    say(f"Error Code           : {mask(a['errorCode'])}")
+    say(f"Error Message        : {mask(a['errorMessage'])}")
+    say(f"External ID          : {mask(a['externalId'])}")
+    say(f"External Status      : {mask(a['externalStatus'])}")
+    say(f"Job ID               : {mask(a['coordJobId'])}")
+    say(f"Tracker URI          : {mask(a['trackerUri'])}")
+    say(f"Created              : {mask_date(a['createdTime'], z)}")
+    say(f"Nominal Time         : {mask_date(a['nominalTime'], z)}")
+    say(f"Status               : {a['status']}")
+    say(f"Last Modified        : {mask_date(a['lastModifiedTime'], z)}")
+    say(f"First Missing Dependency : {mask(_first_missing(a))}")
+    say(RULER)
+
+
+def print_wfs_of_action(front: Front, action_id: str) -> None:
+    """OozieCLI.printWfsForCoordAction (``-allruns``): every workflow the action launched."""
+    from bundletui.commands import coord_queries, queries
+    from bundletui.store import jobs
+
+    conn = front.store.conn
+    coord_queries.action_info(conn, action_id)  # E0605 for an unknown action
+    wfs = [
+        queries.workflow_json(conn, w, with_actions=False)
+        for w in jobs.children_workflows(conn, action_id)
+    ]
+    if not wfs:
+        return
+    z = front.zone
+    say(cols(WFS_OF_ACTION, "Job ID", "Status", "Started", "Ended"))
+    say(RULER)
+    for w in wfs:
+        say(
+            cols(
+                WFS_OF_ACTION,
+                mask(w["id"]),
+                w["status"],
+                mask_date(w["startTime"], z),
+                mask_date(w["endTime"], z),
+            )
+        )
+        say(RULER)
+
+
+def print_job(front: Front, job: dict[str, Any]) -> None:
+    """OozieCLI.printJob (a workflow)."""
+    z, v = front.zone, front.verbose
+    say(f"Job ID : {mask(job['id'])}")
+    say(RULER)
+    say(f"Workflow Name : {mask(job['appName'])}")
+    say(f"App Path      : {mask(job['appPath'])}")
+    say(f"Status        : {job['status']}")
+    say(f"Run           : {job['run']}")
+    say(f"User          : {mask(job['user'])}")
+    say(f"Group         : {mask(job['group'])}")
+    say(f"Created       : {mask_date(job['createdTime'], z, v)}")
+    say(f"Started       : {mask_date(job['startTime'], z, v)}")
+    say(f"Last Modified : {mask_date(job['lastModTime'], z, v)}")
+    say(f"Ended         : {mask_date(job['endTime'], z, v)}")
+    say(f"CoordAction ID: {mask(job['parentId'])}")
+    actions = job.get("actions") or []
+    if actions:
+        say()
+        say("Actions")
+        say(RULER)
+        if v:
+            say(
+                TAB.join(
+                    [
+                        "ID",
+                        "Console URL",
+                        "Error Code",
+                        "Error Message",
+                        "External ID",
+                        "External Status",
+                        "Name",
+                        "Retries",
+                        "Tracker URI",
+                        "Type",
+                        "Started",
+                        "Status",
+                        "Ended",
+                    ]
+                )
+            )
+            say(RULER)
+            for a in actions:
+                say(
+                    TAB.join(
+                        [
+                            mask(a["id"]),
+                            mask(a["consoleUrl"]),
+                            mask(a["errorCode"]),
+                            mask(a["errorMessage"]),
+                            mask(a["externalId"]),
+                            mask(a["externalStatus"]),
+                            mask(a["name"]),
+                            str(a["retries"]),
+                            mask(a["trackerUri"]),
+                            mask(a["type"]),
+                            mask_date(a["startTime"], z, v),
+                            a["status"],
+                            mask_date(a["endTime"], z, v),
+                        ]
+                    )
+                )
+                say(RULER)
+        else:
+            say(cols(WF_ACTIONS, "ID", "Status", "Ext ID", "Ext Status", "Err Code"))
+            say(RULER)
+            for a in actions:
+                say(
+                    cols(
+                        WF_ACTIONS,
+                        mask(a["id"]),
+                        a["status"],
+                        mask(a["externalId"]),
+                        mask(a["externalStatus"]),
+                        mask(a["errorCode"]),
+                    )
+                )
+                say(RULER)
+    else:
+        say(RULER)
+    say()
+
+
+def print_workflow_action(front: Front, a: dict[str, Any]) -> None:
+    """OozieCLI.printWorkflowAction."""
+    z, v = front.zone, front.verbose
+    say(f"ID : {mask(a['id'])}")
+    say(RULER)
+    say(f"Console URL       : {mask(a['consoleUrl'])}")
+    say(f"Error Code        : {mask(a['errorCode'])}")
+    say(f"Error Message     : {mask(a['errorMessage'])}")
+    say(f"External ID       : {mask(a['externalId'])}")
+    say(f"External Status   : {mask(a['externalStatus'])}")
+    say(f"Name              : {mask(a['name'])}")
+    say(f"Retries           : {a['retries']}")
+    say(f"Tracker URI       : {mask(a['trackerUri'])}")
+    say(f"Type              : {mask(a['type'])}")
+    say(f"Started           : {mask_date(a['startTime'], z, v)}")
+    say(f"Status            : {a['status']}")
+    say(f"Ended             : {mask_date(a['endTime'], z, v)}")
+    if v:
+        say(f"External Stats    : {mask_none(a['stats'])}")
+        say(f"External ChildIDs : {mask_none(a['externalChildIDs'])}")
+    say(RULER)
+
+
+# ----------------------------------------------------------------------------- job: text
+
+
+def op_definition(front: Front) -> None:
+    from bundletui.commands import coord_queries
+
+    say(coord_queries.definition_of(front.store.conn, _value(front, "definition")))
+
+
+def op_configcontent(front: Front) -> None:
+    from bundletui.commands import queries
+
+    job_id = _value(front, "configcontent")
+    if not job_id.endswith(("-C", "-W", "-B")):
+        say(f"ERROR:  job id [{job_id}] doesn't end with either C or W or B")
+        return
+    say(str(queries.job_info(front.store.conn, job_id, length=0).get("conf")))
+
+
+def op_log(front: Front, *, errors_only: bool = False) -> None:
+    """Workflow, node and coordinator-action ids: the nodes' output (stderr for -errorlog);
+    a coordinator with -action/-date: its actions' workflows; otherwise the job's audit log."""
+    from bundletui.cli.job_cmds import _print_logs
+    from bundletui.commands import coord_queries
+    from bundletui.model.ids import IdKind, kind_of
+    from bundletui.store import jobs
+    from bundletui.store.rows import NodeRow, WorkflowRow
+
+    job_id = _value(front, "errorlog" if errors_only else "log")
+    a = front.args
+    store = front.store
+    kind = kind_of(job_id)
+    if kind is not IdKind.COORDINATOR and (a.has("action") or a.has("date")):
+        raise CliError(
+            "Invalid options provided for log retrieval. action and date are valid only for "
+            "coordinator job log retrieval"
+        )
+    wf_ids: list[str] = []
+    nodes: list[Any] = []
+    if kind is IdKind.WORKFLOW_NODE:
+        node = jobs.get(store.conn, NodeRow, job_id)
+        if node is None:
+            raise BundletuiError.from_template("E0605", job_id)
+        nodes = [node]
+    elif kind is IdKind.WORKFLOW:
+        jobs.must_get(store.conn, WorkflowRow, job_id)
+        wf_ids = [job_id]
+    elif kind is IdKind.COORD_ACTION:
+        wf_ids = [coord_queries.workflow_of(store.conn, job_id)]
+    elif kind is IdKind.COORDINATOR and (a.has("action") or a.has("date")):
+        wf_ids = [x["externalId"] for x in _scoped_actions(front, job_id) if x.get("externalId")]
+    else:
+        _print_audit(front, job_id, errors_only=errors_only)
+        return
+    for wf_id in wf_ids:
+        nodes += [n for n in jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
+    _print_logs(store, nodes, follow=False, stderr_only=errors_only)
+
+
+def op_errorlog(front: Front) -> None:
+    op_log(front, errors_only=True)
+
+
+def op_auditlog(front: Front) -> None:
+    _print_audit(front, _value(front, "auditlog"), errors_only=False)
+
+
+def _scoped_actions(front: Front, coord_id: str) -> list[dict[str, Any]]:
+    from bundletui.commands import coord_queries
+    from bundletui.commands.coordinators import parse_action_scope, parse_date_scope
+    from bundletui.model.timeutil import format_oozie_time
+
+    conn = front.store.conn
+    if front.args.get("action"):
+        ids = [f"{coord_id}@{n}" for n in parse_action_scope(front.args.get("action") or "")]
+        return [coord_queries.action_info(conn, i) for i in ids]
+    out: list[dict[str, Any]] = []
+    for lo, hi in parse_date_scope(front.args.get("date") or ""):
+        flt = f"nominaltime>={format_oozie_time(lo)};nominaltime<={format_oozie_time(hi)}"
+        out += coord_queries.coordinator_info(conn, coord_id, filter_text=flt)["actions"]
+    return out
+
+
+def _print_audit(front: Front, job_id: str, *, errors_only: bool) -> None:
+    """A job's log in Oozie's server-log shape, from the audit log (commands run on it)."""
+    from bundletui.commands import queries
+    from bundletui.store import jobs
+
+    queries.job_info(front.store.conn, job_id, length=0)  # E0604 for an unknown job
+    rows = jobs.audit_rows(front.store.conn, target=job_id, limit=10_000)
+    for r in reversed(rows):
+        if errors_only and r.result == "ok":
+            continue
+        stamp = datetime.fromtimestamp(r.time / 1000).astimezone(front.zone or None)
+        level = "INFO " if r.result == "ok" else "ERROR"
+        text = f"{r.command} {r.result}" + (f": {r.error}" if r.error else "")
+        say(
+            f"{stamp:%Y-%m-%d %H:%M:%S},{r.time % 1000:03d} {level} {r.face} - USER[{r.user}] "
+            f"GROUP[-] TOKEN[] APP[-] JOB[{job_id}] ACTION[-] {text}"
+            + (f" {r.args}" if r.args and r.args != "{}" else "")
+        )
+
+
+JOB_OPERATIONS: dict[str, Callable[[Front], None]] = {
+    "submit": op_submit,
+    "run": op_run,
+    "dryrun": op_dryrun,
+    "start": op_start,
+    "suspend": op_suspend,
+    "resume": op_resume,
+    "kill": op_kill,
+    "change": op_change,
+    "rerun": op_rerun,
+    "info": op_info,
+    "log": op_log,
+    "errorlog": op_errorlog,
+    "auditlog": op_auditlog,
+    "definition": op_definition,
+    "configcontent": op_configcontent,
+    "ignore": op_ignore,
+}
+
+
+# ----------------------------------------------------------------------------- jobs
+
+
+def jobs_command(front: Front) -> None:
+    """``oozie jobs``: a listing (default wf, len 50 as Oozie's server) or a bulk operation."""
+    from bundletui.commands import coord_queries, queries
+
+    a = front.args
+    jobtype = (a.get("jobtype") or "wf").strip().lower()
+    kind = (
+        "wf"
+        if "wf" in jobtype
+        else "coordinator"
+        if jobtype.startswith("coord")
+        else "bundle"
+        if jobtype.startswith("bundle")
+        else None
+    )
+    if kind is None:
+        raise BundletuiError(
+            "E0303",
+            f"Invalid parameter value, [jobtype] = [{jobtype}]",
+            hint="use -jobtype wf, coordinator or bundle",
+        )
+    offset = max(a.int_value("offset") or 1, 1)
+    length = a.int_value("len") or 0
+    length = length if length > 0 else 50
+    conn = front.store.conn
+    flt = a.get("filter") or ""
+    if kind == "wf":
+        data = queries.list_workflows(conn, flt, offset, length)
+    else:
+        now = int(front.store.clock.now().timestamp() * 1000)
+        data = coord_queries.list_jobs(conn, kind, flt, offset, length, now_ms=now)
+    items: list[dict[str, Any]] = data[
+        {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}[kind]
+    ]
+    bulk = next((op for op in ("kill", "suspend", "resume") if a.has(op)), None)
+    if bulk is not None:
+        items = _bulk(front, bulk, kind, items)
+        if not items:
+            say("bulk modify command did not modify any jobs")
+            return
+        say(f"the following jobs have been {_PAST[bulk]}")
+    PRINT_JOBS[kind](front, items, front.verbose and bulk is None)
+
+
+_PAST = {"kill": "killed", "suspend": "suspended", "resume": "resumed"}
+
+
+def _bulk(front: Front, op: str, kind: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Apply -kill/-suspend/-resume to each listed job; the ones it applied to, as they are now."""
+    from bundletui.commands import dispatch, queries
+
+    key = {"wf": "id", "coordinator": "coordJobId", "bundle": "bundleJobId"}[kind]
+    fn = getattr(dispatch, op)
+    done = []
+    for item in items:
+        try:
+            fn(front.ctx(), item[key])
+        except BundletuiError:
+            continue  # not in a state this applies to: Oozie skips it too
+        done.append(queries.job_info(front.store.conn, item[key], length=0))
+    return done
+
+
+def print_workflows(front: Front, jobs: list[dict[str, Any]], verbose: bool) -> None:
+    """OozieCLI.printJobs."""
+    if not jobs:
+        say("No Jobs match your criteria!")
+        return
+    z = front.zone
+    if verbose:
+        say(
+            TAB.join(
+                [
+                    "Job ID",
+                    "App Name",
+                    "App Path",
+                    "Console URL",
+                    "User",
+                    "Group",
+                    "Run",
+                    "Created",
+                    "Started",
+                    "Status",
+                    "Last Modified",
+                    "Ended",
+                ]
+            )
+        )
+        say(RULER)
+        for j in jobs:
+            say(
+                TAB.join(
+                    [
+                        mask(j["id"]),
+                        mask(j["appName"]),
+                        mask(j["appPath"]),
+                        mask(j["consoleUrl"]),
+                        mask(j["user"]),
+                        mask(j["group"]),
+                        str(j["run"]),
+                        mask_date(j["createdTime"], z, True),
+                        mask_date(j["startTime"], z, True),
+                        j["status"],
+                        mask_date(j["lastModTime"], z, True),
+                        mask_date(j["endTime"], z, True),
+                    ]
+                )
+            )
+            say(RULER)
+        return
+    say(cols(WF_JOBS, "Job ID", "App Name", "Status", "User", "Group", "Started", "Ended"))
+    say(RULER)
+    for j in jobs:
+        say(
+            cols(
+                WF_JOBS,
+                mask(j["id"]),
+                mask(j["appName"]),
+                j["status"],
+                mask(j["user"]),
+                mask(j["group"]),
+                mask_date(j["startTime"], z),
+                mask_date(j["endTime"], z),
+            )
+        )
+        say(RULER)
+
+
+def print_coordinators(front: Front, jobs: list[dict[str, Any]], verbose: bool) -> None:
+    """OozieCLI.printCoordJobs."""
+    if not jobs:
+        say("No Jobs match your criteria!")
+        return
+    z = front.zone
+    if verbose:
+        say(
+            TAB.join(
+                [
+                    "Job ID",
+                    "App Name",
+                    "App Path",
+                    "Console URL",
+                    "User",
+                    "Group",
+                    "Concurrency",
+                    "Frequency",
+                    "Time Unit",
+                    "Time Zone",
+                    "Time Out",
+                    "Started",
+                    "Next Materialize",
+                    "Status",
+                    "Last Action",
+                    "Ended",
+                ]
+            )
+        )
+        say(RULER)
+        for j in jobs:
+            say(
+                TAB.join(
+                    [
+                        mask(j["coordJobId"]),
+                        mask(j["coordJobName"]),
+                        mask(j["coordJobPath"]),
+                        mask(j["consoleUrl"]),
+                        mask(j["user"]),
+                        mask(j["group"]),
+                        str(j["concurrency"]),
+                        str(j["frequency"]),
+                        str(j["timeUnit"]),
+                        mask(j["timeZone"]),
+                        str(j["timeOut"]),
+                        mask_date(j["startTime"], z, True),
+                        mask_date(j["nextMaterializedTime"], z, True),
+                        j["status"],
+                        mask_date(j["lastAction"], z, True),
+                        mask_date(j["endTime"], z, True),
+                    ]
+                )
+            )
+            say(RULER)
+        return
+    say(
+        cols(
+            COORD_JOBS,
+            "Job ID",
+            "App Name",
+            "Status",
+            "Freq",
+            "Unit",
+            "Started",
+            "Next Materialized",
+        )
+    )
+    say(RULER)
+    for j in jobs:
+        say(
+            cols(
+                COORD_JOBS,
+                mask(j["coordJobId"]),
+                mask(j["coordJobName"]),
+                j["status"],
+                j["frequency"],
+                j["timeUnit"],
+                mask_date(j["startTime"], z),
+                mask_date(j["nextMaterializedTime"], z),
+            )
+        )
+        say(RULER)
+
+
+def print_bundles(front: Front, jobs: list[dict[str, Any]], verbose: bool) -> None:
+    """OozieCLI.printBundleJobs."""
+    if not jobs:
+        say("No Jobs match your criteria!")
+        return
+    z = front.zone
+    if verbose:
+        say(
+            TAB.join(
+                [
+                    "Job ID",
+                    "Bundle Name",
+                    "Bundle Path",
+                    "User",
+                    "Group",
+                    "Status",
+                    "Kickoff",
+                    "Pause",
+                    "Created",
+                    "Console URL",
+                ]
+            )
+        )
+        say(RULER)
+        for j in jobs:
+            say(
+                TAB.join(
+                    [
+                        mask(j["bundleJobId"]),
+                        mask(j["bundleJobName"]),
+                        mask(j["bundleJobPath"]),
+                        mask(j["user"]),
+                        mask(j["group"]),
+                        j["status"],
+                        mask_date(j["kickoffTime"], z, True),
+                        mask_date(j["pauseTime"], z, True),
+                        mask_date(j["createdTime"], z, True),
+                        mask(j["consoleUrl"]),
+                    ]
+                )
+            )
+            say(RULER)
+        return
+    say(cols(BUNDLE_JOBS, "Job ID", "Bundle Name", "Status", "Kickoff", "Created", "User", "Group"))
+    say(RULER)
+    for j in jobs:
+        say(
+            cols(
+                BUNDLE_JOBS,
+                mask(j["bundleJobId"]),
+                mask(j["bundleJobName"]),
+                j["status"],
+                mask_date(j["kickoffTime"], z),
+                mask_date(j["createdTime"], z),
+                mask(j["user"]),
+                mask(j["group"]),
+            )
+        )
+        say(RULER)
+
+
+PRINT_JOBS: dict[str, Callable[[Front, list[dict[str, Any]], bool], None]] = {
+    "wf": print_workflows,
+    "coordinator": print_coordinators,
+    "bundle": print_bundles,
+}
+
+
+# ----------------------------------------------------------------------------- typer wiring
+
+_PASS_THROUGH = {
+    "ignore_unknown_options": True,
+    "allow_extra_args": True,
+    "help_option_names": [],
+}
+
+
+def register(app: typer.Typer) -> None:
+    oozie = typer.Typer(
+        no_args_is_help=True,
+        add_completion=False,
+        help="Oozie's command line: `bundletui oozie job -info ID`, `bundletui oozie jobs "
+        "-jobtype coordinator` … with Oozie's options, output and exit codes (255 on error).",
+    )
+
+    @oozie.command("job", context_settings=_PASS_THROUGH, add_help_option=False)
+    def job(ctx: typer.Context) -> None:
+        """Job operations: -submit/-run/-dryrun -config F, -start/-suspend/-resume/-kill/
+        -change/-rerun/-info/-log/-definition/-ignore ID (run with no options for usage)."""
+        raise typer.Exit(run("job", list(ctx.args)))
+
+    @oozie.command("jobs", context_settings=_PASS_THROUGH, add_help_option=False)
+    def jobs_(ctx: typer.Context) -> None:
+        """Job listings: -jobtype wf|coordinator|bundle -filter … -len … -offset …"""
+        raise typer.Exit(run("jobs", list(ctx.args)))
+
+    app.add_typer(oozie, name="oozie")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """For tests and scripts: ``main(["job", "-info", ID])``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in ("job", "jobs"):
+        print(USAGE["job"] + "\n\n" + USAGE["jobs"], file=sys.stderr)
+        return EXIT_ERROR
+    return run(argv[0], argv[1:])
