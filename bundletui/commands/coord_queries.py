@@ -50,6 +50,7 @@ _FOLLOWS_WORKFLOW = frozenset({A.RUNNING, A.SUSPENDED, A.SUCCEEDED, A.FAILED, A.
 
 _COORD_HINT = "list coordinators with: bundletui jobs --type coordinator"
 _BUNDLE_HINT = "list bundles with: bundletui jobs --type bundle"
+_ACTION_HINT = "see a coordinator's actions with: bundletui info <coordinator id>"
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -118,11 +119,7 @@ def coordinator_info(
 def action_info(conn: sqlite3.Connection, action_id: str, *, tz: str = "GMT") -> dict[str, Any]:
     action = jobs.get(conn, ActionRow, action_id)
     if action is None:
-        raise fail(
-            "E0605",
-            action_id,
-            hint="see a coordinator's actions with: bundletui info <coordinator id>",
-        )
+        raise fail("E0605", action_id, hint=_ACTION_HINT)
     coord = jobs.must_get(conn, CoordRow, action.coord_id)
     holds = Holds.of(conn, coord)
     out = action_json(conn, action, coord, holds, tz=tz)
@@ -141,12 +138,14 @@ def definition_of(conn: sqlite3.Connection, job_id: str) -> str:
     if kind is IdKind.COORD_ACTION:
         action = jobs.get(conn, ActionRow, job_id)
         if action is None:
-            raise fail("E0605", job_id)
+            raise fail("E0605", job_id, hint=_ACTION_HINT)
         job_id, kind = action.coord_id, IdKind.COORDINATOR
     elif kind is IdKind.WORKFLOW_NODE:
         node = jobs.get(conn, NodeRow, job_id)
         if node is None:
-            raise fail("E0605", job_id)
+            raise fail(
+                "E0605", job_id, hint="see a workflow's nodes with: bundletui info <workflow id>"
+            )
         job_id, kind = node.wf_id, IdKind.WORKFLOW
     cls: type | None = {
         IdKind.BUNDLE: BundleRow,
@@ -170,7 +169,7 @@ def workflow_of(conn: sqlite3.Connection, job_id: str) -> str:
         )
     action = jobs.get(conn, ActionRow, job_id)
     if action is None:
-        raise fail("E0605", job_id)
+        raise fail("E0605", job_id, hint=_ACTION_HINT)
     if not action.external_id:
         raise CommandError(
             "E0605",
