@@ -1,0 +1,109 @@
+"""Human output of ``bundletui dryrun``: per coordinator, one line per action, 80 columns.
+
+Small runs get a rich table; long ones (thousands of actions) a plain fixed-width listing,
+which prints in a fraction of the time. Under the listing: the resolved workflow
+configuration of the first action, as an example of what each action gets.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from rich.table import Table
+
+from bundletui.cli._common import out
+
+TABLE_LIMIT = 500  # more actions than this: a plain listing instead of a table
+
+
+def _inputs(action: dict[str, Any]) -> str:
+    parts = []
+    for name, uris in action["data_in"].items():
+        pending = sum(1 for u in uris if u.startswith("${"))
+        parts.append(f"{name} {len(uris) - pending}" + (f"+{pending}?" if pending else ""))
+    return ", ".join(parts) or "-"
+
+
+def _outputs(action: dict[str, Any]) -> str:
+    uris = [u for values in action["data_out"].values() for u in values]
+    if not uris:
+        return "-"
+    return uris[0] + (f" (+{len(uris) - 1})" if len(uris) > 1 else "")
+
+
+def _missing(action: dict[str, Any]) -> str:
+    n = len(action["missing_dependencies"])
+    return "ready" if n == 0 else f"{n} missing"
+
+
+def render_dryrun(result: dict[str, Any]) -> None:
+    coordinators = result.get("coordinators", [])
+    for index, coord in enumerate(coordinators):
+        actions = coord["actions"]
+        if index:
+            out.print()
+        span = f"{actions[0]['nominal_time']} .. {actions[-1]['nominal_time']}" if actions else ""
+        out.print(
+            f"[bold]Coordinator {coord['name']}[/bold]: {len(actions)} "
+            f"action{'s' if len(actions) != 1 else ''} {span}".rstrip(),
+            highlight=False,
+        )
+        if not actions:
+            out.print("  (no action materializes in this window)")
+            continue
+        if len(actions) <= TABLE_LIMIT:
+            _table(actions)
+        else:
+            _listing(actions)
+        first = actions[0]
+        if first["conf"]:
+            out.print(f"[bold]Workflow configuration[/bold] (action {first['number']}):")
+            width = max(len(k) for k in first["conf"])
+            for key, value in first["conf"].items():
+                out.print(
+                    f"  {key.ljust(width)} = {value}",
+                    markup=False,
+                    overflow="ellipsis",
+                    no_wrap=True,
+                )
+        missing = first["missing_dependencies"]
+        if missing:
+            out.print(f"[bold]Missing for action {first['number']}[/bold]:")
+            for path in missing[:5]:
+                out.print(f"  {path}", markup=False, overflow="ellipsis", no_wrap=True)
+            if len(missing) > 5:
+                out.print(f"  … {len(missing) - 5} more (see --json)")
+
+
+def _table(actions: list[dict[str, Any]]) -> None:
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("Nominal time", no_wrap=True)
+    table.add_column("Inputs", overflow="ellipsis", no_wrap=True, max_width=22)
+    table.add_column("Status", no_wrap=True)
+    table.add_column("Output", overflow="ellipsis", no_wrap=True, ratio=1)
+    for a in actions:
+        status = _missing(a)
+        style = "green" if status == "ready" else "yellow"
+        table.add_row(
+            str(a["number"]),
+            a["nominal_time"],
+            _inputs(a),
+            f"[{style}]{status}[/{style}]",
+            _outputs(a),
+        )
+    out.print(table)
+
+
+def _listing(actions: list[dict[str, Any]]) -> None:
+    out.file.flush()
+    write = sys.stdout.write
+    write(f"{'#':>6}  {'Nominal time':<17}  {'Inputs':<20}  {'Status':<11}  Output\n")
+    for a in actions:
+        line = (
+            f"{a['number']:>6}  {a['nominal_time']:<17}  {_inputs(a)[:20]:<20}  "
+            f"{_missing(a):<11}  {_outputs(a)}"
+        )
+        write(line[:79] + "\n")
+    sys.stdout.flush()

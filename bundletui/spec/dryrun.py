@@ -1,0 +1,217 @@
+"""``bundletui dryrun``: the coordinator actions a job would materialize, without a store.
+
+PATH is a coordinator XML (its variables come from ``-D``), a bundle XML, or a job
+configuration (``.properties`` or Hadoop XML) naming either. Each action goes through the
+same three phases as in the engine (:mod:`bundletui.spec.materialize`): creation at the
+action's nominal time with actual time = now (as Oozie's dryrun does), the input check against
+the real file system right now, and the action-start evaluation of the workflow configuration.
+
+The result is plain data, printed as JSON by ``--json``::
+
+    {"coordinators": [{"name": …, "actions": [{"number": 1, "nominal_time": "…",
+      "data_in": {"name": ["uri", …]}, "data_out": {…}, "missing_dependencies": ["uri", …],
+      "conf": {"k": "v"}}]}]}
+
+A data-in whose latest()/future() cannot be resolved yet lists that EL text in place of its
+URIs (first, where Oozie puts the resolved ones); ``missing_dependencies`` holds the done-flag
+paths that do not exist, then the unresolved EL.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from bundletui.errors import SpecError
+from bundletui.model.apps import BundleApp, CoordinatorApp
+from bundletui.model.clock import Clock
+from bundletui.model.ids import JobKind, job_id, stamp
+from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
+from bundletui.spec import xmlsafe
+from bundletui.spec.config import expand_conf, parse_overrides
+from bundletui.spec.load import Loaded, load_app, load_bundle_coordinator, load_job
+from bundletui.spec.materialize import compile_coordinator, iter_actions, local_exists
+from bundletui.spec.xmlsafe import AppKind
+
+__all__ = ["dryrun", "dryrun_coordinator"]
+
+PROGRESS_AFTER_SECONDS = 0.5  # show a progress bar only for runs longer than this
+_PROGRESS_EVERY = 500  # actions between progress updates
+
+
+def _user(conf: Mapping[str, str]) -> str:
+    if conf.get("user.name"):
+        return conf["user.name"]
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "user"
+
+
+def _is_app_xml(path: Path) -> bool:
+    """An application XML (coordinator/bundle/workflow) rather than a configuration file."""
+    data = xmlsafe.read_bytes(path)
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"<"):
+        return False
+    root = xmlsafe.parse_xml(data, str(path))
+    return xmlsafe.local_name(root) != "configuration"
+
+
+def _load(path: Path, defines: Iterable[str], clock: Clock) -> Loaded:
+    if not path.is_file():
+        raise SpecError(
+            "E1001",
+            f"Could not read the coordinator job definition, {path} does not exist",
+            hint="give a coordinator.xml, a bundle.xml, or a job.properties file",
+        )
+    if _is_app_xml(path):
+        conf = expand_conf(parse_overrides(defines))
+        conf.setdefault("user.name", _user(conf))
+        return load_app(path, conf, clock, kinds=(AppKind.COORDINATOR, AppKind.BUNDLE))
+    overrides = parse_overrides(defines)
+    return load_job(path, overrides, clock, user=_user(overrides))
+
+
+def _time_option(text: str | None, what: str) -> datetime | None:
+    return None if text is None else parse_oozie_time(text, what=what)
+
+
+def dryrun(
+    path: str | Path,
+    defines: Iterable[str],
+    clock: Clock,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    limit: int | None = None,
+    progress: Console | None = None,
+) -> dict[str, Any]:
+    """Materialize every coordinator of PATH on paper (see the module docstring)."""
+    after = _time_option(start, "--start")
+    before = _time_option(end, "--end")
+    if limit is not None and limit < 0:
+        raise SpecError("E0302", f"Invalid parameter [--limit {limit}]", hint="give 0 or more")
+    loaded = _load(Path(path), list(defines), clock)
+    now = clock.now()
+    user = loaded.user or _user(loaded.conf)
+    jobs: list[tuple[str, CoordinatorApp, Mapping[str, str]]] = []
+    if loaded.kind is AppKind.COORDINATOR:
+        jobs.append((loaded.app.name, loaded.app, loaded.conf))
+    elif loaded.kind is AppKind.BUNDLE:
+        bundle: BundleApp = loaded.app
+        bundle_id = job_id(0, stamp(now), user, JobKind.BUNDLE, system="dryrun")
+        for coord in bundle.coordinators:
+            if coord.enabled:
+                child = load_bundle_coordinator(bundle, coord, loaded.conf, bundle_id, clock)
+                jobs.append((coord.name, child.app, child.conf))
+    else:
+        raise SpecError(
+            "EB0401",
+            f"dryrun needs a coordinator or a bundle, {path} is a workflow",
+            hint="run a workflow with `bundletui run`, or dryrun its coordinator",
+        )
+    exists = _Snapshot().__getitem__
+    out = []
+    for index, (name, app, conf) in enumerate(jobs, start=1):
+        coord_id = job_id(index, stamp(now), user, JobKind.COORDINATOR, system="dryrun")
+        actions = dryrun_coordinator(
+            app,
+            conf,
+            coord_id=coord_id,
+            user=user,
+            now=now,
+            exists=exists,
+            start=after,
+            end=before,
+            limit=limit,
+            progress=progress,
+            clock=clock,
+        )
+        out.append({"name": name, "actions": actions})
+    return {"coordinators": out}
+
+
+class _Snapshot(dict[str, bool]):
+    """One file-system answer per path per dryrun: a consistent snapshot, and fast (a hit is
+    a plain dict lookup)."""
+
+    def __missing__(self, path: str) -> bool:
+        found = self[path] = local_exists(path)
+        return found
+
+
+def dryrun_coordinator(
+    app: CoordinatorApp,
+    conf: Mapping[str, str],
+    *,
+    coord_id: str,
+    user: str,
+    now: datetime,
+    exists: Callable[[str], bool],
+    start: datetime | None = None,
+    end: datetime | None = None,
+    limit: int | None = None,
+    progress: Console | None = None,
+    clock: Clock | None = None,
+) -> list[dict[str, Any]]:
+    """The action dicts of one coordinator (the ``actions`` list of the JSON)."""
+    compiled = compile_coordinator(app, conf)
+    schedule = list(iter_actions(app, start=start, end=end, limit=limit))
+    bar: Progress | None = None
+    task = None
+    began = clock.monotonic() if clock is not None else 0.0
+    actions: list[dict[str, Any]] = []
+    try:
+        for i, (number, nominal) in enumerate(schedule):
+            if progress is not None and clock is not None and i % _PROGRESS_EVERY == 0 and i:
+                if bar is None and clock.monotonic() - began > PROGRESS_AFTER_SECONDS:
+                    bar = Progress(
+                        TextColumn(f"dryrun {app.name}"),
+                        BarColumn(),
+                        MofNCompleteColumn(),
+                        TimeElapsedColumn(),
+                        console=progress,
+                        transient=True,
+                    )
+                    bar.start()
+                    task = bar.add_task("actions", total=len(schedule))
+                if bar is not None and task is not None:
+                    bar.update(task, completed=i)
+            plan = compiled.plan(coord_id=coord_id, number=number, nominal=nominal, actual=now)
+            check = compiled.check(plan, now=now, exists=exists)
+            wf_conf = compiled.workflow_conf(
+                plan, check, coord_id=coord_id, action_id=plan.action_id, user=user, now=now
+            )
+            data_in: dict[str, list[str]] = {}
+            for d in plan.data_ins:
+                chosen = check.data_in.get(d.name)
+                data_in[d.name] = (
+                    list(chosen) if chosen is not None else [*(p.text for p in d.pending), *d.uris]
+                )
+            actions.append(
+                {
+                    "number": number,
+                    "nominal_time": format_oozie_time(nominal),
+                    "data_in": data_in,
+                    "data_out": {d.name: list(d.uris) for d in plan.data_outs},
+                    "missing_dependencies": list(check.missing_dependencies),
+                    "conf": wf_conf,
+                }
+            )
+    finally:
+        if bar is not None:
+            bar.stop()
+    return actions
