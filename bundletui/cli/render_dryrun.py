@@ -77,22 +77,24 @@ def render_dryrun(result: dict[str, Any]) -> None:
 
 
 def _table(actions: list[dict[str, Any]]) -> None:
+    rows = [
+        (str(a["number"]), a["nominal_time"], _inputs(a), _missing(a), _outputs(a)) for a in actions
+    ]
+
+    def width(i: int, cap: int) -> int:
+        return min(max(len(r[i]) for r in rows), cap)
+
+    widths = [max(width(0, 8), 1), 17, max(width(2, 20), 6), max(width(3, 12), 6)]
+    rest = max(out.width - sum(widths) - 2 * len(widths), 10)  # two spaces between columns
     table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("Nominal time", no_wrap=True)
-    table.add_column("Inputs", overflow="ellipsis", no_wrap=True, max_width=22)
-    table.add_column("Status", no_wrap=True)
-    table.add_column("Output", overflow="ellipsis", no_wrap=True, ratio=1)
-    for a in actions:
-        status = _missing(a)
+    table.add_column("#", justify="right", no_wrap=True, width=widths[0])
+    table.add_column("Nominal time", no_wrap=True, width=widths[1])
+    table.add_column("Inputs", overflow="ellipsis", no_wrap=True, width=widths[2])
+    table.add_column("Status", no_wrap=True, width=widths[3])
+    table.add_column("Output", overflow="ellipsis", no_wrap=True, max_width=rest)
+    for number, nominal, inputs, status, output in rows:
         style = "green" if status == "ready" else "yellow"
-        table.add_row(
-            str(a["number"]),
-            a["nominal_time"],
-            _inputs(a),
-            f"[{style}]{status}[/{style}]",
-            _outputs(a),
-        )
+        table.add_row(number, nominal, inputs, f"[{style}]{status}[/{style}]", output)
     out.print(table)
 
 

@@ -9,6 +9,7 @@ import typer
 
 from bundletui.cli._common import (
     DefineOpt,
+    HomeOpt,
     JsonOpt,
     err,
     handle_errors,
@@ -98,7 +99,13 @@ def register(app: typer.Typer) -> None:
         ] = None,
         dataset_timezone: Annotated[str | None, typer.Option("--dataset-timezone")] = None,
         uri_template: Annotated[str | None, typer.Option("--uri-template")] = None,
-        done_flag: Annotated[str | None, typer.Option("--done-flag")] = None,
+        done_flag: Annotated[
+            str | None,
+            typer.Option(
+                "--done-flag",
+                help="Done-flag file of the dataset (default _SUCCESS; '' = the directory itself).",
+            ),
+        ] = None,
         define: DefineOpt = None,
         json_out: JsonOpt = False,
     ) -> None:
@@ -140,6 +147,7 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option("--limit", help="At most this many actions per coordinator.")
         ] = None,
         json_out: JsonOpt = False,
+        home: HomeOpt = None,
     ) -> None:
         """Show the coordinator actions that would be materialized, with resolved inputs."""
         from bundletui.cli.render_dryrun import render_dryrun
@@ -152,7 +160,8 @@ def register(app: typer.Typer) -> None:
             start=start,
             end=end,
             limit=limit,
-            progress=err if not json_out else None,
+            progress=err,
+            home=home,
         )
         if json_out:
             print_json(result)

@@ -20,7 +20,9 @@ paths that do not exist, then the unresolved EL.
 from __future__ import annotations
 
 import getpass
+import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,12 +42,12 @@ from bundletui.model.clock import Clock
 from bundletui.model.ids import JobKind, job_id, stamp
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 from bundletui.spec import xmlsafe
-from bundletui.spec.config import expand_conf, parse_overrides
-from bundletui.spec.load import Loaded, load_app, load_bundle_coordinator, load_job
+from bundletui.spec.config import expand_conf, load_job_config, parse_overrides
+from bundletui.spec.load import Loaded, load_app, load_bundle_coordinator, load_configured
 from bundletui.spec.materialize import compile_coordinator, iter_actions, local_exists
 from bundletui.spec.xmlsafe import AppKind
 
-__all__ = ["dryrun", "dryrun_coordinator"]
+__all__ = ["default_landing", "dryrun", "dryrun_coordinator"]
 
 PROGRESS_AFTER_SECONDS = 0.5  # show a progress bar only for runs longer than this
 _PROGRESS_EVERY = 500  # actions between progress updates
@@ -70,19 +72,30 @@ def _is_app_xml(path: Path) -> bool:
     return xmlsafe.local_name(root) != "configuration"
 
 
-def _load(path: Path, defines: Iterable[str], clock: Clock) -> Loaded:
+def default_landing(home: Path | None = None) -> str:
+    """``<home>/landing``: the directory ``bundletui run`` watches, the ``landing`` default."""
+    if home is None:
+        env = os.environ.get("BUNDLETUI_HOME")
+        home = Path(env) if env else Path.home() / ".bundletui"
+    return str((home.expanduser() / "landing").resolve())
+
+
+def _load(path: Path, defines: Iterable[str], clock: Clock, home: Path | None) -> Loaded:
     if not path.is_file():
         raise SpecError(
             "E1001",
             f"Could not read the coordinator job definition, {path} does not exist",
             hint="give a coordinator.xml, a bundle.xml, or a job.properties file",
         )
+    overrides = parse_overrides(defines)
     if _is_app_xml(path):
-        conf = expand_conf(parse_overrides(defines))
+        conf = expand_conf({"landing": default_landing(home), **overrides})
         conf.setdefault("user.name", _user(conf))
         return load_app(path, conf, clock, kinds=(AppKind.COORDINATOR, AppKind.BUNDLE))
-    overrides = parse_overrides(defines)
-    return load_job(path, overrides, clock, user=_user(overrides))
+    job = load_job_config(path, overrides)
+    if "landing" not in job.conf:
+        job = replace(job, conf={"landing": default_landing(home), **job.conf})
+    return load_configured(job, clock, user=_user(job.conf))
 
 
 def _time_option(text: str | None, what: str) -> datetime | None:
@@ -98,13 +111,18 @@ def dryrun(
     end: str | None = None,
     limit: int | None = None,
     progress: Console | None = None,
+    home: Path | None = None,
 ) -> dict[str, Any]:
-    """Materialize every coordinator of PATH on paper (see the module docstring)."""
+    """Materialize every coordinator of PATH on paper (see the module docstring).
+
+    ``landing`` defaults to ``<home>/landing`` (``home``: ``--home``, ``$BUNDLETUI_HOME`` or
+    ``~/.bundletui``) when neither the configuration nor ``-D`` sets it, as for ``submit``.
+    """
     after = _time_option(start, "--start")
     before = _time_option(end, "--end")
     if limit is not None and limit < 0:
         raise SpecError("E0302", f"Invalid parameter [--limit {limit}]", hint="give 0 or more")
-    loaded = _load(Path(path), list(defines), clock)
+    loaded = _load(Path(path), list(defines), clock, home)
     now = clock.now()
     user = loaded.user or _user(loaded.conf)
     jobs: list[tuple[str, CoordinatorApp, Mapping[str, str]]] = []
