@@ -159,7 +159,8 @@ def render_coordinator(data: dict[str, Any]) -> None:
             ),
             ("Controls", controls),
             ("Next action", nxt),
-            ("Actions", f"{escape(counts_text(data.get('counts', {}), _SHORT))}  ({shown})"),
+            ("Actions", escape(counts_text(data.get("counts", {}), _SHORT))),
+            ("Showing", shown),
         ],
     )
     if actions:
@@ -171,7 +172,7 @@ def _page_text(n: int, total: int, page: dict[str, Any]) -> str:
     offset = int(page.get("offset") or 1)
     order = page.get("order") or "asc"
     flt = page.get("filter")
-    text = f"showing {offset}-{offset + n - 1} of {total}" if n else f"none shown of {total}"
+    text = f"{offset}-{offset + n - 1} of {total}" if n else f"none of {total}"
     text += f", {order}"
     if flt:
         text += f", filter {flt}"
@@ -232,10 +233,9 @@ def short_reason(why: dict[str, Any]) -> str:
     return str(why.get("detail", reason))
 
 
-def _tail_path(path: str, keep: int = 3) -> str:
+def _tail_path(path: str, keep: int = 4) -> str:
     """The last ``keep`` path parts of a URI: ``…/2024/01/01`` reads better than its start."""
-    body = path.split("://", 1)[-1].rstrip("/")
-    parts = body.split("/")
+    parts = path.split("://", 1)[-1].rstrip("/").split("/")
     return path if len(parts) <= keep + 1 else "…/" + "/".join(parts[-keep - 1 :])
 
 

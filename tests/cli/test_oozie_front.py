@@ -1,0 +1,523 @@
+"""``bundletui oozie job|jobs``: Oozie's option spelling, output formats (oozie.md §6, OozieCLI's
+printers) and exit codes, through the real console script; plus ``bundletui info``'s human
+output for coordinators and bundles at 80 columns.
+
+Stores are built in-process with the real commands (coordinator actions through the store
+layer: see tests/commands/sample_apps.add_actions); every assertion is about what the console
+script prints. TZ=UTC so Java's "local time" outputs are deterministic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bundletui.commands.base import Ctx
+from bundletui.commands.submit import submit_loaded
+from bundletui.spec.load import load_job
+from bundletui.store.db import Store
+from tests.commands.sample_apps import ActionSpec, Apps, add_actions, write_apps
+
+BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
+if not os.access(BUNDLETUI, os.X_OK):  # pragma: no cover - a venv always has its scripts
+    BUNDLETUI = shutil.which("bundletui") or BUNDLETUI
+
+RULER = "-" * 132
+COORD_HEADER = f"{'ID':<43}{'Status':<10}{'Ext ID':<37}{'Err Code':<10}{'Created':<21}{'Nominal Time':<21}"  # fmt: skip
+
+
+@dataclass
+class Out:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.stdout.splitlines()
+
+
+def oozie(home: Path, *args: str, columns: int | None = None) -> Out:
+    env = {
+        **os.environ,
+        "BUNDLETUI_HOME": str(home),
+        "TZ": "UTC",
+        "NO_COLOR": "1",
+        "TERM": "dumb",
+    }
+    env.pop("OOZIE_TIMEZONE", None)
+    if columns:
+        env["COLUMNS"] = str(columns)
+    proc = subprocess.run(
+        [BUNDLETUI, *args], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    return Out(proc.returncode, proc.stdout, proc.stderr)
+
+
+@dataclass
+class World:
+    home: Path
+    apps: Apps
+    coord: str
+    wf: str
+
+
+def _submit(store: Store, props: Path, *defines: str) -> str:
+    loaded = load_job(props, list(defines), store.clock, user="alice")
+    return submit_loaded(Ctx(store), loaded)
+
+
+def _dep(apps: Apps, h: int) -> str:
+    return f"file://{apps.landing}/clicks/2024/01/01/{h:02d}/_SUCCESS"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    """One store for the read-only tests: a coordinator with six actions and a workflow."""
+    root = tmp_path_factory.mktemp("oozie-front")
+    apps = write_apps(root / "apps")
+    with Store(root / "home") as store:
+        coord = _submit(store, apps.hourly_props)
+        wf = _submit(store, apps.workflow_props)
+        add_actions(
+            store,
+            coord,
+            [
+                ActionSpec("2024-01-01T00:00Z", "SUCCEEDED", external_id=wf),
+                ActionSpec("2024-01-01T01:00Z", "RUNNING", external_id=wf),
+                ActionSpec("2024-01-01T02:00Z", "READY"),
+                ActionSpec(
+                    "2024-01-01T03:00Z",
+                    "WAITING",
+                    deps=((_dep(apps, 3), False),),
+                    held_missing=(_dep(apps, 3),),
+                ),
+                ActionSpec("2024-01-01T04:00Z", "WAITING", deps=((_dep(apps, 4), False),)),
+                ActionSpec("2024-01-01T05:00Z", "TIMEDOUT", error=("E1025", "no input")),
+            ],
+        )
+    return World(root / "home", apps, coord, wf)
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> World:
+    """A store a test may change."""
+    apps = write_apps(tmp_path / "apps")
+    with Store(tmp_path / "home") as store:
+        coord = _submit(store, apps.hourly_props)
+        wf = _submit(store, apps.workflow_props)
+        add_actions(
+            store,
+            coord,
+            [
+                ActionSpec("2024-01-01T00:00Z", "SUCCEEDED", external_id=wf),
+                ActionSpec("2024-01-01T01:00Z", "WAITING", deps=((_dep(apps, 1), False),)),
+            ],
+        )
+    return World(tmp_path / "home", apps, coord, wf)
+
+
+# ----------------------------------------------------------------------------- submit / run
+
+
+def test_submit_and_run_print_job_id(fresh: World) -> None:
+    out = oozie(fresh.home, "oozie", "job", "-submit", "-config", str(fresh.apps.daily_props))
+    assert out.code == 0, out
+    assert re.fullmatch(r"job: \d{7}-\d{15}-bundletui-[^\s]+-C\n", out.stdout), out.stdout
+    out = oozie(
+        fresh.home,
+        "oozie",
+        "job",
+        "-oozie",
+        "http://localhost:11000/oozie",
+        "-run",
+        "-config",
+        str(fresh.apps.workflow_props),
+        "-D",
+        "out=/tmp/elsewhere",
+    )
+    assert out.code == 0, out
+    wf_id = out.stdout.removeprefix("job: ").strip()
+    assert wf_id.endswith("-W")
+    assert "-oozie http://localhost:11000/oozie ignored" in out.stderr
+    info = oozie(fresh.home, "oozie", "job", "-info", wf_id)
+    assert "Status        : RUNNING" in info.lines
+    # -D alone is a configuration too (Oozie: isConfigurationSpecified)
+    out = oozie(
+        fresh.home,
+        "oozie",
+        "job",
+        "-submit",
+        f"-Doozie.wf.application.path={fresh.apps.root / 'wf'}",
+        "-D",
+        "out=/tmp/x",
+    )
+    assert out.code == 0 and out.stdout.startswith("job: "), out
+
+
+def test_submit_without_configuration(fresh: World) -> None:
+    out = oozie(fresh.home, "oozie", "job", "-submit", "-config", "/nonexistent.properties")
+    assert (out.code, out.stderr.strip()) == (255, "Error: configuration is not specified")
+    bad = fresh.apps.root / "job.conf"
+    bad.write_text("x=1\n")
+    out = oozie(fresh.home, "oozie", "job", "-run", "-config", str(bad))
+    assert out.code == 255
+    assert out.stderr.strip() == "Error: configuration must be a '.properties' or a '.xml' file"
+
+
+def test_dryrun(fresh: World) -> None:
+    out = oozie(fresh.home, "oozie", "job", "-dryrun", "-config", str(fresh.apps.workflow_props))
+    assert (out.code, out.stdout) == (0, "OK\n")
+    out = oozie(fresh.home, "oozie", "job", "-dryrun", "-config", str(fresh.apps.hourly_props))
+    assert out.code == 0, out
+    assert out.lines[0] == "***coordJob after parsing: ***"
+    assert "***total coord actions is 1 ***" in out.lines
+    at = out.lines.index("***total coord actions is 1 ***")
+    assert out.lines[at + 1 : at + 3] == [RULER, "coordAction instance: 1:"]
+    assert "clicks/2024/01/01/00" in out.stdout
+
+
+# ----------------------------------------------------------------------------- info
+
+
+def test_coordinator_info_block_and_action_table(world: World) -> None:
+    out = oozie(world.home, "oozie", "job", "-info", world.coord)
+    assert out.code == 0, out
+    head = out.lines[:10]
+    assert head == [
+        f"Job ID : {world.coord}",
+        RULER,
+        "Job Name    : hourly-ingest",
+        f"App Path    : {world.apps.root / 'coords' / 'hourly.xml'}",
+        "Status      : RUNNING",
+        "Start Time  : 2024-01-01 00:00 GMT",
+        "End Time    : 2024-01-02 00:00 GMT",
+        "Pause Time  : -",
+        "Concurrency : 1",
+        RULER,
+    ]
+    assert out.lines[10] == COORD_HEADER
+    rows = out.lines[11::2]
+    assert all(r == RULER for r in out.lines[12::2])
+    assert len(rows) == 6
+    first = f"{world.coord}@1"
+    assert rows[0] == (
+        f"{first:<43}{'SUCCEEDED':<10}{world.wf:<37}{'-':<10}"
+        f"{'2024-01-01 00:01 GMT':<21}{'2024-01-01 00:00 GMT':<21}"
+    )
+    assert (rows[5][43:53], rows[5][90:100]) == (f"{'TIMEDOUT':<10}", f"{'E1025':<10}")
+
+
+def test_coordinator_info_paging_order_filter_timezone(world: World) -> None:
+    def ids(*extra: str) -> list[str]:
+        out = oozie(world.home, "oozie", "job", "-info", world.coord, *extra)
+        assert out.code == 0, out
+        # an id of 43+ characters runs into the status column, as in Oozie (%-43s never cuts)
+        return [re.match(r"\d+", line.split("@", 1)[1]).group() for line in out.lines[11::2]]  # type: ignore[union-attr]
+
+    assert ids("-len", "2", "-offset", "2") == ["2", "3"]
+    assert ids("-order", "desc", "-len", "2") == ["6", "5"]
+    assert ids("-filter", "status=WAITING;status=READY") == ["3", "4", "5"]
+    assert ids("-filter", "nominaltime>=2024-01-01T04:00Z") == ["5", "6"]
+    assert ids("--len=1", "--offset=4") == ["4"]  # commons-cli also takes --opt and -opt=value
+    out = oozie(
+        world.home, "oozie", "job", "-info", world.coord, "-timezone", "America/Los_Angeles"
+    )
+    assert "Start Time  : 2023-12-31 16:00 PST" in out.lines
+    out = oozie(world.home, "oozie", "job", "-info", world.coord, "-timezone", "GMT-0700")
+    assert "Start Time  : 2023-12-31 17:00 -07:00" in out.lines  # Oozie shortens GMT-07:00
+    out = oozie(world.home, "oozie", "job", "-info", world.coord, "-localtime", "-len", "1")
+    assert "Start Time  : 2024-01-01 00:00 UTC" in out.lines
+
+
+def test_coordinator_info_verbose(world: World) -> None:
+    out = oozie(world.home, "oozie", "job", "-info", world.coord, "-verbose", "-len", "4")
+    assert out.code == 0, out
+    assert out.lines[10].split("\t")[:3] == ["ID", "Action Number", "Console URL"]
+    row = out.lines[12 + 2 * 3].split("\t")
+    assert row[0] == f"{world.coord}@4" and row[1] == "4"
+    # Oozie prints the nominal time and the status with no delimiter between them
+    assert row[10] == "2024-01-01 03:00:00 GMTWAITING"
+    assert row[12] == _dep(world.apps, 3)
+
+
+def test_coordinator_action_info(world: World) -> None:
+    out = oozie(world.home, "oozie", "job", "-info", f"{world.coord}@4")
+    assert out.code == 0, out
+    assert out.lines == [
+        f"ID : {world.coord}@4",
+        RULER,
+        "Action Number        : 4",
+        "Console URL          : -",
+        "Error Code           : -",
+        "Error Message        : -",
+        "External ID          : -",
+        "External Status      : -",
+        f"Job ID               : {world.coord}",
+        "Tracker URI          : -",
+        "Created              : 2024-01-01 03:01 GMT",
+        "Nominal Time         : 2024-01-01 03:00 GMT",
+        "Status               : WAITING",
+        out.lines[13],  # last modified: when the row was written
+        f"First Missing Dependency : {_dep(world.apps, 3)}",
+        RULER,
+    ]
+    assert out.lines[13].startswith("Last Modified        : ")
+    out = oozie(world.home, "oozie", "job", "-info", f"{world.coord}@1", "-allruns")
+    assert out.code == 0 and out.stdout == ""  # the workflow's parent is not the action here
+    out = oozie(world.home, "oozie", "job", "-info", f"{world.coord}@1", "-filter", "status=X")
+    assert (out.code, out.stderr.strip()) == (
+        255,
+        "Error: Filter option is not supported for a Coordinator action",
+    )
+
+
+def test_workflow_info_and_node_info(world: World) -> None:
+    out = oozie(world.home, "oozie", "job", "-info", world.wf)
+    assert out.code == 0, out
+    assert out.lines[:4] == [
+        f"Job ID : {world.wf}",
+        RULER,
+        "Workflow Name : touch-wf",
+        f"App Path      : {world.apps.root / 'wf' / 'workflow.xml'}",
+    ]
+    assert "Actions" in out.lines
+    at = out.lines.index("Actions")
+    assert out.lines[at + 2] == f"{'ID':<78}{'Status':<10}{'Ext ID':<23}{'Ext Status':<11}{'Err Code':<10}"  # fmt: skip
+    assert out.lines[-1] == ""
+    node = oozie(world.home, "oozie", "job", "-info", f"{world.wf}@mark")
+    assert node.lines[:3] == [f"ID : {world.wf}@mark", RULER, "Console URL       : -"]
+    assert "Type              : fs" in node.lines
+
+
+def test_unknown_ids_exit_255_with_oozies_error_line(world: World) -> None:
+    missing = world.coord[:-2] + "9-C"
+    out = oozie(world.home, "oozie", "job", "-info", missing)
+    assert out.code == 255 and out.stdout == ""
+    assert out.stderr.splitlines()[0] == f"Error: E0604 : E0604: Job does not exist [{missing}]"
+    out = oozie(world.home, "oozie", "job", "-info", f"{world.coord}@99")
+    assert out.stderr.splitlines()[0] == (
+        f"Error: E0605 : E0605: Action does not exist [{world.coord}@99]"
+    )
+    out = oozie(world.home, "oozie", "job", "-info", world.coord, "-filter", "status=NOPE")
+    assert out.code == 255 and out.stderr.startswith("Error: E0421 : E0421: Invalid job filter")
+
+
+def test_usage_errors(world: World) -> None:
+    for args, why in (
+        ((), "Missing required option"),
+        (("-info",), "Missing argument for option: info"),
+        (("-bogus", "x"), "Unrecognized option: -bogus"),
+        (("-info", world.coord, "-kill", world.coord), "already been selected: 'info'"),
+        (("-info", world.coord, "stray"), "Unrecognized argument: stray"),
+    ):
+        out = oozie(world.home, "oozie", "job", *args)
+        assert out.code == 255, (args, out)
+        assert out.stderr.startswith("Invalid sub-command: ") and why in out.stderr, out.stderr
+        assert "bundletui oozie job <OPTIONS>" in out.stderr
+
+
+def test_definition_and_configcontent(world: World) -> None:
+    out = oozie(world.home, "oozie", "job", "-definition", world.coord)
+    assert out.code == 0
+    assert out.stdout == (world.apps.root / "coords" / "hourly.xml").read_text() + "\n"
+    out = oozie(world.home, "oozie", "job", "-configcontent", world.coord)
+    assert out.stdout.startswith("<configuration>") and "<name>throttle</name>" in out.stdout
+
+
+# ----------------------------------------------------------------------------- controls
+
+
+def test_suspend_resume_kill_actions_ignore_rerun(fresh: World) -> None:
+    c = fresh.coord
+    assert oozie(fresh.home, "oozie", "job", "-suspend", c).stdout == ""
+    assert "Status      : SUSPENDED" in oozie(fresh.home, "oozie", "job", "-info", c).lines
+    assert oozie(fresh.home, "oozie", "job", "-resume", c).code == 0
+    assert "Status      : RUNNING" in oozie(fresh.home, "oozie", "job", "-info", c).lines
+
+    out = oozie(fresh.home, "oozie", "job", "-kill", c, "-action", "2")
+    assert out.code == 0, out
+    assert out.lines == ["Action ID\tNominal Time", RULER, f"{c}@2\t2024-01-01 01:00 UTC"]
+
+    out = oozie(fresh.home, "oozie", "job", "-ignore", c, "-action", "2")
+    assert out.code == 0, out
+    assert out.lines == [
+        "Action ID\tNominal Time\tStatus",
+        RULER,
+        f"{c}@2\t2024-01-01 01:00 UTC\tIGNORED",
+    ]
+
+    out = oozie(fresh.home, "oozie", "job", "-rerun", c, "-date", "2024-01-01T01:00Z", "-nocleanup")
+    assert out.code == 0, out
+    assert out.lines == ["Action ID\tNominal Time", RULER, f"{c}@2\t2024-01-01 01:00 UTC"]
+    assert f"{c}@2" in oozie(fresh.home, "oozie", "job", "-info", c, "-filter", "status=WAITING").stdout  # fmt: skip
+
+    out = oozie(fresh.home, "oozie", "job", "-rerun", c)
+    assert (out.code, out.stderr.strip()) == (
+        255,
+        "Error: Invalid options provided for rerun: date or action expected.",
+    )
+    out = oozie(fresh.home, "oozie", "job", "-rerun", c, "-action", "1", "-date", "2024-01-01T00:00Z")  # fmt: skip
+    assert out.code == 255 and "Don't use both at the same time" in out.stderr
+
+    out = oozie(fresh.home, "oozie", "job", "-change", c)
+    assert (out.code, out.stderr.strip()) == (
+        255,
+        "Error: -value option needs to be specified for -change option",
+    )
+    assert oozie(fresh.home, "oozie", "job", "-change", c, "-value", "concurrency=3").code == 0
+    assert "Concurrency : 3" in oozie(fresh.home, "oozie", "job", "-info", c).lines
+
+    out = oozie(fresh.home, "oozie", "job", "-start", c)
+    assert out.code == 255
+    assert out.stderr.splitlines()[0] == (
+        "Error: E0303 : E0303: Invalid parameter value, [action] = [start]"
+    )
+    assert oozie(fresh.home, "oozie", "job", "-kill", c).code == 0
+    assert "Status      : KILLED" in oozie(fresh.home, "oozie", "job", "-info", c).lines
+
+
+def test_log_of_a_coordinator_is_its_audit_trail(fresh: World) -> None:
+    oozie(fresh.home, "oozie", "job", "-suspend", fresh.coord)
+    out = oozie(fresh.home, "oozie", "job", "-log", fresh.coord)
+    assert out.code == 0, out
+    assert any(f"JOB[{fresh.coord}]" in line and "suspend ok" in line for line in out.lines)
+    out = oozie(fresh.home, "oozie", "job", "-log", f"{fresh.coord}@2")
+    assert out.code == 255 and out.stderr.startswith("Error: E0605 : E0605: ")
+
+
+# ----------------------------------------------------------------------------- bundles
+
+
+def test_bundle_info_block(fresh: World) -> None:
+    from bundletui.engine.service import Engine, EngineConfig
+    from bundletui.model.timeutil import parse_oozie_time
+
+    with Store(fresh.home) as store:
+        bid = _submit(store, fresh.apps.bundle_props, "kickoff=2023-12-31T00:00Z")
+    engine = Engine(  # kicks the bundle off and submits its two coordinators
+        EngineConfig(
+            home=fresh.home,
+            clock="simulated",
+            start_time=parse_oozie_time("2023-12-31T00:00Z"),
+            until=parse_oozie_time("2023-12-31T01:00Z"),
+            watch=False,
+        )
+    )
+    asyncio.run(engine.run())
+    out = oozie(fresh.home, "oozie", "job", "-info", bid)
+    assert out.code == 0, out
+    assert out.lines[:8] == [
+        f"Job ID : {bid}",
+        RULER,
+        "Job Name : feeds",
+        f"App Path : {fresh.apps.root / 'bundle.xml'}",
+        "Status   : RUNNING",
+        "Kickoff time   : Sun Dec 31 00:00:00 UTC 2023",  # Java's Date.toString, local zone
+        RULER,
+        f"{'Job ID':<41}{'Status':<15}{'Freq':<5}{'Unit':<13}{'Started':<24}{'Next Materialized':<24}",
+    ]
+    assert out.lines[8] == RULER
+    rows = out.lines[9::2]
+    assert len(rows) == 2
+    assert [(r[41:56].strip(), r[56:61].strip(), r[61:74].strip()) for r in rows] == [
+        ("PREP", "60", "MINUTE"),
+        ("PREP", "1", "DAY"),
+    ]
+    out = oozie(fresh.home, "oozie", "job", "-info", bid, "-filter", "status=RUNNING")
+    assert (out.code, out.stderr.strip()) == (
+        255,
+        "Error: Filter option is currently not supported for a Bundle job",
+    )
+    out = oozie(fresh.home, "oozie", "job", "-rerun", bid, "-coordinator", "hourly")
+    assert (out.code, out.stdout) == (
+        0,
+        f"Coordinators [hourly] of bundle {bid} are scheduled to rerun on date ranges [null].\n",
+    )
+    out = oozie(fresh.home, "oozie", "job", "-rerun", bid, "-action", "1")
+    assert (out.code, out.stderr.strip()) == (
+        255,
+        "Error: Invalid options provided for bundle rerun. action is not valid for bundle rerun",
+    )
+
+    human = oozie(fresh.home, "info", bid, columns=80)
+    assert human.code == 0, human
+    assert fits_80(human.lines), human.stdout
+    assert "Kickoff time : 2023-12-31 00:00 GMT" in human.stdout
+    assert "hourly" in human.stdout and "daily" in human.stdout
+
+
+# ----------------------------------------------------------------------------- jobs
+
+
+def test_jobs_listings(world: World) -> None:
+    out = oozie(world.home, "oozie", "jobs", "-jobtype", "coordinator")
+    assert out.code == 0, out
+    assert out.lines[0] == (
+        f"{'Job ID':<41}{'App Name':<15}{'Status':<10}{'Freq':<5}{'Unit':<13}"
+        f"{'Started':<24}{'Next Materialized':<24}"
+    )
+    assert out.lines[1] == RULER
+    row = out.lines[2]  # a 41-character id touches the name, as in Oozie (%-41s never cuts)
+    assert row.startswith(world.coord)
+    assert row[41:].startswith(f"{'hourly-ingest':<15}{'RUNNING':<10}{'60':<5}{'MINUTE':<13}")
+    out = oozie(world.home, "oozie", "jobs")  # default: workflows
+    assert out.lines[0].startswith(f"{'Job ID':<41}{'App Name':<13}{'Status':<10}{'User':<10}")
+    assert out.lines[2].startswith(world.wf)
+    out = oozie(world.home, "oozie", "jobs", "-jobtype", "coord", "-filter", "status=KILLED")
+    assert (out.code, out.stdout) == (0, "No Jobs match your criteria!\n")
+    out = oozie(world.home, "oozie", "jobs", "-jobtype", "bundle")
+    assert out.stdout == "No Jobs match your criteria!\n"
+    out = oozie(world.home, "oozie", "jobs", "-jobtype", "coordinator", "-filter", "unit=days")
+    assert out.code == 255 and out.stderr.startswith("Error: E0420 : E0420: Invalid jobs filter")
+    out = oozie(world.home, "oozie", "jobs", "-jobtype", "coordinator", "-verbose")
+    assert out.lines[0].split("\t")[:3] == ["Job ID", "App Name", "App Path"]
+    out = oozie(world.home, "oozie", "jobs", "-len", "x")
+    assert out.code == 255
+
+
+def test_bulk_suspend(fresh: World) -> None:
+    out = oozie(fresh.home, "oozie", "jobs", "-jobtype", "coordinator", "-suspend")
+    assert out.code == 0, out
+    assert out.lines[0] == "the following jobs have been suspended"
+    assert "SUSPENDED" in out.lines[3]
+    out = oozie(
+        fresh.home, "oozie", "jobs", "-jobtype", "coordinator", "-filter", "status=RUNNING", "-kill"
+    )
+    assert out.stdout == "bulk modify command did not modify any jobs\n"
+
+
+# ----------------------------------------------------------------------------- human info
+
+
+def fits_80(lines: list[str]) -> bool:
+    """Every line fits 80 columns, except a file path (as long as it is: the tmp dir's here)."""
+    return all(len(line.rstrip()) <= 80 for line in lines if "App Path" not in line)
+
+
+def test_human_coordinator_info_reads_at_80_columns(world: World) -> None:
+    out = oozie(world.home, "info", world.coord, columns=80)
+    assert out.code == 0, out
+    assert fits_80(out.lines), out.stdout
+    text = out.stdout
+    assert "Controls    : concurrency 1, execution FIFO, throttle 12, timeout 86400 min" in text
+    table = {line.split()[0]: line for line in out.lines if re.match(r"^\d+ ", line)}
+    assert "SUCCEEDED" in table["1"] and world.wf.split("-", 1)[0] in table["1"]
+    assert "concurrency 1/1 running" in table["3"]
+    assert "missing 1/1:" in table["4"]
+    assert "…/2024/01/01/03/_SUCCESS" in text
+    assert "E1025 no input" in table["6"]
+    assert f"workflow ids: the number shown + -{world.wf.split('-', 1)[1]}" in text
+    page = oozie(world.home, "info", world.coord, "--len", "2", "--order", "desc", columns=80)
+    assert "Showing     : 1-2 of 6, desc" in page.stdout
+    action = oozie(world.home, "info", f"{world.coord}@4", columns=80)
+    assert "Waiting for   : 1 of 1 inputs missing:" in action.stdout
+    assert f"✗ {_dep(world.apps, 3)}" in action.stdout
