@@ -158,6 +158,11 @@ class WorkflowRunner:
             return
         app = app_of(wf.app)
         nodes = {n.name: n for n in jobs.workflow_nodes(tx.conn, wf_id)}
+        for node in nodes.values():
+            # READY nodes dropped from the queue while the workflow was suspended (or
+            # waiting out a retry then) are queued again: advance() only readies WAITING ones.
+            if node.status == N.READY and node.id not in self.launchable:
+                self._queue_ready(tx, node)
         states = {name: NodeState(NodeStatus(n.status), n.transition) for name, n in nodes.items()}
         env = _ElEnv(self.engine, tx, wf, nodes)
         step = advance(app, states, env.predicate)
@@ -447,7 +452,9 @@ class WorkflowRunner:
     ) -> None:
         """Retry if ``retry-max`` allows (any failure counts here), else the node fails."""
         retries_done = node.attempt - 1
-        if retries_done < spec.retry_max and wf.status == W.RUNNING:
+        # A suspended workflow keeps its retries (Oozie ends the action after the resume,
+        # user retry included): suspending must not change how a node ends.
+        if retries_done < spec.retry_max and wf.status in (W.RUNNING, W.SUSPENDED):
             interval = spec.retry_interval * 60_000
             if spec.retry_policy is RetryPolicy.EXPONENTIAL:
                 interval *= 2**retries_done
@@ -465,6 +472,13 @@ class WorkflowRunner:
             error_code=code,
             error_message=message,
         )
+
+    def _queue_ready(self, tx: Tx, node: NodeRow) -> None:
+        """A READY node: launchable now, or when its retry is due."""
+        if node.due_time is not None and node.due_time > tx.now_ms:
+            self.engine.heap.push(node.due_time, "node.due", node.id)
+        else:
+            self.launchable[node.id] = None
 
     def on_node_due(self, tx: Tx, node_id: str) -> None:
         node = jobs.get(tx.conn, NodeRow, node_id)
@@ -537,10 +551,7 @@ class WorkflowRunner:
                 )
                 self.launchable[node.id] = None
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
-            if node.due_time is not None and node.due_time > tx.now_ms:
-                self.engine.heap.push(node.due_time, "node.due", node.id)
-            else:
-                self.launchable[node.id] = None
+            self._queue_ready(tx, node)
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
             self.dirty[wf.id] = None
         if self.adopt:
@@ -562,7 +573,10 @@ class WorkflowRunner:
 
 
 def _terminate(pid: int, ticks: int | None) -> None:
-    processes.kill_group(pid, signal.SIGTERM, start_ticks=ticks)
+    """SIGTERM the job's group, then SIGCONT it: a job frozen by ``suspend --freeze`` only
+    acts on the pending SIGTERM once it is continued (as a shell's ``kill`` does)."""
+    if processes.kill_group(pid, signal.SIGTERM, start_ticks=ticks):
+        processes.continue_group(pid, start_ticks=ticks)
 
 
 def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:
