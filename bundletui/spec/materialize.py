@@ -556,8 +556,12 @@ class CompiledCoordinator:
         }
         self._start_ctx = ELContext(variables, start_functions)
         self._conf_items: list[tuple[str, str, Template | None, Callable[[], str] | None]] = []
-        for key, value in app.workflow_conf:
-            tmpl = compile_template(value) if has_el(value) else None
+        for key, raw in app.workflow_conf:
+            value, tmpl = raw, None
+            if "${" in raw:
+                tmpl = compile_template(raw)
+                if tmpl.is_literal:  # only escaped \${: the workflow sees ${
+                    value, tmpl = tmpl.render(self._start_ctx), None
             fast = None
             if tmpl is not None:
                 # wf:/fs:… calls are the workflow's business: leave them as written
