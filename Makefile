@@ -31,7 +31,13 @@ test: $(STAMP) lint
 demo: $(STAMP)
 	$(BIN)/bundletui dryrun sample_bundles/feeds/job.properties --limit 6
 
-bench: $(STAMP)
+BENCH_STAMP := $(VENV)/.installed-bench
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
