@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx, fail, run
 from bundletui.commands.effects import Effects
-from bundletui.errors import BundletuiError, CommandError
+from bundletui.errors import CommandError
 from bundletui.model import codec
 from bundletui.model.apps import CoordinatorApp
 from bundletui.model.clock import from_ms, to_ms
-from bundletui.model.ids import JobKind, action_id
+from bundletui.model.ids import JobKind
 from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import ACTION_TERMINAL, ActionStatus, JobStatus, WorkflowStatus
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
@@ -38,10 +39,12 @@ W = WorkflowStatus
 
 BACKWARD_SUPPORT = False  # Oozie's default is True; the seed shows the *WITHERROR states
 _app_cache: dict[tuple[str, int], CoordinatorApp] = {}
+_conf_cache: dict[tuple[str, int], Mapping[str, str]] = {}
 
 
 def app_of(coord: CoordRow) -> CoordinatorApp:
-    """The coordinator's resolved definition (cached per row revision of the app text)."""
+    """The coordinator's resolved definition, one object per coordinator (the EL compiler
+    caches per object, so materializing many actions compiles once)."""
     key = (coord.id, hash(coord.app))
     app = _app_cache.get(key)
     if app is None:
@@ -50,6 +53,18 @@ def app_of(coord: CoordRow) -> CoordinatorApp:
         app = codec.loads(coord.app, CoordinatorApp)
         _app_cache[key] = app
     return app
+
+
+def conf_of(coord: CoordRow) -> Mapping[str, str]:
+    """The coordinator's job configuration, one read-only object per coordinator."""
+    key = (coord.id, hash(coord.conf))
+    conf = _conf_cache.get(key)
+    if conf is None:
+        if len(_conf_cache) > 20_000:
+            _conf_cache.clear()
+        conf = MappingProxyType(coord.conf_dict())
+        _conf_cache[key] = conf
+    return conf
 
 
 # ----------------------------------------------------------------------------- submit
@@ -541,9 +556,9 @@ def rerun_tx(
     if coord.status in (J.PREP, J.PREPSUSPENDED, J.PREPPAUSED):
         raise CommandError.from_template(
             "E1018", f"coordinator {coord.id} is {coord.status}: no actions are materialized"
-        )  # type: ignore[misc]
+        )
     if coord.status == J.IGNORED:
-        raise CommandError.from_template("E1018", f"coordinator {coord.id} is IGNORED")  # type: ignore[misc]
+        raise CommandError.from_template("E1018", f"coordinator {coord.id} is IGNORED")
     rows = select_actions(tx, coord, actions=actions, dates=dates)
     not_done = [
         r for r in rows if r.status not in (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
@@ -561,10 +576,11 @@ def rerun_tx(
     )
     app = app_of(coord)
     for action in rows:
-        plan = json.loads(action.plan or "{}")
+        stored = json.loads(action.plan or "{}")
+        outs = {d["name"]: d["uris"] for d in (stored.get("plan") or {}).get("data_outs", [])}
         if not failed and not nocleanup:
             keep = {d.name for d in app.data_outs if d.nocleanup}
-            for name, uris in (plan.get("data_out") or {}).items():
+            for name, uris in outs.items():
                 if name in keep:
                     continue
                 for uri in uris:
@@ -663,18 +679,3 @@ def ignore(
         {"action": actions, "date": dates},
         lambda tx: ignore_tx(tx, ctx.effects, load(tx, coord_id), actions=actions, dates=dates),
     )
-
-
-def action_of(conn: Any, act_id: str) -> ActionRow:
-    row = jobs.get(conn, ActionRow, act_id)
-    if row is None:
-        raise fail("E0605", act_id)
-    return row
-
-
-def new_action_id(coord_id: str, number: int) -> str:
-    return action_id(coord_id, number)
-
-
-def describe_error(exc: BundletuiError) -> tuple[str, str]:
-    return exc.code, exc.message

@@ -250,7 +250,7 @@ def _listing(
     to_json: Callable[[Any], dict[str, Any]],
 ) -> dict[str, Any]:
     total = jobs.count(conn, cls, where, params)
-    rows = jobs.select(
+    rows: list[Any] = jobs.select(
         conn,
         cls,
         where,

@@ -23,6 +23,7 @@ from bundletui.model.ids import action_id
 from bundletui.model.status import ActionStatus, JobStatus
 from bundletui.model.timeutil import iter_nominal_times
 from bundletui.model.transitions import Event, Machine, decide
+from bundletui.spec.materialize import local_exists
 from bundletui.store import jobs
 from bundletui.store.db import Tx
 from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
@@ -165,6 +166,7 @@ class CoordinatorService:
 
         aid = action_id(coord.id, number)
         plan = coord_inputs.plan(app, coord, number, nominal_ms, now)
+        deps = coord_inputs.dependencies(plan)
         timeout_at = None
         if coord.timeout >= 0:
             timeout_at = max(nominal_ms, now) + (coord.timeout + 1) * 60_000
@@ -180,15 +182,11 @@ class CoordinatorService:
                 "created_time": now,
                 "status": A.WAITING,
                 "timeout_at": timeout_at,
-                "plan": json.dumps(plan.to_json()),
+                "plan": json.dumps({"plan": plan.to_dict()}),
             },
         )
         jobs.insert_input_deps(
-            tx,
-            (
-                (aid, path, name, seq, int(ok))
-                for seq, (path, name, ok) in enumerate(plan.dependencies())
-            ),
+            tx, ((aid, path, name, seq, 0) for seq, (path, name) in enumerate(deps))
         )
         self._evaluate(tx, coord, app, jobs.must_get(tx.conn, ActionRow, aid), plan, now)
 
@@ -204,12 +202,9 @@ class CoordinatorService:
         app = coordcmd.app_of(coord)
         plan = coord_inputs.load_plan(app, coord, action, tx.now_ms)
         if action.plan is None:
+            deps = coord_inputs.dependencies(plan)
             jobs.insert_input_deps(
-                tx,
-                (
-                    (aid, path, name, seq, int(ok))
-                    for seq, (path, name, ok) in enumerate(plan.dependencies())
-                ),
+                tx, ((aid, path, name, seq, 0) for seq, (path, name) in enumerate(deps))
             )
         self._evaluate(tx, coord, app, action, plan, tx.now_ms)
 
@@ -227,13 +222,13 @@ class CoordinatorService:
         def exists(path: str) -> bool:
             if available.get(path):
                 return True
-            found = os.path.exists(_local(path))
+            found = local_exists(path)
             if found and path in available:
                 newly.append(path)
                 available[path] = True
             return found
 
-        result = coord_inputs.check(app, plan, action, now, exists)
+        result = coord_inputs.check(app, plan, now, exists)
         for path in newly:
             jobs.mark_available(tx, action.id, path)
         if result.ready:

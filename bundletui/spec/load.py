@@ -68,16 +68,25 @@ def load_job(
     *,
     user: str,
     external_id: str | None = None,
+    defaults: Mapping[str, str] | None = None,
 ) -> Loaded:
-    """What ``submit`` / ``run`` / ``dryrun`` read: the config file, -D overrides, the app."""
+    """What ``submit`` / ``run`` / ``dryrun`` read: the config file, -D overrides, the app.
+
+    ``defaults`` fill properties nobody set (the CLI gives ``landing`` = <home>/landing).
+    """
     job = load_job_config(config, overrides)
-    return load_configured(job, clock, user=user, external_id=external_id)
+    return load_configured(job, clock, user=user, external_id=external_id, defaults=defaults)
 
 
 def load_configured(
-    job: JobConfig, clock: Clock, *, user: str, external_id: str | None = None
+    job: JobConfig,
+    clock: Clock,
+    *,
+    user: str,
+    external_id: str | None = None,
+    defaults: Mapping[str, str] | None = None,
 ) -> Loaded:
-    conf = expand_conf(dict(job.conf))
+    conf = {**(defaults or {}), **expand_conf(dict(job.conf))}
     conf.setdefault("user.name", user)
     return load_app(
         job.app_path,

@@ -199,7 +199,9 @@ def audit_rows(
 
 def action_counts(conn: sqlite3.Connection, coord_id: str) -> dict[str, int]:
     """Actions of a coordinator by status (trigger-maintained: O(statuses), not O(actions))."""
-    rows = conn.execute("SELECT status, n FROM coord_action_counts WHERE coord_id = ? AND n > 0", (coord_id,))
+    rows = conn.execute(
+        "SELECT status, n FROM coord_action_counts WHERE coord_id = ? AND n > 0", (coord_id,)
+    )
     return {r[0]: r[1] for r in rows}
 
 
@@ -227,7 +229,12 @@ def insert_input_deps(tx: Tx, rows: Iterable[tuple[str, str, str, int, int]]) ->
 
 def waiting_on(conn: sqlite3.Connection, path: str) -> list[str]:
     """Actions waiting for exactly this path (indexed: O(actions waiting on it))."""
-    return [r[0] for r in conn.execute("SELECT action_id FROM input_deps WHERE path = ? AND available = 0", (path,))]
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT action_id FROM input_deps WHERE path = ? AND available = 0", (path,)
+        )
+    ]
 
 
 def waiting_under(conn: sqlite3.Connection, prefix: str) -> list[tuple[str, str]]:
@@ -243,7 +250,9 @@ def waiting_under(conn: sqlite3.Connection, prefix: str) -> list[tuple[str, str]
 
 
 def mark_available(tx: Tx, action_id: str, path: str) -> None:
-    tx.conn.execute("UPDATE input_deps SET available = 1 WHERE action_id = ? AND path = ?", (action_id, path))
+    tx.conn.execute(
+        "UPDATE input_deps SET available = 1 WHERE action_id = ? AND path = ?", (action_id, path)
+    )
 
 
 def input_deps_of(conn: sqlite3.Connection, action_id: str) -> list[tuple[str, str, int, int]]:
@@ -251,10 +260,14 @@ def input_deps_of(conn: sqlite3.Connection, action_id: str) -> list[tuple[str, s
     return [
         (r[0], r[1], r[2], r[3])
         for r in conn.execute(
-            "SELECT path, data_in, seq, available FROM input_deps WHERE action_id = ? ORDER BY seq", (action_id,)
+            "SELECT path, data_in, seq, available FROM input_deps WHERE action_id = ? ORDER BY seq",
+            (action_id,),
         )
     ]
 
 
 def all_waiting_deps(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    return [(r[0], r[1]) for r in conn.execute("SELECT action_id, path FROM input_deps WHERE available = 0")]
+    return [
+        (r[0], r[1])
+        for r in conn.execute("SELECT action_id, path FROM input_deps WHERE available = 0")
+    ]
