@@ -351,9 +351,11 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
             fields["status"] = J.RUNNINGWITHERROR
     jobs.update(tx, BundleRow, bundle.id, **fields)
     current = jobs.must_get(tx.conn, BundleRow, bundle.id)
-    if "pause_time" in fields and (
-        fields["pause_time"] is None or fields["pause_time"] > tx.now_ms
-    ) and current.status in (J.PAUSED, J.PAUSEDWITHERROR, J.PREPPAUSED):
+    if (
+        "pause_time" in fields
+        and (fields["pause_time"] is None or fields["pause_time"] > tx.now_ms)
+        and current.status in (J.PAUSED, J.PAUSEDWITHERROR, J.PREPPAUSED)
+    ):
         t = decide(Machine.BUNDLE, current.status, Event.UNPAUSE, bundle.id)
         jobs.update(tx, BundleRow, bundle.id, status=t.to)
     _cascade(
