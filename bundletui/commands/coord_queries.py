@@ -427,12 +427,11 @@ def _missing(conn: sqlite3.Connection, action: ActionRow) -> tuple[list[str], li
     unresolved = held.get("unresolved") if isinstance(held, dict) else None
     if not isinstance(missing, list):
         missing = unavailable
-    return (
-        [str(m) for m in missing],
-        [str(u) for u in unresolved] if isinstance(unresolved, list) else [],
-        len(deps),
-        len(unavailable),
-    )
+    # latest()/future() instances not resolved yet are EL text, not paths (Oozie's "!!" part)
+    paths = [str(m) for m in missing if not str(m).startswith("${")]
+    pending = [str(m) for m in missing if str(m).startswith("${")]
+    pending += [str(u) for u in unresolved or () if str(u) not in pending]
+    return paths, pending, len(deps), len(unavailable)
 
 
 def action_json(

@@ -351,6 +351,16 @@ def test_waiting_for_names_missing_uris_and_holding_controls(
     assert r["detail"] == "concurrency 1/1 running"
 
 
+def test_unresolved_latest_and_future_go_after_the_double_bang(store: Store, apps: Apps) -> None:
+    cid = submit(store, apps.hourly_props)
+    held = (dep(apps, 0), "${coord:latest(0)}")
+    add_actions(store, cid, [ActionSpec(hour(0), deps=((dep(apps, 0), False),), held_missing=held)])
+    action = by_number(store, cid)[1]
+    assert action["missingDependencies"] == f"{dep(apps, 0)}!!${{coord:latest(0)}}"
+    why = action["waitingFor"]
+    assert why["missing"] == [dep(apps, 0)] and why["unresolved"] == ["${coord:latest(0)}"]
+
+
 def test_ready_with_a_free_slot_is_next_to_launch(store: Store, apps: Apps) -> None:
     cid = submit(store, apps.hourly_props, "concurrency=3")
     add_actions(store, cid, [ActionSpec(hour(0), "RUNNING"), ActionSpec(hour(1), "READY")])
