@@ -60,6 +60,7 @@ def register(app: typer.Typer) -> None:
             format="%(message)s",
             handlers=[RichHandler(show_path=False, rich_tracebacks=False, markup=False)],
         )
+        logging.getLogger("watchfiles").setLevel(logging.WARNING)
         config = EngineConfig(
             home=resolve_home(home),
             landing=landing,

@@ -34,7 +34,13 @@ def _ctx(home: Path | None) -> Ctx:
     return Ctx(Store(home), face="cli")
 
 
+def submit_defaults(store: Store) -> dict[str, str]:
+    """Properties a submission gets unless it sets them: ``landing`` = <home>/landing."""
+    return {"landing": str(store.home / "landing")}
+
+
 def _t(ms: int | None) -> str:
+
     return "-" if ms is None else format_oozie_time(from_ms(ms))
 
 
@@ -61,8 +67,14 @@ def register(app: typer.Typer) -> None:
 
         ctx = _ctx(home)
         loaded = load_job(
-            config, define or [], ctx.store.clock, user=current_user(), external_id=external_id
+            config,
+            define or [],
+            ctx.store.clock,
+            user=current_user(),
+            external_id=external_id,
+            defaults=submit_defaults(ctx.store),
         )
+
         job_id = submit_loaded(ctx, loaded, start=start)
         typer.echo(job_id)
 

@@ -381,7 +381,15 @@ def _load(front: Front) -> Any:
     from bundletui.store.db import current_user
 
     config, defines = _conf_args(front)
-    return load_job(config, defines, front.store.clock, user=current_user())
+    from bundletui.cli.job_cmds import submit_defaults
+
+    return load_job(
+        config,
+        defines,
+        front.store.clock,
+        user=current_user(),
+        defaults=submit_defaults(front.store),
+    )
 
 
 def op_submit(front: Front, *, start: bool = False) -> None:

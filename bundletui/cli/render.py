@@ -108,44 +108,34 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
     render_coord_info(store, job_id, kind, data)
 
 
+_JOB_COLUMNS = {
+    # kind: (envelope, id key, name key, start key)
+    "workflow": ("workflows", "id", "appName", "startTime"),
+    "coordinator": ("coordinatorjobs", "coordJobId", "coordJobName", "startTime"),
+    "bundle": ("bundlejobs", "bundleJobId", "bundleJobName", "kickoffTime"),
+}
+
+
 def render_jobs(kind: str, data: dict[str, Any]) -> None:
-    key = {"workflow": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}[kind]
+    key, id_key, name_key, start_key = _JOB_COLUMNS[kind]
     table = Table(box=None, header_style="bold")
-    for col in ("Job ID", "Name", "Status", "User", "Created", "Started", "Ended"):
+    for col in (
+        "Job ID",
+        "Name",
+        "Status",
+        "User",
+        "Started" if kind != "bundle" else "Kick-off",
+        "Ended",
+    ):
         table.add_column(col, no_wrap=col in ("Job ID", "Status"))
     for job in data[key]:
-        if kind == "workflow":
-            row = (
-                job["id"],
-                job["appName"],
-                job["status"],
-                job["user"],
-                job["createdTime"],
-                job["startTime"],
-                job["endTime"],
-            )
-        elif kind == "coordinator":
-            row = (
-                job["coordJobId"],
-                job["coordJobName"],
-                job["status"],
-                job["user"],
-                job["createdTime"],
-                job["startTime"],
-                job["endTime"],
-            )
-        else:
-            row = (
-                job["bundleJobId"],
-                job["bundleJobName"],
-                job["status"],
-                job["user"],
-                job["createdTime"],
-                job["kickoffTime"],
-                job["endTime"],
-            )
         table.add_row(
-            row[0], row[1], styled(row[2]), row[3], row[4] or "-", row[5] or "-", row[6] or "-"
+            job[id_key],
+            job[name_key],
+            styled(job["status"]),
+            job["user"],
+            short(job[start_key])[:16],
+            short(job["endTime"])[:16],
         )
     out.print(table)
     out.print(f"[dim]{len(data[key])} of {data['total']} (offset {data['offset']})[/dim]")
