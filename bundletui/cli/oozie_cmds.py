@@ -80,6 +80,15 @@ JOB_OPTIONS: dict[str, Opt] = {
     "definition": Opt(value=True, action=True),
     "configcontent": Opt(value=True, action=True),
     "ignore": Opt(value=True, action=True),
+    # Oozie operations with no counterpart here: a clear error, not "Unrecognized option"
+    "poll": Opt(value=True, action=True),
+    "update": Opt(value=True, action=True),
+    "slaenable": Opt(value=True, action=True),
+    "sladisable": Opt(value=True, action=True),
+    "slachange": Opt(value=True, action=True),
+    "interval": Opt(value=True),
+    "timeout": Opt(value=True),
+    "diff": Opt(value=True),
     # modifiers
     "config": Opt(value=True),
     "value": Opt(value=True),
@@ -1045,6 +1054,13 @@ def _print_audit(front: Front, job_id: str, *, errors_only: bool) -> None:
         )
 
 
+def op_unsupported(front: Front) -> None:
+    raise CliError(
+        f"-{front.args.operation} is not supported by bundletui "
+        "(watch a job with: bundletui info <id>, or the console)"
+    )
+
+
 JOB_OPERATIONS: dict[str, Callable[[Front], None]] = {
     "submit": op_submit,
     "run": op_run,
@@ -1062,6 +1078,7 @@ JOB_OPERATIONS: dict[str, Callable[[Front], None]] = {
     "definition": op_definition,
     "configcontent": op_configcontent,
     "ignore": op_ignore,
+    **dict.fromkeys(("poll", "update", "slaenable", "sladisable", "slachange"), op_unsupported),
 }
 
 

@@ -320,11 +320,18 @@ def test_usage_errors(world: World) -> None:
         (("-bogus", "x"), "Unrecognized option: -bogus"),
         (("-info", world.coord, "-kill", world.coord), "already been selected: 'info'"),
         (("-info", world.coord, "stray"), "Unrecognized argument: stray"),
+        (("-info", world.coord, "-D"), "Missing argument for option: D"),
     ):
         out = oozie(world.home, "oozie", "job", *args)
         assert out.code == 255, (args, out)
         assert out.stderr.startswith("Invalid sub-command: ") and why in out.stderr, out.stderr
         assert "bundletui oozie job <OPTIONS>" in out.stderr
+
+
+def test_oozie_operations_without_a_counterpart_say_so(world: World) -> None:
+    out = oozie(world.home, "oozie", "job", "-poll", world.coord, "-interval", "1")
+    assert out.code == 255
+    assert out.stderr.startswith("Error: -poll is not supported by bundletui")
 
 
 def test_definition_and_configcontent(world: World) -> None:
