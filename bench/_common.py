@@ -127,6 +127,7 @@ def submit(home: Path, props: Path) -> str:
 @dataclass
 class EngineRun:
     seconds: float  # engine start -> the tick that saw the workflow terminal
+    cpu: float  # this process's CPU time over the same span (robust on a busy machine)
     status: str
     ticks: int
     nodes: dict[str, int]  # node status -> count, read after the run
@@ -161,6 +162,7 @@ def run_engine(
         row = tx.conn.execute("SELECT status FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
         if row is not None and row[0] in TERMINAL:
             seen["t"] = time.perf_counter()
+            seen["cpu"] = time.process_time()
             seen["status"] = row[0]
             engine.request_stop()
         return False
@@ -170,7 +172,7 @@ def run_engine(
     async def main() -> None:
         await asyncio.wait_for(engine.run(), timeout)
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     if profile is not None:
         profile.enable()
     try:
@@ -181,7 +183,9 @@ def run_engine(
     if "t" not in seen:
         raise SystemExit(f"engine stopped before {wf_id} ended (state {engine.state})")
     nodes = node_counts(home, wf_id)
-    return EngineRun(float(seen["t"]) - t0, str(seen["status"]), engine.ticks, nodes)
+    return EngineRun(
+        float(seen["t"]) - t0, float(seen["cpu"]) - c0, str(seen["status"]), engine.ticks, nodes
+    )
 
 
 def node_counts(home: Path, wf_id: str) -> dict[str, int]:

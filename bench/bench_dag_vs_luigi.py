@@ -63,7 +63,7 @@ def measure_ours(shape: str, n: int, touch_base: str, profile: str | None) -> di
         touched = sum(1 for _ in out.iterdir())
         if run.status != "SUCCEEDED" or touched != n:
             raise SystemExit(f"ours {shape} {n}: {run.status}, {touched}/{n} files, {run.nodes}")
-        return {"seconds": run.seconds, "submit": submit_s, "ticks": run.ticks}
+        return {"seconds": run.seconds, "cpu": run.cpu, "submit": submit_s, "ticks": run.ticks}
 
 
 def measure_luigi(shape: str, n: int, touch_base: str) -> dict[str, object]:
@@ -89,7 +89,7 @@ def measure_luigi(shape: str, n: int, touch_base: str) -> dict[str, object]:
         needed = {d for ds in deps for d in ds}
         roots = [Touch(i=i) for i in range(n) if i not in needed]  # chain: n-1; tree: 0
         Register.clear_instance_cache()
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         ok = luigi.build(
             roots,
             local_scheduler=True,
@@ -97,11 +97,11 @@ def measure_luigi(shape: str, n: int, touch_base: str) -> dict[str, object]:
             no_lock=True,
             log_level="WARNING",
         )
-        seconds = time.perf_counter() - t
+        seconds, cpu = time.perf_counter() - t, time.process_time() - c
         touched = sum(1 for _ in out.iterdir())
         if not ok or touched != n:
             raise SystemExit(f"luigi {shape} {n}: ok={ok}, {touched}/{n} files")
-        return {"seconds": seconds}
+        return {"seconds": seconds, "cpu": cpu}
 
 
 def child(
@@ -182,60 +182,61 @@ def main() -> None:
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
 
-    ours: dict[tuple[str, int], list[float]] = {}
-    subm: dict[tuple[str, int], list[float]] = {}
-    theirs: dict[tuple[str, int], list[float]] = {}
+    # (side, metric) -> (shape, n) -> values; side "ours" | "luigi", metric "seconds" | "cpu" | ...
+    data: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = {}
     errors: list[str] = []
+
+    def record(side: str, key: tuple[str, int], res: dict[str, object]) -> None:
+        if res.get("seconds") is None:
+            errors.append(f"{side} {key[0]} {key[1]}: {res.get('error')}")
+            return
+        for metric, value in res.items():
+            if isinstance(value, int | float):
+                data.setdefault((side, metric), {}).setdefault(key, []).append(float(value))
+
     for shape in shapes:
         for n in sizes:
             key = (shape, n)
-            ours[key], subm[key], theirs[key] = [], [], []
             for r in range(args.rounds):
                 prof = (
                     str(Path(args.profile) / f"ours-{shape}-{n}-{r}.prof") if args.profile else None
                 )
-                res = child("ours", shape, n, args.touch_base, args.timeout, prof)
-                if res.get("seconds") is None:
-                    errors.append(f"ours {shape} {n}: {res.get('error')}")
-                else:
-                    ours[key].append(float(res["seconds"]))  # type: ignore[arg-type]
-                    subm[key].append(float(res["submit"]))  # type: ignore[arg-type]
+                record("ours", key, child("ours", shape, n, args.touch_base, args.timeout, prof))
                 if not args.no_luigi:
-                    res = child("luigi", shape, n, args.touch_base, args.timeout, None)
-                    if res.get("seconds") is None:
-                        errors.append(f"luigi {shape} {n}: {res.get('error')}")
-                    else:
-                        theirs[key].append(float(res["seconds"]))  # type: ignore[arg-type]
-            o = statistics.median(ours[key]) if ours[key] else None
-            lu = statistics.median(theirs[key]) if theirs[key] else None
+                    record(
+                        "luigi", key, child("luigi", shape, n, args.touch_base, args.timeout, None)
+                    )
+            o, lu = med(data, "ours", "seconds", key), med(data, "luigi", "seconds", key)
             print(f"  done {shape} {n}: ours {fmt(o)} s, luigi {fmt(lu)} s", flush=True)
-
-    def med(d: dict[tuple[str, int], list[float]], k: tuple[str, int]) -> float | None:
-        return statistics.median(d[k]) if d.get(k) else None
 
     print()
     print(
-        f"{'shape':6} {'N':>5} {'ours (s)':>9} {'submit (s)':>10} {'luigi (s)':>9}"
-        f" {'luigi/ours':>10} {'ours ms/job':>11} {'ours N/N0':>9} {'luigi N/N0':>10}"
+        f"{'shape':6} {'N':>5} | {'ours s':>7} {'cpu s':>7} {'ms/job':>6} {'submit':>6} |"
+        f" {'luigi s':>7} {'cpu s':>7} | {'luigi/ours':>10} {'(cpu)':>6} |"
+        f" {'ours N/N0':>9} {'luigi N/N0':>10}"
     )
     verdicts: list[str] = []
+    base = sizes[0]
     for shape in shapes:
-        base = sizes[0]
         for n in sizes:
-            k = (shape, n)
-            o, s, lu = med(ours, k), med(subm, k), med(theirs, k)
+            k, k0 = (shape, n), (shape, base)
+            o, oc = med(data, "ours", "seconds", k), med(data, "ours", "cpu", k)
+            lu, lc = med(data, "luigi", "seconds", k), med(data, "luigi", "cpu", k)
             ratio = lu / o if o and lu else None
-            o0, l0 = med(ours, (shape, base)), med(theirs, (shape, base))
+            cratio = lc / oc if oc and lc else None
+            o0, l0 = med(data, "ours", "seconds", k0), med(data, "luigi", "seconds", k0)
             scale = o / o0 if o and o0 and n != base else None
             lscale = lu / l0 if lu and l0 and n != base else None
             print(
-                f"{shape:6} {n:>5} {fmt(o):>9} {fmt(s):>10} {fmt(lu):>9} {fmt(ratio, '.2f'):>10}"
-                f" {fmt(o * 1000 / n if o else None, '.2f'):>11} {fmt(scale, '.2f'):>9}"
-                f" {fmt(lscale, '.2f'):>10}"
+                f"{shape:6} {n:>5} | {fmt(o):>7} {fmt(oc):>7}"
+                f" {fmt(o * 1000 / n if o else None, '.2f'):>6}"
+                f" {fmt(med(data, 'ours', 'submit', k), '.2f'):>6} |"
+                f" {fmt(lu):>7} {fmt(lc):>7} | {fmt(ratio, '.2f'):>10} {fmt(cratio, '.2f'):>6} |"
+                f" {fmt(scale, '.2f'):>9} {fmt(lscale, '.2f'):>10}"
             )
             if ratio is not None:
                 verdicts.append(
-                    f"{shape} {n}: {ratio:.2f}x faster than luigi (goal >= {SPEED_GOAL:g}x):"
+                    f"{shape} {n}: {ratio:.2f}x Luigi's speed (goal >= {SPEED_GOAL:g}x):"
                     f" {'OK' if ratio >= SPEED_GOAL else 'MISSED'}"
                 )
             if scale is not None:
@@ -250,6 +251,16 @@ def main() -> None:
         print("error:", e)
     if args.profile:
         print(f"profiles: {args.profile}/ours-<shape>-<N>-<round>.prof (python -m pstats FILE)")
+
+
+def med(
+    data: dict[tuple[str, str], dict[tuple[str, int], list[float]]],
+    side: str,
+    metric: str,
+    key: tuple[str, int],
+) -> float | None:
+    values = data.get((side, metric), {}).get(key)
+    return statistics.median(values) if values else None
 
 
 if __name__ == "__main__":
