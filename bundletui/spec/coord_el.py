@@ -232,7 +232,7 @@ def _format(t: datetime) -> str:
     text = format_oozie_time(t)
     if len(_formatted) > 64:
         _formatted.clear()
-    _formatted[text] = t.replace(second=0, microsecond=0)
+    _formatted[text] = t.astimezone(UTC).replace(second=0, microsecond=0)
     return text
 
 
@@ -568,11 +568,34 @@ def java_format(t: datetime, pattern: str) -> str:
     Quoted text (``'T'``, ``''`` for a quote) is literal; an unquoted letter that is not a
     pattern letter is an error, as in Java ("Illegal pattern character").
     """
-    u = t.astimezone(UTC)
-    return "".join(
-        part if isinstance(part, str) else _field(u, part[0], part[1])
-        for part in _compile_pattern(pattern)
-    )
+    u = t if t.tzinfo is UTC else t.astimezone(UTC)
+    fmt, extras = _compiled_format(pattern)
+    if extras:
+        return fmt.format(u, *[fn(u) for fn in extras])
+    return fmt.format(u)
+
+
+_ATTRS = {"y": "year", "d": "day", "H": "hour", "m": "minute", "s": "second", "M": "month"}
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled_format(pattern: str) -> tuple[str, tuple[Callable[[datetime], str], ...]]:
+    """The pattern as one ``str.format`` string over the time (plain numeric fields) plus
+    the fields that need code (names, week numbers…), computed per call."""
+    fmt: list[str] = []
+    extras: list[Callable[[datetime], str]] = []
+    for part in _compile_pattern(pattern):
+        if isinstance(part, str):
+            fmt.append(part.replace("{", "{{").replace("}", "}}"))
+            continue
+        c, count = part
+        attr = _ATTRS.get(c)
+        if attr is not None and not (c == "y" and count == 2) and not (c == "M" and count > 2):
+            fmt.append(f"{{0.{attr}:0{count}d}}")
+        else:
+            extras.append(functools.partial(_field, c=c, count=count))
+            fmt.append(f"{{{len(extras)}}}")
+    return "".join(fmt), tuple(extras)
 
 
 @functools.lru_cache(maxsize=256)

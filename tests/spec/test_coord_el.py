@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bundletui.errors import BundletuiError, SpecError
 from bundletui.model.apps import Dataset
@@ -627,3 +629,22 @@ def test_functions_coerce_arguments_and_check_arity() -> None:
     with pytest.raises(SpecError) as info:
         rv("${coord:current('x')}", env)
     assert info.value.code == "E1004"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    when=st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2100, 12, 31)),
+    tokens=st.lists(
+        st.tuples(st.sampled_from(sorted("GyYMLwWDdFEuaHkKhmsSzZX")), st.integers(1, 5)),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_java_format_fast_path_matches_field_by_field(
+    when: datetime, tokens: list[tuple[str, int]]
+) -> None:
+    from bundletui.spec.coord_el import _field
+
+    t = when.replace(tzinfo=UTC)
+    pattern = "-".join(c * n for c, n in tokens)
+    assert java_format(t, pattern) == "-".join(_field(t, c, n) for c, n in tokens)
