@@ -1394,12 +1394,3 @@ def register(app: typer.Typer) -> None:
         raise typer.Exit(run("jobs", list(ctx.args)))
 
     app.add_typer(oozie, name="oozie")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """For tests and scripts: ``main(["job", "-info", ID])``."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("job", "jobs"):
-        print(USAGE["job"] + "\n\n" + USAGE["jobs"], file=sys.stderr)
-        return EXIT_ERROR
-    return run(argv[0], argv[1:])
