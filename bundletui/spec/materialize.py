@@ -22,9 +22,13 @@ API (all times aware UTC ``datetime``)::
   the dataset's initial instance are dropped. ``exists`` is not consulted (nothing at creation
   depends on the file system) and may be ``None``. The :class:`ActionPlan` is plain data
   (``to_dict``/``from_dict``) so the engine can store it.
-* :func:`check_inputs` — **input check** (§2.4, §2.7). Re-resolves latest (from the action's
-  actual time) and future (from its nominal time) against ``exists``, checks every done-flag
-  path, and decides READY: by default all data-ins complete; with ``<input-logic>``, ``and``
+* :func:`check_inputs` — **input check** (§2.4, §2.7). Checks the done-flag paths and
+  resolves latest (from the action's actual time) and future (from its nominal time) against
+  ``exists``, then decides READY. By default (no input logic) as Oozie's
+  CoordActionInputCheckXCommand: all data-ins complete; paths are checked in plan order up to
+  the first missing one, which is reported *with every path after it* (not checked, as in
+  Oozie's missingDependencies), and latest/future are resolved only once every path exists.
+  With ``<input-logic>`` every path is checked, and ``and``
   (all), ``or`` (first child in document order that is satisfied; a child still inside its
   ``wait`` holds the ``or``), ``combine`` (instance i of the first data-in, else of the next),
   ``min`` (enough instances), ``wait`` (minutes from max(nominal, created)); min/wait inherit
@@ -749,56 +753,86 @@ class CompiledCoordinator:
     # ------------------------------------------------------------------ input check
 
     def check(self, plan: ActionPlan, *, now: datetime, exists: ExistsFn) -> InputCheck:
+        if self.app.input_logic is None:
+            return self._check_all(plan, exists)
+        return self._check_logic(plan, now, exists)
+
+    def _resolve_pending(
+        self, plan: ActionPlan, d: DataInPlan, exists: ExistsFn
+    ) -> tuple[list[str], list[str]]:
+        """(resolved URIs in pending order, EL of the pending parts still unresolved)."""
+        planner = self._planner(d.dataset)
+        check_time = planner.exists_fn(exists)
+        resolved: list[str] = []
+        still: list[str] = []
+        for p in d.pending:
+            if p.kind == "latest":
+                found = instances.latest_range(planner.ds, plan.actual, p.start, p.end, check_time)
+            else:
+                found = instances.future_range(
+                    planner.ds, plan.nominal, p.start, p.end, p.limit, check_time
+                )
+            if found.resolved:
+                resolved.extend(planner.pair(t)[0] for t in found.instances)
+            else:
+                still.append(p.text)
+        return resolved, still
+
+    def _check_all(self, plan: ActionPlan, exists: ExistsFn) -> InputCheck:
+        """Oozie's default check (every data-in complete), as CoordActionInputCheckXCommand
+        does it: paths in plan order until the first missing one, which is reported with
+        all the paths after it (unchecked); latest/future only once every path exists."""
+        missing: list[str] = []
+        for d in plan.data_ins:
+            if missing:
+                missing.extend(d.done_paths)
+                continue
+            paths = d.done_paths
+            for i, path in enumerate(paths):
+                if not exists(path):
+                    missing.extend(paths[i:])
+                    break
+        data_in: dict[str, tuple[str, ...] | None] = {}
+        unresolved: list[str] = []
+        for d in plan.data_ins:
+            if not d.pending:
+                data_in[d.name] = d.uris
+            elif missing:
+                data_in[d.name] = None
+                unresolved.extend(p.text for p in d.pending)
+            else:
+                resolved, still = self._resolve_pending(plan, d, exists)
+                unresolved.extend(still)
+                data_in[d.name] = None if still else (*resolved, *d.uris)
+        ready = not missing and not unresolved
+        return InputCheck(ready, tuple(missing), tuple(unresolved), data_in)
+
+    def _check_logic(self, plan: ActionPlan, now: datetime, exists: ExistsFn) -> InputCheck:
+        """With ``<input-logic>``: every path checked, then the logic decides (§2.7)."""
+        logic = self.app.input_logic
+        assert logic is not None
         missing: list[str] = []
         unresolved: list[str] = []
         data_in: dict[str, tuple[str, ...] | None] = {}
         entries: dict[str, list[tuple[str, bool]]] = {}
-        logic = self.app.input_logic
         for d in plan.data_ins:
-            uris = d.uris
-            resolved_uris: list[str] = []
-            open_parts: list[str] = []
-            if d.pending:
-                planner = self._planner(d.dataset)
-                check_time = planner.exists_fn(exists)
-                for p in d.pending:
-                    if p.kind == "latest":
-                        found = instances.latest_range(
-                            planner.ds, plan.actual, p.start, p.end, check_time
-                        )
-                    else:
-                        found = instances.future_range(
-                            planner.ds, plan.nominal, p.start, p.end, p.limit, check_time
-                        )
-                    if found.resolved:
-                        resolved_uris.extend(planner.pair(t)[0] for t in found.instances)
-                    else:
-                        open_parts.append(p.text)
-                if resolved_uris:
-                    uris = (*resolved_uris, *uris)
+            resolved, still = self._resolve_pending(plan, d, exists) if d.pending else ([], [])
             flags = list(map(exists, d.done_paths))
-            if not any(flags):
-                missing.extend(d.done_paths)
-            elif not all(flags):
-                missing.extend(p for p, ok in zip(d.done_paths, flags, strict=True) if not ok)
-            unresolved.extend(open_parts)
-            data_in[d.name] = None if open_parts else uris
-            if logic is not None:
-                items = [(u, True) for u in resolved_uris]
-                items.extend(zip(d.uris, flags, strict=True))
-                items.extend((text, False) for text in open_parts)
-                entries[d.name] = items
+            missing.extend(p for p, ok in zip(d.done_paths, flags, strict=True) if not ok)
+            unresolved.extend(still)
+            data_in[d.name] = None if still else (*resolved, *d.uris)
+            items = [(u, True) for u in resolved]
+            items.extend(zip(d.uris, flags, strict=True))
+            items.extend((text, False) for text in still)
+            entries[d.name] = items
         waiting: list[datetime] = []
-        if logic is None:
-            ready = not missing and not unresolved
-        else:
-            base = max(plan.nominal, plan.actual)
-            result = _evaluate(logic, entries, None, None, now, base, waiting)
-            ready = result.status == _TRUE
-            for node in self._logic_names:
-                sub = _evaluate(node, entries, node.min, node.wait, None, base, [])
-                assert node.name is not None
-                data_in[node.name] = tuple(sub.uris) if sub.status == _TRUE else None
+        base = max(plan.nominal, plan.actual)
+        result = _evaluate(logic, entries, None, None, now, base, waiting)
+        ready = result.status == _TRUE
+        for node in self._logic_names:
+            sub = _evaluate(node, entries, node.min, node.wait, None, base, [])
+            assert node.name is not None
+            data_in[node.name] = tuple(sub.uris) if sub.status == _TRUE else None
         return InputCheck(
             ready,
             tuple(missing),

@@ -204,6 +204,39 @@ def test_latest_and_future_against_the_file_system(tmp_path: Path) -> None:
     assert first["conf"]["input"] == f"{r}/hourly/2009/01/05/01,{r}/hourly/2009/01/05/00"
 
 
+def test_oozie_action_input_check_vector(tmp_path: Path) -> None:
+    """TestCoordActionInputCheckXCommand.testActionInputCheck through dryrun."""
+    (tmp_path / "coord.xml").write_text(
+        """<coordinator-app name="NAME" frequency="${coord:days(1)}" start="2009-02-01T23:59Z"
+            end="2009-02-02T23:59Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.2">
+          <controls><timeout>10</timeout><concurrency>2</concurrency>
+            <execution>LIFO</execution></controls>
+          <datasets>
+            <dataset name="a" frequency="${coord:days(7)}" initial-instance="2009-01-01T01:00Z"
+                     timezone="UTC"><uri-template>file://${dir}/${YEAR}/${DAY}</uri-template>
+            </dataset>
+          </datasets>
+          <input-events><data-in name="A" dataset="a">
+            <start-instance>${coord:current(-3)}</start-instance>
+            <end-instance>${coord:current(0)}</end-instance></data-in></input-events>
+          <action><workflow><app-path>hdfs:///tmp/workflows/</app-path><configuration>
+            <property><name>inputA</name><value>${coord:dataIn('A')}</value></property>
+          </configuration></workflow></action>
+        </coordinator-app>"""
+    )
+    for d in ("2009/29/_SUCCESS", "2009/15/_SUCCESS"):  # Oozie's createDir: mkdir -p
+        (tmp_path / d).mkdir(parents=True)
+    (action,) = run_json(str(tmp_path / "coord.xml"), "-D", f"dir={tmp_path}")["coordinators"][0][
+        "actions"
+    ]
+    missing = action["missing_dependencies"]
+    assert not any("/2009/29/" in m for m in missing)
+    assert any("/2009/15/" in m for m in missing)
+    r = f"file://{tmp_path}"
+    assert action["data_in"]["A"] == [f"{r}/2009/{d}" for d in ("29", "22", "15", "08")]
+    assert action["conf"]["inputA"] == ",".join(action["data_in"]["A"])
+
+
 def test_dst_week_in_los_angeles(tmp_path: Path) -> None:
     inputs = (
         '<data-in name="in" dataset="daily"><start-instance>${coord:current(-1)}</start-instance>'

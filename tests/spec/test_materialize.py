@@ -389,7 +389,14 @@ def test_check_lists_missing_done_flags_and_turns_ready(tmp_path: Path) -> None:
     touch(tmp_path, "2009010104")
     r = check(c, p)
     assert not r.ready
-    assert rel(tmp_path, r.missing) == ["2009010105/_SUCCESS", "2009010103/_SUCCESS"]
+    # Oozie's missingDependencies: from the first missing path on, the rest unchecked
+    assert rel(tmp_path, r.missing) == [
+        "2009010105/_SUCCESS",
+        "2009010104/_SUCCESS",
+        "2009010103/_SUCCESS",
+    ]
+    touch(tmp_path, "2009010105")
+    assert rel(tmp_path, check(c, p).missing) == ["2009010103/_SUCCESS"]
     # the directory alone is not enough: the done flag must exist
     touch(tmp_path, "2009010105", "2009010103", flag="")
     assert not check(c, p).ready
@@ -397,6 +404,51 @@ def test_check_lists_missing_done_flags_and_turns_ready(tmp_path: Path) -> None:
     r = check(c, p)
     assert r.ready and r.missing == () and r.missing_dependencies == ()
     assert r.data_in["in"] == p.data_ins[0].uris
+
+
+def test_oozie_action_input_check_vector(tmp_path: Path) -> None:
+    """TestCoordActionInputCheckXCommand.testActionInputCheck: a 7-day dataset, range
+    current(-3)..current(0); with 2009/29 and 2009/15 present, 29 is resolved and 15 is still
+    listed (it comes after the first missing path, 22)."""
+    c = coordinator(
+        tmp_path,
+        datasets=ds(
+            "a",
+            frequency="${coord:days(7)}",
+            initial="2009-01-01T01:00Z",
+            uri="file://${root}/${YEAR}/${DAY}",
+        ),
+        inputs=din("A", "a", start="${coord:current(-3)}", end="${coord:current(0)}"),
+        frequency="${coord:days(1)}",
+        start="2009-02-01T23:59Z",
+        end="2009-02-02T23:59Z",
+    )
+    p = plan(c, "2009-02-01T23:59Z")
+    root = f"file://{tmp_path}"
+    assert list(p.dependencies) == [f"{root}/2009/{d}/_SUCCESS" for d in ("29", "22", "15", "08")]
+    touch(tmp_path, "2009/29", "2009/15")
+    missing = check(c, p).missing
+    assert not any("/2009/29/" in m for m in missing)
+    assert any("/2009/15/" in m for m in missing)
+    assert list(missing) == [f"{root}/2009/{d}/_SUCCESS" for d in ("22", "15", "08")]
+
+
+def test_latest_and_future_wait_for_the_other_paths(tmp_path: Path) -> None:
+    c = coordinator(
+        tmp_path,
+        datasets=ds("h"),
+        inputs=din("in", "h", "${coord:current(0)}", "${coord:latest(0)}"),
+    )
+    p = plan(c, "2009-01-01T05:00Z")
+    touch(tmp_path, "2009010104")  # latest(0) would resolve, but current(0) is missing
+    r = check(c, p)
+    assert rel(tmp_path, r.missing) == ["2009010105/_SUCCESS"]
+    assert r.unresolved == ("${coord:latest(0)}",)
+    assert r.data_in["in"] is None
+    touch(tmp_path, "2009010105")
+    r = check(c, p)
+    assert r.ready
+    assert rel(tmp_path, r.data_in["in"]) == ["2009010105", "2009010105"]
 
 
 def test_latest_and_future_are_resolved_at_the_check(tmp_path: Path) -> None:
