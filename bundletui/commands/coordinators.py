@@ -93,7 +93,8 @@ def create_coordinator_tx(
             "bundle_id": bundle_id,
             "external_id": loaded.external_id if bundle_id is None else None,
             "user": loaded.user,
-            "kind": "event" if getattr(app, "trigger", None) is not None else "time",
+            "kind": "event" if app.events is not None else "time",
+
             "status": str(status),
             "frequency": app.frequency.json_frequency,
             "time_unit": app.frequency.json_time_unit,
@@ -102,7 +103,8 @@ def create_coordinator_tx(
             "concurrency": app.controls.concurrency,
             "timeout": app.controls.timeout,
             "throttle": app.controls.throttle,
-            "priority": int(getattr(app, "priority", 0) or 0),
+            "priority": app.events.priority if app.events is not None else 0,
+
             "start_time": to_ms(app.start),
             "end_time": to_ms(app.end),
             "pause_time": pause_time,
@@ -112,6 +114,10 @@ def create_coordinator_tx(
             "app": codec.dumps(app),
         },
     )
+    if app.events is not None:
+        from bundletui.commands.schedules import register
+
+        register(tx, coord_id, bundle_id, app.events)
     effects.wake_coordinator(tx, coord_id)
     return coord_id
 
@@ -173,6 +179,10 @@ def rollup_tx(tx: Tx, effects: Effects, coord_id: str) -> CoordRow:
 def move_action(tx: Tx, action: ActionRow, event: Event, **fields: Any) -> str:
     t = decide(Machine.ACTION, action.status, event, action.id)
     jobs.update(tx, ActionRow, action.id, status=t.to, **fields)
+    if t.to in (A.SUCCEEDED, A.FAILED, A.KILLED):
+        from bundletui.commands.schedules import program_finished
+
+        program_finished(tx, action.coord_id, action.id, t.to)  # for event schedules listening
     return t.to
 
 
@@ -350,6 +360,10 @@ def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
         wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
         if wf is not None and wf.status == W.RUNNING:
             wfcmd.suspend_tx(tx, effects, wf)
+    if coord.kind == "event":
+        from bundletui.commands.schedules import suspended
+
+        suspended(tx, coord)
     set_status(tx, effects, coord, t.to, suspended_time=tx.now_ms)
 
 
@@ -362,7 +376,12 @@ def resume_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
         wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
         if wf is not None and wf.status == W.SUSPENDED:
             wfcmd.resume_tx(tx, effects, wf)
+    if coord.kind == "event":
+        from bundletui.commands.schedules import resumed
+
+        resumed(tx, coord)
     set_status(tx, effects, coord, t.to, suspended_time=None)
+
     effects.wake_coordinator(tx, coord.id)  # catch up: actions are delayed, not lost
 
 

@@ -70,6 +70,19 @@ def check(
 
 
 def run_conf(app: CoordinatorApp, coord: CoordRow, action: ActionRow, now: int) -> dict[str, str]:
+    if app.events is not None:
+        from bundletui.spec.event_el import event_run_conf
+
+        fired = json.loads(action.trigger or "{}")
+        return event_run_conf(
+            app,
+            conf_of(coord),
+            fired,
+            coord_id=coord.id,
+            action_id=action.id,
+            user=coord.user,
+            now=from_ms(now),
+        )
     stored = json.loads(action.plan or "{}")
     p = mat.ActionPlan.from_dict(stored["plan"])
     data_in = {

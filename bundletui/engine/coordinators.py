@@ -94,6 +94,10 @@ class CoordinatorService:
             return
         now = tx.now_ms
         coord = self._pause_check(tx, coord, now)
+        if coord.kind == "event":  # actions come from triggers, not nominal times
+            self.engine.events.process(tx, coord)
+            coordcmd.rollup_tx(tx, self.engine.effects, coord_id)
+            return
         status = JobStatus(coord.status)
         if status in MATERIALIZING and not coord.done_materialization:
             self.materialize(tx, coord, now)
@@ -199,8 +203,12 @@ class CoordinatorService:
         if action is None or action.status != A.WAITING:
             return
         coord = jobs.must_get(tx.conn, CoordRow, action.coord_id)
+        if coord.kind == "event":
+            self.engine.events.schedule_changed(tx, coord)  # held by constraints, not inputs
+            return
         app = coordcmd.app_of(coord)
         plan = coord_inputs.load_plan(app, coord, action, tx.now_ms)
+
         if action.plan is None:
             deps = coord_inputs.dependencies(plan)
             jobs.insert_input_deps(

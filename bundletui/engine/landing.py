@@ -7,6 +7,7 @@ it up (and runs at start-up, for files that landed while the engine was down).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections import deque
 from pathlib import Path
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bundletui.engine.landing")
 RESCAN_MS = 300_000
+RECHECK_DELAYS = (0.05, 0.25, 1.0, 3.0)  # seconds after a directory appears
+
 
 
 class LandingWatcher:
@@ -78,7 +81,25 @@ class LandingWatcher:
         self.engine.coordinators.paths_landed(tx, paths)
         for listener in self.listeners:
             listener(tx, batch)
+        self._look_again([p for c, p in batch if c != "recheck" and os.path.isdir(p)])
         return True
+
+    def _look_again(self, directories: list[str]) -> None:
+        """A directory that just appeared may fill up before inotify watches it, so its files'
+        own events can be lost: walk it again a few times shortly after (real time)."""
+        loop = self.engine._loop
+        if loop is None:
+            return
+        for path in directories:
+            for delay in RECHECK_DELAYS:
+                loop.call_later(delay, self._recheck, path)
+
+    def _recheck(self, path: str) -> None:
+        for root, _dirs, files in os.walk(path):
+            self.events.append(("recheck", root))
+            self.events.extend(("recheck", os.path.join(root, f)) for f in files)
+        self.engine.wake()
+
 
     def recover(self, tx: Tx) -> None:
         self.engine.coordinators.rescan(tx)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from bundletui.engine.bundles import BundleService
     from bundletui.engine.coordinators import CoordinatorService
     from bundletui.engine.effects import EngineEffects
+    from bundletui.engine.events import EventService
     from bundletui.engine.landing import LandingWatcher
     from bundletui.engine.workflows import WorkflowRunner
 
@@ -90,6 +91,7 @@ class Engine:
         self.coordinators: CoordinatorService
         self.bundles: BundleService
         self.landing: LandingWatcher
+        self.events: EventService
         self.landing_dir: Path = (config.landing or config.home / "landing").resolve()
         self._install_subsystems()
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from bundletui.engine.bundles import BundleService
 from bundletui.engine.coordinators import CoordinatorService
 from bundletui.engine.effects import EngineEffects
+from bundletui.engine.events import EventService
 from bundletui.engine.landing import LandingWatcher
 from bundletui.engine.workflows import WorkflowRunner
 
@@ -24,3 +25,12 @@ def install(engine: Engine) -> None:
     engine.bundles.install()
     engine.landing = LandingWatcher(engine, engine.landing_dir)
     engine.landing.install()
+    engine.events = EventService(engine)
+    engine.events.install()
+    # One tick flows downstream: landed files -> events -> jobs/actions -> workflows -> nodes.
+    engine.pumps[:] = [
+        engine.landing.pump,
+        engine.events.pump,
+        engine.coordinators.pump,
+        engine.workflows.pump,
+    ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from bundletui.model.events import EventSpec
 from bundletui.model.frequency import Frequency
 
 Conf = tuple[tuple[str, str], ...]
@@ -119,6 +120,7 @@ class CoordinatorApp:
     workflow_conf: Conf = ()  # values may hold action-start EL (coord:dataIn, ...)
     namespace: str = "uri:oozie:coordinator:0.5"
     source: str = ""
+    events: EventSpec | None = None  # uri:bundletui:coordinator:1.0: event-triggered
     parameters: Conf = ()  # <parameters> defaults (coordinator >= 0.4)
     required_parameters: tuple[str, ...] = ()  # <parameters> without a default
 

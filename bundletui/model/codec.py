@@ -16,11 +16,11 @@ from enum import Enum
 from functools import cache
 from typing import Any, TypeVar, Union, get_args, get_origin
 
-from bundletui.model import apps, frequency
+from bundletui.model import apps, events, frequency
 
 _REGISTRY: dict[str, type] = {
     cls.__name__: cls
-    for module in (apps, frequency)
+    for module in (apps, events, frequency)
     for cls in vars(module).values()
     if isinstance(cls, type) and dataclasses.is_dataclass(cls)
 }
@@ -56,7 +56,7 @@ def loads(text: str, cls: type[T]) -> T:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, vars(apps) | vars(frequency))
+    return typing.get_type_hints(cls, vars(apps) | vars(events) | vars(frequency))
 
 
 def _decode(data: Any, hint: Any) -> Any:

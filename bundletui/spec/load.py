@@ -28,9 +28,10 @@ from bundletui.spec.config import (
 )
 from bundletui.spec.decode_bundle import decode_bundle
 from bundletui.spec.decode_coordinator import decode_coordinator
+from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
 from bundletui.spec.submit_el import DATE_VARIABLES, SubmitResolver
-from bundletui.spec.xmlsafe import AppKind, XmlDocument, load_document
+from bundletui.spec.xmlsafe import EVENTS_NAMESPACE, AppKind, XmlDocument, load_document
 
 App = BundleApp | CoordinatorApp | WorkflowApp
 
@@ -126,7 +127,10 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
     if doc.kind is AppKind.BUNDLE:
         return decode_bundle(doc, resolver)
     if doc.kind is AppKind.COORDINATOR:
+        if doc.namespace == EVENTS_NAMESPACE:
+            return decode_events(doc, resolver)
         app = decode_coordinator(doc, resolver)
+
         check_coordinator(app, doc.file)
         return app
     return decode_workflow(doc, resolver)

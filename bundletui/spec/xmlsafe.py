@@ -88,9 +88,18 @@ def _builtin() -> None:
     register_schema(
         SchemaSpec(DAG_NAMESPACE, "dag-1.0.xsd", AppKind.WORKFLOW, ("dag-app",)),
     )
+    register_schema(
+        SchemaSpec(
+            EVENTS_NAMESPACE,
+            "bundletui-coordinator-1.0.xsd",
+            AppKind.COORDINATOR,
+            ("coordinator-app",),
+        )
+    )
 
 
 DAG_NAMESPACE = "uri:bundletui:dag:1.0"
+EVENTS_NAMESPACE = "uri:bundletui:coordinator:1.0"
 SHELL_NAMESPACES = ("uri:oozie:shell-action:0.3", "uri:oozie:shell-action:1.0")
 _builtin()
 

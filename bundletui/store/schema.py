@@ -212,22 +212,62 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX events_key ON events(key, id);
 
+    -- Event schedules (seed 004). The job queue: a job's state only moves forward,
+    -- PENDING_TRIGGER -> PENDING_CONSTRAINT -> PENDING_LAUNCH -> LAUNCHED (or DISCARDED).
     CREATE TABLE job_queue (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         coord_id TEXT NOT NULL REFERENCES coord_jobs(id) ON DELETE CASCADE,
         state TEXT NOT NULL,
-        generation INTEGER NOT NULL DEFAULT 0,
         created_time INTEGER NOT NULL,
         updated_time INTEGER NOT NULL,
-        not_before INTEGER,
-        expires INTEGER,
-        fired TEXT,
+        fired_time INTEGER,
+        crons TEXT,
         held_by TEXT,
+        retry_at INTEGER,
         action_id TEXT,
         priority INTEGER NOT NULL DEFAULT 0,
         rev INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX job_queue_state ON job_queue(state, coord_id);
+    CREATE UNIQUE INDEX job_queue_open ON job_queue(coord_id) WHERE state = 'PENDING_TRIGGER';
+
+    -- Which events a job consumed: an event is consumed at most once per schedule.
+    CREATE TABLE job_events (
+        coord_id TEXT NOT NULL,
+        event_id INTEGER NOT NULL REFERENCES events(id),
+        job_id INTEGER NOT NULL REFERENCES job_queue(id) ON DELETE CASCADE,
+        PRIMARY KEY (coord_id, event_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX job_events_job ON job_events(job_id);
+
+    -- The reverse index: event key -> schedules listening on it (O(schedules it concerns)).
+    CREATE TABLE event_triggers (
+        key TEXT NOT NULL,
+        coord_id TEXT NOT NULL REFERENCES coord_jobs(id) ON DELETE CASCADE,
+        bundle_id TEXT,
+        PRIMARY KEY (key, coord_id)
+    ) WITHOUT ROWID;
+
+    -- Feed directories, looked up by path when a file lands.
+    CREATE TABLE event_feeds (
+        coord_id TEXT NOT NULL REFERENCES coord_jobs(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        path TEXT NOT NULL,
+        done_flag TEXT NOT NULL,
+        PRIMARY KEY (coord_id, name)
+    ) WITHOUT ROWID;
+    CREATE INDEX event_feeds_path ON event_feeds(path);
+
+    -- Per schedule: events up to events_from are ignored (created / resumed later), when it
+    -- last launched, and its concurrency group.
+    CREATE TABLE event_schedules (
+        coord_id TEXT PRIMARY KEY REFERENCES coord_jobs(id) ON DELETE CASCADE,
+        events_from INTEGER NOT NULL DEFAULT 0,
+        last_run INTEGER,
+        grp TEXT
+    );
+    CREATE INDEX event_schedules_group ON event_schedules(grp);
+
 
     CREATE TABLE engine_lease (
         id INTEGER PRIMARY KEY CHECK (id = 1),

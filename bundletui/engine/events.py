@@ -1,0 +1,437 @@
+"""Event schedules on the engine (seed 004): intake, the job queue, the constraint checker.
+
+* **Intake**: a landed file that completes a partition of a feed (its done-flag, or a complete
+  file when the feed has none) becomes one row in ``events``, deduplicated by path, whether the
+  watcher saw it live or a rescan found it. Program events are written by the commands in the
+  same transaction as the action's end.
+* **Consumption**: new events are read through a cursor kept in the store; for each one the
+  reverse index gives the schedules it concerns (O(those)), the event joins each schedule's open
+  job (an event belongs to at most one job per schedule — a primary key), and the trigger is
+  evaluated. Cursor and job changes commit together, so no event is lost or counted twice.
+* **Firing** creates a coordinator action (WAITING, the firing's events recorded on it) and
+  moves the job to PENDING_CONSTRAINT; the constraint checker then launches it (PENDING_LAUNCH →
+  LAUNCHED in the launch's transaction), holds it with a reason and a time to look again, or
+  discards / forces it at its timeout. Time-based parts sit on the engine's due-time heap.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bundletui.commands import coordinators as coordcmd
+from bundletui.model.clock import from_ms, to_ms
+from bundletui.model.cron import LocalCron
+from bundletui.model.events import (
+    ConstraintContext,
+    Event,
+    EventSpec,
+    Verdict,
+    Window,
+    check_constraints,
+    cron_leaves,
+    evaluate,
+    partition_key,
+)
+from bundletui.model.ids import action_id
+from bundletui.model.status import ActionStatus, JobStatus
+from bundletui.model.transitions import Event as Ev
+from bundletui.model.transitions import Machine, decide
+from bundletui.spec.feeds import hidden, scan_partitions, size_of
+from bundletui.store import events as store
+from bundletui.store import jobs
+from bundletui.store.db import Tx
+from bundletui.store.rows import ActionRow, CoordRow
+
+if TYPE_CHECKING:
+    from bundletui.engine.service import Engine
+
+log = logging.getLogger("bundletui.engine.events")
+A = ActionStatus
+J = JobStatus
+ACTIVE = (J.RUNNING, J.RUNNINGWITHERROR)
+SETTLE_MS = 500
+RESCAN_MS = 300_000
+CURSOR = "events_cursor"
+
+
+class EventService:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.recheck: dict[str, None] = {}  # schedules whose held jobs should be looked at again
+        self.settling: dict[str, int] = {}  # file-mode partition candidates: path -> size seen
+
+    def install(self) -> None:
+        e = self.engine
+        e.busy_checks.append(lambda: bool(self.recheck))
+        e.recoveries.append(self.recover)
+        e.on_due("events.cron", self.on_time)
+        e.on_due("events.wait", self.on_time)
+        e.on_due("events.constraint", self.on_constraint_due)
+        e.on_due("events.settle", self.on_settle)
+        e.on_due("events.rescan", self.on_rescan)
+        e.landing.listeners.append(self.on_landed)
+
+    # ------------------------------------------------------------------ intake
+
+    def on_landed(self, tx: Tx, batch: list[tuple[str, str]]) -> None:
+        for _change, path in batch:
+            self.intake(tx, path)
+
+    def intake(self, tx: Tx, path: str) -> None:
+        """If ``path`` completes a partition of some feed, record the partition once."""
+        seen: set[tuple[str, str]] = set()
+        p = Path(path)
+        for ancestor in p.parents:
+            for _coord, feed_path, flag in store.feeds_at(tx.conn, str(ancestor)):
+                if (feed_path, flag) in seen:
+                    continue
+                seen.add((feed_path, flag))
+                self._intake_for_feed(tx, p, Path(feed_path), flag)
+
+    def _intake_for_feed(self, tx: Tx, p: Path, feed: Path, flag: str) -> None:
+        if flag:
+            if p.name == flag and p.parent != feed and p.exists():
+                self._record(tx, feed, p.parent)
+            elif p.is_dir():
+                for part, _size in scan_partitions(feed, flag, under=p):  # moved in whole
+                    self._record(tx, feed, part)
+        elif p.is_file() and not hidden(p, feed):
+            size = p.stat().st_size
+            self.settling[str(p)] = size
+            self.engine.heap.push(tx.now_ms + SETTLE_MS, "events.settle", str(p))
+
+    def on_settle(self, tx: Tx, path: str) -> None:
+        """A file partition counts once it stopped growing (written, or renamed into place)."""
+        before = self.settling.pop(path, None)
+        p = Path(path)
+        if before is None or not p.is_file():
+            return
+        size = p.stat().st_size
+        if size != before:
+            self.settling[path] = size
+            self.engine.heap.push(tx.now_ms + SETTLE_MS, "events.settle", path)
+            return
+        for ancestor in p.parents:
+            for _coord, feed_path, flag in store.feeds_at(tx.conn, str(ancestor)):
+                if not flag:
+                    self._record(tx, Path(feed_path), p)
+                    return
+
+    def _record(self, tx: Tx, feed: Path, partition: Path) -> None:
+        size = size_of(partition)
+        store.record_event(
+            tx,
+            "partition",
+            partition_key(str(feed)),
+            str(partition),
+            size,
+            tx.now_ms,
+            {"feed": str(feed)},
+        )
+
+    def rescan(self, tx: Tx) -> None:
+        """Find partitions that landed while nobody watched (start-up, and every few minutes)."""
+        done: set[tuple[str, str]] = set()
+        for _coord, feed_path, flag in store.all_feeds(tx.conn):
+            if (feed_path, flag) not in done:
+                done.add((feed_path, flag))
+                for part, size in scan_partitions(Path(feed_path), flag):
+                    store.record_event(
+                        tx,
+                        "partition",
+                        partition_key(feed_path),
+                        str(part),
+                        size,
+                        tx.now_ms,
+                        {"feed": feed_path},
+                    )
+
+    def on_rescan(self, tx: Tx, _key: str) -> None:
+        self.rescan(tx)
+        self.engine.heap.push(tx.now_ms + RESCAN_MS, "events.rescan", "all")
+
+    # ------------------------------------------------------------------ consumption
+
+    def pump(self, tx: Tx) -> bool:
+        did = False
+        cursor = int(self.engine.db.meta(CURSOR) or 0)
+        batch = store.events_after(tx.conn, cursor)
+        if batch:
+            for event in batch:
+                self.engine._guarded(tx, f"event {event.id}", self.consume, tx, event)
+            self.engine.db.set_meta(tx, CURSOR, str(batch[-1].id))
+            did = True
+        if self.recheck:
+            ids = list(self.recheck)
+            self.recheck.clear()
+            for coord_id in ids:
+                for job in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", [coord_id]):
+                    self.engine._guarded(
+                        tx, f"constraints of job {job.id}", self.check_job, tx, job.id
+                    )
+            did = True
+        return did
+
+    def consume(self, tx: Tx, event: Any) -> None:
+        for coord_id, _bundle in store.schedules_for(tx.conn, event.key):
+            coord = jobs.get(tx.conn, CoordRow, coord_id)
+            if coord is not None and coord.status == J.PREP and coord.start_time <= tx.now_ms:
+                self.process(tx, coord)  # its start time came but nobody moved it on yet
+                coord = jobs.get(tx.conn, CoordRow, coord_id)
+            if coord is None or coord.status not in ACTIVE or tx.now_ms >= coord.end_time:
+                continue  # suspended, paused, not started or ended schedules ignore events
+
+            events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
+            if event.id <= events_from:
+                continue
+            if (
+                event.kind == "program"
+                and coord.bundle_id
+                and event.payload.get("bundle") not in (None, coord.bundle_id)
+            ):
+                continue  # a program trigger names a coordinator of the same bundle
+            app = coordcmd.app_of(coord)
+            assert app.events is not None
+            job = store.open_job(tx, coord_id, app.events.priority)
+            if store.add_event_to_job(tx, coord_id, event.id, job.id):
+                self.evaluate(tx, coord, job.id)
+
+    def evaluate(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
+        """Has the open job's trigger fired? Fire it, or schedule the next time to look."""
+        job = store.get_job(tx.conn, job_id)
+        if job is None or job.state != "PENDING_TRIGGER":
+            return
+        spec = self._spec(coord)
+        rows = store.job_events(tx.conn, job_id)
+        events = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
+        crons, next_cron = self._crons(spec, coord, job.created_time, tx.now_ms)
+        verdict = evaluate(spec, Window(job.created_time, events, crons), tx.now_ms)
+        if verdict.fired:
+            self.fire(tx, coord, job_id, rows, crons)
+            return
+        if verdict.next_check_ms is not None:
+            self.engine.heap.push_earlier(verdict.next_check_ms, "events.wait", coord.id)
+        if next_cron is not None:
+            self.engine.heap.push_earlier(next_cron, "events.cron", coord.id)
+
+    def _crons(
+        self, spec: EventSpec, coord: CoordRow, opened_ms: int, now: int
+    ) -> tuple[frozenset[str], int | None]:
+        """Cron leaves whose time came since the job opened, and the next one still to come."""
+        fired: set[str] = set()
+        upcoming: list[int] = []
+        for expr in cron_leaves(spec.trigger):
+            nxt = LocalCron(expr, coord.timezone).next_after(from_ms(opened_ms))
+            if nxt is None:
+                continue
+            if to_ms(nxt) <= now:
+                fired.add(expr)
+            else:
+                upcoming.append(to_ms(nxt))
+        return frozenset(fired), (min(upcoming) if upcoming else None)
+
+    def on_time(self, tx: Tx, coord_id: str) -> None:
+        coord = jobs.get(tx.conn, CoordRow, coord_id)
+        if coord is None or coord.status not in ACTIVE or tx.now_ms >= coord.end_time:
+            return
+        spec = self._spec(coord)
+        job = store.open_job(tx, coord_id, spec.priority)
+        self.evaluate(tx, coord, job.id)
+
+    def fire(
+        self, tx: Tx, coord: CoordRow, job_id: int, rows: list[Any], crons: frozenset[str]
+    ) -> None:
+        """One firing = one coordinator action, WAITING until its constraints hold."""
+        spec = self._spec(coord)
+        number = coord.last_action_number + 1
+        last = coord.next_materialized_time or 0
+        nominal = max(tx.now_ms, last + 1)  # strictly increasing: UNIQUE(coord_id, nominal_time)
+        reason = _reasons(spec, rows, crons)
+        fired = {
+            "fired_at": tx.now_ms,
+            "reason": reason,
+            "events": [
+                {
+                    "id": r.id,
+                    "kind": r.kind,
+                    "key": r.key,
+                    "path": r.path,
+                    "size": r.size,
+                    "time": r.time,
+                }
+                for r in rows
+            ],
+        }
+        aid = action_id(coord.id, number)
+        decide(Machine.ACTION, None, Ev.SUBMIT)
+        jobs.insert(
+            tx,
+            ActionRow,
+            {
+                "id": aid,
+                "coord_id": coord.id,
+                "action_number": number,
+                "nominal_time": nominal,
+                "created_time": tx.now_ms,
+                "status": A.WAITING,
+                "trigger": json.dumps(fired),
+            },
+        )
+        jobs.update(
+            tx, CoordRow, coord.id, last_action_number=number, next_materialized_time=nominal
+        )
+        job = store.get_job(tx.conn, job_id)
+        assert job is not None
+        store.move_job(tx, job, "PENDING_CONSTRAINT", fired_time=tx.now_ms, action_id=aid)
+        log.debug("%s fired (%s) with %d events", aid, ",".join(reason), len(rows))
+        self.check_job(tx, job_id)
+        if cron_leaves(spec.trigger) or _has_wait(spec):
+            fresh = store.open_job(
+                tx, coord.id, spec.priority
+            )  # time keeps running for the next one
+            self.evaluate(tx, jobs.must_get(tx.conn, CoordRow, coord.id), fresh.id)
+
+    # ------------------------------------------------------------------ constraints
+
+    def check_job(self, tx: Tx, job_id: int) -> None:
+        job = store.get_job(tx.conn, job_id)
+        if job is None or job.state != "PENDING_CONSTRAINT" or job.action_id is None:
+            return
+        coord = jobs.must_get(tx.conn, CoordRow, job.coord_id)
+        action = jobs.get(tx.conn, ActionRow, job.action_id)
+        if action is None or action.status != A.WAITING:
+            return
+        spec = self._spec(coord)
+        c = spec.constraints
+        _from, last_run, group = store.schedule_state(tx.conn, coord.id)
+        members = store.group_members(tx.conn, group) if group else []
+        verdict = check_constraints(
+            c,
+            ConstraintContext(
+                fired_ms=job.fired_time or tx.now_ms,
+                now_ms=tx.now_ms,
+                running=store.running_in(tx.conn, [coord.id]),
+                group_running=store.running_in(tx.conn, members),
+                last_run_ms=last_run,
+                timezone=coord.timezone,
+            ),
+        )
+        if verdict.verdict is Verdict.SATISFIED:
+            self.launch(tx, coord, job, action, forced=verdict.forced)
+        elif verdict.verdict is Verdict.NEVER:
+            store.move_job(tx, job, "DISCARDED", held_by=verdict.reason)
+            coordcmd.move_action(
+                tx,
+                action,
+                Ev.TIMEOUT,
+                error_code="EB0802",
+                error_message=f"run constraints not met in time: {verdict.reason}",
+                held_by=None,
+            )
+            coordcmd.rollup_tx(tx, self.engine.effects, coord.id)
+        else:
+            until = verdict.retry_at_ms
+            store.update_job(tx, job.id, held_by=verdict.reason, retry_at=until)
+            held = {"constraint": verdict.reason, "until": until}
+            jobs.update(tx, ActionRow, action.id, held_by=json.dumps(held))
+            if until is not None:
+                self.engine.heap.push(until, "events.constraint", str(job.id))
+
+    def on_constraint_due(self, tx: Tx, job_id: str) -> None:
+        self.check_job(tx, int(job_id))
+
+    def launch(self, tx: Tx, coord: CoordRow, job: Any, action: ActionRow, *, forced: bool) -> None:
+        store.move_job(
+            tx,
+            job,
+            "PENDING_LAUNCH",
+            held_by="forced at timeout" if forced else None,
+            retry_at=None,
+        )
+        coordcmd.move_action(tx, action, Ev.INPUTS_READY, held_by=None)
+        ready = jobs.must_get(tx.conn, ActionRow, action.id)
+        app = coordcmd.app_of(coord)
+        self.engine.coordinators.launch(tx, coord, app, ready)
+        store.set_last_run(tx, coord.id, tx.now_ms)
+        launched = store.get_job(tx.conn, job.id)
+        assert launched is not None
+        store.move_job(tx, launched, "LAUNCHED")
+        coordcmd.rollup_tx(tx, self.engine.effects, coord.id)
+
+    def schedule_changed(self, tx: Tx, coord: CoordRow) -> None:
+        """A run of this schedule (or of its group) ended, or it was resumed: look again."""
+        self.recheck[coord.id] = None
+        _from, _last, group = store.schedule_state(tx.conn, coord.id)
+        if group:
+            for member in store.group_members(tx.conn, group):
+                self.recheck[member] = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def process(self, tx: Tx, coord: CoordRow) -> None:
+        """The coordinator service's hook for event coordinators: start, end, wake."""
+        now = tx.now_ms
+        if coord.status == J.PREP:
+            if now < coord.start_time:
+                self.engine.heap.push(coord.start_time, "coord.materialize", coord.id)
+                return
+            t = decide(Machine.COORDINATOR, coord.status, Ev.MATERIALIZE, coord.id)
+            coord = coordcmd.set_status(tx, self.engine.effects, coord, t.to)
+        if coord.status in ACTIVE:
+            if now >= coord.end_time:
+                if not coord.done_materialization:
+                    jobs.update(tx, CoordRow, coord.id, done_materialization=1)
+                return
+            self.engine.heap.push(coord.end_time, "coord.materialize", coord.id)
+            spec = self._spec(coord)
+            if cron_leaves(spec.trigger) or _has_wait(spec):
+                job = store.open_job(tx, coord.id, spec.priority)
+                self.evaluate(tx, coord, job.id)
+        self.schedule_changed(tx, coord)
+
+    def recover(self, tx: Tx) -> None:
+        for coord_id in store.event_schedule_ids(tx.conn):
+            coord = jobs.get(tx.conn, CoordRow, coord_id)
+            if coord is not None and coord.status in (*ACTIVE, J.PREP):
+                self.engine.coordinators.mark(coord_id)
+        for job in store.jobs_in(tx.conn, "PENDING_LAUNCH"):
+            # The launch never committed (it would have moved the job on): launch again.
+            coord = jobs.must_get(tx.conn, CoordRow, job.coord_id)
+            action = jobs.get(tx.conn, ActionRow, job.action_id or "")
+            if action is not None and action.status == A.READY:
+                self.engine.coordinators.launch(tx, coord, coordcmd.app_of(coord), action)
+                store.move_job(tx, job, "LAUNCHED")
+        self.rescan(tx)
+        self.engine.heap.push(tx.now_ms + RESCAN_MS, "events.rescan", "all")
+
+    def _spec(self, coord: CoordRow) -> EventSpec:
+        spec = coordcmd.app_of(coord).events
+        assert spec is not None, f"{coord.id} is not an event coordinator"
+        return spec
+
+
+def _reasons(spec: EventSpec, rows: list[Any], crons: frozenset[str]) -> list[str]:
+    out = []
+    if any(r.kind == "partition" for r in rows):
+        out.append("partitions")
+    if any(r.kind == "program" for r in rows):
+        out.append("program")
+    if crons:
+        out.append("cron")
+    return out or ["wait"]
+
+
+def _has_wait(spec: EventSpec) -> bool:
+    from bundletui.model.events import AllOf, AnyOf, Wait
+
+    def walk(node: Any) -> bool:
+        if isinstance(node, Wait):
+            return True
+        if isinstance(node, AllOf | AnyOf):
+            return any(walk(c) for c in node.children)
+        return False
+
+    return walk(spec.trigger)

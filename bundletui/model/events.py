@@ -1,0 +1,368 @@
+"""Event schedules (CDAP, seed 004) as pure data and pure decisions.
+
+A schedule = a coordinator whose actions are created by a **trigger** (N new partitions, bytes
+arrived, a cron time, another coordinator's outcome, a wait after the first/last event, and any
+AND / OR nesting) and launched once its **run constraints** hold (concurrency per schedule and
+per group, a delay, a time window, a minimum time since the last run, a timeout that discards
+or forces). Trigger and constraint evaluation here are pure: the engine hands in what the
+pending job has accumulated and the moment, and gets a verdict and the next time to look again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+from bundletui.model.timeutil import parse_timezone
+
+
+class OnTimeout(StrEnum):
+    DISCARD = "discard"
+    FORCE = "force"
+
+
+class WaitFrom(StrEnum):
+    FIRST_EVENT = "first-event"
+    LAST_EVENT = "last-event"
+
+
+@dataclass(frozen=True, slots=True)
+class Feed:
+    name: str
+    path: str  # absolute local directory
+    done_flag: str = "_SUCCESS"  # "" = each complete file under the path is a partition
+
+
+@dataclass(frozen=True, slots=True)
+class Partitions:
+    feed: str
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Bytes:
+    feed: str
+    at_least: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cron:
+    expression: str  # standard 5-field cron in the coordinator's timezone
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    coordinator: str  # the other coordinator's name
+    status: str = "SUCCEEDED"  # SUCCEEDED | FAILED | KILLED
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Satisfied ``duration`` after the first (or, for a quiet period, the last) event."""
+
+    duration_ms: int
+    after: WaitFrom = WaitFrom.FIRST_EVENT
+
+
+@dataclass(frozen=True, slots=True)
+class AllOf:
+    children: tuple[TriggerNode, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    children: tuple[TriggerNode, ...]
+
+
+TriggerNode = Partitions | Bytes | Cron | Program | Wait | AllOf | AnyOf
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    start_minute: int  # minutes after local midnight
+    end_minute: int  # exclusive; may be <= start (the window spans midnight)
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    concurrency: int | None = None  # runs of this schedule at once
+    group: str | None = None  # a named group across schedules …
+    group_max: int | None = None  # … and its limit
+    delay_ms: int = 0
+    window: TimeWindow | None = None
+    since_last_run_ms: int = 0
+    timeout_ms: int | None = None
+    on_timeout: OnTimeout = OnTimeout.DISCARD
+
+
+@dataclass(frozen=True, slots=True)
+class EventSpec:
+    feeds: tuple[Feed, ...]
+    trigger: TriggerNode
+    constraints: Constraints = field(default_factory=Constraints)
+    priority: int = 0
+
+    def feed(self, name: str) -> Feed:
+        for f in self.feeds:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+# ----------------------------------------------------------------------------- event keys
+
+
+def partition_key(feed_path: str) -> str:
+    return f"partition:{feed_path.rstrip('/')}"
+
+
+def program_key(coordinator: str, status: str) -> str:
+    return f"program:{coordinator}:{status}"
+
+
+def event_keys(spec: EventSpec) -> list[str]:
+    """The reverse-index keys a schedule listens on (a cron or wait leaf has none)."""
+    keys: list[str] = []
+
+    def walk(node: TriggerNode) -> None:
+        if isinstance(node, Partitions | Bytes):
+            keys.append(partition_key(spec.feed(node.feed).path))
+        elif isinstance(node, Program):
+            keys.append(program_key(node.coordinator, node.status))
+        elif isinstance(node, AllOf | AnyOf):
+            for child in node.children:
+                walk(child)
+
+    walk(spec.trigger)
+    return sorted(set(keys))
+
+
+# ----------------------------------------------------------------------------- triggers
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One event a pending job has accumulated."""
+
+    key: str
+    time_ms: int
+    size: int = 0
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """What a pending job (PENDING_TRIGGER) has seen since it opened."""
+
+    opened_ms: int
+    events: Sequence[Event]
+    cron_fired: frozenset[str] = frozenset()  # cron expressions whose time has come
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerVerdict:
+    fired: bool
+    next_check_ms: int | None = None  # a Wait leaf becomes true then
+
+
+def evaluate(spec: EventSpec, window: Window, now_ms: int) -> TriggerVerdict:
+    """Has the trigger fired for this window? If not, when could time alone make it fire?"""
+    wake: list[int] = []
+    fired = _eval(spec, spec.trigger, window, now_ms, wake)
+    return TriggerVerdict(fired, min(wake) if wake and not fired else None)
+
+
+def _eval(spec: EventSpec, node: TriggerNode, w: Window, now: int, wake: list[int]) -> bool:
+    if isinstance(node, Partitions):
+        key = partition_key(spec.feed(node.feed).path)
+        return sum(1 for e in w.events if e.key == key) >= node.count
+    if isinstance(node, Bytes):
+        key = partition_key(spec.feed(node.feed).path)
+        return sum(e.size for e in w.events if e.key == key) >= node.at_least
+    if isinstance(node, Cron):
+        return node.expression in w.cron_fired
+    if isinstance(node, Program):
+        key = program_key(node.coordinator, node.status)
+        return any(e.key == key for e in w.events)
+    if isinstance(node, Wait):
+        if not w.events:
+            return False
+        ref = w.events[0].time_ms if node.after is WaitFrom.FIRST_EVENT else w.events[-1].time_ms
+        due = ref + node.duration_ms
+        if now >= due:
+            return True
+        wake.append(due)
+        return False
+    if isinstance(node, AllOf):
+        results = [_eval(spec, c, w, now, wake) for c in node.children]
+        return all(results)
+    results = [_eval(spec, c, w, now, wake) for c in node.children]
+    return any(results)
+
+
+def cron_leaves(node: TriggerNode) -> list[str]:
+    if isinstance(node, Cron):
+        return [node.expression]
+    if isinstance(node, AllOf | AnyOf):
+        return [e for c in node.children for e in cron_leaves(c)]
+    return []
+
+
+# ----------------------------------------------------------------------------- constraints
+
+
+class Verdict(StrEnum):
+    SATISFIED = "SATISFIED"
+    RETRY = "RETRY"  # look again at ``retry_at`` (or when a run finishes)
+    NEVER = "NEVER"  # timed out: discard
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintVerdict:
+    verdict: Verdict
+    reason: str = ""  # which constraint holds the job, for "why is it waiting"
+    retry_at_ms: int | None = None  # None with RETRY: wait for a run to finish
+    forced: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintContext:
+    fired_ms: int
+    now_ms: int
+    running: int  # runs of this schedule now
+    group_running: int  # runs of the whole group now
+    last_run_ms: int | None  # when this schedule last launched
+    timezone: str = "UTC"
+
+
+def check_constraints(c: Constraints, ctx: ConstraintContext) -> ConstraintVerdict:
+    """CDAP's constraint checker: the first unmet constraint holds the job (seed 004)."""
+    now = ctx.now_ms
+    if c.timeout_ms is not None and now >= ctx.fired_ms + c.timeout_ms:
+        if c.on_timeout is OnTimeout.FORCE:
+            return ConstraintVerdict(Verdict.SATISFIED, "timeout reached: forced", forced=True)
+        return ConstraintVerdict(Verdict.NEVER, "timeout reached: discarded")
+    deadline = ctx.fired_ms + c.timeout_ms if c.timeout_ms is not None else None
+    held: ConstraintVerdict | None = None
+    if c.delay_ms and now < ctx.fired_ms + c.delay_ms:
+        held = ConstraintVerdict(Verdict.RETRY, "delay", ctx.fired_ms + c.delay_ms)
+    elif (
+        c.since_last_run_ms
+        and ctx.last_run_ms is not None
+        and now < ctx.last_run_ms + c.since_last_run_ms
+    ):
+        held = ConstraintVerdict(
+            Verdict.RETRY, "since-last-run", ctx.last_run_ms + c.since_last_run_ms
+        )
+    elif c.window is not None and not in_window(c.window, now, ctx.timezone):
+        held = ConstraintVerdict(
+            Verdict.RETRY, "time-window", next_window_start(c.window, now, ctx.timezone)
+        )
+    elif c.concurrency is not None and ctx.running >= c.concurrency:
+        held = ConstraintVerdict(
+            Verdict.RETRY, f"concurrency ({ctx.running}/{c.concurrency} running)"
+        )
+    elif c.group and c.group_max is not None and ctx.group_running >= c.group_max:
+        held = ConstraintVerdict(
+            Verdict.RETRY, f"group {c.group} ({ctx.group_running}/{c.group_max} running)"
+        )
+    if held is None:
+        return ConstraintVerdict(Verdict.SATISFIED)
+    if deadline is not None and (held.retry_at_ms is None or held.retry_at_ms > deadline):
+        return ConstraintVerdict(
+            Verdict.RETRY,
+            held.reason,
+            deadline if held.retry_at_ms is None else min(held.retry_at_ms, deadline),
+        )
+    return held
+
+
+def _local(now_ms: int, tz: str) -> datetime:
+    zone = parse_timezone(tz)
+    return datetime.fromtimestamp(now_ms / 1000, tz=zone)
+
+
+def in_window(w: TimeWindow, now_ms: int, tz: str) -> bool:
+    local = _local(now_ms, tz)
+    minute = local.hour * 60 + local.minute
+    if w.start_minute < w.end_minute:
+        return w.start_minute <= minute < w.end_minute
+    return minute >= w.start_minute or minute < w.end_minute  # spans midnight
+
+
+def next_window_start(w: TimeWindow, now_ms: int, tz: str) -> int:
+    """The next instant the window opens (local wall time; a skipped time opens at the shift)."""
+    zone = parse_timezone(tz)
+    local = _local(now_ms, tz)
+    for days in range(0, 3):
+        day = (local + timedelta(days=days)).date()
+        naive = datetime(day.year, day.month, day.day, w.start_minute // 60, w.start_minute % 60)
+        candidate = naive.replace(tzinfo=zone)
+        if isinstance(zone, ZoneInfo):
+            # a wall time skipped by spring-forward resolves to the shift instant
+            back = candidate.astimezone(ZoneInfo("UTC")).astimezone(zone)
+            if back.replace(tzinfo=None) != naive:
+                candidate = back
+        ms = int(candidate.timestamp() * 1000)
+        if ms > now_ms:
+            return ms
+    return now_ms + 86_400_000
+
+
+# ----------------------------------------------------------------------------- parsing helpers
+
+_BYTE_UNITS = {
+    "": 1,
+    "B": 1,
+    "KB": 1024,
+    "MB": 1024**2,
+    "GB": 1024**3,
+    "TB": 1024**4,
+    "PB": 1024**5,
+}
+
+
+def parse_bytes(text: str) -> int:
+    """``100GB`` -> bytes (binary units, as Oozie's KB..PB EL constants)."""
+    t = text.strip().upper().replace(" ", "")
+    digits = t.rstrip("KMGTPB")
+    unit = t[len(digits) :]
+    if not digits or unit not in _BYTE_UNITS:
+        raise ValueError(f"not a size: {text!r} (use e.g. 500MB, 100GB)")
+    return int(float(digits) * _BYTE_UNITS[unit])
+
+
+def parse_duration_ms(text: str) -> int:
+    """ISO-8601 durations ``PT5M``, ``PT3H``, ``P1D``, ``P1DT2H30M``, ``PT0.5S``."""
+    import re
+
+    m = re.fullmatch(
+        r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?",
+        text.strip().upper(),
+    )
+    if not m or text.strip().upper() in ("P", "PT"):
+        raise ValueError(f"not an ISO-8601 duration: {text!r} (use e.g. PT5M, PT3H, P1D)")
+    w, d, h, mi, s = m.groups()
+    total = (
+        (int(w or 0) * 7 + int(d or 0)) * 86400
+        + int(h or 0) * 3600
+        + int(mi or 0) * 60
+        + float(s or 0)
+    )
+    return int(total * 1000)
+
+
+def parse_clock(text: str) -> int:
+    """``22:00`` -> minutes after midnight."""
+    hh, sep, mm = text.strip().partition(":")
+    if (
+        not sep
+        or not hh.isdigit()
+        or not mm.isdigit()
+        or not (0 <= int(hh) <= 23 and 0 <= int(mm) <= 59)
+    ):
+        raise ValueError(f"not a time of day: {text!r} (use HH:MM, e.g. 22:00)")
+    return int(hh) * 60 + int(mm)

@@ -1,0 +1,270 @@
+"""Decoding ``uri:bundletui:coordinator:1.0``: event-triggered coordinators (CDAP schedules).
+
+The result is a :class:`CoordinatorApp` like any other (so bundles, the console, the CLI and
+roll-up treat it the same), with ``frequency`` NONE and ``events`` holding the feeds, the
+trigger tree, the constraints and the priority.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bundletui.errors import BundletuiError
+from bundletui.model.apps import CoordControls, CoordinatorApp
+from bundletui.model.cron import LocalCron
+from bundletui.model.events import (
+    AllOf,
+    AnyOf,
+    Bytes,
+    Constraints,
+    Cron,
+    EventSpec,
+    Feed,
+    OnTimeout,
+    Partitions,
+    Program,
+    TimeWindow,
+    TriggerNode,
+    Wait,
+    WaitFrom,
+    parse_bytes,
+    parse_clock,
+    parse_duration_ms,
+)
+from bundletui.model.frequency import Frequency, TimeUnit
+from bundletui.spec import xmlsafe
+from bundletui.spec.decode_common import expect_kind, read_conf, split_parameters, where
+from bundletui.spec.resolver import Resolver, Where
+from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
+
+STATUSES = ("SUCCEEDED", "FAILED", "KILLED")
+
+
+def decode_events(doc: XmlDocument, resolver: Resolver) -> CoordinatorApp:
+    expect_kind(doc, AppKind.COORDINATOR, ("coordinator-app",))
+    root = doc.root
+
+    def attr(name: str) -> tuple[str, Where]:
+        return root.get(name, ""), where(doc, root, f"coordinator-app/@{name}")
+
+    name = resolver.text(*attr("name")).strip()
+    start = resolver.datetime(*attr("start"))
+    end = resolver.datetime(*attr("end"))
+    if not start < end:
+        raise where(doc, root, "start").error(
+            "E1003",
+            "Invalid coordinator application attributes, Coordinator Start Time must be earlier than End Time.",
+            hint=f"start {start:%Y-%m-%dT%H:%MZ} is not before end {end:%Y-%m-%dT%H:%MZ}",
+        )
+    timezone = resolver.timezone(*attr("timezone"))
+    priority = resolver.integer(*attr("priority")) if root.get("priority") else 0
+    defaults, required = split_parameters(doc)
+
+    feeds = _feeds(doc, xmlsafe.child(root, "feeds"), resolver)
+    by_name = {f.name: f for f in feeds}
+    trigger_el = xmlsafe.child(root, "trigger")
+    nodes = list(xmlsafe.children(trigger_el))
+    trigger = _node(doc, nodes[0], resolver, by_name, timezone)
+    constraints = _constraints(doc, xmlsafe.child(root, "constraints"), resolver)
+
+    workflow = xmlsafe.child(xmlsafe.child(root, "action"), "workflow")
+    path_el = xmlsafe.child(workflow, "app-path")
+    app_path = resolver.text(
+        xmlsafe.text(path_el), where(doc, path_el, "action/workflow/app-path")
+    ).strip()
+    conf = read_conf(
+        doc,
+        xmlsafe.child(workflow, "configuration"),
+        resolver,
+        resolve_values=False,
+        check_values=True,
+    )
+
+    concurrency = constraints.concurrency if constraints.concurrency is not None else -1
+    return CoordinatorApp(
+        name=name,
+        frequency=Frequency(0, TimeUnit.NONE),
+        start=start,
+        end=end,
+        timezone=timezone,
+        controls=CoordControls(timeout=-1, concurrency=concurrency, throttle=12),
+        workflow_app_path=app_path,
+        workflow_conf=conf,
+        namespace=doc.namespace,
+        source=doc.file,
+        parameters=defaults,
+        required_parameters=required,
+        events=EventSpec(feeds, trigger, constraints, priority),
+    )
+
+
+def _bad(doc: XmlDocument, el: Element, field: str, message: str, hint: str) -> BundletuiError:
+    return where(doc, el, field).error(
+        "E1003", f"Invalid coordinator application attributes, {message}", hint
+    )
+
+
+def _feeds(doc: XmlDocument, el: Element | None, resolver: Resolver) -> tuple[Feed, ...]:
+    if el is None:
+        return ()
+    out: list[Feed] = []
+    for f in xmlsafe.children(el, "feed"):
+        name = resolver.text(f.get("name", ""), where(doc, f, "feed/@name")).strip()
+        raw = resolver.text(f.get("path", ""), where(doc, f, "feed/@path")).strip()
+        path = raw[7:] if raw.startswith("file://") else raw
+        if not path.startswith("/"):
+            base = Path(doc.file).resolve().parent
+            path = str((base / path).resolve())
+        if any(x.name == name for x in out):
+            raise _bad(
+                doc,
+                f,
+                "feed/@name",
+                f"feed [{name}] is defined twice",
+                "give each feed its own name",
+            )
+        flag = f.get("done-flag")
+        out.append(
+            Feed(name, path.rstrip("/") or "/", "_SUCCESS" if flag is None else flag.strip())
+        )
+    return tuple(out)
+
+
+def _node(
+    doc: XmlDocument, el: Element, resolver: Resolver, feeds: dict[str, Feed], tz: str
+) -> TriggerNode:
+    kind = xmlsafe.local_name(el)
+    here = f"trigger/{kind}"
+
+    def feed_of() -> str:
+        name = resolver.text(el.get("feed", ""), where(doc, el, f"{here}/@feed")).strip()
+        if name not in feeds:
+            raise _bad(
+                doc,
+                el,
+                f"{here}/@feed",
+                f"unknown feed [{name}]",
+                f"feeds are: {', '.join(feeds) or 'none (add a <feeds> section)'}",
+            )
+        return name
+
+    if kind == "partitions":
+        feed = feed_of()
+        count = resolver.integer(el.get("count", "1"), where(doc, el, f"{here}/@count"))
+        if count < 1:
+            raise _bad(
+                doc,
+                el,
+                f"{here}/@count",
+                f"count must be at least 1, got {count}",
+                'e.g. count="4"',
+            )
+        return Partitions(feed, count)
+    if kind == "bytes":
+        feed = feed_of()
+        text = resolver.text(el.get("at-least", ""), where(doc, el, f"{here}/@at-least"))
+        try:
+            return Bytes(feed, parse_bytes(text))
+        except ValueError as exc:
+            raise _bad(doc, el, f"{here}/@at-least", str(exc), 'e.g. at-least="100GB"') from None
+    if kind == "cron":
+        expr = resolver.text(
+            el.get("expression", ""), where(doc, el, f"{here}/@expression")
+        ).strip()
+        try:
+            LocalCron(expr, tz)
+        except BundletuiError as exc:
+            raise where(doc, el, f"{here}/@expression").error(
+                exc.code, exc.message, exc.hint
+            ) from None
+        return Cron(" ".join(expr.split()))
+    if kind == "program":
+        coord = resolver.text(
+            el.get("coordinator", ""), where(doc, el, f"{here}/@coordinator")
+        ).strip()
+        status = (
+            resolver.text(el.get("status", "SUCCEEDED"), where(doc, el, f"{here}/@status"))
+            .strip()
+            .upper()
+        )
+        if status not in STATUSES:
+            raise _bad(
+                doc,
+                el,
+                f"{here}/@status",
+                f"status [{status}] is not one of {', '.join(STATUSES)}",
+                'e.g. status="SUCCEEDED"',
+            )
+        return Program(coord, status)
+    if kind == "wait":
+        text = resolver.text(el.get("duration", ""), where(doc, el, f"{here}/@duration"))
+        after = el.get("after", "first-event").strip()
+        if after not in ("first-event", "last-event"):
+            raise _bad(
+                doc,
+                el,
+                f"{here}/@after",
+                f"after must be first-event or last-event, not [{after}]",
+                'after="last-event" waits for a quiet period',
+            )
+        return Wait(_duration(doc, el, f"{here}/@duration", text), WaitFrom(after))
+    children = tuple(_node(doc, c, resolver, feeds, tz) for c in xmlsafe.children(el))
+    return AllOf(children) if kind == "and" else AnyOf(children)
+
+
+def _duration(doc: XmlDocument, el: Element, field: str, text: str) -> int:
+    try:
+        return parse_duration_ms(text)
+    except ValueError as exc:
+        raise _bad(doc, el, field, str(exc), "ISO-8601: PT5M, PT3H, P1D") from None
+
+
+def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Constraints:
+    if el is None:
+        return Constraints()
+    kw: dict[str, object] = {}
+    conc = xmlsafe.child(el, "concurrency")
+    if conc is not None:
+        n = resolver.integer(conc.get("max", ""), where(doc, conc, "constraints/concurrency/@max"))
+        if n < 1:
+            raise _bad(
+                doc, conc, "concurrency/@max", f"max must be at least 1, got {n}", 'e.g. max="1"'
+            )
+        group = conc.get("group")
+        if group:
+            kw["group"] = resolver.text(
+                group, where(doc, conc, "constraints/concurrency/@group")
+            ).strip()
+            kw["group_max"] = n
+        else:
+            kw["concurrency"] = n
+    for tag, key in (("delay", "delay_ms"), ("since-last-run", "since_last_run_ms")):
+        child = xmlsafe.child(el, tag)
+        if child is not None:
+            text = resolver.text(xmlsafe.text(child), where(doc, child, f"constraints/{tag}"))
+            kw[key] = _duration(doc, child, f"constraints/{tag}", text)
+    win = xmlsafe.child(el, "time-window")
+    if win is not None:
+        try:
+            kw["window"] = TimeWindow(
+                parse_clock(win.get("start", "")), parse_clock(win.get("end", ""))
+            )
+        except ValueError as exc:
+            raise _bad(
+                doc, win, "constraints/time-window", str(exc), 'e.g. start="22:00" end="06:00"'
+            ) from None
+    timeout = xmlsafe.child(el, "timeout")
+    if timeout is not None:
+        text = resolver.text(xmlsafe.text(timeout), where(doc, timeout, "constraints/timeout"))
+        kw["timeout_ms"] = _duration(doc, timeout, "constraints/timeout", text)
+        mode = (timeout.get("on-timeout") or "discard").strip()
+        if mode not in ("discard", "force"):
+            raise _bad(
+                doc,
+                timeout,
+                "constraints/timeout/@on-timeout",
+                f"on-timeout must be discard or force, not [{mode}]",
+                'on-timeout="force" starts the job anyway',
+            )
+        kw["on_timeout"] = OnTimeout(mode)
+    return Constraints(**kw)  # type: ignore[arg-type]

@@ -1,0 +1,45 @@
+"""What a feed's directory holds: its partitions (a directory below the feed that has the
+done-flag, or — with an empty done-flag — each complete, non-hidden file below it)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def hidden(p: Path, feed: Path) -> bool:
+    """Staging names (``.x``, ``_x``) below the feed are not partitions."""
+    rel = p.relative_to(feed) if p.is_relative_to(feed) else p
+    return any(part.startswith((".", "_")) for part in rel.parts)
+
+
+def size_of(p: Path) -> int:
+    if p.is_file():
+        return p.stat().st_size
+    total = 0
+    for root, _dirs, files in os.walk(p):
+        for name in files:
+            try:
+                total += (Path(root) / name).stat().st_size
+            except OSError:
+                continue
+    return total
+
+
+def scan_partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[tuple[Path, int]]:
+    """Every complete partition of ``feed`` (below ``under``, default the whole feed)."""
+    top = under or feed
+    if not top.is_dir():
+        return
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        here = Path(root)
+        if flag:
+            if flag in files and here != feed:
+                yield here, size_of(here)
+        else:
+            for name in files:
+                f = here / name
+                if not hidden(f, feed):
+                    yield f, f.stat().st_size

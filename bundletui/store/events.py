@@ -1,0 +1,313 @@
+"""SQL for event schedules: events, the reverse index, feeds, the job queue (seed 004)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from bundletui.store.db import Tx
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    id: int
+    kind: str
+    key: str
+    path: str | None
+    size: int
+    time: int
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    id: int
+    coord_id: str
+    state: str
+    created_time: int
+    updated_time: int
+    fired_time: int | None
+    crons: list[str]
+    held_by: str | None
+    retry_at: int | None
+    action_id: str | None
+    priority: int
+
+
+def _event(row: sqlite3.Row | tuple[Any, ...]) -> EventRow:
+    return EventRow(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6] or "{}"))
+
+
+def _job(row: sqlite3.Row | tuple[Any, ...]) -> JobRow:
+    return JobRow(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        json.loads(row[6] or "[]"),
+        row[7],
+        row[8],
+        row[9],
+        row[10],
+    )
+
+
+_JOB_COLS = "id, coord_id, state, created_time, updated_time, fired_time, crons, held_by, retry_at, action_id, priority"
+
+# ----------------------------------------------------------------------------- events
+
+
+def record_event(
+    tx: Tx,
+    kind: str,
+    key: str,
+    path: str,
+    size: int,
+    time_ms: int,
+    payload: dict[str, Any] | None = None,
+) -> int | None:
+    """Record an event once (deduplicated by kind + path); its id, or None if already known."""
+    cur = tx.conn.execute(
+        "INSERT INTO events (kind, key, path, size, time, payload) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (kind, path) DO NOTHING RETURNING id",
+        (kind, key, path, size, time_ms, json.dumps(payload or {})),
+    )
+    row = cur.fetchone()
+    return None if row is None else int(row[0])
+
+
+def events_after(conn: sqlite3.Connection, cursor: int, limit: int = 2000) -> list[EventRow]:
+    rows = conn.execute(
+        "SELECT id, kind, key, path, size, time, payload FROM events WHERE id > ? ORDER BY id LIMIT ?",
+        (cursor, limit),
+    )
+    return [_event(r) for r in rows]
+
+
+def max_event_id(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
+
+
+def known_paths(conn: sqlite3.Connection, kind: str, paths: Iterable[str]) -> set[str]:
+    out: set[str] = set()
+    for p in paths:
+        if conn.execute("SELECT 1 FROM events WHERE kind = ? AND path = ?", (kind, p)).fetchone():
+            out.add(p)
+    return out
+
+
+# ----------------------------------------------------------------------------- schedules
+
+
+def register_schedule(
+    tx: Tx,
+    coord_id: str,
+    bundle_id: str | None,
+    keys: Iterable[str],
+    feeds: Iterable[tuple[str, str, str]],
+    group: str | None,
+) -> None:
+    tx.conn.executemany(
+        "INSERT OR IGNORE INTO event_triggers (key, coord_id, bundle_id) VALUES (?, ?, ?)",
+        [(k, coord_id, bundle_id) for k in keys],
+    )
+    tx.conn.executemany(
+        "INSERT OR IGNORE INTO event_feeds (coord_id, name, path, done_flag) VALUES (?, ?, ?, ?)",
+        [(coord_id, n, p, f) for n, p, f in feeds],
+    )
+    tx.conn.execute(
+        "INSERT OR IGNORE INTO event_schedules (coord_id, events_from, grp) VALUES (?, ?, ?)",
+        (coord_id, max_event_id(tx.conn), group),
+    )
+
+
+def schedules_for(conn: sqlite3.Connection, key: str) -> list[tuple[str, str | None]]:
+    """(coord_id, bundle_id) of the schedules listening on ``key``."""
+    return [
+        (r[0], r[1])
+        for r in conn.execute(
+            "SELECT coord_id, bundle_id FROM event_triggers WHERE key = ?", (key,)
+        )
+    ]
+
+
+def feeds_at(conn: sqlite3.Connection, path: str) -> list[tuple[str, str, str]]:
+    """(coord_id, path, done_flag) of the feeds rooted exactly at ``path``."""
+    return [
+        (r[0], r[1], r[2])
+        for r in conn.execute(
+            "SELECT coord_id, path, done_flag FROM event_feeds WHERE path = ?", (path,)
+        )
+    ]
+
+
+def all_feeds(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    return [
+        (r[0], r[1], r[2])
+        for r in conn.execute("SELECT DISTINCT coord_id, path, done_flag FROM event_feeds")
+    ]
+
+
+def schedule_state(conn: sqlite3.Connection, coord_id: str) -> tuple[int, int | None, str | None]:
+    row = conn.execute(
+        "SELECT events_from, last_run, grp FROM event_schedules WHERE coord_id = ?", (coord_id,)
+    ).fetchone()
+    return (0, None, None) if row is None else (int(row[0]), row[1], row[2])
+
+
+def set_last_run(tx: Tx, coord_id: str, when: int) -> None:
+    tx.conn.execute("UPDATE event_schedules SET last_run = ? WHERE coord_id = ?", (when, coord_id))
+
+
+def ignore_events_until_now(tx: Tx, coord_id: str) -> None:
+    """Resume: events that arrived while suspended are ignored (seed 004)."""
+    tx.conn.execute(
+        "UPDATE event_schedules SET events_from = ? WHERE coord_id = ?",
+        (max_event_id(tx.conn), coord_id),
+    )
+
+
+def group_members(conn: sqlite3.Connection, group: str) -> list[str]:
+    return [
+        r[0] for r in conn.execute("SELECT coord_id FROM event_schedules WHERE grp = ?", (group,))
+    ]
+
+
+def running_in(conn: sqlite3.Connection, coord_ids: Iterable[str]) -> int:
+    ids = list(coord_ids)
+    if not ids:
+        return 0
+    marks = ",".join("?" * len(ids))
+    row = conn.execute(
+        f"SELECT coalesce(sum(n), 0) FROM coord_action_counts WHERE coord_id IN ({marks}) AND status IN ('SUBMITTED', 'RUNNING')",
+        ids,
+    ).fetchone()
+    return int(row[0])
+
+
+# ----------------------------------------------------------------------------- jobs
+
+
+def open_job(tx: Tx, coord_id: str, priority: int) -> JobRow:
+    """The schedule's PENDING_TRIGGER job, created when there is none (one per schedule)."""
+    row = tx.conn.execute(
+        f"SELECT {_JOB_COLS} FROM job_queue WHERE coord_id = ? AND state = 'PENDING_TRIGGER'",
+        (coord_id,),
+    ).fetchone()
+    if row is not None:
+        return _job(row)
+    tx.conn.execute(
+        "INSERT INTO job_queue (coord_id, state, created_time, updated_time, priority, rev) VALUES (?, 'PENDING_TRIGGER', ?, ?, ?, ?)",
+        (coord_id, tx.now_ms, tx.now_ms, priority, tx.rev),
+    )
+    return _job(
+        tx.conn.execute(
+            f"SELECT {_JOB_COLS} FROM job_queue WHERE coord_id = ? AND state = 'PENDING_TRIGGER'",
+            (coord_id,),
+        ).fetchone()
+    )
+
+
+def find_open_job(conn: sqlite3.Connection, coord_id: str) -> JobRow | None:
+    row = conn.execute(
+        f"SELECT {_JOB_COLS} FROM job_queue WHERE coord_id = ? AND state = 'PENDING_TRIGGER'",
+        (coord_id,),
+    ).fetchone()
+    return None if row is None else _job(row)
+
+
+def get_job(conn: sqlite3.Connection, job_id: int) -> JobRow | None:
+    row = conn.execute(f"SELECT {_JOB_COLS} FROM job_queue WHERE id = ?", (job_id,)).fetchone()
+    return None if row is None else _job(row)
+
+
+def jobs_in(
+    conn: sqlite3.Connection, state: str, coord_ids: Iterable[str] | None = None
+) -> list[JobRow]:
+    if coord_ids is None:
+        rows = conn.execute(
+            f"SELECT {_JOB_COLS} FROM job_queue WHERE state = ? ORDER BY priority DESC, id",
+            (state,),
+        )
+    else:
+        ids = list(coord_ids)
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(
+            f"SELECT {_JOB_COLS} FROM job_queue WHERE state = ? AND coord_id IN ({marks}) ORDER BY priority DESC, id",
+            (state, *ids),
+        )
+    return [_job(r) for r in rows]
+
+
+def add_event_to_job(tx: Tx, coord_id: str, event_id: int, job_id: int) -> bool:
+    """False if this schedule already consumed the event (the primary key says so)."""
+    cur = tx.conn.execute(
+        "INSERT INTO job_events (coord_id, event_id, job_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        (coord_id, event_id, job_id),
+    )
+    return cur.rowcount == 1
+
+
+def job_events(conn: sqlite3.Connection, job_id: int) -> list[EventRow]:
+    rows = conn.execute(
+        "SELECT e.id, e.kind, e.key, e.path, e.size, e.time, e.payload FROM job_events j JOIN events e ON e.id = j.event_id"
+        " WHERE j.job_id = ? ORDER BY e.id",
+        (job_id,),
+    )
+    return [_event(r) for r in rows]
+
+
+_FORWARD = {
+    "PENDING_TRIGGER": ("PENDING_CONSTRAINT",),
+    "PENDING_CONSTRAINT": ("PENDING_LAUNCH", "DISCARDED"),
+    "PENDING_LAUNCH": ("LAUNCHED", "DISCARDED"),
+}
+
+
+def move_job(tx: Tx, job: JobRow, state: str, **fields: Any) -> None:
+    """Jobs only move forward (seed 004); anything else is a bug, refused loudly."""
+    if state not in _FORWARD.get(job.state, ()):
+        raise ValueError(f"job {job.id}: {job.state} -> {state} is not a forward move")
+    sets = ", ".join(f"{k} = ?" for k in fields)
+    extra = f", {sets}" if sets else ""
+    tx.conn.execute(
+        f"UPDATE job_queue SET state = ?, updated_time = ?, rev = ?{extra} WHERE id = ? AND state = ?",
+        (state, tx.now_ms, tx.rev, *fields.values(), job.id, job.state),
+    )
+
+
+def update_job(tx: Tx, job_id: int, **fields: Any) -> None:
+    if "crons" in fields:
+        fields["crons"] = json.dumps(sorted(fields["crons"]))
+    sets = ", ".join(f"{k} = ?" for k in fields)
+    tx.conn.execute(
+        f"UPDATE job_queue SET {sets}, updated_time = ?, rev = ? WHERE id = ?",
+        (*fields.values(), tx.now_ms, tx.rev, job_id),
+    )
+
+
+def delete_pending_jobs(tx: Tx, coord_id: str) -> list[JobRow]:
+    """Suspend: a suspended schedule's pending jobs are deleted (seed 004)."""
+    jobs = [
+        _job(r)
+        for r in tx.conn.execute(
+            f"SELECT {_JOB_COLS} FROM job_queue WHERE coord_id = ? AND state IN ('PENDING_TRIGGER', 'PENDING_CONSTRAINT')",
+            (coord_id,),
+        )
+    ]
+    tx.conn.execute(
+        "DELETE FROM job_queue WHERE coord_id = ? AND state IN ('PENDING_TRIGGER', 'PENDING_CONSTRAINT')",
+        (coord_id,),
+    )
+    return jobs
+
+
+def event_schedule_ids(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT coord_id FROM event_schedules")]
