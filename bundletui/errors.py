@@ -111,3 +111,14 @@ class EngineError(BundletuiError):
     """A fatal engine condition (lease lost, store unusable)."""
 
     layer = "engine"
+
+
+class ApiError(BundletuiError):
+    """A refused HTTP request (bad content type, parameter or resource, missing token, safe
+    mode); ``status`` is the HTTP status Oozie's servlets answer with (400, 401, 404, 503)."""
+
+    layer = "api"
+
+    def __init__(self, code: str, message: str, *, status: int = 400, hint: str | None = None):
+        super().__init__(code, message, hint=hint)
+        self.status = status

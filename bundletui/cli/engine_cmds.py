@@ -45,6 +45,24 @@ def register(app: typer.Typer) -> None:
         verbose: Annotated[
             bool, typer.Option("--verbose", "-v", help="Log every transition.")
         ] = False,
+        api: Annotated[
+            str | None,
+            typer.Option(
+                "--api",
+                help="Also serve Oozie's Web Services API on [HOST:]PORT (host 127.0.0.1 unless "
+                "given; port 0 picks a free one). Base URL http://HOST:PORT/oozie.",
+            ),
+        ] = None,
+        api_token: Annotated[
+            str | None,
+            typer.Option(
+                "--api-token",
+                envvar="BUNDLETUI_API_TOKEN",
+                help="Require Authorization: Bearer TOKEN on every API request "
+                "(default: the first line of <home>/api-token, if that file exists).",
+                show_default=False,
+            ),
+        ] = None,
     ) -> None:
         """Run the engine in the foreground until Ctrl-C / SIGTERM (running jobs keep running)."""
         from bundletui.engine.service import Engine, EngineConfig
@@ -71,9 +89,24 @@ def register(app: typer.Typer) -> None:
             lease_ttl=lease_ttl,
         )
         engine = Engine(config)
+        handle = None
+        if api is not None:
+            from bundletui.api import parse_bind, serve_in_thread
+
+            host, port = parse_bind(api)
+            handle = serve_in_thread(config.home, host, port, api_token)
+            logging.getLogger("bundletui.api").info(
+                "API listening on %s%s",
+                handle.url,
+                " (bearer token required)" if handle.token else "",
+            )
 
         async def main() -> None:
             engine.install_signal_handlers()
             await engine.run()
 
-        asyncio.run(main())
+        try:
+            asyncio.run(main())
+        finally:
+            if handle is not None:
+                handle.stop()

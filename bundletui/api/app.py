@@ -1,0 +1,284 @@
+"""The Starlette application: Oozie's URL layout, its error headers, the bearer token.
+
+Routing, auth and error mapping live here; the work of each endpoint is in
+:mod:`bundletui.api.handlers`, run on a small pool of worker threads, each with its own
+:class:`~bundletui.store.db.Store` (sqlite3 connections are not shared across threads).
+
+Errors follow Oozie's servlets (oozie.md §7.4): the status (400 for every user and command
+error, unknown job included; 401 without a valid token; 404 for an unknown URL; 503 outside
+NORMAL mode or when the store is unusable), the headers ``oozie-error-code`` and
+``oozie-error-message`` (``"<code>: <message>"``), and, for our own clients, a JSON body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hmac
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from bundletui.api import handlers
+from bundletui.api.handlers import JSON, Call, Reply, ServerState
+from bundletui.api.params import Params, parse_query
+from bundletui.errors import ApiError, BundletuiError, StoreError
+from bundletui.store.db import Store, current_user, resolve_home
+
+log = logging.getLogger("bundletui.api")
+
+BASE = "/oozie"
+VERSIONS = [0, 1, 2]
+MAX_BODY = 4 * 1024 * 1024  # a job configuration is a few KiB
+_STORE_UNUSABLE = ("EB001", "EB002", "EB003")
+
+
+class Api:
+    """One server's state: the home, the token, Oozie's system mode, the worker threads."""
+
+    def __init__(self, home: str | Path | None, token: str | None = None, workers: int = 4):
+        self.home = resolve_home(home)
+        self.token = token or None
+        self.state = ServerState()
+        self.executor = ThreadPoolExecutor(workers, thread_name_prefix="bundletui-api")
+        self._local = threading.local()
+        self._stores: list[Store] = []
+        self._lock = threading.Lock()
+
+    def store(self) -> Store:
+        """This worker thread's own Store, opened on first use."""
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            store = Store(self.home)
+            self._local.store = store
+            with self._lock:
+                self._stores.append(store)
+        return store
+
+    async def run(self, fn: Callable[..., Reply], *args: Any) -> Reply:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(fn, *args))
+
+    def with_store(self, fn: Callable[[Store, Call], Reply]) -> Callable[[Call], Reply]:
+        return lambda call: fn(self.store(), call)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            for store in self._stores:
+                store.close()
+            self._stores.clear()
+
+
+# ----------------------------------------------------------------------------- responses
+
+
+def header_text(text: str) -> str:
+    """A header value: one line, latin-1 (UTF-8 bytes read as latin-1 beyond ASCII)."""
+    one_line = " ".join(text.split())
+    return one_line.encode("utf-8").decode("latin-1")
+
+
+def error_response(status: int, code: str, message: str, hint: str | None = None) -> Response:
+    full = f"{code}: {message}"
+    body: dict[str, Any] = {"code": code, "message": message, "status": status}
+    if hint:
+        body["hint"] = hint
+    headers = {"oozie-error-code": code, "oozie-error-message": header_text(full)}
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="bundletui"'
+    return Response(json.dumps(body), status_code=status, headers=headers, media_type=JSON)
+
+
+def status_of(error: BundletuiError) -> int:
+    if isinstance(error, ApiError):
+        return error.status
+    if isinstance(error, StoreError) and error.code in _STORE_UNUSABLE:
+        return 503
+    return 400
+
+
+def to_response(reply: Reply) -> Response:
+    if reply.body is None:
+        return Response(b"", status_code=reply.status)
+    if isinstance(reply.body, str):
+        return Response(reply.body, status_code=reply.status, media_type=reply.media_type)
+    data = json.dumps(reply.body, ensure_ascii=False, default=str)
+    return Response(data.encode("utf-8"), status_code=reply.status, media_type=JSON)
+
+
+# ----------------------------------------------------------------------------- middleware
+
+
+class BearerAuth:
+    """Every request needs ``Authorization: Bearer <token>`` when the server has a token."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token.encode("utf-8")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = b""
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                given = value
+                break
+        scheme, _, credential = given.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), self.token):
+            await self.app(scope, receive, send)
+            return
+        why = "missing bearer token" if not given else "invalid bearer token"
+        response = error_response(
+            401,
+            "E0500",
+            f"Not authorized, {why}",
+            hint="send Authorization: Bearer <token> (bundletui run --api-token, or <home>/api-token)",
+        )
+        await response(scope, receive, send)
+
+
+# ----------------------------------------------------------------------------- endpoints
+
+
+def _version(request: Request) -> int:
+    text = str(request.path_params.get("version", ""))
+    if text not in ("v0", "v1", "v2"):
+        raise ApiError(
+            "E0301",
+            f"Invalid resource [{request.url.path}]",
+            status=404,
+            hint="use /oozie/v1 or /oozie/v2",
+        )
+    return int(text[1])
+
+
+async def _call(api: Api, request: Request, resource: str = "") -> Call:
+    body = b""
+    if request.method in ("POST", "PUT"):
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            raise ApiError("E0300", f"Invalid content-type, body of {len(body)} bytes is too large")
+    params = Params(parse_query(request.scope.get("query_string", b"")))
+    return Call(
+        version=_version(request),
+        method=request.method,
+        resource=resource,
+        params=params,
+        body=body,
+        content_type=request.headers.get("content-type", ""),
+        user=params.text("user.name") or params.text("doAs") or current_user(),
+    )
+
+
+def _guard_mode(api: Api, call: Call, *, admin: bool = False) -> None:
+    mode = api.state.mode
+    if admin or mode == "NORMAL":
+        return
+    if mode == "NOWEBSERVICE" or call.method != "GET":
+        raise ApiError(
+            "E0002",
+            "System is in safe mode",
+            status=503,
+            hint="PUT /oozie/v2/admin/status?systemmode=NORMAL",
+        )
+
+
+def endpoint(api: Api, fn: Callable[[Api, Request], Any]) -> Callable[[Request], Any]:
+    """Wrap a handler: every error becomes Oozie's error reply, never a traceback page."""
+
+    async def wrapped(request: Request) -> Response:
+        try:
+            reply = await fn(api, request)
+            return reply if isinstance(reply, Response) else to_response(reply)
+        except BundletuiError as exc:
+            return error_response(status_of(exc), exc.code, exc.message, exc.hint)
+        except sqlite3.OperationalError as exc:
+            log.warning("store busy: %s", exc)
+            return error_response(503, "E0603", f"SQL error in operation, {exc}")
+        except Exception as exc:
+            log.exception("%s %s failed", request.method, request.url.path)
+            return error_response(500, "E0307", f"Runtime error [{type(exc).__name__}: {exc}]")
+
+    return wrapped
+
+
+async def versions(api: Api, request: Request) -> Reply:
+    return Reply(VERSIONS)
+
+
+async def openapi(api: Api, request: Request) -> Reply:
+    from bundletui.api.openapi import document
+
+    return Reply(document())
+
+
+async def admin(api: Api, request: Request) -> Reply:
+    call = await _call(api, request, str(request.path_params["resource"]))
+    _guard_mode(api, call, admin=True)
+    return handlers.admin(api.state, call)
+
+
+async def jobs(api: Api, request: Request) -> Reply:
+    call = await _call(api, request)
+    _guard_mode(api, call)
+    fn = {"GET": handlers.jobs_get, "POST": handlers.submit, "PUT": handlers.jobs_put}[call.method]
+    return await api.run(api.with_store(fn), call)
+
+
+async def job(api: Api, request: Request) -> Reply:
+    call = await _call(api, request, str(request.path_params["job_id"]).strip())
+    _guard_mode(api, call)
+    fn = handlers.job_get if call.method == "GET" else handlers.job_put
+    return await api.run(api.with_store(fn), call)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405: with Oozie's headers too."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        response = error_response(
+            405, "E0301", f"Invalid method [{request.method}] for {request.url.path}"
+        )
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
+    return error_response(
+        exc.status_code,
+        "E0301",
+        f"Invalid resource [{request.url.path}]",
+        hint="the API lives under /oozie: /oozie/versions, /oozie/v2/jobs, /oozie/v2/job/<id>",
+    )
+
+
+def create_app(api: Api) -> ASGIApp:
+    """The ASGI app for ``api`` (wrapped in the bearer check when it has a token)."""
+    routes = [
+        Route(f"{BASE}/versions", endpoint(api, versions), methods=["GET"]),
+        Route(f"{BASE}/openapi.json", endpoint(api, openapi), methods=["GET"]),
+        Route(
+            f"{BASE}/{{version}}/admin/{{resource}}", endpoint(api, admin), methods=["GET", "PUT"]
+        ),
+        Route(f"{BASE}/{{version}}/jobs", endpoint(api, jobs), methods=["GET", "POST", "PUT"]),
+        Route(
+            f"{BASE}/{{version}}/job/{{job_id:path}}", endpoint(api, job), methods=["GET", "PUT"]
+        ),
+    ]
+    app: ASGIApp = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    if api.token:
+        app = BearerAuth(app, api.token)
+    return app

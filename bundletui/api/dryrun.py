@@ -1,0 +1,81 @@
+"""``?action=dryrun``: what a submission would do, without storing anything.
+
+Oozie answers ``{"id": "<text>"}``: ``OK`` for a workflow, the bundle XML for a bundle, and for
+a coordinator its XML followed by the actions of its first hour. The actions come from
+:func:`bundletui.spec.dryrun.dryrun_coordinator` (the same three phases the engine runs); beside
+``id`` the reply carries them as data (``coordinators``), for clients that want more than text.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from bundletui.model.apps import BundleApp, CoordinatorApp
+from bundletui.model.clock import Clock
+from bundletui.model.ids import JobKind, job_id, stamp
+from bundletui.spec.dryrun import dryrun_coordinator
+from bundletui.spec.load import Loaded, load_bundle_coordinator
+from bundletui.spec.materialize import local_exists
+from bundletui.spec.xmlsafe import AppKind
+
+RULER = "-" * 132
+FIRST_WINDOW = timedelta(hours=1)  # Oozie's dryrun materializes the first hour only
+
+
+def dryrun_reply(loaded: Loaded, clock: Clock) -> dict[str, Any]:
+    if loaded.kind is AppKind.WORKFLOW:
+        return {"id": "OK"}
+    now = clock.now()
+    user = loaded.user or "user"
+    coords: list[tuple[str, CoordinatorApp, Any]] = []
+    if loaded.kind is AppKind.COORDINATOR:
+        coords.append((loaded.app.name, loaded.app, loaded.conf))
+    else:
+        bundle: BundleApp = loaded.app
+        bundle_id = job_id(0, stamp(now), user, JobKind.BUNDLE, system="dryrun")
+        for coord in bundle.coordinators:
+            if coord.enabled:
+                child = load_bundle_coordinator(bundle, coord, loaded.conf, bundle_id, clock)
+                coords.append((coord.name, child.app, child.conf))
+    out: list[dict[str, Any]] = []
+    for index, (name, app, conf) in enumerate(coords, start=1):
+        coord_id = job_id(index, stamp(now), user, JobKind.COORDINATOR, system="dryrun")
+        actions = dryrun_coordinator(
+            app,
+            conf,
+            coord_id=coord_id,
+            user=user,
+            now=now,
+            exists=local_exists,
+            end=app.start + FIRST_WINDOW,
+        )
+        out.append({"name": name, "actions": actions})
+    if loaded.kind is AppKind.BUNDLE:
+        text = loaded.definition.rstrip("\n")
+    else:
+        text = _coordinator_text(loaded, out[0]["actions"])
+    return {"id": text, "coordinators": out}
+
+
+def _coordinator_text(loaded: Loaded, actions: list[dict[str, Any]]) -> str:
+    lines = ["***coordJob after parsing: ***", loaded.definition.rstrip("\n")]
+    lines.append(f"***total coord actions is {len(actions)} ***")
+    for i, a in enumerate(actions, start=1):
+        lines += [RULER, f"coordAction instance: {i}:"]
+        lines.append(
+            f'<action number="{a["number"]}" nominal-time="{a["nominal_time"]}" '
+            f'id="dryrun@{a["number"]}">'
+        )
+        for name, uris in a["data_in"].items():
+            lines.append(
+                f"  <data-in name={quoteattr(name)}><uris>{'#'.join(uris)}</uris></data-in>"
+            )
+        for name, uris in a["data_out"].items():
+            lines.append(
+                f"  <data-out name={quoteattr(name)}><uris>{'#'.join(uris)}</uris></data-out>"
+            )
+        lines.append(f"  <workflow><app-path>{loaded.app.workflow_app_path}</app-path></workflow>")
+        lines.append("</action>")
+    return "\n".join(lines)

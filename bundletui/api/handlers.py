@@ -1,0 +1,434 @@
+"""The work behind each endpoint, run in an API worker thread against that thread's Store.
+
+Every state change goes through the same commands the CLI and console call
+(:mod:`bundletui.commands.dispatch`, :func:`bundletui.commands.submit.submit_loaded`), each one
+transaction with its audit row (face ``api``), their effects left in the store's outbox for the
+engine. Every read is the JSON of :mod:`bundletui.commands.queries` /
+:mod:`bundletui.commands.coord_queries`. What is here is only HTTP: which parameter means what
+(oozie.md §7.1), defaults per API version, and the shape of each reply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bundletui import __version__
+from bundletui.api.params import Params
+from bundletui.commands import coord_queries, dispatch, queries
+from bundletui.commands.base import Ctx
+from bundletui.errors import ApiError, BundletuiError
+from bundletui.model.ids import IdKind, kind_of
+from bundletui.store import jobs as store_jobs
+from bundletui.store.db import Store
+
+JSON = "application/json;charset=UTF-8"
+TEXT = "text/plain;charset=UTF-8"
+XML = "application/xml;charset=UTF-8"
+
+SYSTEM_MODES = ("NORMAL", "NOWEBSERVICE", "SAFEMODE")
+LISTING_OFFSET, LISTING_LEN = 1, 50  # GET /jobs defaults (oozie.md §7.1)
+V1_ACTIONS_LEN = 1000  # oozie.coord.actions.default.length; v2's default is 0
+HTTP_JOB_TYPES = ("mapreduce", "pig", "hive", "sqoop")  # Oozie's proxy submissions
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request, as the handlers see it."""
+
+    version: int  # 0, 1 or 2
+    method: str
+    resource: str  # the job id, or the admin resource
+    params: Params
+    body: bytes = b""
+    content_type: str = ""
+    user: str = "user"
+
+
+@dataclass
+class Reply:
+    """``body``: a dict/list (JSON), a str (``media_type`` text), or None (empty 200)."""
+
+    body: Any = None
+    status: int = 200
+    media_type: str = JSON
+
+
+@dataclass
+class ServerState:
+    """What the API keeps in memory: Oozie's system mode (``PUT admin/status``)."""
+
+    mode: str = "NORMAL"
+
+
+def bad_value(name: str, value: object, hint: str | None = None) -> ApiError:
+    return ApiError("E0303", f"Invalid parameter value, [{name}] = [{value}]", hint=hint)
+
+
+def missing(name: str, hint: str | None = None) -> ApiError:
+    return ApiError("E0305", f"Missing parameter [{name}]", hint=hint)
+
+
+# ----------------------------------------------------------------------------- admin
+
+
+def admin(state: ServerState, call: Call) -> Reply:
+    if call.resource == "status":
+        if call.method == "GET":
+            return Reply({"systemMode": state.mode})
+        mode = call.params.text("systemmode").upper()
+        if not mode:
+            raise missing("systemmode", hint="systemmode=NORMAL|NOWEBSERVICE|SAFEMODE")
+        if mode not in SYSTEM_MODES:
+            raise bad_value(
+                "systemmode", call.params.get("systemmode"), "NORMAL, NOWEBSERVICE or SAFEMODE"
+            )
+        state.mode = mode
+        return Reply()
+    if call.method != "GET":
+        raise ApiError(
+            "E0301", f"Invalid resource [{call.resource}]", hint="only admin/status takes PUT"
+        )
+    if call.resource == "build-version":
+        return Reply(
+            {
+                "buildVersion": f"bundletui-{__version__}",
+                "buildInfo": {"build.version": __version__},
+            }
+        )
+    raise ApiError(
+        "E0301",
+        f"Invalid resource [{call.resource}]",
+        hint="admin resources: status, build-version",
+    )
+
+
+# ----------------------------------------------------------------------------- /jobs
+
+
+def jobs_get(store: Store, call: Call) -> Reply:
+    external = call.params.get("external-id")
+    if external is not None:
+        wf = store_jobs.workflow_by_external_id(store.conn, external.strip())
+        return Reply({"id": wf.id if wf is not None else ""})
+    return Reply(listing(store, call.params))
+
+
+def job_type(params: Params) -> str:
+    """Oozie's ``jobtype`` test is ``contains``: ``wf`` (default), ``coord…``, ``bundle``."""
+    raw = params.text("jobtype").lower()
+    if "bundle" in raw:
+        return "bundle"
+    if "coord" in raw:
+        return "coordinator"
+    if raw in ("", "workflow", "workflows") or "wf" in raw:
+        return "wf"
+    raise bad_value("jobtype", params.get("jobtype"), "jobtype is wf, coordinator or bundle")
+
+
+def listing(store: Store, params: Params) -> dict[str, Any]:
+    kind = job_type(params)
+    offset = params.integer("offset", LISTING_OFFSET)
+    length = params.integer("len", LISTING_LEN)
+    offset = offset if offset >= 1 else LISTING_OFFSET
+    length = length if length >= 1 else LISTING_LEN
+    flt, nothing = _without_premater(params.get("filter") or "")
+    tz = params.text("timezone") or "GMT"
+    if nothing:
+        return {_ENVELOPE[kind]: [], "total": 0, "offset": offset, "len": length}
+    if kind == "wf":
+        return queries.list_workflows(store.conn, flt, offset, length, tz)
+    return coord_queries.list_jobs(store.conn, kind, flt, offset, length, tz=tz)
+
+
+def _without_premater(text: str) -> tuple[str, bool]:
+    """pyoozie's "active coordinators" filter ORs every active status of Oozie's enum,
+    ``PREMATER`` included, which no bundletui job ever has and the listing filter rejects.
+    Dropping that clause keeps the meaning; a filter whose only status is PREMATER selects
+    nothing (the second value)."""
+    parts = [p for p in text.split(";") if p.strip()]
+    statuses = [p for p in parts if p.partition("=")[0].strip().lower() == "status"]
+    premater = [p for p in statuses if p.partition("=")[2].strip().upper() == "PREMATER"]
+    if not premater:
+        return text, False
+    kept = [p for p in parts if p not in premater]
+    return ";".join(kept), len(premater) == len(statuses)
+
+
+_ENVELOPE = {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}
+_ID_KEY = {"wf": "id", "coordinator": "coordJobId", "bundle": "bundleJobId"}
+
+
+def jobs_put(store: Store, call: Call) -> Reply:
+    """Bulk ``kill|suspend|resume`` of the jobs a filter selects (one page of them); jobs whose
+    status does not allow it are skipped, as Oozie's bulk commands do."""
+    action = call.params.text("action")
+    if not action:
+        raise missing("action", hint="action=kill|suspend|resume")
+    fn = {"kill": dispatch.kill, "suspend": dispatch.suspend, "resume": dispatch.resume}.get(action)
+    if fn is None:
+        raise bad_value("action", action, "bulk actions are kill, suspend and resume")
+    kind = job_type(call.params)
+    page = listing(store, call.params)
+    ctx = Ctx(store, face="api", user=call.user)
+    done: list[str] = []
+    for item in page[_ENVELOPE[kind]]:
+        try:
+            fn(ctx, item[_ID_KEY[kind]])
+        except BundletuiError:
+            continue
+        done.append(item[_ID_KEY[kind]])
+    items = [_summary(store, kind, job_id) for job_id in done]
+    return Reply(
+        {_ENVELOPE[kind]: items, "total": len(items), "offset": page["offset"], "len": page["len"]}
+    )
+
+
+def _summary(store: Store, kind: str, job_id: str) -> dict[str, Any]:
+    data = queries.job_info(store.conn, job_id, length=0)
+    data.pop("bundleCoordJobs" if kind == "bundle" else "actions", None)
+    return data
+
+
+def submit(store: Store, call: Call) -> Reply:
+    """``POST /jobs``: a Hadoop ``<configuration>`` body names the app; 201 ``{"id": …}``."""
+    from bundletui.commands.submit import submit_loaded
+    from bundletui.spec.config import load_job_config, parse_hadoop_xml
+    from bundletui.spec.dryrun import default_landing
+    from bundletui.spec.load import load_configured
+
+    action = call.params.get("action")
+    if action is not None and action not in ("start", "dryrun"):
+        raise bad_value("action", action, "POST /jobs takes action=start or action=dryrun")
+    proxy = call.params.text("jobtype").lower()
+    if proxy in HTTP_JOB_TYPES:
+        raise bad_value(
+            "jobtype", proxy, "bundletui runs workflows, coordinators and bundles, not Hadoop jobs"
+        )
+    conf = parse_hadoop_xml(_xml_body(call), "<request body>")
+    user = conf.get("user.name", "").strip() or call.user
+    conf["user.name"] = user
+    job = load_job_config(None, conf, base_dir=store.home)
+    loaded = load_configured(
+        job, store.clock, user=user, defaults={"landing": default_landing(store.home)}
+    )
+    if action == "dryrun":
+        from bundletui.api.dryrun import dryrun_reply
+
+        return Reply(dryrun_reply(loaded, store.clock), status=201)
+    ctx = Ctx(store, face="api", user=user)
+    return Reply({"id": submit_loaded(ctx, loaded, start=action == "start")}, status=201)
+
+
+def _xml_body(call: Call) -> bytes:
+    """The configuration body: any XML content type, or none; never JSON or a form."""
+    body = call.body
+    head = body.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head:
+        raise ApiError(
+            "E0300",
+            f"Invalid content-type [{call.content_type or 'none'}], the body is empty",
+            hint="POST a Hadoop <configuration> with Content-Type: application/xml",
+        )
+    ctype = call.content_type.split(";")[0].strip().lower()
+    if not head.startswith(b"<") and ctype and "xml" not in ctype:
+        raise ApiError(
+            "E0300",
+            f"Invalid content-type [{call.content_type}]",
+            hint="POST a Hadoop <configuration> with Content-Type: application/xml",
+        )
+    return body
+
+
+# ----------------------------------------------------------------------------- /job/<id>
+
+
+def _kind(job_id: str) -> IdKind:
+    kind = kind_of(job_id)
+    if kind is None:
+        raise ApiError(
+            "E0604",
+            f"Job does not exist [{job_id}]",
+            hint="ids end in -B (bundle), -C (coordinator), -C@n, -W or -W@node",
+        )
+    return kind
+
+
+def job_get(store: Store, call: Call) -> Reply:
+    job_id = call.resource
+    _kind(job_id)
+    show = call.params.get("show")
+    show = "info" if show is None or not show.strip() else show.strip()
+    tz = call.params.text("timezone") or "GMT"
+    if show == "info":
+        return Reply(info(store, call, tz))
+    if show == "status":
+        data = queries.job_info(store.conn, job_id, length=0, tz=tz)
+        return Reply({"status": data["status"]})
+    if show == "definition":
+        return Reply(coord_queries.definition_of(store.conn, job_id), media_type=XML)
+    if show in ("log", "errorlog", "auditlog"):
+        from bundletui.api.logs import job_log
+
+        return Reply(job_log(store, job_id, show), media_type=TEXT)
+    raise bad_value("show", show, "show is info, status, definition, log, errorlog or auditlog")
+
+
+def info(store: Store, call: Call, tz: str) -> dict[str, Any]:
+    """Job info; a coordinator's actions paged: v1 ``len`` defaults to 1000 (``len<1`` too),
+    v2 to 0 (``len<0`` too), so v2 lists no actions unless asked (oozie.md §7.1)."""
+    p = call.params
+    offset = max(p.integer("offset", 1), 1)
+    if call.version >= 2:
+        length = p.integer("len", 0)
+        length = length if length >= 0 else 0
+    else:
+        length = p.integer("len", V1_ACTIONS_LEN)
+        length = length if length >= 1 else V1_ACTIONS_LEN
+    order = p.text("order") or "asc"
+    return queries.job_info(
+        store.conn,
+        call.resource,
+        offset=offset,
+        length=length,
+        order=order,
+        filter_text=p.get("filter") or "",
+        tz=tz,
+    )
+
+
+def job_put(store: Store, call: Call) -> Reply:
+    job_id = call.resource
+    p = call.params
+    action = p.text("action")
+    if not action:
+        raise missing("action", hint="e.g. ?action=suspend")
+    if p.has("show"):
+        raise ApiError("E0302", "Invalid parameter [show]", hint="show is for GET requests")
+    kind = _kind(job_id)
+    ctx = Ctx(store, face="api", user=call.user)
+    if action == "start":
+        dispatch.start(ctx, job_id)
+    elif action == "suspend":
+        dispatch.suspend(ctx, job_id)
+    elif action == "resume":
+        dispatch.resume(ctx, job_id)
+    elif action == "kill":
+        actions, dates = _scope(p)
+        if actions is None and dates is None:
+            dispatch.kill(ctx, job_id)
+        else:
+            return _actions_reply(
+                store, dispatch.kill_actions(ctx, job_id, actions=actions, dates=dates)
+            )
+    elif action == "change":
+        value = p.get("value")
+        if value is None:
+            raise missing("value", hint="e.g. value=pausetime=2030-01-01T00:00Z")
+        dispatch.change(ctx, job_id, value)
+    elif action == "ignore":
+        actions, dates = _scope(p)
+        ids = dispatch.ignore(ctx, job_id, actions=actions, dates=dates)
+        if any("@" in i for i in ids):
+            return _actions_reply(store, ids)
+    elif action in ("rerun", "coord-rerun", "bundle-rerun"):
+        return rerun(store, ctx, call, kind)
+    elif action == "dryrun":
+        return job_dryrun(store, call)
+    else:
+        raise bad_value(
+            "action",
+            action,
+            "start, suspend, resume, kill, change, ignore, rerun, coord-rerun, bundle-rerun, dryrun",
+        )
+    return Reply()
+
+
+def _scope(p: Params) -> tuple[str | None, str | None]:
+    """``type=action|date&scope=…`` -> (actions, dates)."""
+    kind = p.text("type").lower()
+    scope = p.get("scope")
+    if not kind and scope is None:
+        return None, None
+    if not kind:
+        raise missing("type", hint="type=action (scope=1,3-4) or type=date (scope=d1::d2)")
+    if kind not in ("action", "date"):
+        raise bad_value("type", p.get("type"), "type is action or date")
+    if not (scope or "").strip():
+        raise missing("scope", hint="type=action: scope=1,3-4; type=date: scope=d1::d2,d3")
+    assert scope is not None
+    return (scope.strip(), None) if kind == "action" else (None, scope.strip())
+
+
+def _actions_reply(store: Store, ids: list[str]) -> Reply:
+    return Reply({"actions": [coord_queries.action_info(store.conn, i) for i in ids if "-C@" in i]})
+
+
+def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
+    """Routed by the id, as Oozie does: a workflow takes its skip/fail nodes from an XML body,
+    a coordinator ``type``/``scope``, a bundle ``coord-scope``/``date-scope``."""
+    p = call.params
+    job_id = call.resource
+    if kind is IdKind.WORKFLOW:
+        from bundletui.spec.config import parse_hadoop_xml
+
+        body = call.body.strip()
+        conf = parse_hadoop_xml(body, "<request body>") if body else {}
+        skip = [
+            s.strip() for s in conf.get("oozie.wf.rerun.skip.nodes", "").split(",") if s.strip()
+        ]
+        failed = conf.get("oozie.wf.rerun.failnodes", "").strip().lower() == "true"
+        dispatch.rerun(ctx, job_id, skip_nodes=skip, failed_nodes=failed)
+        return Reply()
+    if kind is IdKind.BUNDLE:
+        coords = p.text("coord-scope") or None
+        dates = p.text("date-scope") or None
+        dispatch.rerun(
+            ctx,
+            job_id,
+            coordinators=coords,
+            dates=dates,
+            refresh=p.boolean("refresh"),
+            nocleanup=p.boolean("nocleanup"),
+        )
+        return Reply()
+    actions, dates = _scope(p)
+    ids = dispatch.rerun(
+        ctx,
+        job_id,
+        actions=actions,
+        dates=dates,
+        refresh=p.boolean("refresh"),
+        nocleanup=p.boolean("nocleanup"),
+        failed=p.boolean("failed"),
+    )
+    if kind is IdKind.COORDINATOR:
+        return _actions_reply(store, ids)
+    return Reply()
+
+
+def job_dryrun(store: Store, call: Call) -> Reply:
+    """``PUT job/<id>?action=dryrun``: the job's own configuration (or an XML body replacing
+    it) through the submit-time checks and the first-hour materialization; nothing stored."""
+    from bundletui.api.dryrun import dryrun_reply
+    from bundletui.spec.config import load_job_config, parse_hadoop_xml
+    from bundletui.spec.load import load_configured
+
+    data = queries.job_info(store.conn, call.resource, length=0)
+    body = call.body.strip()
+    if body:
+        conf = parse_hadoop_xml(body, "<request body>")
+    else:
+        conf = _conf_of(data)
+    user = conf.get("user.name", "").strip() or call.user
+    conf["user.name"] = user
+    job = load_job_config(None, conf, base_dir=store.home)
+    loaded = load_configured(job, store.clock, user=user)
+    return Reply(dryrun_reply(loaded, store.clock))
+
+
+def _conf_of(data: dict[str, Any]) -> dict[str, str]:
+    from bundletui.spec.config import parse_hadoop_xml
+
+    text = data.get("conf") or ""
+    return parse_hadoop_xml(text.encode("utf-8"), "<stored configuration>") if text else {}

@@ -1,0 +1,85 @@
+"""``show=log|errorlog|auditlog``: what Oozie streams as the job's log, from what we keep.
+
+A workflow (or one of its nodes, or the coordinator action that launched it) has real output:
+each node's stdout and stderr files. Bundles and coordinators run no process of their own;
+their log is the audit trail of the commands run on them, in the shape of Oozie's server-log
+lines so tools that grep ``JOB[<id>]`` still work.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bundletui.commands import coord_queries, queries
+from bundletui.commands import workflows as wfcmd
+from bundletui.engine.workflows import attempt_paths
+from bundletui.model.ids import IdKind, kind_of
+from bundletui.store import jobs
+from bundletui.store.db import Store
+from bundletui.store.rows import NodeRow
+
+MAX_LOG_BYTES = 8 * 1024 * 1024  # per file; the tail is what matters in a long log
+
+
+def job_log(store: Store, job_id: str, what: str) -> str:
+    """``what`` is ``log``, ``errorlog`` (stderr / failed commands) or ``auditlog``."""
+    queries.job_info(store.conn, job_id, length=0)  # E0604 / E0605 for an unknown id
+    kind = kind_of(job_id)
+    if what == "auditlog" or kind in (IdKind.BUNDLE, IdKind.COORDINATOR):
+        return audit_text(store, job_id, errors_only=what == "errorlog")
+    nodes = _nodes(store, job_id, kind)
+    return node_output(store, nodes, stderr_only=what == "errorlog")
+
+
+def _nodes(store: Store, job_id: str, kind: IdKind | None) -> list[NodeRow]:
+    if kind is IdKind.WORKFLOW_NODE:
+        node = jobs.get(store.conn, NodeRow, job_id)
+        return [node] if node is not None else []
+    wf_id = job_id
+    if kind is IdKind.COORD_ACTION:
+        wf_id = coord_queries.workflow_of(store.conn, job_id)
+    return [n for n in jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
+
+
+def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str:
+    parts: list[str] = []
+    many = len(nodes) > 1
+    for node in nodes:
+        out_path, err_path, _ = attempt_paths(
+            wfcmd.log_dir(store, node.wf_id), node.name, node.run, max(node.attempt, 1)
+        )
+        if many:
+            parts.append(f"── {node.name} ({node.status}, attempt {node.attempt})\n")
+        for path in [err_path] if stderr_only else [out_path, err_path]:
+            parts.append(_read_tail(Path(path)))
+    return "".join(parts)
+
+
+def _read_tail(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            skipped = max(size - MAX_LOG_BYTES, 0)
+            f.seek(skipped)
+            data = f.read()
+    except OSError:
+        return ""
+    text = data.decode("utf-8", "replace")
+    return f"[… {skipped} bytes skipped …]\n{text}" if skipped else text
+
+
+def audit_text(store: Store, job_id: str, *, errors_only: bool) -> str:
+    lines = []
+    for r in reversed(jobs.audit_rows(store.conn, target=job_id, limit=10_000)):
+        if errors_only and r.result == "ok":
+            continue
+        stamp = datetime.fromtimestamp(r.time / 1000, UTC)
+        level = "INFO " if r.result == "ok" else "ERROR"
+        text = f"{r.command} {r.result}" + (f": {r.error}" if r.error else "")
+        args = f" {r.args}" if r.args and r.args != "{}" else ""
+        lines.append(
+            f"{stamp:%Y-%m-%d %H:%M:%S},{r.time % 1000:03d} {level} {r.face} - USER[{r.user}] "
+            f"GROUP[-] TOKEN[] APP[-] JOB[{job_id}] ACTION[-] {text}{args}\n"
+        )
+    return "".join(lines)

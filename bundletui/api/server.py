@@ -1,0 +1,168 @@
+"""Serving the API next to the engine: uvicorn in its own thread with its own event loop.
+
+``bundletui run --api`` and the console's ``--api`` both call :func:`serve_in_thread`; the
+engine keeps the main thread and its asyncio loop, the API's commands reach it through the
+store's outbox like the CLI's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bundletui.errors import ApiError
+from bundletui.store.db import resolve_home
+
+log = logging.getLogger("bundletui.api")
+
+DEFAULT_HOST = "127.0.0.1"
+TOKEN_FILE = "api-token"
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` (``[::1]:8080`` for IPv6); the host defaults to 127.0.0.1."""
+    raw = text.strip()
+    host, port_text = DEFAULT_HOST, raw
+    if raw.startswith("["):
+        inside, sep, rest = raw[1:].partition("]")
+        if not sep or not rest.startswith(":"):
+            raise _bind_error(text)
+        host, port_text = inside, rest[1:]
+    elif ":" in raw:
+        host, _, port_text = raw.rpartition(":")
+        host = host or DEFAULT_HOST
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise _bind_error(text) from None
+    if not 0 <= port <= 65535:
+        raise _bind_error(text)
+    return host, port
+
+
+def _bind_error(text: str) -> ApiError:
+    return ApiError(
+        "E0303",
+        f"Invalid parameter value, [--api] = [{text}]",
+        hint="give [HOST:]PORT, e.g. --api 11000 or --api 0.0.0.0:11000",
+    )
+
+
+def read_token(home: str | Path | None) -> str | None:
+    """The token in ``<home>/api-token`` (first line), if that file exists and is not empty."""
+    path = resolve_home(home) / TOKEN_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+    except OSError as exc:
+        raise ApiError("EB0701", f"cannot read the API token file {path}: {exc}") from exc
+    lines = text.strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else None
+
+
+@dataclass
+class ApiHandle:
+    """A running API server; ``stop()`` ends it (also on ``with`` exit)."""
+
+    host: str
+    port: int
+    thread: threading.Thread
+    server: Any  # uvicorn.Server
+    api: Any  # bundletui.api.app.Api
+    token: str | None = None
+    _stopped: bool = field(default=False, repr=False)
+
+    @property
+    def url(self) -> str:
+        """The base URL Oozie clients take (``http://host:port/oozie``)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/oozie"
+
+    def alive(self) -> bool:
+        return self.thread.is_alive()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self.server.should_exit = True
+        self.thread.join(timeout)
+        self.api.close()
+
+    def __enter__(self) -> ApiHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve_in_thread(
+    home: str | Path | None,
+    host: str = DEFAULT_HOST,
+    port: int = 11000,
+    token: str | None = None,
+    *,
+    workers: int = 4,
+    log_level: str = "warning",
+) -> ApiHandle:
+    """Listen on ``host:port`` (0 = any free port, see ``handle.port``) and serve the API of the
+    store in ``home`` from a daemon thread. ``token`` (else ``<home>/api-token``) makes every
+    request need ``Authorization: Bearer <token>``. Raises ApiError when it cannot listen."""
+    import uvicorn
+
+    from bundletui.api.app import Api, create_app
+
+    token = token or read_token(home)
+    sock = _listen(host, port)
+    api = Api(home, token, workers=workers)
+    config = uvicorn.Config(
+        create_app(api),
+        log_config=None,
+        log_level=log_level,
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=3,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="bundletui-api", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if not server.started:
+        server.should_exit = True
+        thread.join(5)
+        api.close()
+        with contextlib.suppress(OSError):
+            sock.close()
+        raise ApiError("EB0702", f"the API server on {host}:{port} did not start")
+    bound_port = int(sock.getsockname()[1])
+    handle = ApiHandle(host, bound_port, thread, server, api, token)
+    log.debug("API on %s%s", handle.url, " (bearer token required)" if token else "")
+    return handle
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ApiError(
+            "EB0702",
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            hint="choose another port (--api 0 picks a free one) or stop what uses it",
+        ) from None
+    return sock
