@@ -32,6 +32,11 @@ def _outputs(action: dict[str, Any]) -> str:
     return uris[0] + (f" (+{len(uris) - 1})" if len(uris) > 1 else "")
 
 
+def _tail(text: str, width: int) -> str:
+    """The end of a long URI (where its date is), behind an ellipsis."""
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+
+
 def _missing(action: dict[str, Any]) -> str:
     n = len(action["missing_dependencies"])
     return "ready" if n == 0 else f"{n} missing"
@@ -94,7 +99,7 @@ def _table(actions: list[dict[str, Any]]) -> None:
     table.add_column("Output", overflow="ellipsis", no_wrap=True, max_width=rest)
     for number, nominal, inputs, status, output in rows:
         style = "green" if status == "ready" else "yellow"
-        table.add_row(number, nominal, inputs, f"[{style}]{status}[/{style}]", output)
+        table.add_row(number, nominal, inputs, f"[{style}]{status}[/{style}]", _tail(output, rest))
     out.print(table)
 
 
@@ -104,8 +109,7 @@ def _listing(actions: list[dict[str, Any]]) -> None:
     write(f"{'#':>6}  {'Nominal time':<17}  {'Inputs':<20}  {'Status':<11}  Output\n")
     for a in actions:
         line = (
-            f"{a['number']:>6}  {a['nominal_time']:<17}  {_inputs(a)[:20]:<20}  "
-            f"{_missing(a):<11}  {_outputs(a)}"
+            f"{a['number']:>6}  {a['nominal_time']:<17}  {_inputs(a)[:20]:<20}  {_missing(a):<11}  "
         )
-        write(line[:79] + "\n")
+        write(line + _tail(_outputs(a), 79 - len(line)) + "\n")
     sys.stdout.flush()

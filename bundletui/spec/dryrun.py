@@ -187,6 +187,8 @@ def dryrun_coordinator(
 ) -> list[dict[str, Any]]:
     """The action dicts of one coordinator (the ``actions`` list of the JSON)."""
     compiled = compile_coordinator(app, conf)
+    if progress is not None and not progress.is_terminal:
+        progress = None  # a bar is for people watching a terminal
     schedule = list(iter_actions(app, start=start, end=end, limit=limit))
     bar: Progress | None = None
     task = None
