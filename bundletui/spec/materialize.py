@@ -1111,12 +1111,16 @@ def iter_actions(
     start: datetime | None = None,
     end: datetime | None = None,
     limit: int | None = None,
+    pause: datetime | None = None,
 ) -> Iterator[tuple[int, datetime]]:
-    """(action number, nominal time) of the actions the coordinator materializes, optionally
-    only those with ``start <= nominal < end``, at most ``limit`` of them."""
+    """(action number, nominal time) of the actions the coordinator materializes (before its
+    end and ``pause``, both exclusive), optionally only those with ``start <= nominal < end``,
+    at most ``limit`` of them. Numbers count from the coordinator's start whatever the window."""
     stop = app.end if end is None or end > app.end else end
     count = 0
-    for index, nominal in iter_nominal_times(app.start, stop, app.frequency, app.timezone):
+    for index, nominal in iter_nominal_times(
+        app.start, stop, app.frequency, app.timezone, pause=pause
+    ):
         if start is not None and nominal < start:
             continue
         if limit is not None and count >= limit:

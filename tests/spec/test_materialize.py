@@ -759,6 +759,21 @@ def test_nominal_times_end_exclusive_and_numbering(tmp_path: Path) -> None:
         (2, "2013-07-18T00:20Z"),
     ]
     assert times(c, limit=1) == [(1, "2013-07-18T00:00Z")]
+    # pause time (exclusive), TestCoordMaterializeTransitionXCommand.testActionMaterWithPauseTime
+    five = coordinator(
+        tmp_path,
+        name="five",
+        datasets=ds("h"),
+        frequency="5",
+        start="2009-03-06T10:00Z",
+        end="2009-03-06T10:14Z",
+    )
+    assert times(five, pause=T("2009-03-06T10:04Z")) == [(1, "2009-03-06T10:00Z")]
+    assert times(five, pause=T("2009-03-06T10:08Z")) == [
+        (1, "2009-03-06T10:00Z"),
+        (2, "2009-03-06T10:05Z"),
+    ]
+    assert times(five, pause=T("2009-03-06T09:58Z")) == []
 
 
 def test_nominal_times_days_keep_wall_time_hours_do_not(tmp_path: Path) -> None:
