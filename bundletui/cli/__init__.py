@@ -18,12 +18,13 @@ def _root() -> None:
 
 
 def _register() -> None:
-    from bundletui.cli import engine_cmds, job_cmds, oozie_cmds, spec_cmds
+    from bundletui.cli import console_cmds, engine_cmds, job_cmds, oozie_cmds, spec_cmds
 
     spec_cmds.register(app)
     job_cmds.register(app)
     engine_cmds.register(app)
     oozie_cmds.register(app)
+    console_cmds.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,76 @@
+"""``bundletui console``: the operator console (Textual) over a store, with or without its own
+engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bundletui.cli._common import HomeOpt, err, handle_errors
+from bundletui.store.db import resolve_home
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @handle_errors
+    def console(
+        home: HomeOpt = None,
+        landing: Annotated[
+            Path | None,
+            typer.Option(
+                "--landing",
+                help="Landing directory the console's engine watches (default <home>/landing).",
+            ),
+        ] = None,
+        read_only: Annotated[
+            bool,
+            typer.Option(
+                "--read-only",
+                help="Watch only: no suspend/resume/kill/rerun/pause keys, no engine.",
+            ),
+        ] = False,
+        demo: Annotated[
+            bool,
+            typer.Option(
+                "--demo",
+                help="A fresh temporary home with the feeds bundle running and a feeder dropping partitions.",
+            ),
+        ] = False,
+        interval: Annotated[
+            float, typer.Option("--interval", help="Seconds between polls of the store.")
+        ] = 1.0,
+    ) -> None:
+        """The operator console: a live tree of bundles, coordinators, actions and workflow nodes.
+
+        Runs the engine itself when no engine holds the store's lease; attaches to a running
+        `bundletui run` otherwise (the header says which).
+        """
+        from bundletui.tui.app import ConsoleApp, ConsoleConfig
+        from bundletui.tui.demo import make_demo
+
+        demo_setup = None
+        if demo:
+            demo_setup = make_demo(resolve_home(home) if home else None)
+            home_dir = demo_setup.home
+            landing = demo_setup.landing
+        else:
+            home_dir = resolve_home(home)
+        config = ConsoleConfig(
+            home=home_dir,
+            landing=landing,
+            read_only=read_only,
+            poll_interval=max(interval, 0.1),
+            demo=demo_setup,
+        )
+        app = ConsoleApp(config)
+        if demo_setup is not None:
+            demo_setup.start_feeder()
+        try:
+            app.run()
+        finally:
+            if demo_setup is not None:
+                demo_setup.cleanup()
+        if demo_setup is not None and not demo_setup.temporary:
+            err.print(f"demo store kept in {demo_setup.home}", markup=False)

@@ -1,0 +1,1361 @@
+"""The operator console: a live tree of bundles › coordinators › actions › workflow nodes over
+one store, with k9s-style keys that run the same commands as the CLI (audited as ``console``).
+
+Data flow: thread workers read the store (:mod:`bundletui.tui.backend`); the UI thread applies
+their results to :class:`~bundletui.tui.model.ConsoleModel`, whose diff operations update the
+tree in place. Polls are rescheduled only after the previous one was applied (never overlap),
+skip when ``PRAGMA data_version`` did not move, and are not applied while a dialog is open or
+the view is frozen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Key
+from textual.screen import ModalScreen, Screen
+from textual.suggester import SuggestFromList
+from textual.timer import Timer
+from textual.widgets import ContentSwitcher, DataTable, Input, Log, Static, Tree
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from bundletui.commands import dispatch
+from bundletui.commands.base import Ctx
+from bundletui.engine.service import EngineConfig
+from bundletui.errors import BundletuiError
+from bundletui.model.clock import Clock, RealClock, from_ms, to_ms
+from bundletui.model.timeutil import format_oozie_time
+from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Totals, TreeRow
+from bundletui.store.lease import Lease
+from bundletui.tui import details as pages
+from bundletui.tui import labels
+from bundletui.tui.backend import Backend, Initial, LogFile, Poll, read_tail
+from bundletui.tui.demo import Demo
+from bundletui.tui.dialogs import ConfirmDialog, HelpEntry, HelpScreen, PauseDialog, RerunDialog
+from bundletui.tui.engine_host import EmbeddedEngine, live_lease
+from bundletui.tui.inputs import COMMANDS, PauseTime, number_ranges, parse_command, suggestions
+from bundletui.tui.model import (
+    BULK,
+    MORE,
+    Availability,
+    ConsoleModel,
+    Item,
+    Op,
+    Target,
+    availability,
+)
+from bundletui.tui.views import LogScreen, TextScreen, save_path, syntax
+from bundletui.tui.widgets import ActionTable, HeaderBar, HeaderState, JobTree, Pane
+
+T = TypeVar("T")
+
+
+@dataclass
+class ConsoleConfig:
+    """How a console runs. Tests and snapshots pass a fixed clock, a slow or no poll, aliases
+    for temporary paths and ``engine='none'``."""
+
+    home: Path
+    landing: Path | None = None
+    read_only: bool = False
+    engine: str = "auto"  # auto | embedded | none
+    engine_config: EngineConfig | None = None
+    poll_interval: float = 1.0
+    auto_poll: bool = True
+    clock: Clock = field(default_factory=RealClock)
+    frozen_clock: bool = False  # snapshots: header time is clock.now(), ages read 0
+    path_aliases: dict[str, str] = field(default_factory=dict)
+    action_limit: int = 200
+    page_size: int = 50
+    demo: Demo | None = None
+
+
+# Keys of the main screen: (key, action, footer text, shown in the footer's first row?)
+JOB_KEYS: list[tuple[str, str, str]] = [
+    ("s", "suspend", "Suspend"),
+    ("r", "resume", "Resume"),
+    ("p", "pause", "Pause"),
+    ("k", "kill", "Kill"),
+    ("R", "rerun", "Rerun"),
+    ("enter", "details", "Details"),
+    ("l", "logs", "Logs"),
+    ("d", "describe", "Describe"),
+    ("y", "definition", "XML"),
+]
+VIEW_KEYS: list[tuple[str, str, str]] = [
+    ("/", "filter", "Filter"),
+    ("x", "faults", "Faults"),
+    ("f", "freeze", "Freeze"),
+    ("m", "mark", "Mark"),
+    (":", "command", "Cmd"),
+    ("?", "help", "Help"),
+    ("q", "quit", "Quit"),
+]
+_KEY_NAMES = {"/": "slash", ":": "colon", "?": "question_mark"}
+TARGETED = frozenset(
+    {"suspend", "resume", "pause", "kill", "rerun", "details", "logs", "describe", "definition",
+     "mark"}
+)  # fmt: skip
+
+
+class KeyBar(Static):
+    """Two lines of key hints for the selection: job keys, then view keys. Keys that do not
+    apply now are dim (pressing one says why); read-only hides the destructive ones."""
+
+    DEFAULT_CSS = """
+    KeyBar { height: 2; background: $panel; padding: 0 1; }
+    """
+
+    def show_keys(self, state: Callable[[str], Availability]) -> None:
+        out = Text()
+        for row, keys in enumerate((JOB_KEYS, VIEW_KEYS)):
+            if row:
+                out.append("\n")
+            for key, action, title in keys:
+                avail = state(action)
+                if avail.state in ("hidden", "absent"):
+                    continue
+                dim = avail.state != "enabled"
+                out.append(key, style="dim" if dim else "bold reverse")
+                out.append(f" {title}  ", style="dim" if dim else "")
+        self.update(out)
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "suspend", "Suspend", id="suspend"),
+        Binding("r", "resume", "Resume", id="resume"),
+        Binding("p", "pause", "Pause time", id="pause"),
+        Binding("k", "kill", "Kill", id="kill"),
+        Binding("R", "rerun", "Rerun", id="rerun"),
+        Binding("l", "logs", "Logs", id="logs"),
+        Binding("d", "describe", "Describe", id="describe"),
+        Binding("y", "definition", "Definition XML", id="definition"),
+        Binding("slash", "filter", "Filter", id="filter"),
+        Binding("x", "faults", "Faults only", id="faults"),
+        Binding("f", "freeze", "Freeze updates", id="freeze"),
+        Binding("m", "mark", "Mark", id="mark"),
+        Binding("M", "clear_marks", "Clear marks", id="clear_marks"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("colon", "command", "Command", id="command"),
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("escape", "escape", "Back / clear", id="escape"),
+        Binding("ctrl+r", "poll_now", "Poll now", id="poll_now"),
+        Binding("left_square_bracket", "page(-1)", "Newer actions", id="page_prev"),
+        Binding("right_square_bracket", "page(1)", "Older actions", id="page_next"),
+    ]
+    DEFAULT_CSS = """
+    MainScreen #body { height: 1fr; }
+    MainScreen #right { width: 1fr; }
+    MainScreen #details { height: 1fr; border: round $primary 40%; padding: 0 1; }
+    MainScreen #details:focus-within { border: round $primary; }
+    MainScreen #bottom { height: 1fr; border: round $primary 40%; }
+    MainScreen #bottom:focus-within { border: round $primary; }
+    MainScreen #prompt { dock: bottom; height: 1; border: none; padding: 0 1; display: none; }
+    MainScreen #prompt.-open { display: block; }
+    MainScreen #logtail { height: 1fr; }
+    MainScreen #audit { height: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, config: ConsoleConfig, backend: Backend, console: ConsoleApp) -> None:
+        super().__init__()
+        self.config = config
+        self.backend = backend
+        self.console = console
+        self.model = ConsoleModel(action_limit=config.action_limit)
+        self.rev = 0
+        self.frozen = False
+        self.ready = False
+        self.polls = 0
+        self.skipped_polls = 0
+        self.last_poll_mono: float | None = None
+        self.last_poll_seconds = 0.0
+        self.server_now: datetime | None = None
+        self.server_mono = 0.0
+        self.simulated = False
+        self.totals: Totals | None = None
+        self.lease: Lease | None = None
+        self.poll_error: str | None = None
+        self.selected_id: str | None = None
+        self.table_items: dict[str, Item] = {}
+        self.prompt_mode = ""
+        self._details_timer: Timer | None = None
+        self._poll_timer: Timer | None = None
+        self._bottom_key: tuple[str, str] | None = None
+        self._pending_walk: tuple[str, list[tuple[str, str]]] | None = None
+        self._sticky: str | None = None  # the job the cursor was on when a filter hid it
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(id="header")
+        with Horizontal(id="body"):
+            yield JobTree(self.model, id="tree")
+            with Vertical(id="right"):
+                details = VerticalScroll(id="details")
+                details.border_title = "details"
+                with details:
+                    yield Pane("loading…", id="details-text")
+                bottom = ContentSwitcher(initial="table", id="bottom")
+                bottom.border_title = "actions"
+                with bottom:
+                    yield ActionTable(id="table")
+                    yield Log(id="logtail", max_lines=400, auto_scroll=True)
+                    yield Pane("", id="audit")
+        yield Input(id="prompt")
+        yield KeyBar(id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one(ActionTable).page_size = self.config.page_size
+        self.query_one(JobTree).focus()
+        self._refresh_header()
+        self._refresh_keys()
+        self.set_interval(1.0, self._refresh_header, name="header-clock")
+        self._in_thread(self.backend.initial, self._apply_initial, group="initial")
+
+    # ------------------------------------------------------------------ workers
+
+    def _in_thread(
+        self,
+        fn: Callable[[], T],
+        then: Callable[[T], None],
+        *,
+        group: str,
+        exclusive: bool = False,
+    ) -> Worker[None]:
+        """Run ``fn`` on a thread worker and hand its result to ``then`` on the UI thread."""
+
+        def job() -> None:
+            result = fn()
+            if not get_current_worker().is_cancelled:
+                self.app.call_from_thread(then, result)
+
+        return self.run_worker(
+            job, thread=True, group=group, exclusive=exclusive, exit_on_error=False
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state is not WorkerState.ERROR:
+            return
+        error = worker.error
+        message = error.describe() if isinstance(error, BundletuiError) else f"{error!r}"
+        if worker.group == "poll":
+            self.poll_error = message
+            self._schedule_poll()
+        elif worker.group == "initial":
+            self.query_one("#details-text", Pane).set(Text(f"cannot read the store: {message}"))
+        else:
+            self.notify(message, severity="error", timeout=8)
+
+    # ------------------------------------------------------------------ initial load & polls
+
+    def _apply_initial(self, initial: Initial) -> None:
+        tree = self.query_one(JobTree)
+        self.rev = initial.rev
+        self.totals = initial.totals
+        self.lease = initial.lease
+        self._set_server_now(initial.server_now, initial.simulated)
+        ops = self.model.load_top(initial.top, initial.coordinators, initial.counts)
+        tree.apply(ops)
+        for root in tree.root.children:
+            if root.data is not None and self.model.items[root.data].kind == BUNDLE:
+                root.expand()
+        if tree.root.children:
+            _ = tree._tree_lines
+            tree.move_cursor(tree.root.children[0])
+        else:
+            self.query_one("#details-text", Pane).set(
+                Text(
+                    "No jobs in this store yet.\n\n"
+                    "Submit one with  :submit <job.properties>  or  bundletui submit …",
+                    style="dim",
+                )
+            )
+        self.last_poll_mono = self.config.clock.monotonic()
+        self.ready = True
+        self._refresh_header()
+        self._refresh_keys()
+        self._schedule_poll()
+
+    def _schedule_poll(self) -> None:
+        if self.config.auto_poll:
+            if self._poll_timer is not None:
+                self._poll_timer.stop()
+            self._poll_timer = self.set_timer(self.config.poll_interval, self._poll_tick)
+
+    def _poll_tick(self) -> None:
+        if self.frozen or self.app.screen is not self:
+            self.skipped_polls += 1
+            self._refresh_header()
+            self._schedule_poll()
+            return
+        self.start_poll()
+
+    def start_poll(self, *, force: bool = False) -> Worker[None]:
+        """Poll now (a thread worker; the next one is scheduled once this one is applied)."""
+        loaded = frozenset(
+            i for i, item in self.model.items.items() if item.kind == COORD and item.children
+        )
+        since = self.rev
+        return self._in_thread(
+            lambda: self.backend.poll(since, loaded, force=force),
+            self._apply_poll,
+            group="poll",
+            exclusive=True,
+        )
+
+    def _apply_poll(self, poll: Poll) -> None:
+        self.polls += 1
+        self.poll_error = None
+        self.last_poll_mono = self.config.clock.monotonic()
+        self.last_poll_seconds = poll.seconds
+        if poll.changes is not None:
+            self.lease = poll.lease
+            if poll.server_now is not None:
+                self._set_server_now(poll.server_now, poll.simulated)
+        if poll.changes is not None and (poll.changes or poll.counts):
+            if poll.totals is not None:
+                self.totals = poll.totals
+            self.rev = max(self.rev, poll.changes.rev)
+            ops, reload = self.model.apply(poll.changes, poll.counts, poll.reloaded)
+            self._apply_ops(ops)
+            tree = self.query_one(JobTree)
+            for item_id in reload:
+                node = tree.nodes.get(item_id)
+                if node is not None and node.is_expanded:
+                    self._load_children(item_id)
+            changed = {r.id for r in poll.changes.rows} | set(poll.counts)
+            changed |= {r.parent for r in poll.changes.rows if r.parent}
+            self._after_data_change(changed)
+        elif poll.changes is not None and poll.changes.rev > self.rev:
+            self.rev = poll.changes.rev
+        self._refresh_header()
+        self._schedule_poll()
+
+    def _apply_ops(self, ops: list[Op], *, view: bool = False) -> None:
+        if not ops:
+            return
+        tree = self.query_one(JobTree)
+        with self.app.batch_update():
+            lost = tree.apply(ops)
+        if lost is not None:
+            if view:
+                self._sticky = self._sticky or lost  # back on it when the filter lets it be
+            else:
+                self.notify(f"{lost} is no longer shown; the cursor moved to its parent")
+        self._sync_selection()
+
+    def _after_data_change(self, changed: set[str]) -> None:
+        """Refresh what shows the selection when the poll touched it."""
+        item = self._selected_item()
+        if item is None:
+            return
+        related = {item.id, item.row.parent or "", item.row.link or ""}
+        if related & changed or item.kind in (BUNDLE, WORKFLOW):
+            self._schedule_details(0.0)
+            self._refresh_bottom(force=True)
+            self._refresh_keys()
+
+    def _set_server_now(self, now: datetime, simulated: bool) -> None:
+        self.server_now = now
+        self.server_mono = self.config.clock.monotonic()
+        self.simulated = simulated
+
+    # ------------------------------------------------------------------ loading children
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        item_id = event.node.data
+        if item_id is not None and self.model.needs_load(item_id):
+            self._load_children(item_id)
+
+    def _load_children(self, item_id: str) -> None:
+        item = self.model.items.get(item_id)
+        if item is None:
+            return
+        kind, link = item.kind, item.row.link
+
+        def then(result: tuple[list[TreeRow], int]) -> None:
+            if item_id not in self.model.items:
+                return
+            rows, total = result
+            self._apply_ops(self.model.set_children(item_id, rows, total))
+            if self._pending_walk is not None and self._pending_walk[0] == item_id:
+                chain = self._pending_walk[1]
+                self._pending_walk = None
+                self._walk_to(chain)
+
+        self._in_thread(
+            lambda: self.backend.children(kind, item_id, link),
+            then,
+            group=f"load-{item_id}",
+            exclusive=True,
+        )
+
+    # ------------------------------------------------------------------ selection
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
+        self._sync_selection()
+
+    def on_descendant_focus(self) -> None:
+        self._sync_selection(force=True)
+
+    @on(DataTable.RowHighlighted, "#table")
+    def _row_highlighted(self) -> None:
+        if self.focused is self.query_one(ActionTable):
+            self._sync_selection(force=True)
+
+    @on(DataTable.RowSelected, "#table")
+    def _row_selected(self) -> None:
+        self.action_details()
+
+    def _sync_selection(self, force: bool = False) -> None:
+        item = self._selected_item()
+        new = item.id if item is not None else None
+        if new == self.selected_id and not force:
+            return
+        changed = new != self.selected_id
+        self.selected_id = new
+        self._refresh_keys()
+        if changed:
+            self._schedule_details(0.08)
+            if self.focused is not self.query_one(ActionTable):
+                self._refresh_bottom()
+
+    def _tree_item(self) -> Item | None:
+        node = self.query_one(JobTree).cursor_node
+        if node is None or node.data is None:
+            return None
+        return self.model.items.get(node.data)
+
+    def _selected_item(self) -> Item | None:
+        """The highlighted action row when the action table has the focus, else the tree's."""
+        table = self.query_one(ActionTable)
+        if self.focused is table:
+            action_id = table.highlighted_id()
+            if action_id is not None:
+                return self.model.items.get(action_id) or self.table_items.get(action_id)
+        return self._tree_item()
+
+    # ------------------------------------------------------------------ details & bottom
+
+    def _schedule_details(self, delay: float) -> None:
+        if self._details_timer is not None:
+            self._details_timer.stop()
+        self._details_timer = self.set_timer(max(delay, 0.001), self._load_details)
+
+    def _load_details(self) -> None:
+        item = self._selected_item()
+        if item is None:
+            return
+        if item.kind == MORE:
+            self.query_one("#details-text", Pane).set(
+                Text(
+                    f"{item.total} earlier actions are not in the tree.\n"
+                    "The action table below pages through all of them ([ and ]).",
+                    style="dim",
+                )
+            )
+            return
+        item_id, kind = item.id, item.kind
+
+        def then(info: dict[str, Any]) -> None:
+            if self.selected_id == item_id:
+                self.query_one("#details-text", Pane).set(pages.page(kind, info, self.alias))
+
+        self._in_thread(
+            lambda: self.backend.info(item_id, kind), then, group="details", exclusive=True
+        )
+
+    def _bottom_target(self) -> tuple[str, str] | None:
+        item = self._tree_item()
+        if item is None:
+            return None
+        if item.kind == COORD:
+            return ("table", item.id)
+        if item.kind == MORE:
+            return ("table", item.row.parent or "")
+        if item.kind in (NODE, WORKFLOW) or (item.kind == ACTION and item.row.link):
+            return ("logtail", item.id)
+        if item.kind == ACTION:
+            return ("table", item.row.parent or "")
+        return ("audit", item.id)
+
+    def _refresh_bottom(self, *, force: bool = False) -> None:
+        target = self._bottom_target()
+        if target is None:
+            return
+        if target == self._bottom_key and not force:
+            return
+        mode, item_id = target
+        switcher = self.query_one(ContentSwitcher)
+        switcher.current = mode
+        if mode == "table":
+            table = self.query_one(ActionTable)
+            offset = (
+                table.page_offset if table.coord_id == item_id and target == self._bottom_key else 1
+            )
+            self._bottom_key = target
+            self._load_page(item_id, offset)
+        elif mode == "logtail":
+            self._bottom_key = target
+            self._load_tail(item_id)
+        else:
+            self._bottom_key = target
+            switcher.border_title = "commands run on it (audit log)"
+            self._in_thread(
+                lambda: self.backend.audit(item_id, 50),
+                lambda rows: self.query_one("#audit", Pane).set(_audit_text(rows) or "none yet"),
+                group="bottom",
+                exclusive=True,
+            )
+
+    def _load_page(self, coord_id: str, offset: int) -> None:
+        table = self.query_one(ActionTable)
+        size = table.page_size
+        self.query_one(ContentSwitcher).border_title = "actions, newest first"
+
+        def then(data: dict[str, Any]) -> None:
+            self.table_items = {}
+            for a in data["actions"]:
+                row = TreeRow(
+                    ACTION,
+                    a["id"],
+                    coord_id,
+                    f"@{a['actionNumber']}",
+                    a["status"],
+                    a["actionNumber"],
+                    0,
+                    link=a.get("externalId"),
+                )
+                self.table_items[a["id"]] = Item(row)
+            table.show_page(coord_id, data, self.alias)
+
+        self._in_thread(
+            lambda: self.backend.action_page(coord_id, offset, size),
+            then,
+            group="bottom",
+            exclusive=True,
+        )
+
+    def _load_tail(self, item_id: str) -> None:
+        item = self.model.items.get(item_id)
+        if item is None:
+            return
+        kind, link = item.kind, item.row.link
+        self.query_one(ContentSwitcher).border_title = "log tail (l opens the log view)"
+
+        def read() -> list[str]:
+            lines: list[str] = []
+            for f in self.backend.log_files(kind, item_id, link):
+                text, _ = read_tail(f.path, 0, limit=4096)
+                if text:
+                    lines.append(f"── {f.node} {'stdout' if f.stream == 'out' else 'stderr'}")
+                    lines += text.splitlines()[-30:]
+            return lines[-200:] or ["(no output yet)"]
+
+        def then(lines: list[str]) -> None:
+            log = self.query_one("#logtail", Log)
+            log.clear()
+            log.write_lines(lines)
+
+        self._in_thread(read, then, group="bottom", exclusive=True)
+
+    def action_page(self, direction: int) -> None:
+        table = self.query_one(ActionTable)
+        if table.coord_id is None or self.query_one(ContentSwitcher).current != "table":
+            self.notify("no action table: select a coordinator", severity="warning")
+            return
+        offset = table.page_offset + direction * table.page_size
+        if offset < 1 or offset > max(table.page_total, 1):
+            self.notify("no more actions that way")
+            return
+        self._load_page(table.coord_id, offset)
+
+    # ------------------------------------------------------------------ header & keys
+
+    def alias(self, text: str) -> str:
+        for real, shown in self.config.path_aliases.items():
+            text = text.replace(real, shown)
+        return text
+
+    def _engine_text(self) -> tuple[str, str]:
+        console = self.console
+        if console.embedded is not None:
+            status = console.embedded.status
+            if status.state == "active":
+                return f"engine: in console, active ({status.holder.split(':')[0]})", "green"
+            if status.state == "failed":
+                return f"engine: FAILED {status.error}", "bold red"
+            if status.state == "standby":
+                who = f" pid {self.lease.pid}@{self.lease.host}" if self.lease else ""
+                return f"engine: in console, standby (lease held by{who})", "yellow"
+            return f"engine: in console, {status.state}", "yellow"
+        lease = self.lease
+        now_ms = to_ms(RealClock().now())
+        if lease is not None and lease.expires > now_ms:
+            return f"engine: attached to pid {lease.pid}@{lease.host}", "green"
+        if lease is not None:
+            return f"engine: none (pid {lease.pid}'s lease expired)", "bold red"
+        return "engine: none, commands wait in the store", "yellow"
+
+    def header_state(self) -> HeaderState:
+        clock = self.config.clock
+        badges: list[tuple[str, str]] = []
+        if self.config.read_only:
+            badges.append(("RO", "bold black on yellow"))
+        if self.config.demo is not None:
+            badges.append(("DEMO", "bold black on cyan"))
+        dialog = self.is_mounted and self.app.screen is not self
+        if self.frozen:
+            badges.append(("FROZEN", "bold black on magenta"))
+        if self.config.frozen_clock or self.server_now is None:
+            now = clock.now()
+        elif self.simulated:
+            now = self.server_now
+        else:
+            now = RealClock().now()
+        server = f"{now:%Y-%m-%d %H:%M:%S}Z" + (" sim" if self.simulated else "")
+        if self.last_poll_mono is None:
+            poll, style = "loading", "yellow"
+        elif self.config.frozen_clock:
+            poll, style = "poll 0.0s", "dim"
+        else:
+            age = clock.monotonic() - self.last_poll_mono
+            if self.frozen or dialog:
+                poll, style = f"paused {age:.0f}s", "magenta"
+            elif self.poll_error:
+                poll, style = f"POLL ERROR {age:.0f}s", "bold red"
+            elif age > max(10.0, 5 * self.config.poll_interval):
+                poll, style = f"STALE {age:.0f}s", "bold red"
+            elif age > 3 * self.config.poll_interval:
+                poll, style = f"poll {age:.1f}s", "yellow"
+            else:
+                poll, style = f"poll {age:.1f}s", "dim"
+        engine, engine_style = self._engine_text()
+        return HeaderState(
+            path=self.alias(str(self.backend.db_path)),
+            engine=engine,
+            engine_style=engine_style,
+            server_time=server,
+            poll=poll,
+            poll_style=style,
+            badges=badges,
+            totals=self.totals,
+            marked=len(self.model.marks),
+            filter_text=self.model.filter_text,
+            faults_only=self.model.faults_only,
+        )
+
+    def _refresh_header(self) -> None:
+        if self.is_mounted:
+            self.query_one(HeaderBar).show(self.header_state())
+
+    def _refresh_keys(self) -> None:
+        if self.is_mounted:
+            self.query_one(KeyBar).show_keys(self.availability)
+            self.refresh_bindings()
+
+    def availability(self, action: str) -> Availability:
+        item = self._selected_item()
+        marked = self.model.marked_items() if action in BULK else None
+        avail = availability(action, item, read_only=self.config.read_only, marked=marked)
+        if action == "details" and item is None:
+            return Availability("greyed", "details: nothing selected")
+        if action == "faults" or action == "filter":
+            return Availability("enabled")
+        if avail.state == "greyed" and item is not None and _not_for_kind(action, item):
+            return Availability("absent", avail.reason)
+        return avail
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TARGETED:
+            state = self.availability(action).state
+            return True if state == "enabled" else (None if state == "greyed" else False)
+        if action == "clear_marks":
+            return bool(self.model.marks) and not self.config.read_only
+        if action == "page":
+            return self.query_one(ContentSwitcher).current == "table" if self.is_mounted else False
+        return True
+
+    def on_key(self, event: Key) -> None:
+        """A key that does not apply says why (lazygit), instead of doing nothing."""
+        if isinstance(self.focused, Input):
+            return
+        action = _KEY_ACTIONS.get(event.key)
+        if action is None:
+            return
+        avail = self.availability(action)
+        if not avail.enabled:
+            event.stop()
+            event.prevent_default()
+            self.notify(avail.reason, severity="warning", timeout=4)
+
+    # ------------------------------------------------------------------ targets & commands
+
+    def _targets(self, action: str) -> list[Target]:
+        marked = self.model.marked_items()
+        if marked and action in BULK:
+            return [Target.of(m) for m in marked if availability(action, m).enabled]
+        item = self._selected_item()
+        return [Target.of(item)] if item is not None else []
+
+    def _run_commands(
+        self, verb: str, calls: list[tuple[str, Callable[[Ctx], object]]], *, poll: bool = True
+    ) -> None:
+        """Run commands one by one on a worker (each its own transaction and audit row) and
+        toast what happened."""
+
+        def work() -> tuple[list[str], list[str]]:
+            ok: list[str] = []
+            failed: list[str] = []
+            for target, call in calls:
+                try:
+                    self.backend.command(call)
+                    ok.append(target)
+                except BundletuiError as exc:
+                    failed.append(f"{target}: {exc.code} {exc.message}")
+            return ok, failed
+
+        def then(result: tuple[list[str], list[str]]) -> None:
+            ok, failed = result
+            if ok and not failed:
+                what = ok[0] if len(ok) == 1 else f"{len(ok)} jobs"
+                self.notify(f"{verb}: {what}", title="done", timeout=5)
+            if failed:
+                head = (
+                    f"{verb}: {len(ok)} done, {len(failed)} failed\n" if ok else f"{verb} failed\n"
+                )
+                self.notify(head + "\n".join(failed[:4]), severity="error", timeout=10)
+            if poll:
+                self.start_poll(force=True)
+
+        self._in_thread(work, then, group="command")
+
+    def _confirm(
+        self,
+        verb: str,
+        targets: list[Target],
+        calls: list[tuple[str, Callable[[Ctx], object]]],
+        *,
+        note: str = "",
+        type_to_confirm: str | None = None,
+        danger: bool = True,
+    ) -> None:
+        hidden = self.model.hidden_count(t.id for t in targets if len(targets) > 1)
+        count = f"{len(targets)} marked jobs" if len(targets) > 1 else targets[0].describe()
+        if hidden:
+            count += f" ({hidden} hidden by the filter)"
+        title = f"{verb.capitalize()} {count}?"
+
+        def done(ok: bool | None) -> None:
+            if ok:
+                self._run_commands(verb, calls)
+
+        self.app.push_screen(
+            ConfirmDialog(
+                title, verb.capitalize(), targets, note=note, type_to_confirm=type_to_confirm,
+                danger=danger,
+            ),
+            done,
+        )  # fmt: skip
+
+    def action_suspend(self) -> None:
+        self._suspend_resume("suspend")
+
+    def action_resume(self) -> None:
+        self._suspend_resume("resume")
+
+    def _suspend_resume(self, verb: str) -> None:
+        targets = self._targets(verb)
+        if not targets:
+            return
+        fn = dispatch.suspend if verb == "suspend" else dispatch.resume
+        calls: list[tuple[str, Callable[[Ctx], object]]] = []
+        notes = []
+        for t in targets:
+            job = t.link if t.kind == ACTION and t.link else t.id
+            if job != t.id:
+                notes.append(f"{t.name} acts on its workflow {job}")
+            calls.append((job, _bind(fn, job)))
+        cascade = {
+            BUNDLE: "its coordinators and their running workflows follow",
+            COORD: "its running workflows follow",
+        }
+        note = "; ".join(notes) or "; ".join(
+            {cascade[t.kind] for t in targets if t.kind in cascade}
+        )
+        self._confirm(verb, targets, calls, note=note, danger=verb == "suspend")
+
+    def action_kill(self) -> None:
+        targets = self._targets("kill")
+        if not targets:
+            return
+        calls = [(t.id, _bind(dispatch.kill, t.id)) for t in targets]
+        typed: str | None = None
+        if len(targets) > 1:
+            typed = f"kill {len(targets)}"
+        elif targets[0].kind == BUNDLE:
+            typed = targets[0].name
+        self._confirm(
+            "kill",
+            targets,
+            calls,
+            note="A kill cannot be undone; everything under it is killed too.",
+            type_to_confirm=typed,
+        )
+
+    def action_pause(self) -> None:
+        targets = self._targets("pause")
+        if not targets:
+            return
+        target = targets[0]
+        item = self.model.items.get(target.id)
+        current = item.row.pause_time if item is not None else None
+        now = self.server_now or self.config.clock.now()
+        if self.server_now is not None and not self.simulated:
+            now = RealClock().now() if not self.config.frozen_clock else self.config.clock.now()
+
+        def done(result: PauseTime | None) -> None:
+            if result is None:
+                return
+            value = f"pausetime={result.text}"
+            verb = "clear pause time" if result.when is None else f"pause at {result.text}"
+            self._run_commands(verb, [(target.id, _bind(dispatch.change, target.id, value))])
+
+        self.app.push_screen(
+            PauseDialog(target, format_oozie_time(from_ms(current)) if current else None, now),
+            done,
+        )
+
+    def action_rerun(self) -> None:
+        targets = self._targets("rerun")
+        if not targets:
+            return
+        target = targets[0]
+
+        def open_dialog(actions: str) -> None:
+            coords = ""
+            if target.kind == BUNDLE:
+                kids = self.model.items[target.id].children or []
+                coords = ",".join(self.model.items[k].name for k in kids if k in self.model.items)
+            self.app.push_screen(
+                RerunDialog(target, actions=actions, coordinators=coords),
+                lambda choice: self._rerun(target, choice),
+            )
+
+        if target.kind == COORD:
+            self._in_thread(
+                lambda: number_ranges(
+                    self.backend.action_numbers(target.id, ("FAILED", "KILLED", "TIMEDOUT"))
+                ),
+                open_dialog,
+                group="prefill",
+            )
+        else:
+            open_dialog("")
+
+    def _rerun(self, target: Target, choice: Any) -> None:
+        if choice is None:
+            return
+        a = choice.args()
+        call: Callable[[Ctx], object]
+        if target.kind == WORKFLOW:
+            call = _bind(
+                dispatch.rerun,
+                target.id,
+                skip_nodes=a["skip_nodes"],
+                failed_nodes=a["failed_nodes"],
+            )
+        elif target.kind == ACTION:
+            coord_id, _, number = target.id.rpartition("@")
+            call = _bind(
+                dispatch.rerun, coord_id, actions=number, refresh=a["refresh"],
+                nocleanup=a["nocleanup"], failed=a["failed"],
+            )  # fmt: skip
+        elif target.kind == COORD:
+            call = _bind(
+                dispatch.rerun, target.id, actions=a["actions"], dates=a["dates"],
+                refresh=a["refresh"], nocleanup=a["nocleanup"], failed=a["failed"],
+            )  # fmt: skip
+        else:
+            call = _bind(
+                dispatch.rerun, target.id, coordinators=a["coordinators"], dates=a["dates"],
+                refresh=a["refresh"], nocleanup=a["nocleanup"],
+            )  # fmt: skip
+        self._run_commands("rerun", [(target.id, call)])
+
+    # ------------------------------------------------------------------ views
+
+    def action_details(self) -> None:
+        item = self._selected_item()
+        if item is None or item.kind == MORE:
+            return
+        item_id, kind = item.id, item.kind
+        self._in_thread(
+            lambda: self.backend.info(item_id, kind),
+            lambda info: self._open_text(
+                f"details: {item_id}", pages.page(kind, info, self.alias), item_id
+            ),
+            group="view",
+        )
+
+    def action_describe(self) -> None:
+        item = self._selected_item()
+        if item is None or item.kind == MORE:
+            return
+        item_id, kind = item.id, item.kind
+
+        def then(info: dict[str, Any]) -> None:
+            text = pages.describe_text(info)
+            self._open_text(f"describe: {item_id}", syntax(text, "json"), item_id, text, ".json")
+
+        self._in_thread(lambda: self.backend.info(item_id, kind), then, group="view")
+
+    def action_definition(self) -> None:
+        item = self._selected_item()
+        if item is None or item.kind == MORE:
+            return
+        item_id = item.id
+
+        def then(xml: str) -> None:
+            self._open_text(f"definition: {item_id}", syntax(xml, "xml"), item_id, xml, ".xml")
+
+        self._in_thread(lambda: self.backend.definition(item_id), then, group="view")
+
+    def _open_text(
+        self,
+        title: str,
+        body: Any,
+        name: str,
+        plain: str | None = None,
+        suffix: str = ".txt",
+    ) -> None:
+        text = plain if plain is not None else (body.plain if isinstance(body, Text) else str(body))
+        self.app.push_screen(
+            TextScreen(title, body, plain=text, save_to=self._saver(name, suffix), name=name)
+        )
+
+    def _saver(self, name: str, suffix: str) -> Callable[[str], Path]:
+        def save(text: str) -> Path:
+            stamp = f"{self.config.clock.now():%Y%m%dT%H%M%S}"
+            path = save_path(self.config.home, name, suffix, stamp)
+            path.write_text(text, encoding="utf-8")
+            return path
+
+        return save
+
+    def action_logs(self) -> None:
+        item = self._selected_item()
+        if item is None:
+            return
+        item_id, kind, link = item.id, item.kind, item.row.link
+        backend = self.backend
+
+        def sources() -> list[LogFile]:
+            return backend.log_files(kind, item_id, link)
+
+        def live() -> bool:
+            current = self.model.items.get(item_id)
+            status = current.status if current is not None else item.status
+            return status in ("RUNNING", "READY", "WAITING", "SUBMITTED", "PREP")
+
+        self.app.push_screen(
+            LogScreen(
+                f"logs: {self.alias(item_id)}",
+                sources,
+                live=live,
+                save_to=self._saver(item_id, ".log"),
+            )
+        )
+
+    def action_help(self) -> None:
+        entries: list[HelpEntry] = [HelpEntry("", "for the selection", None)]
+        for key, action, title in JOB_KEYS:
+            avail = self.availability(action)
+            if avail.state == "hidden":
+                continue
+            entries.append(
+                HelpEntry(
+                    key, title, action, "enabled" if avail.enabled else "greyed", avail.reason
+                )
+            )
+        entries.append(HelpEntry("", "view", None))
+        extra: list[tuple[str, str, str | None]] = [
+            ("space", "expand / collapse", None),
+            ("→ ←", "expand or go to child / collapse or go to parent", None),
+            ("tab", "switch between tree, details and action table", None),
+            ("[ ]", "newer / older page of the action table", "page_prev"),
+            ("M", "clear every mark", "clear_marks"),
+            ("esc", "clear filter, faults-only or marks", "escape"),
+            ("ctrl+r", "poll now", "poll_now"),
+        ]
+        for key, action, title in VIEW_KEYS:
+            avail = self.availability(action)
+            if avail.state == "hidden":
+                continue
+            entries.append(HelpEntry(key, title, action))
+        for key, text, extra_action in extra:
+            entries.append(
+                HelpEntry(key, text, extra_action or "", "enabled" if extra_action else "greyed")
+            )
+        entries.append(HelpEntry("", "commands (:)", None))
+        for verb, text in COMMANDS.items():
+            entries.append(HelpEntry(f":{verb}", text, f"cmd:{verb}"))
+        entries.append(HelpEntry("", "log view (l)", None))
+        for key, text in (
+            ("s", "follow on/off"),
+            ("w", "wrap on/off"),
+            ("e", "stdout+stderr / stdout / stderr"),
+            ("ctrl+s", "save to <home>/saved/"),
+            ("esc q", "back"),
+        ):
+            entries.append(HelpEntry(key, text, "", "greyed"))
+
+        def done(action: str | None) -> None:
+            if not action:
+                return
+            if action.startswith("cmd:"):
+                self._open_prompt("command", f"{action[4:]} ")
+                return
+            self.call_later(self.run_action, "page(-1)" if action == "page_prev" else action)
+
+        self.app.push_screen(HelpScreen(entries, labels.LEGEND), done)
+
+    # ------------------------------------------------------------------ view state
+
+    def action_faults(self) -> None:
+        ops, expand = self.model.set_faults_only(not self.model.faults_only)
+        self._apply_view_change(ops, expand)
+        self.notify("faults only" if self.model.faults_only else "every job shown")
+
+    def _apply_view_change(self, ops: list[Op], expand: list[str]) -> None:
+        self._apply_ops(ops, view=True)
+        tree = self.query_one(JobTree)
+        for item_id in expand:
+            node = tree.nodes.get(item_id)
+            if node is not None:
+                node.expand()
+        if self._sticky is not None and self._sticky in tree.nodes:
+            tree.select_id(self._sticky)
+            self._sticky = None
+        if tree.cursor_node is None and tree.root.children:
+            _ = tree._tree_lines
+            tree.move_cursor(tree.root.children[0])
+        self._refresh_header()
+        self._sync_selection(force=True)
+
+    def set_filter(self, text: str) -> None:
+        ops, expand = self.model.set_filter(text)
+        self._apply_view_change(ops, expand)
+
+    def action_freeze(self) -> None:
+        self.frozen = not self.frozen
+        self.notify("updates frozen (f resumes)" if self.frozen else "updates resumed")
+        self._refresh_header()
+        if not self.frozen:
+            self.start_poll()
+
+    def action_mark(self) -> None:
+        item = self._selected_item()
+        if item is None or item.id not in self.model.items:
+            self.notify("mark: select the job in the tree", severity="warning")
+            return
+        self.model.toggle_mark(item.id)
+        self._apply_ops([_relabel(item.id)])
+        tree = self.query_one(JobTree)
+        if tree.has_focus:
+            tree.action_cursor_down()
+        self._refresh_header()
+        self._refresh_keys()
+
+    def action_clear_marks(self) -> None:
+        marked = list(self.model.marks)
+        self.model.marks.clear()
+        self._apply_ops([_relabel(i) for i in marked])
+        self._refresh_header()
+        self._refresh_keys()
+
+    def action_escape(self) -> None:
+        if self.prompt_mode:
+            self._close_prompt()
+        elif self.model.filter_text:
+            self.set_filter("")
+        elif self.model.faults_only:
+            self.action_faults()
+        elif self.model.marks:
+            self.action_clear_marks()
+
+    def action_poll_now(self) -> None:
+        self.start_poll(force=True)
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    # ------------------------------------------------------------------ prompt: / and :
+
+    def action_filter(self) -> None:
+        self._open_prompt("filter", self.model.filter_text)
+
+    def action_command(self) -> None:
+        self._open_prompt("command", "")
+
+    def _open_prompt(self, mode: str, value: str) -> None:
+        prompt = self.query_one("#prompt", Input)
+        self.prompt_mode = mode
+        prompt.placeholder = (
+            "filter: name, id or status (esc clears)"
+            if mode == "filter"
+            else ":coord <id|name>  :job <id>  :submit <props>  :bundles  :audit  :q"
+        )
+        prompt.suggester = SuggestFromList(suggestions()) if mode == "command" else None
+        prompt.value = value
+        prompt.add_class("-open")
+        prompt.focus()
+        prompt.cursor_position = len(value)
+
+    def _close_prompt(self) -> None:
+        prompt = self.query_one("#prompt", Input)
+        prompt.remove_class("-open")
+        self.prompt_mode = ""
+        self.query_one(JobTree).focus()
+
+    @on(Input.Changed, "#prompt")
+    def _prompt_changed(self, event: Input.Changed) -> None:
+        if self.prompt_mode == "filter":
+            self.set_filter(event.value)
+
+    @on(Input.Submitted, "#prompt")
+    def _prompt_submitted(self, event: Input.Submitted) -> None:
+        mode = self.prompt_mode
+        self._close_prompt()
+        if mode == "filter":
+            self.set_filter(event.value)
+        elif mode == "command":
+            self.run_command_line(event.value)
+
+    def on_key_escape_prompt(self) -> None:  # pragma: no cover - documented alias
+        self._close_prompt()
+
+    def run_command_line(self, line: str) -> None:
+        try:
+            cmd = parse_command(line)
+        except ValueError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        verb = cmd.verb
+        if verb == "quit":
+            self.app.exit()
+        elif verb == "help":
+            self.action_help()
+        elif verb == "faults":
+            self.action_faults()
+        elif verb == "freeze":
+            self.action_freeze()
+        elif verb == "filter":
+            self.set_filter(cmd.args[0] if cmd.args else "")
+        elif verb == "bundles":
+            self.set_filter("")
+            if self.model.faults_only:
+                self.action_faults()
+            tree = self.query_one(JobTree)
+            if tree.root.children:
+                tree.move_cursor(tree.root.children[0])
+                tree.scroll_home(animate=False)
+        elif verb in ("coord", "job"):
+            self.jump(cmd.args[0], coordinator=verb == "coord")
+        elif verb == "submit":
+            self._submit(cmd.args[0], cmd.defines)
+        elif verb == "audit":
+            self._in_thread(
+                lambda: self.backend.audit(None, 500),
+                lambda rows: self._open_text("audit log", _audit_text(rows), "audit"),
+                group="view",
+            )
+        elif verb == "engine":
+            embedded = self.console.embedded
+            if embedded is None:
+                self.notify("no engine runs in this console", severity="warning")
+                return
+            text = "\n".join(embedded.ring.lines) or "(nothing logged yet)"
+            self._open_text(
+                f"engine log ({self.alias(str(embedded.log_path))})", Text(text), "engine"
+            )
+
+    def _submit(self, config: str, defines: list[str]) -> None:
+        if self.config.read_only:
+            self.notify("submit: the console is read-only", severity="warning")
+            return
+        from bundletui.commands.submit import submit_loaded
+        from bundletui.spec.load import load_job
+
+        path = Path(config).expanduser()
+        home = self.config.home
+        landing = self.config.landing or home / "landing"
+
+        def call(ctx: Ctx) -> str:
+            loaded = load_job(
+                path, defines, ctx.store.clock, user=ctx.user, defaults={"landing": str(landing)}
+            )
+            return submit_loaded(ctx, loaded, start=True)
+
+        self._run_commands(f"submit {path.name}", [(str(path), call)])
+
+    def jump(self, text: str, *, coordinator: bool = False) -> None:
+        """``:coord`` / ``:job``: find the job, expand its ancestors, put the cursor on it."""
+
+        def find() -> list[tuple[str, str]]:
+            chain = self.backend.lineage(text)
+            if chain or not coordinator:
+                return chain
+            found = [r for r in self.backend.find(text) if r.kind == COORD]
+            return self.backend.lineage(found[0].id) if found else []
+
+        def then(chain: list[tuple[str, str]]) -> None:
+            if not chain:
+                self.notify(f"no job matches {text!r}", severity="warning")
+                return
+            if self.model.filter_text or self.model.faults_only:
+                self.model.filter_text = ""
+                self.model.faults_only = False
+                self._apply_view_change(self.model._refresh_all(), [])
+            self._walk_to(chain)
+
+        self._in_thread(find, then, group="jump", exclusive=True)
+
+    def _walk_to(self, chain: list[tuple[str, str]]) -> None:
+        tree = self.query_one(JobTree)
+        for depth, (_kind, item_id) in enumerate(chain):
+            last = depth == len(chain) - 1
+            if item_id not in self.model.items:
+                parent = chain[depth - 1][1] if depth else None
+                self.notify(
+                    f"{item_id} is not among the newest actions in the tree; "
+                    "the action table pages through all of them"
+                )
+                if parent is not None:
+                    tree.select_id(parent)
+                return
+            if last:
+                tree.select_id(item_id)
+                tree.focus()
+                return
+            node = tree.nodes.get(item_id)
+            if node is None:
+                return
+            if self.model.needs_load(item_id):
+                self._pending_walk = (item_id, chain[depth:])
+                if node.is_expanded:
+                    self._load_children(item_id)
+                else:
+                    node.expand()  # NodeExpanded loads the children, then the walk goes on
+                return
+            node.expand()
+
+
+def _not_for_kind(action: str, item: Item) -> bool:
+    """Keys that never apply to this kind of job (left out of the key bar, still explained)."""
+    kind = item.kind
+    never = {
+        NODE: {"suspend", "resume", "pause", "kill", "rerun", "mark"},
+        ACTION: {"pause"},
+        WORKFLOW: {"pause"},
+        BUNDLE: {"logs"},
+        COORD: {"logs"},
+        MORE: {"suspend", "resume", "pause", "kill", "rerun", "mark", "logs", "describe",
+               "definition"},
+    }  # fmt: skip
+    return action in never.get(kind, set())
+
+
+def _relabel(item_id: str) -> Op:
+    from bundletui.tui.model import Relabel
+
+    return Relabel(item_id)
+
+
+def _bind(fn: Callable[..., object], *args: Any, **kw: Any) -> Callable[[Ctx], object]:
+    def call(ctx: Ctx) -> object:
+        return fn(ctx, *args, **kw)
+
+    return call
+
+
+def _audit_text(rows: list[Any]) -> Text:
+    out = Text()
+    for r in rows:
+        when = f"{from_ms(r.time):%m-%d %H:%M:%S}"
+        out.append(f"{when} ", style="dim")
+        out.append(f"{r.face:<7} {r.user:<8} {r.command:<8} ")
+        out.append(r.result, style="green" if r.result == "ok" else "red")
+        if r.target:
+            out.append(f" {r.target}", style="dim")
+        if r.error:
+            out.append(f" {r.error}", style="red")
+        out.append("\n")
+    return out
+
+
+_KEY_ACTIONS: dict[str, str] = {}
+for _key, _action, _title in JOB_KEYS + VIEW_KEYS:
+    if _action in TARGETED:
+        _KEY_ACTIONS[_KEY_NAMES.get(_key, _key)] = _action
+
+
+class ConsoleApp(App[None]):
+    """``bundletui console``."""
+
+    TITLE = "bundletui console"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, config: ConsoleConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.embedded: EmbeddedEngine | None = None
+        self.backend = Backend(config.home)
+        self.engine_mode = "none"
+
+    def on_mount(self) -> None:
+        cfg = self.config
+        mode = cfg.engine
+        if mode == "auto":
+            if cfg.read_only:
+                mode = "none"
+            else:
+                mode = "none" if live_lease(cfg.home) is not None else "embedded"
+        if mode == "embedded":
+            engine_config = cfg.engine_config or EngineConfig(home=cfg.home, landing=cfg.landing)
+            self.embedded = EmbeddedEngine(engine_config)
+            self.embedded.start_thread()
+        self.engine_mode = mode
+        self.push_screen(MainScreen(cfg, self.backend, self))
+
+    @property
+    def main(self) -> MainScreen:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise LookupError("no main screen")
+
+    def on_unmount(self) -> None:
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop the embedded engine (running jobs keep running) and the demo feeder."""
+        if self.embedded is not None:
+            self.embedded.stop(10.0)
+        if self.config.demo is not None:
+            self.config.demo.stop_feeder()
+        self.backend.close()
+
+    def dialog_open(self) -> bool:
+        return isinstance(self.screen, ModalScreen)

@@ -1,0 +1,288 @@
+"""Everything the console asks of the store, as blocking calls for thread workers.
+
+Two connections: one for reads (polls, details, pages) and one for commands, so a poll never
+queues behind a command's write lock and a command never waits for a poll (dolphie's rule).
+Each is guarded by a lock because workers may overlap. Nothing here touches Textual.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bundletui.commands import coord_queries, queries
+from bundletui.commands.base import Ctx
+from bundletui.model.clock import RealClock
+from bundletui.model.ids import IdKind, kind_of
+from bundletui.store import changes as ch
+from bundletui.store import jobs
+from bundletui.store.db import Store
+from bundletui.store.lease import Lease, read_lease
+from bundletui.store.rows import AuditRow, CoordRow, NodeRow
+
+T = TypeVar("T")
+
+
+@dataclass
+class Initial:
+    top: list[ch.TreeRow]
+    coordinators: list[ch.TreeRow]
+    counts: dict[str, dict[str, int]]
+    rev: int
+    totals: ch.Totals
+    lease: Lease | None
+    server_now: datetime
+    simulated: bool
+
+
+@dataclass
+class Poll:
+    """One poll's findings. ``changes`` is None when the store did not change at all."""
+
+    changes: ch.Changes | None
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    reloaded: dict[str, tuple[list[ch.TreeRow], int]] = field(default_factory=dict)
+    totals: ch.Totals | None = None
+    lease: Lease | None = None
+    server_now: datetime | None = None
+    simulated: bool = False
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class LogFile:
+    node: str
+    stream: str  # out | err
+    path: Path
+
+
+class Backend:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._read = Store(home)
+        self._cmd: Store | None = None
+        self._read_lock = threading.Lock()
+        self._cmd_lock = threading.Lock()
+        self._data_version = -1
+        self.real_clock = RealClock()
+
+    @property
+    def db_path(self) -> Path:
+        return self._read.path
+
+    def close(self) -> None:
+        with self._read_lock:
+            self._read.close()
+        with self._cmd_lock:
+            if self._cmd is not None:
+                self._cmd.close()
+
+    def _reading(self, fn: Callable[[Any], T]) -> T:
+        with self._read_lock, self._read.read() as conn:
+            return fn(conn)
+
+    # ------------------------------------------------------------------ tree
+
+    def initial(self) -> Initial:
+        def body(conn: Any) -> Initial:
+            self._data_version = self._read.data_version()
+            return Initial(
+                ch.top_level(conn),
+                ch.bundle_coordinators(conn),
+                ch.all_coordinator_counts(conn),
+                ch.revision(conn),
+                ch.totals(conn),
+                read_lease(conn),
+                self._read.clock.now(),
+                self._read.meta("clock") == "simulated",
+            )
+
+        return self._reading(body)
+
+    def poll(self, since: int, loaded_coords: frozenset[str], *, force: bool = False) -> Poll:
+        """Rows changed after revision ``since``; nothing at all when ``PRAGMA data_version``
+        says no other connection committed since the last poll."""
+        t0 = time.perf_counter()
+        with self._read_lock:
+            version = self._read.data_version()
+            if version == self._data_version and not force:
+                return Poll(None, seconds=time.perf_counter() - t0)
+            self._data_version = version
+            with self._read.read() as conn:
+                lease = read_lease(conn)
+                changes = ch.changed_since(conn, since)
+                out = Poll(
+                    changes,
+                    lease=lease,
+                    server_now=self._read.clock.now(),
+                    simulated=self._read.meta("clock") == "simulated",
+                )
+                if changes.rev > since:
+                    touched = {r.parent for r in changes.rows if r.kind == ch.ACTION}
+                    touched |= {r.id for r in changes.rows if r.kind == ch.COORD}
+                    touched.discard(None)
+                    out.counts = ch.coordinator_counts(conn, [t for t in touched if t])
+                    for coord_id in sorted(
+                        {r.id for r in changes.rows if r.kind == ch.COORD} & loaded_coords
+                    ):
+                        out.reloaded[coord_id] = ch.coordinator_actions(
+                            conn, coord_id, self.action_limit
+                        )
+                    out.totals = ch.totals(conn)
+        out.seconds = time.perf_counter() - t0
+        return out
+
+    action_limit = 200
+
+    def children(self, kind: str, item_id: str, link: str | None) -> tuple[list[ch.TreeRow], int]:
+        """A coordinator's newest actions (and its total), an action's or workflow's nodes."""
+
+        def body(conn: Any) -> tuple[list[ch.TreeRow], int]:
+            if kind == ch.COORD:
+                return ch.coordinator_actions(conn, item_id, self.action_limit)
+            wf_id = link if kind == ch.ACTION else item_id
+            if not wf_id:
+                return [], 0
+            rows = ch.workflow_nodes(conn, wf_id)
+            return rows, len(rows)
+
+        return self._reading(body)
+
+    def action_numbers(self, coord_id: str, statuses: tuple[str, ...]) -> list[int]:
+        return self._reading(lambda conn: ch.action_numbers(conn, coord_id, statuses))
+
+    def find(self, text: str) -> list[ch.TreeRow]:
+        return self._reading(lambda conn: ch.find_jobs(conn, text))
+
+    def lineage(self, job_id: str) -> list[tuple[str, str]]:
+        """(kind, id) from the top of the tree down to ``job_id`` (for ``:job``)."""
+
+        def body(conn: Any) -> list[tuple[str, str]]:
+            cur = job_id
+            kind = kind_of(cur)
+            chain: list[tuple[str, str]] = []
+            if kind is IdKind.WORKFLOW_NODE:
+                node = ch.one(conn, ch.NODE, cur)
+                if node is None:
+                    return []
+                chain.append((ch.NODE, cur))
+                wf = ch.one(conn, ch.WORKFLOW, node.parent or "")
+                if wf is None:
+                    return []
+                if wf.parent is None:
+                    return [(ch.WORKFLOW, wf.id), *chain]
+                cur, kind = wf.parent, kind_of(wf.parent)
+            if kind is IdKind.WORKFLOW:
+                wf = ch.one(conn, ch.WORKFLOW, cur)
+                if wf is None:
+                    return []
+                if wf.parent is None:
+                    return [(ch.WORKFLOW, cur), *chain]
+                cur, kind = wf.parent, kind_of(wf.parent)
+            if kind is IdKind.COORD_ACTION:
+                action = ch.one(conn, ch.ACTION, cur)
+                if action is None:
+                    return []
+                chain.insert(0, (ch.ACTION, cur))
+                cur, kind = action.parent or "", IdKind.COORDINATOR
+            if kind is IdKind.COORDINATOR:
+                coord = ch.one(conn, ch.COORD, cur)
+                if coord is None:
+                    return []
+                chain.insert(0, (ch.COORD, cur))
+                if coord.parent is not None:
+                    chain.insert(0, (ch.BUNDLE, coord.parent))
+                return chain
+            if kind is IdKind.BUNDLE and ch.one(conn, ch.BUNDLE, cur) is not None:
+                return [(ch.BUNDLE, cur)]
+            return []
+
+        return self._reading(body)
+
+    # ------------------------------------------------------------------ views
+
+    def info(self, item_id: str, kind: str) -> dict[str, Any]:
+        def body(conn: Any) -> dict[str, Any]:
+            if kind == ch.COORD:
+                return coord_queries.coordinator_info(conn, item_id, length=0)
+            return queries.job_info(conn, item_id)
+
+        return self._reading(body)
+
+    def action_page(self, coord_id: str, offset: int, length: int) -> dict[str, Any]:
+        """One page of a coordinator's actions, newest first (one indexed query)."""
+
+        def body(conn: Any) -> dict[str, Any]:
+            coord = jobs.get(conn, CoordRow, coord_id)
+            if coord is None:
+                return {"actions": [], "total": 0, "offset": offset}
+            page = coord_queries.action_page(
+                conn, coord, offset=offset, length=length, order="desc"
+            )
+            return {"actions": page.actions, "total": page.total, "offset": page.offset}
+
+        return self._reading(body)
+
+    def definition(self, item_id: str) -> str:
+        return self._reading(lambda conn: coord_queries.definition_of(conn, item_id))
+
+    def audit(self, target: str | None = None, limit: int = 200) -> list[AuditRow]:
+        return self._reading(lambda conn: jobs.audit_rows(conn, target, limit))
+
+    def log_files(self, kind: str, item_id: str, link: str | None) -> list[LogFile]:
+        """The stdout/stderr files of a node, or of every node a workflow has run."""
+        from bundletui.commands.workflows import log_dir
+        from bundletui.engine.workflows import attempt_paths
+
+        def body(conn: Any) -> list[NodeRow]:
+            if kind == ch.NODE:
+                node = jobs.get(conn, NodeRow, item_id)
+                return [node] if node is not None else []
+            wf_id = link if kind == ch.ACTION else item_id
+            if not wf_id:
+                return []
+            return [n for n in jobs.workflow_nodes(conn, wf_id) if n.attempt > 0]
+
+        out: list[LogFile] = []
+        for node in self._reading(body):
+            out_path, err_path, _ = attempt_paths(
+                log_dir(self._read, node.wf_id), node.name, node.run, max(node.attempt, 1)
+            )
+            out.append(LogFile(node.name, "out", Path(out_path)))
+            out.append(LogFile(node.name, "err", Path(err_path)))
+        return out
+
+    # ------------------------------------------------------------------ commands
+
+    def command(self, fn: Callable[[Ctx], T]) -> T:
+        """Run one command function as the console (audited with face=console)."""
+        with self._cmd_lock:
+            if self._cmd is None:
+                self._cmd = Store(self.home)
+            return fn(Ctx(self._cmd, face="console"))
+
+    def store_now(self) -> datetime:
+        with self._read_lock:
+            return self._read.clock.now()
+
+
+def read_tail(path: Path, offset: int, limit: int = 256 * 1024) -> tuple[str, int]:
+    """New text of a growing file from ``offset`` (at most ``limit`` bytes from the end the
+    first time); returns the text and the next offset."""
+    try:
+        with path.open("rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            if size < offset:
+                offset = 0  # truncated or replaced: start over
+            start = max(offset, size - limit) if offset == 0 else offset
+            f.seek(start)
+            data = f.read()
+    except FileNotFoundError:
+        return "", offset
+    return data.decode("utf-8", "replace"), start + len(data)

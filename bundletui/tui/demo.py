@@ -1,0 +1,113 @@
+"""``bundletui console --demo``: a fresh home with the feeds bundle running and a feeder.
+
+The bundle starts 23 hours before the current hour, so the engine materializes the ingest
+actions of the last day at once (WAITING for their click partitions); the feeder then drops one
+hourly partition every few seconds, oldest first, and each action goes WAITING → READY →
+RUNNING → SUCCEEDED in turn. The roll-up and training coordinators keep WAITING for inputs that
+only whole days produce — which is what the details pane explains.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from bundletui.commands.base import Ctx
+from bundletui.commands.submit import submit_loaded
+from bundletui.errors import BundletuiError
+from bundletui.model.clock import RealClock
+from bundletui.model.timeutil import format_oozie_time
+from bundletui.spec.load import load_job
+from bundletui.store.db import Store, current_user
+
+HOURS_BACK = 23
+
+
+def samples_dir() -> Path:
+    """``sample_bundles/`` next to the package (a source checkout or an editable install)."""
+    return Path(__file__).resolve().parents[2] / "sample_bundles"
+
+
+@dataclass
+class Demo:
+    home: Path
+    landing: Path
+    bundle_id: str
+    start: datetime
+    temporary: bool = True
+    feeder: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    def start_feeder(self, interval: float = 3.0) -> None:
+        """Drop one hourly partition every ``interval`` seconds, from the bundle's start on."""
+        script = samples_dir() / "feeds" / "feeder.py"
+        log = (self.home / "feeder.log").open("ab")
+        self.feeder = subprocess.Popen(
+            [
+                sys.executable,
+                str(script),
+                "--landing",
+                str(self.landing),
+                "--start",
+                format_oozie_time(self.start),
+                "--hours",
+                str(HOURS_BACK + 1),
+                "--interval",
+                str(interval),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+        log.close()
+
+    def stop_feeder(self) -> None:
+        if self.feeder is not None and self.feeder.poll() is None:
+            self.feeder.terminate()
+            try:
+                self.feeder.wait(5)
+            except subprocess.TimeoutExpired:
+                self.feeder.kill()
+                self.feeder.wait(5)
+
+    def cleanup(self) -> None:
+        self.stop_feeder()
+        if self.temporary:
+            shutil.rmtree(self.home, ignore_errors=True)
+
+
+def make_demo(home: Path | None = None, now: datetime | None = None) -> Demo:
+    """Create the demo home (a new temporary directory unless ``home``) and submit + start the
+    feeds bundle in it."""
+    feeds = samples_dir() / "feeds" / "job.properties"
+    if not feeds.exists():
+        raise BundletuiError(
+            "EB601",
+            f"the demo needs the sample bundles, not found at {feeds.parent}",
+            hint="run the demo from a source checkout (make demo)",
+        )
+    temporary = home is None
+    root = Path(tempfile.mkdtemp(prefix="bundletui-demo-")) if home is None else home
+    root.mkdir(parents=True, exist_ok=True)
+    landing = root / "landing"
+    landing.mkdir(exist_ok=True)
+    now = now or RealClock().now()
+    start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=HOURS_BACK)
+    end = start + timedelta(days=2)
+    store = Store(root)
+    try:
+        loaded = load_job(
+            feeds,
+            [f"start={format_oozie_time(start)}", f"end={format_oozie_time(end)}"],
+            store.clock,
+            user=current_user(),
+            defaults={"landing": str(landing)},
+        )
+        bundle_id = submit_loaded(Ctx(store, face="console"), loaded, start=True)
+    finally:
+        store.close()
+    return Demo(root, landing, bundle_id, start, temporary)

@@ -1,0 +1,309 @@
+"""The details pane: a job's Oozie JSON (commands/queries) turned into a short, readable page
+that starts with the answer operators ask first — why is it (not) moving?"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from rich.text import Text
+
+from bundletui.tui.labels import counts_text, status_text
+
+Alias = Callable[[str], str]
+
+
+def _t(rfc: str | None) -> str:
+    """``Mon, 01 Jan 2024 05:00:00 GMT`` -> ``2024-01-01 05:00Z``."""
+    if not rfc:
+        return "-"
+    try:
+        return f"{parsedate_to_datetime(rfc):%Y-%m-%d %H:%M}Z"
+    except (TypeError, ValueError):
+        return rfc
+
+
+_UNITS = {"MINUTE": "min", "HOUR": "h", "DAY": "days", "WEEK": "weeks", "MONTH": "months"}
+
+
+def _same(text: str) -> str:
+    return text
+
+
+class _Page:
+    def __init__(self, alias: Alias) -> None:
+        self.text = Text()
+        self.alias = alias
+
+    def head(self, title: str, status: str | None = None) -> None:
+        self.text.append(title, style="bold")
+        if status:
+            self.text.append("  ")
+            self.text.append_text(status_text(status))
+        self.text.append("\n")
+
+    def why(self, reason: str, style: str = "yellow") -> None:
+        self.text.append("why: ", style="bold " + style)
+        self.text.append(reason + "\n", style=style)
+
+    def field(self, name: str, value: object, *, path: bool = False) -> None:
+        if value is None or value == "" or value == "-":
+            return
+        shown = self.alias(str(value)) if path else str(value)
+        self.text.append(f"{name:<11}", style="dim")
+        self.text.append(shown + "\n")
+
+    def line(self, text: str | Text = "", style: str = "") -> None:
+        if isinstance(text, Text):
+            self.text.append_text(text)
+            self.text.append("\n")
+        else:
+            self.text.append(text + "\n", style=style)
+
+    def conf(self, conf_xml: str | None, limit: int = 40) -> None:
+        props = _conf_props(conf_xml)
+        if not props:
+            return
+        self.line("configuration", style="bold dim")
+        for name, value in list(props.items())[:limit]:
+            self.text.append(f"  {name}", style="dim")
+            self.text.append(f" = {self.alias(value)}\n")
+        if len(props) > limit:
+            self.line(f"  … {len(props) - limit} more (d describes everything)", style="dim")
+
+
+def _conf_props(conf_xml: str | None) -> dict[str, str]:
+    if not conf_xml:
+        return {}
+    from xml.etree import ElementTree
+
+    try:
+        root = ElementTree.fromstring(conf_xml)
+    except ElementTree.ParseError:
+        return {}
+    out: dict[str, str] = {}
+    for prop in root.iter("property"):
+        name = prop.findtext("name")
+        if name is not None:
+            out[name] = prop.findtext("value") or ""
+    return out
+
+
+# ----------------------------------------------------------------------------- per kind
+
+
+def bundle_page(info: dict[str, Any], alias: Alias = _same) -> Text:
+    p = _Page(alias)
+    status = info["status"]
+    p.head(f"bundle {info['bundleJobName']}", status)
+    p.why(_bundle_why(info), "green" if status in ("RUNNING", "SUCCEEDED") else "yellow")
+    p.field("id", info["bundleJobId"])
+    p.field("user", info.get("user"))
+    p.field("app path", info.get("bundleJobPath"), path=True)
+    p.field("kick-off", _t(info.get("kickoffTime")))
+    p.field("end", _t(info.get("endTime")))
+    p.field("pause time", _t(info.get("pauseTime")))
+    p.field("created", _t(info.get("createdTime")))
+    p.field("modified", _t(info.get("lastModifiedTime")))
+    coords = info.get("bundleCoordJobs") or []
+    critical = {a["coordName"]: a["critical"] for a in info.get("bundleActions") or []}
+    if coords:
+        p.line("coordinators", style="bold dim")
+        for c in coords:
+            line = Text(f"  {c['coordJobName']:<12} ")
+            line.append_text(status_text(c["status"]))
+            if critical.get(c["coordJobName"]):
+                line.append(" critical", style="dim")
+            line.append(" ")
+            line.append("  ")
+            line.append_text(counts_text(c.get("counts") or {}))
+            p.line(line)
+    p.conf(info.get("conf"))
+    return p.text
+
+
+def _bundle_why(info: dict[str, Any]) -> str:
+    status = info["status"]
+    if info.get("pending"):
+        return "a command is being carried out on its coordinators"
+    if status == "PREP":
+        return f"waits for its kick-off time {_t(info.get('kickoffTime'))}"
+    if status in ("PREPPAUSED", "PAUSED", "PAUSEDWITHERROR"):
+        return f"paused: the pause time {_t(info.get('pauseTime'))} has passed"
+    if status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR"):
+        return "suspended: r resumes it and its coordinators"
+    if status in ("SUCCEEDED", "DONEWITHERROR", "KILLED", "FAILED"):
+        return f"finished {status}"
+    coords = info.get("bundleCoordJobs") or []
+    busy = [c["coordJobName"] for c in coords if c["status"] not in ("SUCCEEDED", "KILLED")]
+    return f"running: {len(busy)} of {len(coords)} coordinators still active"
+
+
+def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
+    p = _Page(alias)
+    status = info["status"]
+    p.head(f"coordinator {info['coordJobName']}", status)
+    why, ok = _coord_why(info)
+    p.why(why, "green" if ok else "yellow")
+    p.field("id", info["coordJobId"])
+    p.field("bundle", info.get("bundleId"))
+    p.field("app path", info.get("coordJobPath"), path=True)
+    p.field(
+        "schedule",
+        f"every {info.get('frequency')} {_UNITS.get(str(info.get('timeUnit')), '')}"
+        f" ({info.get('timeZone')})",
+    )
+    p.field(
+        "controls",
+        f"{info.get('executionPolicy')} concurrency {info.get('concurrency')}"
+        f" throttle {info.get('mat_throttling')} timeout {info.get('timeOut')}",
+    )
+    p.field("start", _t(info.get("startTime")))
+    p.field("end", _t(info.get("endTime")))
+    p.field("pause time", _t(info.get("pauseTime")))
+    p.field("next", _t((info.get("materialization") or {}).get("next")))
+    counts = info.get("counts") or {}
+    if counts:
+        line = Text(f"{'actions':<11}", style="dim")
+        line.append(" ".join(f"{s} {n}" for s, n in counts.items()), style="")
+        p.line(line)
+    p.field("modified", _t(info.get("lastModifiedTime")))
+    p.conf(info.get("conf"))
+    return p.text
+
+
+def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
+    status = info["status"]
+    counts = info.get("counts") or {}
+    mat = info.get("materialization") or {}
+    reasons: list[str] = []
+    if info.get("pending"):
+        reasons.append("a command is being carried out on its actions")
+    if status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR"):
+        reasons.append("suspended: nothing materializes or launches until r resumes it")
+    if mat.get("heldBy") and not mat.get("done"):
+        reasons.append(f"not materializing: {mat['heldBy']}")
+    waiting = counts.get("WAITING", 0)
+    if waiting:
+        reasons.append(f"{waiting} action(s) WAITING for inputs")
+    ready = counts.get("READY", 0)
+    active = counts.get("RUNNING", 0) + counts.get("SUBMITTED", 0)
+    limit = info.get("concurrency", -1)
+    if ready and isinstance(limit, int) and 0 <= limit <= active:
+        reasons.append(f"{ready} READY held by concurrency {active}/{limit}")
+    if reasons:
+        return "; ".join(reasons), False
+    if mat.get("done"):
+        return f"every action is materialized; {status}", True
+    return f"materializing: next action at {_t(mat.get('next'))}", True
+
+
+def action_page(info: dict[str, Any], alias: Alias = _same) -> Text:
+    p = _Page(alias)
+    status = info["status"]
+    p.head(f"action @{info['actionNumber']} of {info.get('coordJobName', '')}", status)
+    why = info.get("waitingFor")
+    if why:
+        p.why(str(why.get("detail", why.get("reason", ""))))
+    elif info.get("errorCode") or info.get("errorMessage"):
+        p.why(f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip(), "red")
+    p.field("id", info["id"])
+    p.field("nominal", _t(info.get("nominalTime")))
+    p.field("created", _t(info.get("createdTime")))
+    p.field("workflow", info.get("externalId"))
+    p.field("modified", _t(info.get("lastModifiedTime")))
+    if why and why.get("timeoutAt"):
+        p.field("times out", _t(why.get("timeoutAt")))
+    deps = info.get("dependencies") or []
+    if deps:
+        missing = sum(1 for d in deps if not d["available"])
+        p.line(f"inputs ({len(deps) - missing}/{len(deps)} available)", style="bold dim")
+        for dep in sorted(deps, key=lambda d: d["available"])[:12]:
+            mark, style = ("✓", "green") if dep["available"] else ("✗ missing", "red")
+            line = Text("  ")
+            line.append(mark, style=style)
+            line.append(f" {alias(dep['path'])}")
+            p.line(line)
+        if len(deps) > 12:
+            p.line(f"  … {len(deps) - 12} more", style="dim")
+    if why and why.get("unresolved"):
+        p.line("unresolved", style="bold dim")
+        for u in why["unresolved"][:5]:
+            p.line(f"  {u}")
+    p.conf(info.get("runConf"))
+    return p.text
+
+
+def workflow_page(info: dict[str, Any], alias: Alias = _same) -> Text:
+    p = _Page(alias)
+    status = info["status"]
+    p.head(f"workflow {info['appName']}", status)
+    nodes = info.get("actions") or []
+    running = [n["name"] for n in nodes if n.get("nodeStatus") == "RUNNING"]
+    failed = [n["name"] for n in nodes if n.get("nodeStatus") in ("FAILED", "KILLED")]
+    if status == "RUNNING":
+        p.why(f"running: {', '.join(running) or 'between nodes'}", "green")
+    elif status == "SUSPENDED":
+        p.why("suspended: r resumes it")
+    elif status in ("FAILED", "KILLED"):
+        err = f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip()
+        p.why(err or f"{status}: {', '.join(failed)}", "red")
+    elif status == "PREP":
+        p.why("submitted, not started")
+    p.field("id", info["id"])
+    p.field("parent", info.get("parentId"))
+    p.field("app path", info.get("appPath"), path=True)
+    p.field("run", info.get("run"))
+    p.field("started", _t(info.get("startTime")))
+    p.field("ended", _t(info.get("endTime")))
+    if nodes:
+        p.line("nodes", style="bold dim")
+        for n in nodes:
+            line = Text(f"  {n['name']:<14} ")
+            line.append_text(status_text(n.get("nodeStatus") or n["status"]))
+            if n.get("exitCode") is not None:
+                line.append(f" exit {n['exitCode']}", style="dim")
+            p.line(line)
+    p.conf(info.get("conf"))
+    return p.text
+
+
+def node_page(info: dict[str, Any], alias: Alias = _same) -> Text:
+    p = _Page(alias)
+    status = info.get("nodeStatus") or info["status"]
+    p.head(f"node {info['name']}", status)
+    if info.get("errorCode") or info.get("errorMessage"):
+        p.why(f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip(), "red")
+    elif status == "WAITING":
+        p.why("waits for the nodes it depends on")
+    elif status == "READY":
+        p.why("ready: waits for a worker slot or its retry time")
+    p.field("id", info["id"])
+    p.field("type", info.get("type"))
+    p.field("attempt", info.get("attempt"))
+    p.field("started", _t(info.get("startTime")))
+    p.field("ended", _t(info.get("endTime")))
+    p.field("exit code", info.get("exitCode"))
+    p.field("transition", info.get("transition"))
+    p.field("process", info.get("externalId"))
+    if info.get("data"):
+        p.line("captured output", style="bold dim")
+        p.line(str(info["data"]).rstrip())
+    return p.text
+
+
+def page(kind: str, info: dict[str, Any], alias: Alias = _same) -> Text:
+    return {
+        "bundle": bundle_page,
+        "coord": coordinator_page,
+        "action": action_page,
+        "workflow": workflow_page,
+        "node": node_page,
+    }[kind](info, alias)
+
+
+def describe_text(info: dict[str, Any]) -> str:
+    """``d``: everything, as the JSON ``bundletui info --json`` prints."""
+    return json.dumps(info, indent=2, default=str)

@@ -1,0 +1,116 @@
+"""The engine inside the console: who holds the store's lease, and running our own engine on a
+background thread (its own asyncio loop) when nobody does.
+
+The engine's log never reaches the terminal (it would tear the screen): it goes to
+``<home>/console-engine.log`` and to a ring buffer the ``:engine`` view shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from bundletui.engine.service import Engine, EngineConfig
+from bundletui.model.clock import RealClock, to_ms
+from bundletui.store.db import Store
+from bundletui.store.lease import Lease, read_lease
+
+
+def live_lease(home: Path) -> Lease | None:
+    """The lease of an engine that is alive now (a lease past its expiry counts as none)."""
+    store = Store(home)
+    try:
+        lease = read_lease(store.conn)
+    finally:
+        store.close()
+    if lease is None or lease.expires <= to_ms(RealClock().now()):
+        return None
+    return lease
+
+
+class _Ring(logging.Handler):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.lines: collections.deque[str] = collections.deque(maxlen=size)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.lines.append(self.format(record))
+        except Exception:  # pragma: no cover - logging must never raise
+            self.handleError(record)
+
+
+@dataclass
+class EngineStatus:
+    state: str  # starting | standby | active | stopped | failed
+    holder: str
+    error: str | None = None
+
+
+class EmbeddedEngine:
+    """One :class:`Engine` on a thread of its own; ``stop`` asks it to finish and waits."""
+
+    def __init__(self, config: EngineConfig, *, log_lines: int = 2000) -> None:
+        self.config = config
+        self.engine = Engine(config)
+        self.error: str | None = None
+        self.done = threading.Event()
+        self.ring = _Ring(log_lines)
+        self.ring.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        self._file: logging.Handler | None = None
+
+    @property
+    def status(self) -> EngineStatus:
+        state = "failed" if self.error else self.engine.state
+        return EngineStatus(state, self.engine.holder, self.error)
+
+    @property
+    def log_path(self) -> Path:
+        return self.config.home / "console-engine.log"
+
+    def _attach_logging(self) -> None:
+        logger = logging.getLogger("bundletui")
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+        logger.addHandler(self.ring)
+        try:
+            self.config.home.mkdir(parents=True, exist_ok=True)
+            self._file = logging.FileHandler(self.log_path, encoding="utf-8")
+            self._file.setFormatter(self.ring.formatter)
+            logger.addHandler(self._file)
+        except OSError:
+            self._file = None
+        logging.getLogger("watchfiles").setLevel(logging.WARNING)
+
+    def _detach_logging(self) -> None:
+        logger = logging.getLogger("bundletui")
+        logger.removeHandler(self.ring)
+        if self._file is not None:
+            logger.removeHandler(self._file)
+            self._file.close()
+
+    def run_blocking(self) -> None:
+        """The thread's body: the engine's own event loop until :meth:`stop`."""
+        self._attach_logging()
+        try:
+            asyncio.run(self.engine.run())
+        except Exception as exc:  # shown in the header; the console keeps working
+            self.error = f"{type(exc).__name__}: {exc}"
+            logging.getLogger("bundletui.engine").exception("embedded engine failed")
+        finally:
+            self._detach_logging()
+            self.done.set()
+
+    def start_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.run_blocking, name="bundletui-engine", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Ask the engine to stop (running jobs keep running) and wait; False on timeout."""
+        self.engine.request_stop()
+        return self.done.wait(timeout)

@@ -1,0 +1,260 @@
+"""Full-screen views: a text page (details, describe, definition, audit, engine log) and the
+log view (follow, wrap, stdout/stderr, save)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.console import RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Log, RichLog, Static
+from textual.worker import get_current_worker
+
+from bundletui.tui.backend import LogFile, read_tail
+
+SAFE_NAME = re.compile(r"[^A-Za-z0-9_.@-]+")
+
+
+def save_path(home: Path, name: str, suffix: str, stamp: str) -> Path:
+    folder = home / "saved"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{SAFE_NAME.sub('_', name)}-{stamp}{suffix}"
+
+
+class TextScreen(Screen[None]):
+    """A scrollable page with a title; ``ctrl+s`` saves it under ``<home>/saved/``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back"),
+        Binding("ctrl+s,S", "save", "Save"),
+        Binding("home,g", "top", "Top", show=False),
+        Binding("end,G", "bottom", "Bottom", show=False),
+    ]
+    DEFAULT_CSS = """
+    TextScreen VerticalScroll { border: round $primary; padding: 0 1; }
+    """
+
+    def __init__(
+        self,
+        title: str,
+        body: RenderableType,
+        *,
+        plain: str,
+        save_to: Callable[[str], Path] | None = None,
+        name: str = "page",
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.plain = plain
+        self.save_to = save_to
+        self.page_name = name
+
+    def compose(self) -> ComposeResult:
+        scroll = VerticalScroll()
+        scroll.border_title = self.title_text
+        with scroll:
+            yield Static(self.body, id="page")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_top(self) -> None:
+        self.query_one(VerticalScroll).scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.query_one(VerticalScroll).scroll_end(animate=False)
+
+    def action_save(self) -> None:
+        if self.save_to is None:
+            self.notify("nowhere to save", severity="warning")
+            return
+        path = self.save_to(self.plain)
+        self.notify(f"saved {path}")
+
+
+def syntax(text: str, lexer: str) -> Syntax:
+    return Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
+
+
+class LogScreen(Screen[None]):
+    """``l``: the logs of a node (or every node of a workflow), tailed while it runs."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back"),
+        Binding("s", "follow", "Follow"),
+        Binding("w", "wrap", "Wrap"),
+        Binding("e", "stream", "Streams"),
+        Binding("ctrl+s,S", "save", "Save"),
+        Binding("home,g", "top", "Top", show=False),
+        Binding("end,G", "bottom", "Bottom", show=False),
+    ]
+    DEFAULT_CSS = """
+    LogScreen Log, LogScreen RichLog { border: round $primary; height: 1fr; }
+    LogScreen RichLog { display: none; }
+    LogScreen.-wrap Log { display: none; }
+    LogScreen.-wrap RichLog { display: block; }
+    """
+    STREAMS: ClassVar[list[tuple[str, tuple[str, ...]]]] = [
+        ("stdout+stderr", ("out", "err")),
+        ("stdout", ("out",)),
+        ("stderr", ("err",)),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        sources: Callable[[], list[LogFile]],
+        *,
+        live: Callable[[], bool],
+        save_to: Callable[[str], Path],
+        interval: float = 0.5,
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.sources = sources
+        self.live = live
+        self.save_to = save_to
+        self.interval = interval
+        self.follow = True
+        self.wrap = False
+        self.stream = 0
+        self.lines: list[str] = []
+        self._offsets: dict[Path, int] = {}
+        self._last_source: tuple[str, str] | None = None
+
+    def compose(self) -> ComposeResult:
+        log = Log(highlight=False, auto_scroll=True, id="log")
+        log.border_title = self.title_text
+        yield log
+        rich = RichLog(wrap=True, highlight=False, markup=False, id="wrapped", max_lines=2000)
+        rich.border_title = self.title_text
+        yield rich
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._indicator()
+        self.query_one(Log).focus()
+        self._tail()
+
+    def _indicator(self) -> None:
+        text = (
+            f"Follow:{'On' if self.follow else 'Off'}  Wrap:{'On' if self.wrap else 'Off'}"
+            f"  {self.STREAMS[self.stream][0]}  {len(self.lines)} lines"
+        )
+        self.query_one(Log).border_subtitle = text
+        self.query_one(RichLog).border_subtitle = text
+
+    @work(thread=True, exclusive=True, group="log-tail", exit_on_error=False)
+    def _tail(self) -> None:
+        worker = get_current_worker()
+        first = True
+        while not worker.is_cancelled:
+            chunks = self._read_new()
+            if chunks or first:
+                self.app.call_from_thread(self._append, chunks)
+            first = False
+            if not self.live():
+                # one last read after the job ended, then stop tailing
+                chunks = self._read_new()
+                if chunks:
+                    self.app.call_from_thread(self._append, chunks)
+                return
+            worker_sleep(worker, self.interval)
+
+    def _read_new(self) -> list[str]:
+        wanted = self.STREAMS[self.stream][1]
+        out: list[str] = []
+        files = self.sources()
+        many = len({f.node for f in files}) > 1
+        for f in files:
+            if f.stream not in wanted:
+                continue
+            text, self._offsets[f.path] = read_tail(f.path, self._offsets.get(f.path, 0))
+            if not text:
+                continue
+            if self._last_source != (f.node, f.stream):
+                label = f"{f.node} " if many else ""
+                out.append(f"── {label}{'stdout' if f.stream == 'out' else 'stderr'} ──")
+                self._last_source = (f.node, f.stream)
+            out += text.splitlines()
+        return out
+
+    def _append(self, lines: list[str]) -> None:
+        if not lines and not self.lines:
+            lines = ["(no output yet)"]
+        self.lines += lines
+        log = self.query_one(Log)
+        log.write_lines(lines, scroll_end=self.follow)
+        if self.wrap:
+            rich = self.query_one(RichLog)
+            for line in lines:
+                rich.write(Text(line), scroll_end=self.follow)
+        self._indicator()
+
+    def action_follow(self) -> None:
+        self.follow = not self.follow
+        self.query_one(Log).auto_scroll = self.follow
+        self.query_one(RichLog).auto_scroll = self.follow
+        if self.follow:
+            self.action_bottom()
+        self._indicator()
+
+    def action_wrap(self) -> None:
+        self.wrap = not self.wrap
+        self.set_class(self.wrap, "-wrap")
+        rich = self.query_one(RichLog)
+        if self.wrap:
+            rich.clear()
+            for line in self.lines[-2000:]:
+                rich.write(Text(line), scroll_end=self.follow)
+            rich.focus()
+        else:
+            self.query_one(Log).focus()
+        self._indicator()
+
+    def action_stream(self) -> None:
+        self.stream = (self.stream + 1) % len(self.STREAMS)
+        self.lines = []
+        self._offsets = {}
+        self._last_source = None
+        self.query_one(Log).clear()
+        self.query_one(RichLog).clear()
+        self._tail()
+        self._indicator()
+
+    def action_save(self) -> None:
+        path = self.save_to("\n".join(self.lines) + "\n")
+        self.notify(f"saved {path}")
+
+    def action_top(self) -> None:
+        self.query_one(RichLog if self.wrap else Log).scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.query_one(RichLog if self.wrap else Log).scroll_end(animate=False)
+
+    def action_close(self) -> None:
+        self.workers.cancel_group(self, "log-tail")
+        self.dismiss(None)
+
+
+def worker_sleep(worker: Any, seconds: float) -> None:
+    """Sleep in small steps so a cancelled tail stops quickly."""
+    import time
+
+    end = time.monotonic() + seconds
+    while not worker.is_cancelled and time.monotonic() < end:
+        time.sleep(0.05)

@@ -1,0 +1,317 @@
+"""The main screen's widgets: header, job tree, action table, log tail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from bundletui.store.changes import Totals
+from bundletui.tui import labels
+from bundletui.tui.details import _t
+from bundletui.tui.model import Add, ConsoleModel, Op, Relabel, Remove
+
+# ----------------------------------------------------------------------------- header
+
+
+@dataclass
+class HeaderState:
+    path: str
+    engine: str
+    engine_style: str
+    server_time: str
+    poll: str
+    poll_style: str
+    badges: list[tuple[str, str]]
+    totals: Totals | None
+    marked: int
+    filter_text: str
+    faults_only: bool
+
+
+class HeaderBar(Static):
+    """Two lines: where and what (store, engine, time, poll age, badges), then counts."""
+
+    DEFAULT_CSS = """
+    HeaderBar { height: 2; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__("", **kw)
+        self._last: Text | None = None
+
+    def show(self, state: HeaderState) -> None:
+        text = self.render_state(state, self.size.width - 2 if self.size.width else 78)
+        if self._last is not None and text.plain == self._last.plain and text == self._last:
+            return
+        self._last = text
+        self.update(text)
+
+    @staticmethod
+    def render_state(s: HeaderState, width: int) -> Text:
+        right = Text()
+        for badge, style in s.badges:
+            right.append(f" {badge} ", style=style)
+            right.append(" ")
+        right.append(s.server_time)
+        right.append("  ")
+        right.append(s.poll, style=s.poll_style)
+        left = Text("bundletui ", style="bold")
+        left.append(s.engine, style=s.engine_style)
+        room = width - left.cell_len - right.cell_len - 2
+        path = s.path
+        if room < len(path) + 1:
+            path = "…" + path[-max(room - 2, 8) :] if room > 10 else ""
+        line1 = Text()
+        line1.append_text(left)
+        if path:
+            line1.append("  ")
+            line1.append(path, style="dim")
+        pad = width - line1.cell_len - right.cell_len
+        line1.append(" " * max(pad, 1))
+        line1.append_text(right)
+        line1.truncate(width)
+        line2 = Text()
+        t = s.totals
+        if t is not None:
+            for title, counts in (
+                ("bundles", t.bundles),
+                ("coords", t.coordinators),
+                ("actions", t.actions),
+            ):
+                line2.append(f"{title} ", style="dim")
+                counted = labels.counts_text(counts)
+                line2.append_text(counted if counted else Text("0", style="dim"))
+                line2.append("  ")
+            if t.workflows:
+                line2.append("workflows ", style="dim")
+                line2.append_text(labels.counts_text(t.workflows))
+                line2.append("  ")
+        if s.marked:
+            line2.append(f" {s.marked} marked ", style="bold reverse")
+            line2.append(" ")
+        if s.faults_only:
+            line2.append(" FAULTS ONLY ", style="bold red reverse")
+            line2.append(" ")
+        if s.filter_text:
+            line2.append(f"/{s.filter_text}", style="bold yellow")
+        line2.truncate(width)
+        out = Text()
+        out.append_text(line1)
+        out.append("\n")
+        out.append_text(line2)
+        return out
+
+
+# ----------------------------------------------------------------------------- tree
+
+
+class JobTree(Tree[str]):
+    """The live tree. Nodes carry job ids; :meth:`apply` mirrors model operations in place."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "screen.details", "Details", show=False),
+        Binding("right", "expand_or_child", "Expand", show=False),
+        Binding("left", "collapse_or_parent", "Collapse", show=False),
+    ]
+    DEFAULT_CSS = """
+    JobTree { width: 1fr; min-width: 30; border: round $primary 40%; padding: 0; }
+    JobTree:focus { border: round $primary; }
+    """
+
+    def __init__(self, model: ConsoleModel, **kw: Any) -> None:
+        super().__init__("jobs", **kw)
+        self.model = model
+        self.expanded: set[str] = set()  # by job id, so a node hidden and shown again keeps it
+        self.show_root = False
+        self.auto_expand = False
+        self.guide_depth = 2
+        self.nodes: dict[str, TreeNode[str]] = {}
+        self.border_title = "jobs"
+
+    def get_label_width(self, node: TreeNode[str]) -> int:
+        # cheaper than rendering the label (tui.md §3.3): the label plus the expand icon
+        return node._label.cell_len + 2
+
+    def apply(self, ops: Iterable[Op]) -> str | None:
+        """Apply model operations; returns a note when the job under the cursor vanished."""
+        cursor = self.cursor_node
+        cursor_id = cursor.data if cursor is not None else None
+        lost: str | None = None
+        for op in ops:
+            if isinstance(op, Relabel):
+                node = self.nodes.get(op.id)
+                item = self.model.items.get(op.id)
+                if node is not None and item is not None:
+                    node.set_label(labels.label(self.model, item))
+                    node.allow_expand = self.model.expandable(op.id)
+            elif isinstance(op, Add):
+                item = self.model.items[op.id]
+                parent = self.root if op.parent is None else self.nodes.get(op.parent)
+                if parent is None:
+                    continue
+                before = self.nodes.get(op.before) if op.before else None
+                if before is not None and before.parent is not parent:
+                    before = None
+                node = parent.add(
+                    labels.label(self.model, item),
+                    op.id,
+                    before=before,
+                    expand=op.id in self.expanded,
+                    allow_expand=self.model.expandable(op.id),
+                )
+                self.nodes[op.id] = node
+            elif isinstance(op, Remove):
+                node = self.nodes.get(op.id)
+                if node is None:
+                    continue
+                if cursor_id is not None and lost is None and self._under(cursor, node):
+                    lost = cursor_id
+                self._forget(node)
+                node.remove()
+        if lost is None:
+            return None
+        _ = self._tree_lines  # rebuild now so line numbers are right
+        ancestors = self.model.ancestors(lost) if lost in self.model.items else []
+        survivor = next((self.nodes[a] for a in ancestors if a in self.nodes), None)
+        if survivor is None and self.root.children:
+            survivor = self.root.children[0]
+        self.move_cursor(survivor)
+        return lost
+
+    @staticmethod
+    def _under(node: TreeNode[str] | None, ancestor: TreeNode[str]) -> bool:
+        while node is not None:
+            if node is ancestor:
+                return True
+            node = node.parent
+        return False
+
+    def _forget(self, node: TreeNode[str]) -> None:
+        if node.data is not None:
+            self.nodes.pop(node.data, None)
+        for child in node.children:
+            self._forget(child)
+
+    def _on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        if event.node.data is not None:
+            self.expanded.add(event.node.data)
+
+    def _on_tree_node_collapsed(self, event: Tree.NodeCollapsed[str]) -> None:
+        if event.node.data is not None:
+            self.expanded.discard(event.node.data)
+
+    def select_id(self, item_id: str) -> bool:
+        node = self.nodes.get(item_id)
+        if node is None:
+            return False
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            parent.expand()
+            parent = parent.parent
+        _ = self._tree_lines
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
+        return True
+
+    def action_expand_or_child(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and not node.is_expanded:
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0])
+
+    def action_collapse_or_parent(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+
+# ----------------------------------------------------------------------------- action table
+
+
+class ActionTable(DataTable[Text | str]):
+    """One page of the selected coordinator's actions, newest first (paged in SQL)."""
+
+    DEFAULT_CSS = """
+    ActionTable { height: 1fr; }
+    """
+    COLUMNS: ClassVar[list[tuple[str, str]]] = [
+        ("#", "n"),
+        ("nominal", "nominal"),
+        ("status", "status"),
+        ("why / error", "why"),
+        ("workflow", "wf"),
+    ]
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kw)
+        self.coord_id: str | None = None
+        self.page_offset = 1
+        self.page_total = 0
+        self.page_size = 50
+        self.action_ids: list[str] = []
+
+    def on_mount(self) -> None:
+        for title, key in self.COLUMNS:
+            self.add_column(title, key=key)
+
+    def show_page(self, coord_id: str, data: dict[str, Any], alias: Callable[[str], str]) -> None:
+        keep = self.highlighted_id() if coord_id == self.coord_id else None
+        self.coord_id = coord_id
+        self.page_offset = int(data.get("offset", 1))
+        self.page_total = int(data.get("total", 0))
+        self.clear(columns=False)
+        self.action_ids = []
+        for a in data["actions"]:
+            why = a.get("waitingFor") or {}
+            reason = why.get("detail") or ""
+            if a.get("errorCode") or a.get("errorMessage"):
+                reason = f"{a.get('errorCode') or ''} {a.get('errorMessage') or ''}".strip()
+            self.add_row(
+                str(a["actionNumber"]),
+                _t(a.get("nominalTime")).removesuffix("Z"),
+                labels.status_text(a["status"]),
+                Text(alias(reason)[:80], style="red" if a.get("errorCode") else ""),
+                (a.get("externalId") or "-")[:26],
+                key=a["id"],
+            )
+            self.action_ids.append(a["id"])
+        last = min(self.page_offset + len(self.action_ids) - 1, self.page_total)
+        self.border_subtitle = (
+            f"{self.page_offset}-{last} of {self.page_total}  [ ] pages"
+            if self.page_total
+            else "no actions yet"
+        )
+        if keep is not None and keep in self.action_ids:
+            self.move_cursor(row=self.action_ids.index(keep), animate=False)
+
+    def highlighted_id(self) -> str | None:
+        if not self.action_ids or self.cursor_row < 0 or self.cursor_row >= len(self.action_ids):
+            return None
+        return self.action_ids[self.cursor_row]
+
+
+class Pane(Static):
+    """A text pane that updates only when its text changed (no needless repaints)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._shown: Text | str | None = None
+
+    def set(self, text: Text | str) -> None:
+        if text == self._shown:
+            return
+        self._shown = text
+        self.update(text)
