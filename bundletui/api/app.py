@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -265,6 +266,22 @@ async def http_error(request: Request, exc: Exception) -> Response:
     )
 
 
+class _AnyText(Convertor[str]):
+    """A job id as given, even with a newline in it (``path`` stops at one): then it is an
+    unknown job (400 E0604), not an unknown URL."""
+
+    regex = r"[\s\S]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("bundletui_id", _AnyText())
+
+
 def create_app(api: Api) -> ASGIApp:
     """The ASGI app for ``api`` (wrapped in the bearer check when it has a token)."""
     routes = [
@@ -275,7 +292,9 @@ def create_app(api: Api) -> ASGIApp:
         ),
         Route(f"{BASE}/{{version}}/jobs", endpoint(api, jobs), methods=["GET", "POST", "PUT"]),
         Route(
-            f"{BASE}/{{version}}/job/{{job_id:path}}", endpoint(api, job), methods=["GET", "PUT"]
+            f"{BASE}/{{version}}/job/{{job_id:bundletui_id}}",
+            endpoint(api, job),
+            methods=["GET", "PUT"],
         ),
     ]
     app: ASGIApp = Starlette(routes=routes, exception_handlers={HTTPException: http_error})

@@ -1,0 +1,596 @@
+"""Every endpoint over real HTTP (httpx against the server on a loopback port): replies, Oozie's
+defaults, error statuses and headers, and the tolerance real clients need (§6 of
+oozie-rest-clients.md): raw or encoded filters, bodiless PUTs of any content type, XML with or
+without a declaration."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.conftest import (
+    FEEDS,
+    NAIVE_BAYES,
+    Live,
+    conf_xml,
+    feeds_bundle,
+    in_past,
+    oozie_time,
+    start_live,
+    wait_until,
+)
+
+XML = {"Content-Type": "application/xml;charset=UTF-8"}
+
+
+@pytest.fixture
+def http(bare: Live) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=bare.url + "/", timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def lhttp(live: Live) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live.url + "/", timeout=30) as client:
+        yield client
+
+
+def oozie_error(r: httpx.Response, status: int, code: str) -> str:
+    """Assert Oozie's error reply; the message header."""
+    assert r.status_code == status, r.text
+    assert r.headers["oozie-error-code"] == code, r.headers
+    message = r.headers["oozie-error-message"]
+    assert message.startswith(f"{code}: ")
+    body = r.json()
+    assert (body["code"], body["status"]) == (code, status)
+    assert message == f"{code}: {' '.join(body['message'].split())}"
+    return message
+
+
+def coord_conf(live: Live, hours: int = 6, **extra: str) -> dict[str, str]:
+    start = in_past(hours)
+    return {
+        "user.name": "joe",
+        "oozie.coord.application.path": str(FEEDS / "ingest" / "coordinator.xml"),
+        "start": oozie_time(start),
+        "end": oozie_time(start + timedelta(hours=hours)),
+        "landing": str(live.landing),
+        **extra,
+    }
+
+
+def submit(client: httpx.Client, props: dict[str, str], action: str | None = None) -> str:
+    r = client.post(
+        "v2/jobs",
+        params={"action": action} if action else None,
+        content=conf_xml(props),
+        headers=XML,
+    )
+    assert r.status_code == 201, r.text
+    job_id: str = r.json()["id"]
+    return job_id
+
+
+def wf_conf(tmp: Path, **extra: str) -> dict[str, str]:
+    return {
+        "user.name": "joe",
+        "oozie.wf.application.path": str(NAIVE_BAYES),
+        "outputDir": str(tmp / "nb"),
+        **extra,
+    }
+
+
+# ----------------------------------------------------------------------------- basics
+
+
+def test_versions_admin_and_openapi(http: httpx.Client) -> None:
+    r = http.get("versions")
+    assert (r.status_code, r.json()) == (200, [0, 1, 2])
+    assert r.headers["content-type"] == "application/json;charset=UTF-8"
+    for version in ("v1", "v2"):
+        assert http.get(f"{version}/admin/status").json() == {"systemMode": "NORMAL"}
+    assert http.get("v1/admin/build-version").json()["buildVersion"].startswith("bundletui-")
+    oozie_error(http.get("v2/admin/metrics"), 400, "E0301")
+    doc = http.get("openapi.json").json()
+    assert doc["openapi"].startswith("3.")
+    assert {"/oozie/versions", "/oozie/{version}/jobs", "/oozie/{version}/job/{job_id}"} <= set(
+        doc["paths"]
+    )
+
+
+def test_unknown_urls_and_methods(http: httpx.Client) -> None:
+    oozie_error(http.get("v1/nothing"), 404, "E0301")
+    oozie_error(http.get("v9/jobs"), 404, "E0301")
+    oozie_error(http.get("/elsewhere"), 404, "E0301")
+    r = http.delete("v2/job/0000001-000000000000000-bundletui-x-C")
+    oozie_error(r, 405, "E0301")
+    assert set(r.headers["allow"].replace(" ", "").split(",")) >= {"GET", "PUT"}
+
+
+def test_system_mode(http: httpx.Client, bare: Live) -> None:
+    job_id = submit(http, coord_conf(bare))
+    oozie_error(http.put("v1/admin/status"), 400, "E0305")
+    oozie_error(http.put("v1/admin/status", params={"systemmode": "PANIC"}), 400, "E0303")
+    assert http.put("v1/admin/status", params={"systemmode": "SAFEMODE"}).status_code == 200
+    assert http.get("v2/admin/status").json() == {"systemMode": "SAFEMODE"}
+    oozie_error(http.put(f"v2/job/{job_id}", params={"action": "suspend"}), 503, "E0002")
+    oozie_error(http.post("v2/jobs", content=conf_xml(coord_conf(bare)), headers=XML), 503, "E0002")
+    assert http.get(f"v2/job/{job_id}").status_code == 200  # reads still work
+    assert http.put("v1/admin/status", params={"systemmode": "NOWEBSERVICE"}).status_code == 200
+    oozie_error(http.get(f"v2/job/{job_id}"), 503, "E0002")
+    assert http.put("v2/admin/status", params={"systemmode": "normal"}).status_code == 200
+    assert http.put(f"v2/job/{job_id}", params={"action": "suspend"}).status_code == 200
+
+
+# ----------------------------------------------------------------------------- submit
+
+
+@pytest.mark.parametrize(
+    ("declaration", "content_type"),
+    [
+        ('"', "application/xml;charset=UTF-8"),
+        ("'", "application/xml"),
+        (None, "text/xml; charset=utf-8"),
+        (None, None),
+    ],
+)
+def test_submit_tolerates_declarations_and_content_types(
+    http: httpx.Client, bare: Live, declaration: str | None, content_type: str | None
+) -> None:
+    body = conf_xml(coord_conf(bare), declaration=declaration, indent=declaration is not None)
+    headers = {"Content-Type": content_type} if content_type else {}
+    r = http.post("v1/jobs", content=body, headers=headers)
+    assert r.status_code == 201, r.text
+    assert r.headers["content-type"] == "application/json;charset=UTF-8"
+    coord = http.get(f"v1/job/{r.json()['id']}").json()
+    assert (coord["coordJobName"], coord["status"], coord["user"]) == ("ingest", "PREP", "joe")
+    assert coord["toString"] == f"Coordinator application id[{coord['coordJobId']}] status[PREP]"
+
+
+def test_submit_errors(http: httpx.Client, bare: Live, tmp_path: Path) -> None:
+    conf = coord_conf(bare)
+    oozie_error(
+        http.post("v2/jobs", params={"action": "run"}, content=conf_xml(conf), headers=XML),
+        400,
+        "E0303",
+    )
+    oozie_error(
+        http.post(
+            "v2/jobs", json={"user.name": "joe"}, headers={"Content-Type": "application/json"}
+        ),
+        400,
+        "E0300",
+    )
+    oozie_error(http.post("v2/jobs", content=b"", headers=XML), 400, "E0300")
+    oozie_error(
+        http.post("v2/jobs", content=b"<configuration><property>", headers=XML), 400, "E0701"
+    )
+    oozie_error(
+        http.post("v2/jobs", content=conf_xml({"user.name": "joe"}), headers=XML), 400, "E0305"
+    )
+    missing = {**conf, "oozie.coord.application.path": str(tmp_path / "nowhere.xml")}
+    oozie_error(http.post("v2/jobs", content=conf_xml(missing), headers=XML), 400, "E1001")
+    unresolved = {k: v for k, v in conf.items() if k != "start"}
+    message = oozie_error(
+        http.post("v2/jobs", content=conf_xml(unresolved), headers=XML), 400, "E1004"
+    )
+    assert "start" in message
+    oozie_error(
+        http.post("v2/jobs", params={"jobtype": "pig"}, content=conf_xml(conf), headers=XML),
+        400,
+        "E0303",
+    )
+    # nothing was stored by any of them
+    assert http.get("v2/jobs", params={"jobtype": "coordinator"}).json()["total"] == 0
+
+
+def test_dryrun_stores_nothing(http: httpx.Client, bare: Live, tmp_path: Path) -> None:
+    r = http.post(
+        "v2/jobs", params={"action": "dryrun"}, content=conf_xml(coord_conf(bare)), headers=XML
+    )
+    assert r.status_code == 201, r.text
+    text = r.json()["id"]
+    assert text.startswith("***coordJob after parsing: ***\n<?xml")
+    assert "***total coord actions is 1 ***" in text and "coordAction instance: 1:" in text
+    actions = r.json()["coordinators"][0]["actions"]
+    assert actions[0]["number"] == 1 and actions[0]["missing_dependencies"]
+    wf = http.post(
+        "v2/jobs", params={"action": "dryrun"}, content=conf_xml(wf_conf(tmp_path)), headers=XML
+    )
+    assert (wf.status_code, wf.json()) == (201, {"id": "OK"})
+    bundle = conf_xml(
+        {**coord_conf(bare), "oozie.bundle.application.path": str(FEEDS / "bundle.xml")}
+        | {"oozie.coord.application.path": ""}
+    )
+    b = http.post("v2/jobs", params={"action": "dryrun"}, content=bundle, headers=XML)
+    assert b.status_code == 201, b.text
+    assert "<bundle-app" in b.json()["id"]
+    assert [c["name"] for c in b.json()["coordinators"]] == ["ingest", "rollup", "train"]
+    for kind in ("wf", "coordinator", "bundle"):
+        assert http.get("v2/jobs", params={"jobtype": kind}).json()["total"] == 0
+
+
+# ----------------------------------------------------------------------------- listings
+
+
+def test_listings_envelopes_defaults_and_filters(
+    http: httpx.Client, bare: Live, tmp_path: Path
+) -> None:
+    coords = [submit(http, coord_conf(bare)) for _ in range(3)]
+    other = submit(http, coord_conf(bare, **{"user.name": "ann"}))
+    wf = submit(http, wf_conf(tmp_path))
+    bundle = submit(
+        http,
+        {
+            **coord_conf(bare),
+            "oozie.coord.application.path": "",
+            "oozie.bundle.application.path": str(feeds_bundle(tmp_path, "2099-01-01T00:00Z")),
+        },
+    )
+
+    listing = http.get("v1/jobs", params={"jobtype": "coordinator"}).json()
+    assert set(listing) == {"coordinatorjobs", "total", "offset", "len"}
+    assert (listing["total"], listing["offset"], listing["len"]) == (4, 1, 50)
+    assert [c["coordJobId"] for c in listing["coordinatorjobs"]] == [other, *reversed(coords)]
+    assert all(c["actions"] == [] for c in listing["coordinatorjobs"])
+    assert http.get("v2/jobs").json()["workflows"][0]["id"] == wf  # jobtype defaults to wf
+    assert (
+        http.get("v2/jobs", params={"jobtype": "bundle"}).json()["bundlejobs"][0]["bundleJobId"]
+        == bundle
+    )
+
+    page = http.get("v2/jobs", params={"jobtype": "coordinator", "offset": "2", "len": "2"}).json()
+    assert [c["coordJobId"] for c in page["coordinatorjobs"]] == [coords[2], coords[1]]
+    assert (page["offset"], page["len"], page["total"]) == (2, 2, 4)
+    fixed = http.get("v2/jobs", params={"jobtype": "coordinator", "offset": "0", "len": "0"}).json()
+    assert (fixed["offset"], fixed["len"]) == (1, 50)
+
+    raw = http.get("v2/jobs?jobtype=coordinator&filter=user=joe;status=PREP;status=RUNNING;").json()
+    encoded = http.get(
+        "v2/jobs?jobtype=coordinator&filter=user%3Djoe%3Bstatus%3DPREP%3Bstatus%3DRUNNING%3B"
+    ).json()
+    assert raw == encoded and raw["total"] == 3
+    assert http.get("v2/jobs?jobtype=coordinator&filter=").json()["total"] == 4
+    assert http.get("v1/jobs?jobtype=coordinator&filter=name=ingest;user=ann").json()["total"] == 1
+    # pyoozie's "active" filter names PREMATER, which no job ever has
+    active = "status=PREMATER;status=PREP;user=ann"
+    assert http.get(f"v2/jobs?jobtype=coordinator&filter={active}").json()["total"] == 1
+    assert http.get("v2/jobs?jobtype=coordinator&filter=status=PREMATER").json()["total"] == 0
+
+    oozie_error(http.get("v2/jobs?jobtype=coordinator&filter=color=red"), 400, "E0420")
+    oozie_error(http.get("v2/jobs?jobtype=coordinator&filter=status=HAPPY"), 400, "E0420")
+    oozie_error(http.get("v2/jobs?jobtype=pipelines"), 400, "E0303")
+    oozie_error(http.get("v2/jobs?jobtype=wf&len=ten"), 400, "E0304")
+
+
+def test_external_id_lookup(http: httpx.Client, tmp_path: Path) -> None:
+    wf = submit(http, wf_conf(tmp_path, **{"oozie.wf.external.id": "nightly-42"}))
+    assert http.get("v1/jobs", params={"external-id": "nightly-42"}).json() == {"id": wf}
+    assert http.get("v2/jobs", params={"external-id": "nope"}).json() == {"id": ""}
+    # the same external id again is the same job (idempotent submission)
+    assert submit(http, wf_conf(tmp_path, **{"oozie.wf.external.id": "nightly-42"})) == wf
+
+
+# ----------------------------------------------------------------------------- job info
+
+
+def test_unknown_ids(http: httpx.Client) -> None:
+    base = "0000099-000000000000000-bundletui-joe"
+    for suffix in ("B", "C", "W"):
+        message = oozie_error(http.get(f"v2/job/{base}-{suffix}"), 400, "E0604")
+        assert message == f"E0604: Job does not exist [{base}-{suffix}]"
+    oozie_error(http.get(f"v1/job/{base}-C@1"), 400, "E0605")
+    oozie_error(http.get(f"v1/job/{base}-W@extract"), 400, "E0605")
+    oozie_error(http.get("v1/job/not-a-job-id"), 400, "E0604")
+    oozie_error(http.put(f"v1/job/{base}-B", params={"action": "kill"}), 400, "E0604")
+    oozie_error(http.get(f"v1/job/{base}-B", params={"show": "status"}), 400, "E0604")
+    r = http.get("v1/job/caf%C3%A9%0A-C")  # a non-ASCII id with a newline: one header line
+    assert r.status_code == 400 and "\n" not in r.headers["oozie-error-message"]
+
+
+def test_coordinator_action_pages(lhttp: httpx.Client, live: Live) -> None:
+    cid = submit(lhttp, coord_conf(live, hours=6))
+    wait_until(lambda: lhttp.get(f"v2/job/{cid}").json()["total"] == 6, 30, "six actions")
+
+    v1 = lhttp.get(f"v1/job/{cid}").json()  # no show = info; v1 lists up to 1000 actions
+    assert [a["actionNumber"] for a in v1["actions"]] == [1, 2, 3, 4, 5, 6]
+    a1 = v1["actions"][0]
+    assert a1["id"] == f"{cid}@1" and a1["coordJobId"] == cid and a1["status"] == "WAITING"
+    assert a1["toString"] == f"CoordinatorAction name[{cid}@1] status[WAITING]"
+    assert a1["missingDependencies"].endswith("/_SUCCESS")
+    assert a1["nominalTime"].endswith(" GMT") and a1["nominalTime"][:3] in (
+        "Mon",
+        "Tue",
+        "Wed",
+        "Thu",
+        "Fri",
+        "Sat",
+        "Sun",
+    )
+    v2 = lhttp.get(f"v2/job/{cid}", params={"show": "info"}).json()
+    assert (v2["actions"], v2["total"]) == ([], 6)  # v2: no actions unless len is given
+    assert lhttp.get(f"v1/job/{cid}", params={"len": "0"}).json()["actions"] == v1["actions"]
+    assert lhttp.get(f"v2/job/{cid}", params={"len": "-1"}).json()["actions"] == []
+
+    page = lhttp.get(f"v2/job/{cid}?order=desc&offset=2&len=2").json()
+    assert [a["actionNumber"] for a in page["actions"]] == [5, 4] and page["total"] == 6
+    raw = lhttp.get(f"v2/job/{cid}?offset=1&len=10&filter=status=WAITING;status=READY").json()
+    enc = lhttp.get(f"v2/job/{cid}?offset=1&len=10&filter=status%3DWAITING%3Bstatus%3DREADY").json()
+    assert raw["total"] == enc["total"] == 6
+    third = v1["actions"][2]["nominalTime"]
+    nominal = oozie_time(in_past(6) + timedelta(hours=2))
+    after = lhttp.get(
+        f"v2/job/{cid}", params={"len": "10", "filter": f"nominaltime>={nominal}"}
+    ).json()
+    assert after["total"] == 4 and after["actions"][0]["nominalTime"] == third
+    oozie_error(lhttp.get(f"v2/job/{cid}?len=5&filter=status=HAPPY"), 400, "E0421")
+    oozie_error(lhttp.get(f"v2/job/{cid}?len=5&order=sideways"), 400, "E0303")
+    oozie_error(lhttp.get(f"v2/job/{cid}?show=graph"), 400, "E0303")
+
+    pst = lhttp.get(f"v1/job/{cid}", params={"timezone": "America/Los_Angeles", "len": "1"}).json()
+    assert pst["actions"][0]["nominalTime"].endswith(" PST")
+    oozie_error(lhttp.get(f"v1/job/{cid}", params={"timezone": "Mars/Olympus"}), 400, "E1003")
+
+    action = lhttp.get(f"v2/job/{cid}@3").json()
+    assert (action["id"], action["actionNumber"]) == (f"{cid}@3", 3)
+    assert lhttp.get(f"v2/job/{cid}@3", params={"show": "status"}).json() == {"status": "WAITING"}
+    definition = lhttp.get(f"v2/job/{cid}", params={"show": "definition"})
+    assert definition.headers["content-type"] == "application/xml;charset=UTF-8"
+    assert "<coordinator-app" in definition.text
+
+
+# ----------------------------------------------------------------------------- job controls
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Content-Type": "application/xml"},
+        {"Content-Type": "application/x-www-form-urlencoded"},
+    ],
+)
+def test_bodiless_puts_of_any_content_type(
+    http: httpx.Client, bare: Live, headers: dict[str, str]
+) -> None:
+    cid = submit(http, coord_conf(bare))
+    for action, status in (("suspend", "PREPSUSPENDED"), ("resume", "PREP"), ("kill", "KILLED")):
+        r = http.put(f"v1/job/{cid}", params={"action": action}, headers=headers)
+        assert (r.status_code, r.content) == (200, b""), r.text
+        assert http.get(f"v2/job/{cid}", params={"show": "status"}).json() == {"status": status}
+
+
+def test_put_errors(http: httpx.Client, bare: Live) -> None:
+    cid = submit(http, coord_conf(bare))
+    oozie_error(http.put(f"v2/job/{cid}"), 400, "E0305")
+    oozie_error(
+        http.put(f"v2/job/{cid}", params={"action": "suspend", "show": "info"}), 400, "E0302"
+    )
+    oozie_error(http.put(f"v2/job/{cid}", params={"action": "explode"}), 400, "E0303")
+    oozie_error(http.put(f"v2/job/{cid}", params={"action": "start"}), 400, "E0303")
+    oozie_error(http.put(f"v2/job/{cid}", params={"action": "change"}), 400, "E0305")
+    oozie_error(
+        http.put(f"v2/job/{cid}", params={"action": "change", "value": "color=red"}), 400, "E1015"
+    )
+    oozie_error(
+        http.put(f"v2/job/{cid}", params={"action": "kill", "type": "hour", "scope": "1"}),
+        400,
+        "E0303",
+    )
+    oozie_error(
+        http.put(f"v2/job/{cid}", params={"action": "kill", "type": "action"}), 400, "E0305"
+    )
+    oozie_error(
+        http.put(
+            f"v2/job/{cid}",
+            params={"action": "coord-rerun", "type": "action", "scope": "1", "refresh": "maybe"},
+        ),
+        400,
+        "E0303",
+    )
+    assert (
+        http.put(f"v2/job/{cid}", params={"action": "resume"}).status_code == 400
+    )  # not suspended
+    assert (
+        http.put(f"v2/job/{cid}", params={"action": "change", "value": "concurrency=5"}).status_code
+        == 200
+    )
+    assert http.get(f"v2/job/{cid}").json()["concurrency"] == 5
+
+
+def test_action_scoped_kill_ignore_rerun(lhttp: httpx.Client, live: Live) -> None:
+    cid = submit(lhttp, coord_conf(live, hours=3))
+    wait_until(lambda: lhttp.get(f"v2/job/{cid}").json()["total"] == 3, 30, "three actions")
+    r = lhttp.put(f"v2/job/{cid}?action=kill&type=action&scope=1-2")
+    assert r.status_code == 200
+    assert [(a["id"], a["status"]) for a in r.json()["actions"]] == [
+        (f"{cid}@1", "KILLED"),
+        (f"{cid}@2", "KILLED"),
+    ]
+    r = lhttp.put(f"v2/job/{cid}?action=ignore&type=action&scope=2", headers=XML)
+    assert [(a["actionNumber"], a["status"]) for a in r.json()["actions"]] == [(2, "IGNORED")]
+    r = lhttp.put(
+        f"v1/job/{cid}?action=coord-rerun&type=action&scope=1&refresh=false&nocleanup=false",
+        headers=XML,
+    )
+    assert r.status_code == 200, r.text
+    assert [a["actionNumber"] for a in r.json()["actions"]] == [1]
+    wait_until(
+        lambda: (
+            lhttp.get(f"v2/job/{cid}@1", params={"show": "status"}).json()["status"] == "WAITING"
+        ),
+        20,
+        "action 1 to wait again",
+    )
+    dates = lhttp.put(
+        f"v2/job/{cid}", params={"action": "kill", "type": "date", "scope": oozie_time(in_past(1))}
+    )
+    assert [a["actionNumber"] for a in dates.json()["actions"]] == [3]
+    log = lhttp.get(f"v2/job/{cid}", params={"show": "auditlog"}).text
+    assert "api - USER[" in log and "kill ok" in log and "coord-rerun" not in log
+
+
+def test_bundle_controls_and_bulk(lhttp: httpx.Client, live: Live, tmp_path: Path) -> None:
+    start = in_past(2)
+    props = {
+        "user.name": "joe",
+        "oozie.bundle.application.path": str(FEEDS / "bundle.xml"),
+        "start": oozie_time(start),
+        "end": oozie_time(start + timedelta(hours=3)),
+    }
+    bid = submit(lhttp, props, action="start")
+
+    def coords() -> list[dict[str, Any]] | None:
+        found: list[dict[str, Any]] = lhttp.get(f"v2/job/{bid}").json()["bundleCoordJobs"]
+        return found if len(found) == 3 and all(c["status"] == "RUNNING" for c in found) else None
+
+    wait_until(coords, 30, "three running coordinators")
+    r = lhttp.put(
+        f"v2/job/{bid}?action=bundle-rerun&coord-scope=ingest&refresh=false&nocleanup=true",
+        headers=XML,
+    )
+    assert (r.status_code, r.content) == (200, b""), r.text
+    oozie_error(lhttp.put(f"v2/job/{bid}?action=bundle-rerun", headers=XML), 400, "E1018")
+
+    bulk = lhttp.put(
+        "v1/jobs?action=suspend&jobtype=coordinator&filter=name%3Dingest%3Bname%3Drollup"
+    )
+    assert bulk.status_code == 200, bulk.text
+    suspended = bulk.json()
+    assert suspended["total"] == 2
+    assert sorted(c["coordJobName"] for c in suspended["coordinatorjobs"]) == ["ingest", "rollup"]
+    assert {c["status"] for c in suspended["coordinatorjobs"]} == {"SUSPENDED"}
+    again = lhttp.put("v1/jobs?action=suspend&jobtype=coordinator&filter=name=ingest").json()
+    assert again["total"] == 0  # already suspended: skipped, as Oozie's bulk commands do
+    oozie_error(lhttp.put("v1/jobs?action=start&jobtype=coordinator"), 400, "E0303")
+    oozie_error(lhttp.put("v1/jobs?jobtype=coordinator"), 400, "E0305")
+
+    dry = lhttp.put(f"v2/job/{bid}?action=dryrun")
+    assert dry.status_code == 200 and "<bundle-app" in dry.json()["id"]
+
+
+def test_workflow_log_definition_and_rerun(lhttp: httpx.Client, live: Live, tmp_path: Path) -> None:
+    wf = submit(lhttp, wf_conf(tmp_path), action="start")
+    done = wait_until(
+        lambda: (d := lhttp.get(f"v2/job/{wf}").json())["status"] != "RUNNING" and d, 60, "the DAG"
+    )
+    assert done["status"] == "SUCCEEDED" and done["run"] == 0
+    assert {a["name"]: a["status"] for a in done["actions"]} == dict.fromkeys(
+        ("extract", "class-prior", "cond-prob", "predict"), "OK"
+    )
+    node = lhttp.get(f"v2/job/{wf}@predict").json()
+    assert (node["id"], node["name"], node["toString"]) == (
+        f"{wf}@predict",
+        "predict",
+        "Action name[predict] status[OK]",
+    )
+    log = lhttp.get(f"v1/job/{wf}", params={"show": "log"})
+    assert log.headers["content-type"] == "text/plain; charset=utf-8" or log.headers[
+        "content-type"
+    ].startswith("text/plain")
+    assert "── extract (OK" in log.text or "── extract" in log.text
+    assert lhttp.get(f"v2/job/{wf}@extract", params={"show": "log"}).status_code == 200
+    assert "<dag-app" in lhttp.get(f"v2/job/{wf}", params={"show": "definition"}).text
+
+    rerun_conf = conf_xml(
+        {"user.name": "joe", "oozie.wf.rerun.skip.nodes": "extract,class-prior,cond-prob"}
+    )
+    r = lhttp.put(f"v1/job/{wf}?action=rerun", content=rerun_conf, headers=XML)
+    assert (r.status_code, r.content) == (200, b""), r.text
+    again = wait_until(
+        lambda: (
+            (d := lhttp.get(f"v2/job/{wf}").json())["run"] == 1 and d["status"] == "SUCCEEDED" and d
+        ),
+        60,
+        "the rerun",
+    )
+    assert again["id"] == wf
+    oozie_error(lhttp.put(f"v1/job/{wf}?action=ignore"), 400, "E0302")
+
+
+# ----------------------------------------------------------------------------- auth
+
+
+def test_bearer_token(tmp_path: Path) -> None:
+    server = start_live(tmp_path, engine=False, token="s3cret")
+    try:
+        with httpx.Client(base_url=server.url + "/") as client:
+            for headers in (
+                {},
+                {"Authorization": "Bearer wrong"},
+                {"Authorization": "Basic czNjcmV0"},
+            ):
+                r = client.get("versions", headers=headers)
+                message = oozie_error(r, 401, "E0500")
+                assert message.startswith("E0500: Not authorized")
+                assert r.headers["www-authenticate"].startswith("Bearer")
+            oozie_error(client.get("v2/job/x-C"), 401, "E0500")  # auth comes before the lookup
+            good = {"Authorization": "Bearer s3cret"}
+            assert client.get("versions", headers=good).json() == [0, 1, 2]
+            oozie_error(client.get("v2/job/x-C", headers=good), 400, "E0604")
+    finally:
+        server.close()
+
+
+def test_token_file_in_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "api-token").write_text("from-file\n")
+    server = start_live(tmp_path, engine=False)
+    try:
+        assert server.handle.token == "from-file"
+        with httpx.Client(base_url=server.url + "/") as client:
+            oozie_error(client.get("versions"), 401, "E0500")
+            assert (
+                client.get("versions", headers={"Authorization": "Bearer from-file"}).status_code
+                == 200
+            )
+    finally:
+        server.close()
+
+
+def test_pyoozie_with_a_token(tmp_path: Path) -> None:
+    from tests.api.test_real_clients import _pyoozie
+
+    pyoozie = _pyoozie()
+    import requests
+
+    server = start_live(tmp_path, engine=False, token="tok")
+    try:
+        session = requests.Session()
+        session.headers["Authorization"] = "Bearer tok"
+        client = pyoozie.OozieClient(url=server.url, user="joe", session=session, verbose=False)
+        coord = client.jobs_submit_coordinator(
+            str(FEEDS / "ingest" / "coordinator.xml"),
+            configuration={
+                k: v for k, v in coord_conf(server).items() if k in ("start", "end", "landing")
+            },
+        )
+        assert coord.coordJobId.endswith("-C")
+        anonymous = pyoozie.OozieClient(url=server.url, verbose=False)
+        with pytest.raises(pyoozie.exceptions.OozieException) as err:
+            anonymous.admin_status()
+        assert "Unable to contact Oozie server" in str(err.value)
+    finally:
+        server.close()
+
+
+def test_json_bodies_are_json(http: httpx.Client, bare: Live) -> None:
+    """Every reply with a body is JSON unless asked for a definition or a log (pyoozie parses
+    every PUT reply)."""
+    cid = submit(http, coord_conf(bare))
+    for r in (
+        http.get(f"v2/job/{cid}"),
+        http.put(f"v2/job/{cid}?action=suspend"),
+        http.put(f"v2/job/{cid}?action=suspend"),  # an error
+        http.get("v2/jobs?jobtype=coordinator"),
+    ):
+        if r.content:
+            json.loads(r.content)
+            assert r.headers["content-type"].startswith("application/json")
