@@ -37,6 +37,7 @@ class WorkflowSubmission:
     app_path: str
     user: str
     external_id: str | None = None
+    priority: int = 0  # higher launches first when the engine's worker limit is reached
 
 
 def work_dir(store: Store, wf_id: str) -> Path:
@@ -73,6 +74,7 @@ def create_workflow_tx(
             "user": sub.user,
             "status": str(status),
             "run": 0,
+            "priority": sub.priority,
             "work_dir": str(work_dir(store, wf_id)),
             "created_time": tx.now_ms,
             "start_time": tx.now_ms if start else None,

@@ -409,7 +409,9 @@ class CoordinatorService:
         wf_app, definition, app_path, defaults = cached
         assert isinstance(wf_app, WorkflowApp)
         merged = {**defaults, **conf}
-        return wfcmd.WorkflowSubmission(wf_app, merged, definition, app_path, coord.user)
+        return wfcmd.WorkflowSubmission(
+            wf_app, merged, definition, app_path, coord.user, priority=coord.priority
+        )
 
     # ------------------------------------------------------------------ recovery
 

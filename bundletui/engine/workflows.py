@@ -11,6 +11,7 @@ again (their operations are idempotent, docs/decisions/0004-in-process-fs-nodes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -76,7 +77,8 @@ class WorkflowRunner:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.dirty: dict[str, None] = {}  # workflows to advance, in order
-        self.launchable: dict[str, None] = {}  # READY node ids, in order
+        self.launchable: dict[str, int] = {}  # READY node ids (in order) -> their priority
+        self._priority: dict[str, int] = {}  # workflow id -> priority
         self.completions: list[tuple[str, processes.ExitStatus | None, str | None]] = []
         self.running: dict[str, processes.Launched] = {}  # node id -> process
         self.spawns: list[SpawnPlan] = []
@@ -170,7 +172,7 @@ class WorkflowRunner:
             node = nodes[name]
             decide(Machine.NODE, node.status, Event.DEPS_MET, node.id)
             jobs.update(tx, NodeRow, node.id, status=N.READY)
-            self.launchable[node.id] = None
+            self._mark_launchable(tx, node)
         for name in step.dependent_failed:
             node = nodes[name]
             decide(Machine.NODE, node.status, Event.DEP_FAILED, node.id)
@@ -211,10 +213,18 @@ class WorkflowRunner:
 
     # ------------------------------------------------------------------ launch
 
+    def _mark_launchable(self, tx: Tx, node: NodeRow) -> None:
+        priority = self._priority.get(node.wf_id)
+        if priority is None:
+            priority = self._priority[node.wf_id] = jobs.workflow_priority(tx.conn, node.wf_id)
+        self.launchable[node.id] = priority
+
     def _launch_some(self, tx: Tx, budget: int) -> int:
         count = 0
         per_wf: dict[str, int] = {}
-        for node_id in list(self.launchable):
+        # When workers are scarce, higher priority goes first; FIFO within a priority.
+        order = sorted(self.launchable, key=lambda n: -self.launchable[n])
+        for node_id in order:
             if (
                 count >= budget
                 or len(self.running) + len(self.spawns) >= self.engine.config.max_workers
@@ -344,9 +354,13 @@ class WorkflowRunner:
                     error_message=exc.message,
                 )
                 return
+            sub = dataclasses.replace(
+                sub, priority=wf.priority
+            )  # a child runs at its parent's priority
             child_id = wfcmd.create_workflow_tx(
                 tx, self.engine.db, self.engine.effects, sub, start=True, parent_id=wf.id
             )
+
         else:
             child_id = existing.id
         jobs.update(tx, NodeRow, node.id, external_id=child_id)
@@ -478,12 +492,12 @@ class WorkflowRunner:
         if node.due_time is not None and node.due_time > tx.now_ms:
             self.engine.heap.push(node.due_time, "node.due", node.id)
         else:
-            self.launchable[node.id] = None
+            self._mark_launchable(tx, node)
 
     def on_node_due(self, tx: Tx, node_id: str) -> None:
         node = jobs.get(tx.conn, NodeRow, node_id)
         if node is not None and node.status == N.READY:
-            self.launchable[node_id] = None
+            self._mark_launchable(tx, node)
 
     # ------------------------------------------------------------------ signals
 
@@ -549,7 +563,7 @@ class WorkflowRunner:
                 jobs.update(
                     tx, NodeRow, node.id, status=N.READY, attempt=node.attempt - 1, started=None
                 )
-                self.launchable[node.id] = None
+                self._mark_launchable(tx, node)
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
             self._queue_ready(tx, node)
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):

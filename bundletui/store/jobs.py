@@ -271,3 +271,8 @@ def all_waiting_deps(conn: sqlite3.Connection) -> list[tuple[str, str]]:
         (r[0], r[1])
         for r in conn.execute("SELECT action_id, path FROM input_deps WHERE available = 0")
     ]
+
+
+def workflow_priority(conn: sqlite3.Connection, wf_id: str) -> int:
+    row = conn.execute("SELECT priority FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
+    return int(row[0]) if row else 0

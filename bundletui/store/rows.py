@@ -140,7 +140,9 @@ class WorkflowRow:
     grp: str | None
     status: str
     run: int
+    priority: int
     suspend_mode: str | None
+
     work_dir: str | None
     error_code: str | None
     error_message: str | None

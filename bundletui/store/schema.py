@@ -155,7 +155,9 @@ MIGRATIONS: list[str] = [
         grp TEXT,
         status TEXT NOT NULL,
         run INTEGER NOT NULL DEFAULT 0,
+        priority INTEGER NOT NULL DEFAULT 0,
         suspend_mode TEXT,
+
         work_dir TEXT,
         error_code TEXT,
         error_message TEXT,
