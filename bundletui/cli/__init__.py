@@ -17,6 +17,14 @@ def _root() -> None:
     """bundletui: an Oozie-compatible scheduler and its operations console."""
 
 
+@app.command()
+def version() -> None:
+    """Print bundletui's version."""
+    from bundletui import __version__
+
+    typer.echo(__version__)
+
+
 def _register() -> None:
     from bundletui.cli import console_cmds, engine_cmds, job_cmds, oozie_cmds, spec_cmds
 

@@ -15,13 +15,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from bundletui.errors import StoreError
 from bundletui.model.clock import Clock, RealClock, to_ms
 from bundletui.model.ids import JobKind, job_id, stamp
 from bundletui.store.schema import MIGRATIONS
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DB_NAME = "bundletui.db"
 
@@ -71,7 +73,7 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             raise StoreError("EB002", f"cannot open store {self.path}: {exc}") from exc
         self.conn.row_factory = sqlite3.Row
-        self.db = sqlite_utils.Database(self.conn)
+
         pragmas = [
             "PRAGMA journal_mode=WAL",
             f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}",
@@ -85,7 +87,16 @@ class Store:
         self._migrate()
         self.clock: Clock = clock or self._clock_from_store()
 
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils over the same connection, for ad-hoc plumbing (introspection, exports);
+        imported on first use so that every CLI command does not pay for it."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
     # ------------------------------------------------------------------ schema
+
 
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
