@@ -293,6 +293,15 @@ def update_job(tx: Tx, job_id: int, **fields: Any) -> None:
     )
 
 
+def move_events(tx: Tx, from_job: int, to_job: int) -> None:
+    """Hand a window's events to another job of the same schedule (still once per schedule)."""
+    tx.conn.execute("UPDATE job_events SET job_id = ? WHERE job_id = ?", (to_job, from_job))
+
+
+def delete_job(tx: Tx, job_id: int) -> None:
+    tx.conn.execute("DELETE FROM job_queue WHERE id = ?", (job_id,))
+
+
 def delete_pending_jobs(tx: Tx, coord_id: str) -> list[JobRow]:
     """Suspend: a suspended schedule's pending jobs are deleted (seed 004)."""
     jobs = [
