@@ -388,6 +388,16 @@ def waiting_for(
         return holds.ready()
     if action.status != A.WAITING:
         return None
+    held = _constraint_hold(action)
+    if held is not None:  # an event-triggered action held by a run constraint (seed 004)
+        until = held.get("until")
+        when = rfc822(until, tz) if isinstance(until, int) else None
+        return {
+            "reason": "constraint",
+            "constraint": held["constraint"],
+            "until": when,
+            "detail": f"held by {held['constraint']}" + (f" until {when}" if when else ""),
+        }
     missing, unresolved, total, unavailable = _missing(conn, action)
     out: dict[str, Any] = {
         "reason": "inputs",
@@ -411,6 +421,14 @@ def waiting_for(
     else:
         out["detail"] = "inputs available; READY at the next input check"
     return out
+
+
+def _constraint_hold(action: ActionRow) -> dict[str, Any] | None:
+    try:
+        held = json.loads(action.held_by or "null")
+    except ValueError:
+        return None
+    return held if isinstance(held, dict) and "constraint" in held else None
 
 
 def _missing(conn: sqlite3.Connection, action: ActionRow) -> tuple[list[str], list[str], int, int]:
