@@ -230,6 +230,10 @@ def rollup_tx(tx: Tx, effects: Effects, bundle_id: str) -> None:
     fields: dict[str, Any] = {}
     if int(pending) != bundle.pending:
         fields["pending"] = int(pending)
+    if bundle.status in (J.KILLED, J.FAILED):
+        # A killed or failed bundle stays so: while its children are still acting (pending)
+        # the roll-up's "running" rule would otherwise revive it as RUNNING.
+        new = None
     if new is not None:
         fields["status"] = new
         if new in JOB_TERMINAL:
