@@ -102,9 +102,22 @@ class CoordinatorService:
         if status in MATERIALIZING and not coord.done_materialization:
             self.materialize(tx, coord, now)
             coord = jobs.must_get(tx.conn, CoordRow, coord_id)
+        self._check_unchecked(tx, coord_id)
         if JobStatus(coord.status) in SUBMITTABLE:
             self.submit_ready(tx, coord, now)
         coordcmd.rollup_tx(tx, self.engine.effects, coord_id)
+
+    def _check_unchecked(self, tx: Tx, coord_id: str) -> None:
+        """WAITING actions nobody has checked yet (a rerun put them back to WAITING, with
+        ``held_by`` cleared) get their input check now, not at the next engine start."""
+        if not jobs.action_counts(tx.conn, coord_id).get(A.WAITING):
+            return
+        for (aid,) in tx.conn.execute(
+            "SELECT id FROM coord_actions WHERE status = 'WAITING' AND coord_id = ? "
+            "AND held_by IS NULL",
+            (coord_id,),
+        ):
+            self.check[aid] = None
 
     def _pause_check(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
         pause = coord.pause_time
