@@ -1,0 +1,318 @@
+"""User commands on workflows, through the console script, with and without a running engine."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+from bundletui.engine import processes
+from tests.e2e.conftest import (
+    BUNDLETUI,
+    FIXTURES,
+    Bt,
+    pid_alive,
+    trace_lines,
+    wait_for,
+)
+
+CHAIN = FIXTURES / "chain" / "job.properties"
+BRANCHES = FIXTURES / "branches" / "job.properties"
+
+
+def release(gate: Path, *names: str) -> None:
+    """Let the named jobs (waiting with ``--gate``) go on."""
+    gate.mkdir(exist_ok=True)
+    for name in names:
+        (gate / name).touch()
+
+
+def stopped(pid: int) -> bool:
+    st = processes._proc_stat(pid)
+    return st is not None and st[0] == "T"
+
+
+def job_pids(path: Path) -> dict[str, tuple[int, int]]:
+    """``job.py --pid-file`` -> name -> (job pid, grandchild pid)."""
+    out = {}
+    for line in path.read_text().splitlines() if path.exists() else []:
+        name, pid, child = line.split()
+        out[name] = (int(pid), int(child))
+    return out
+
+
+def test_suspend_drains_then_resume_continues(bt: Bt, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    bt.engine()
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
+    bt.wait_node(wf, "first", "RUNNING")
+    bt.cli("suspend", wf)
+    assert bt.peek(wf)["status"] == "SUSPENDED"
+    release(gate, "first", "second", "third")
+    # the running node finishes; nothing new starts
+    bt.wait_node(wf, "first", "SUCCEEDED", timeout=10)
+    time.sleep(0.5)
+    assert bt.nodes(wf)["second"] in ("WAITING", "READY")
+    assert trace_lines(tmp_path / "trace") == ["first"]
+    assert bt.info(wf)["status"] == "SUSPENDED"
+    bt.cli("resume", wf)
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert trace_lines(tmp_path / "trace") == ["first", "second", "third"]
+
+
+def test_resume_starts_nodes_that_were_ready_when_suspended(bt: Bt, tmp_path: Path) -> None:
+    """With max-parallel 1, four jobs wait READY for a slot; suspend, then resume: they run."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "fan" / "job.properties",
+        {"dir": str(tmp_path), "maxParallel": "1", "gate": str(gate)},
+    )
+    wait_for(lambda: "RUNNING" in bt.nodes(wf).values(), 10, "a job running")
+    bt.cli("suspend", wf)
+    release(gate, *(f"j{i}" for i in range(1, 6)))
+    wait_for(lambda: "RUNNING" not in bt.nodes(wf).values(), 10, "the running job finished")
+    drained = bt.nodes(wf)
+    assert sorted(drained.values()) == ["READY"] * 4 + ["SUCCEEDED"]
+    time.sleep(0.4)
+    assert bt.nodes(wf) == drained  # nothing new started while suspended
+    bt.cli("resume", wf)
+    assert bt.wait(wf, timeout=15)["status"] == "SUCCEEDED"
+    assert len((tmp_path / "stamps").read_text().splitlines()) == 10  # 5 jobs x start/end
+
+
+def test_suspend_freeze_stops_the_process_and_resume_continues_it(bt: Bt, tmp_path: Path) -> None:
+    ticks = tmp_path / "ticks"
+
+    def count() -> int:
+        return int(ticks.read_text())
+
+    bt.engine()
+    wf = bt.submit(FIXTURES / "ticker" / "job.properties", {"dir": str(tmp_path)})
+    wait_for(lambda: ticks.exists() and count() >= 5, 10, "ticks")
+    bt.cli("suspend", wf, "--freeze")
+    pid = int(bt.peek(f"{wf}@tick")["externalId"])
+    wait_for(lambda: stopped(pid), 2, "SIGSTOP")
+    before = count()
+    time.sleep(0.4)  # 20 ticks' worth
+    assert count() == before, "a frozen job made progress"
+    assert bt.nodes(wf)["tick"] == "RUNNING"
+    bt.cli("resume", wf)
+    wait_for(lambda: count() > before, 2, "progress after resume")
+    (tmp_path / "stop").touch()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+
+
+def test_kill_of_a_frozen_workflow_kills_its_stopped_processes(bt: Bt, tmp_path: Path) -> None:
+    ticks = tmp_path / "ticks"
+    bt.engine()
+    wf = bt.submit(FIXTURES / "ticker" / "job.properties", {"dir": str(tmp_path)})
+    wait_for(ticks.exists, 10, "ticks")
+    pid = int(bt.peek(f"{wf}@tick")["externalId"])
+    bt.cli("suspend", wf, "--freeze")
+    wait_for(lambda: stopped(pid), 2, "SIGSTOP")
+    bt.cli("kill", wf)
+    wait_for(lambda: not pid_alive(pid), 3, "the frozen job to die")
+    assert bt.wait(wf, "KILLED")["status"] == "KILLED"
+    assert bt.nodes(wf) == {"tick": "KILLED"}
+
+
+def test_kill_without_engine_kills_the_running_job_when_an_engine_starts(
+    bt: Bt, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    engine = bt.engine()
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
+    wait_for(lambda: "first" in job_pids(tmp_path / "pids"), 10, "first job started")
+    job, grandchild = job_pids(tmp_path / "pids")["first"]
+    assert engine.stop() == 0  # SIGTERM: the engine stops, the job runs on
+    bt.cli("kill", wf)
+    assert bt.peek(wf)["status"] == "KILLED"
+    assert bt.nodes(wf) == {"first": "RUNNING", "second": "KILLED", "third": "KILLED"}
+    assert pid_alive(job), "no engine runs: nobody may have touched the job yet"
+    bt.engine()
+    wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 5, "job killed")
+    wait_for(lambda: bt.nodes(wf)["first"] == "KILLED", 5, "node KILLED")
+    assert trace_lines(tmp_path / "trace") == ["first"]
+
+
+def test_a_failure_while_suspended_still_gets_its_retries(bt: Bt, tmp_path: Path) -> None:
+    """Oozie ends an action of a suspended workflow only after resume, user retry included:
+    suspending must not change the outcome."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T00:00Z")
+    wf = bt.submit(
+        FIXTURES / "retry" / "job.properties",
+        {"dir": str(tmp_path), "failTimes": "1", "gate": str(gate)},
+    )
+    bt.wait_node(wf, "flaky", "RUNNING")
+    bt.cli("suspend", wf)
+    release(gate, "flaky", "after-flaky")
+    wait_for(lambda: (tmp_path / "attempts").exists(), 10, "first attempt ended")
+    time.sleep(0.3)
+    assert bt.nodes(wf)["flaky"] != "FAILED"
+    bt.cli("resume", wf)
+    assert bt.wait(wf)["status"] == "SUCCEEDED", bt.nodes(wf)
+    assert trace_lines(tmp_path / "trace") == ["flaky", "flaky", "after-flaky"]
+
+
+def test_kill_kills_the_process_group_and_marks_the_rest_killed(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "sleep": "30"})
+    wait_for(lambda: "first" in job_pids(tmp_path / "pids"), what="first job started")
+    job, grandchild = job_pids(tmp_path / "pids")["first"]
+    assert pid_alive(job) and pid_alive(grandchild)
+    bt.cli("kill", wf)
+    wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 5, "group killed")
+    # from the kill's commit (the workflow's end time) to both processes seen gone
+    took = time.time() - (bt.row(wf).end_time or 0) / 1000
+    assert took < 2.0
+    info = bt.wait(wf, "KILLED")
+    nodes = {a["name"]: a for a in info["actions"]}
+    assert {n: a["nodeStatus"] for n, a in nodes.items()} == {
+        "first": "KILLED",
+        "second": "KILLED",
+        "third": "KILLED",
+    }
+    assert nodes["first"]["endTime"] is not None
+    time.sleep(0.3)
+    assert trace_lines(tmp_path / "trace") == ["first"]
+    print(f"kill: job and grandchild gone {took * 1000:.0f} ms after the kill committed")
+
+
+def test_rerun_failed_nodes_runs_only_what_did_not_succeed(bt: Bt, tmp_path: Path) -> None:
+    flag = tmp_path / "fail-now"
+    flag.touch()
+    bt.engine()
+    wf = bt.submit(BRANCHES, {"dir": str(tmp_path), "failFlag": str(flag)})
+    assert bt.wait(wf)["status"] == "FAILED"
+    flag.unlink()
+    bt.cli("rerun", wf, "--failed-nodes")
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED"
+    assert info["id"] == wf and info["run"] == 1
+    assert Counter(trace_lines(tmp_path / "trace")) == {
+        "root": 1,
+        "good": 1,
+        "good-child": 1,
+        "bad": 2,
+        "bad-child": 1,
+        "bad-grandchild": 1,
+        "join": 1,
+    }
+    assert len(bt.jobs()["workflows"]) == 1
+
+
+def test_rerun_skip_nodes(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path)})
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    r = bt.cli("rerun", wf, "--skip-nodes", "nope", check=False)
+    assert r.code == 1 and r.stderr.startswith("Error: E0302: ")
+    bt.cli("rerun", wf, "--skip-nodes", "first")
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert bt.peek(wf)["run"] == 1
+    assert Counter(trace_lines(tmp_path / "trace")) == {"first": 1, "second": 2, "third": 2}
+    r = bt.cli("rerun", wf, "--skip-nodes", "first", "--failed-nodes", check=False)
+    assert r.code == 1 and r.stderr.startswith("Error: E0404: ")
+
+
+def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
+    """The job prints two lines and waits for ``go``: what follow shows by then, it streamed."""
+    go = tmp_path / "go"
+    bt.engine()
+    wf = bt.submit(FIXTURES / "printer" / "job.properties", {"go": str(go)})
+    node = f"{wf}@talk"
+    follow = subprocess.Popen(
+        [BUNDLETUI, "log", node, "--follow"], stdout=subprocess.PIPE, text=True, env=bt.env
+    )
+    assert follow.stdout is not None
+    early = [follow.stdout.readline(), follow.stdout.readline()]
+    assert early == ["line 1\n", "line 2\n"]
+    assert bt.nodes(wf)["talk"] == "RUNNING"  # streamed while the job ran
+    go.touch()
+    rest = follow.stdout.read()
+    assert follow.wait(10) == 0  # follow ends by itself when the node ends
+    expected = "".join(f"line {i}\n" for i in range(1, 6))
+    assert "".join(early) + rest == expected
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert bt.cli("log", node).stdout == expected
+    assert bt.cli("log", wf).stdout == expected  # a workflow id: every node's log
+    definition = bt.cli("definition", wf).stdout
+    assert definition == (FIXTURES / "printer" / "workflow.xml").read_text()
+
+
+def test_jobs_filter(bt: Bt, tmp_path: Path) -> None:
+    flag = tmp_path / "fail-now"
+    flag.touch()
+    bt.engine()
+    (tmp_path / "ok").mkdir()
+    ok = bt.submit(CHAIN, {"dir": str(tmp_path / "ok")})
+    bad = bt.submit(BRANCHES, {"dir": str(tmp_path), "failFlag": str(flag)})
+    prep = bt.submit(CHAIN, {"dir": str(tmp_path)}, start=False)
+    bt.wait(ok)
+    bt.wait(bad)
+
+    def ids(filter_text: str) -> set[str]:
+        return {w["id"] for w in bt.jobs("--filter", filter_text)["workflows"]}
+
+    assert ids("status=SUCCEEDED") == {ok}
+    assert ids("status=FAILED;status=PREP") == {bad, prep}  # same key: OR
+    assert ids("name=chain;status=PREP") == {prep}  # different keys: AND
+    r = bt.cli("jobs", "--filter", "colour=red", check=False)
+    assert r.code == 1 and r.stderr.startswith("Error: ")
+
+
+def test_submit_external_id_is_idempotent(bt: Bt, tmp_path: Path) -> None:
+    args = {"dir": str(tmp_path)}
+    first = bt.submit(CHAIN, args, start=False, extra=("--external-id", "order-42"))
+    again = bt.submit(CHAIN, args, start=False, extra=("--external-id", "order-42"))
+    assert again == first
+    listing = bt.jobs()
+    assert listing["total"] == 1
+    assert listing["workflows"][0]["externalId"] == "order-42"
+
+
+def test_commands_without_engine_wait_in_the_store(bt: Bt, tmp_path: Path) -> None:
+    dirs = {k: tmp_path / k for k in ("a", "b", "c")}
+    for d in dirs.values():
+        d.mkdir()
+    a = bt.submit(CHAIN, {"dir": str(dirs["a"])})
+    b = bt.submit(CHAIN, {"dir": str(dirs["b"])})
+    c = bt.submit(CHAIN, {"dir": str(dirs["c"])}, start=False)
+    bt.cli("kill", b)
+    bt.cli("start", c)
+    time.sleep(0.3)
+    assert {w: bt.peek(w)["status"] for w in (a, b, c)} == {
+        a: "RUNNING",
+        b: "KILLED",
+        c: "RUNNING",
+    }
+    assert not any((d / "trace").exists() for d in dirs.values()), "a job ran with no engine"
+    bt.engine()
+    assert bt.wait(a)["status"] == "SUCCEEDED"
+    assert bt.wait(c)["status"] == "SUCCEEDED"
+    assert trace_lines(dirs["a"] / "trace") == ["first", "second", "third"]
+    assert trace_lines(dirs["c"] / "trace") == ["first", "second", "third"]
+    assert not (dirs["b"] / "trace").exists()
+    assert set(bt.nodes(b).values()) == {"KILLED"}
+
+
+def test_a_command_acts_within_moments_with_an_engine_running(bt: Bt, tmp_path: Path) -> None:
+    """``start`` on a PREP workflow -> its job's marker file exists: measured, bounded by 2 s."""
+    bt.engine()
+    timings = []
+    for i in range(2):
+        marker = tmp_path / f"marker-{i}"
+        wf = bt.submit(FIXTURES / "touch" / "job.properties", {"marker": str(marker)}, start=False)
+        bt.cli("start", wf)
+        wait_for(marker.exists, 5, "marker")
+        # the start command's commit stamps the workflow's start time; touch stamps the marker
+        timings.append(marker.stat().st_mtime - (bt.row(wf).start_time or 0) / 1000)
+    print("start commit -> job's effect: " + ", ".join(f"{t * 1000:.0f} ms" for t in timings))
+    assert max(timings) < 2.0

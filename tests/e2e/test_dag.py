@@ -1,0 +1,168 @@
+"""DAG form (Hadoop JobControl semantics), end to end through the console script and a real engine."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+
+from tests.e2e.conftest import FIXTURES, SAMPLES, Bt, stamps, trace_lines
+
+# Oozie's workflow-job JSON keys (oozie.md §7.2) and action keys.
+WF_KEYS = {
+    "appPath", "appName", "id", "externalId", "parentId", "conf", "status", "lastModTime",
+    "createdTime", "startTime", "endTime", "user", "group", "acl", "run", "consoleUrl",
+    "actions", "toString",
+}  # fmt: skip
+ACTION_KEYS = {
+    "id", "name", "cred", "type", "conf", "status", "retries", "startTime", "endTime",
+    "transition", "data", "stats", "externalChildIDs", "externalId", "externalStatus",
+    "trackerUri", "consoleUrl", "errorCode", "errorMessage", "toString", "userRetryInterval",
+    "userRetryCount", "userRetryMax",
+}  # fmt: skip
+
+
+def test_naive_bayes_sample_trains_and_predicts(bt: Bt, tmp_path: Path) -> None:
+    out = tmp_path / "nb"
+    out.mkdir()
+    bt.engine()
+    wf = bt.submit(SAMPLES / "naive-bayes" / "job.properties", {"outputDir": str(out)})
+    bt.wait(wf)
+    info = bt.info(wf)
+    assert info["status"] == "SUCCEEDED", info
+    assert info.keys() >= WF_KEYS
+    assert info["toString"] == f"Workflow id[{wf}] status[SUCCEEDED]"
+    assert info["appName"] == "naive-bayes" and info["run"] == 0
+    assert {a["name"] for a in info["actions"]} == {
+        "extract",
+        "class-prior",
+        "cond-prob",
+        "predict",
+    }
+    for action in info["actions"]:
+        assert action.keys() >= ACTION_KEYS
+        assert action["status"] == "OK" and action["type"] == "shell"
+    predict = next(a for a in info["actions"] if a["name"] == "predict")
+    assert "accuracy=0.8571" in predict["data"]  # capture-output, as wf:actionData sees it
+    lines = (out / "predictions.tsv").read_text().splitlines()
+    assert len(lines) >= 14
+    for name in ("features.tsv", "priors.tsv", "cond_prob.tsv"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_independent_jobs_run_in_parallel(bt: Bt, tmp_path: Path) -> None:
+    """left and right each wait for the other's start marker: both succeed only if concurrent."""
+    bt.engine()
+    wf = bt.submit(FIXTURES / "pair" / "job.properties", {"dir": str(tmp_path)})
+    done = bt.wait(wf)
+    assert done["status"] == "SUCCEEDED", bt.nodes(wf)
+    s = stamps(tmp_path / "stamps")
+    (l0, l1), (r0, r1), (a0, _) = s["left"], s["right"], s["after"]
+    assert max(l0, r0) < min(l1, r1), "left and right did not overlap"
+    assert a0 >= max(l1, r1), "after started before both its dependencies ended"
+
+
+def max_overlap(spans: list[tuple[float, float]]) -> int:
+    events = sorted(itertools.chain(((s, 1) for s, _ in spans), ((e, -1) for _, e in spans)))
+    level = best = 0
+    for _, delta in events:
+        level += delta
+        best = max(best, level)
+    return best
+
+
+def test_max_parallel_is_honoured(bt: Bt, tmp_path: Path) -> None:
+    """Two fans of five 0.25 s jobs side by side: one at most 1 at a time, one at most 2."""
+    bt.engine()
+    runs = {}
+    for limit in (1, 2):
+        d = tmp_path / f"limit-{limit}"
+        d.mkdir()
+        config = FIXTURES / "fan" / "job.properties"
+        runs[limit] = (bt.submit(config, {"dir": str(d), "maxParallel": str(limit)}), d)
+    for limit, (wf, d) in runs.items():
+        assert bt.wait(wf, timeout=30)["status"] == "SUCCEEDED"
+        spans = list(stamps(d / "stamps").values())
+        assert len(spans) == 5
+        # A job's own start/end stamps lie inside its RUNNING span: overlaps can only be fewer.
+        assert max_overlap(spans) == limit, limit
+
+
+def test_failure_makes_dependents_dependent_failed_and_other_branch_goes_on(
+    bt: Bt, tmp_path: Path
+) -> None:
+    flag = tmp_path / "fail-now"
+    flag.touch()
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "branches" / "job.properties", {"dir": str(tmp_path), "failFlag": str(flag)}
+    )
+    info = bt.wait(wf)
+    assert info["status"] == "FAILED"
+    nodes = {a["name"]: a for a in info["actions"]}
+    assert {n: a["nodeStatus"] for n, a in nodes.items()} == {
+        "root": "SUCCEEDED",
+        "bad": "FAILED",
+        "bad-child": "DEPENDENT_FAILED",
+        "bad-grandchild": "DEPENDENT_FAILED",
+        "good": "SUCCEEDED",
+        "good-child": "SUCCEEDED",
+        "join": "DEPENDENT_FAILED",
+    }
+    assert nodes["bad"]["status"] == "ERROR" and nodes["bad"]["errorCode"] == "3"
+    assert nodes["bad"]["exitCode"] == 3
+    assert info["errorCode"] == "3" and "bad" in info["errorMessage"]
+    # good and good-child really ran (0.3 s each, after bad had failed); nothing else did.
+    assert sorted(trace_lines(tmp_path / "trace")) == ["bad", "good", "good-child", "root"]
+
+
+def test_retry_max_with_simulated_clock(bt: Bt, tmp_path: Path) -> None:
+    """retry-interval is in minutes (Oozie); a simulated engine jumps to the retry's due time.
+
+    Two workflows: one whose job fails twice and succeeds on its last retry, one whose job
+    fails more often than retry-max allows.
+    """
+    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T00:00Z")
+    config = FIXTURES / "retry" / "job.properties"
+    ok_dir, bad_dir = tmp_path / "ok", tmp_path / "bad"
+    ok_dir.mkdir()
+    bad_dir.mkdir()
+    ok = bt.submit(config, {"dir": str(ok_dir), "failTimes": "2"})
+    bad = bt.submit(config, {"dir": str(bad_dir), "failTimes": "9"})
+
+    info = bt.wait(ok, timeout=20)
+    assert info["status"] == "SUCCEEDED"
+    flaky = next(a for a in info["actions"] if a["name"] == "flaky")
+    assert flaky["attempt"] == 3 and flaky["retries"] == 2 and flaky["status"] == "OK"
+    assert trace_lines(ok_dir / "trace") == ["flaky", "flaky", "flaky", "after-flaky"]
+    # two retries, each one (simulated) minute after the failure before it
+    started = parsedate_to_datetime(flaky["startTime"])
+    assert started - parsedate_to_datetime(info["createdTime"]) >= timedelta(minutes=2)
+    assert (ok_dir / "attempts").read_text() == "3"
+
+    info = bt.wait(bad, timeout=20)
+    assert info["status"] == "FAILED"
+    assert bt.nodes(bad) == {"flaky": "FAILED", "after-flaky": "DEPENDENT_FAILED"}
+    assert trace_lines(bad_dir / "trace") == ["flaky"] * 3  # 1 + retry-max 2
+    flaky = info["actions"][0]
+    assert flaky["errorCode"] == "75" and flaky["attempt"] == 3
+
+
+def test_bad_dags_are_refused_at_submit_and_nothing_is_stored(bt: Bt) -> None:
+    config = FIXTURES / "invalid" / "job.properties"
+    bt.submit(FIXTURES / "pair" / "job.properties", {"dir": "/nowhere"}, start=False)
+    for name, code, words in [
+        ("cycle", "E0707", "a->c->b->a"),
+        ("unknown-dep", "E0708", "[ghost]"),
+        ("duplicate", "E0705", "node [a]"),
+    ]:
+        app = f"oozie.wf.application.path={name}.xml"
+        r = bt.cli("submit", str(config), "-D", app, "--start", check=False)
+        assert r.code == 1, (name, r)
+        assert r.stdout == ""
+        errors = [line for line in r.stderr.splitlines() if line.startswith("Error:")]
+        assert len(errors) == 1, r.stderr
+        assert errors[0].startswith(f"Error: {code}: ") and words in errors[0], errors
+        assert "Traceback" not in r.stderr
+    assert bt.jobs()["total"] == 1  # only the valid job: nothing else was stored

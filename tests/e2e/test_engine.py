@@ -1,0 +1,52 @@
+"""One engine per store, and an engine that stops or dies while jobs run."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+from tests.e2e.conftest import FIXTURES, Bt, trace_lines, wait_for
+
+CHAIN = FIXTURES / "chain" / "job.properties"
+
+
+def test_standby_takes_over_after_kill_9_and_the_workflow_completes(bt: Bt, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    first = bt.engine("--lease-ttl", "1")
+    second = bt.engine("--lease-ttl", "1", wait=False)
+    second.wait_log("standby", timeout=10)
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
+    (gate / "first").touch()
+    bt.wait_node(wf, "second", "RUNNING")
+    assert "engine active" not in second.log()
+    first.kill9()
+    killed_at = time.monotonic()
+    second.wait_active(timeout=10)
+    took = time.monotonic() - killed_at
+    print(f"standby active {took * 1000:.0f} ms after the active engine was kill -9-ed")
+    assert took < 1 + 2.0  # the TTL, plus a generous margin for a loaded machine
+    (gate / "second").touch()
+    (gate / "third").touch()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert Counter(trace_lines(tmp_path / "trace")) == {"first": 1, "second": 1, "third": 1}
+
+
+def test_engine_stops_on_sigterm_and_a_job_that_ended_meanwhile_is_recorded(
+    bt: Bt, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    engine = bt.engine()
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
+    bt.wait_node(wf, "first", "RUNNING")
+    assert engine.stop() == 0
+    # the job keeps running with no engine, and ends: only its exit file knows
+    for name in ("first", "second", "third"):
+        (gate / name).touch()
+    wait_for(lambda: "first end" in (tmp_path / "stamps").read_text(), 10, "first ended")
+    assert bt.nodes(wf)["first"] == "RUNNING"  # nobody recorded it yet
+    bt.engine()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert trace_lines(tmp_path / "trace") == ["first", "second", "third"]

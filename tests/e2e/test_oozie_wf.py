@@ -1,0 +1,84 @@
+"""Oozie workflow.xml end to end: the oozie-wf sample's decision, fork/join, fs, kill and retry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.conftest import SAMPLES, Bt
+
+CONFIG = SAMPLES / "oozie-wf" / "job.properties"
+
+
+def actions(info: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {a["name"]: a for a in info["actions"]}
+
+
+def test_success_path_decision_fork_join_fs_capture_output(bt: Bt, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report").mkdir()
+    (out / "report" / "stale.txt").write_text("from an earlier run")  # prepare deletes it
+    bt.engine()
+    wf = bt.submit(CONFIG, {"outputDir": str(out)})
+    bt.wait(wf)
+    info = bt.info(wf)
+    assert info["status"] == "SUCCEEDED", info
+    a = actions(info)
+    # the decision took its case (rows gt 0), recorded as the node's transition
+    assert a["has-rows"]["transition"] == "prepare"
+    assert a["has-rows"]["type"] == ":DECISION:"
+    assert a["check"]["transition"] == "has-rows"
+    assert "rows=5" in a["check"]["data"]
+    # both forked branches ran and met at the join
+    assert a["count-words"]["status"] == a["count-lines"]["status"] == "OK"
+    assert a["fork-counts"]["nodeStatus"] == a["join-counts"]["nodeStatus"] == "SUCCEEDED"
+    assert a["join-counts"]["transition"] == "report"
+    # the kill nodes were never reached
+    assert a["empty-input"]["nodeStatus"] == a["fail"]["nodeStatus"] == "SKIPPED"
+    # fs: prepare deleted the old report dir, mark-done touched _SUCCESS
+    assert not (out / "report" / "stale.txt").exists()
+    assert (out / "report" / "_SUCCESS").exists()
+    # wf:actionData of both counters became report.py's arguments; wf:id() its env-var
+    report = (out / "report" / "report.txt").read_text()
+    assert report == f"workflow: {wf}\ninput: input.txt\nlines: 5\nwords: 52\n"
+
+
+def test_decision_default_reaches_kill_node_with_message(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(CONFIG, {"outputDir": str(tmp_path), "inputName": "empty.txt"})
+    bt.wait(wf)
+    info = bt.info(wf)
+    assert info["status"] == "KILLED"
+    assert info["errorMessage"] == "Input empty.txt has no rows; nothing to report"
+    a = actions(info)
+    assert a["has-rows"]["transition"] == "empty-input"
+    assert a["empty-input"]["nodeStatus"] == "SUCCEEDED"  # the kill node was reached
+    for name in ("prepare", "count-words", "count-lines", "report", "mark-done"):
+        assert a[name]["nodeStatus"] == "SKIPPED", name
+        assert a[name]["startTime"] is None
+    assert not (tmp_path / "report").exists()
+
+
+def test_action_error_goes_to_kill_node_naming_last_error_node(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(CONFIG, {"outputDir": str(tmp_path), "inputName": "missing.txt"})
+    info = bt.wait(wf)
+    assert info["status"] == "KILLED"
+    a = actions(info)
+    assert a["check"]["status"] == "ERROR" and a["check"]["errorCode"] == "1"
+    assert a["check"]["transition"] == "fail"
+    assert info["errorMessage"].startswith("Word count failed at [check]: ")
+    assert "exit code 1" in info["errorMessage"]
+
+
+def test_report_retry_succeeds_on_second_attempt(bt: Bt, tmp_path: Path) -> None:
+    """retry-max=2, retry-interval=1 (minute): run on a simulated clock so it takes no minute."""
+    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T00:00Z")
+    wf = bt.submit(CONFIG, {"outputDir": str(tmp_path), "reportFailures": "1"})
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED", info
+    report = actions(info)["report"]
+    assert report["attempt"] == 2 and report["retries"] == 1
+    assert (tmp_path / "report" / ".attempts").read_text() == "2"
+    assert (tmp_path / "report" / "_SUCCESS").exists()
