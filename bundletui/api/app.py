@@ -17,6 +17,7 @@ import functools
 import hmac
 import json
 import logging
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -86,10 +87,14 @@ class Api:
 # ----------------------------------------------------------------------------- responses
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def header_text(text: str) -> str:
-    """A header value: one line, latin-1 (UTF-8 bytes read as latin-1 beyond ASCII)."""
-    one_line = " ".join(text.split())
-    return one_line.encode("utf-8").decode("latin-1")
+    """A header value: one line without control characters, latin-1 (UTF-8 bytes read as
+    latin-1 beyond ASCII); the JSON body keeps the exact text."""
+    one_line = " ".join(_CONTROL.sub(" ", text).split())
+    return one_line.encode("utf-8", "replace").decode("latin-1")
 
 
 def error_response(status: int, code: str, message: str, hint: str | None = None) -> Response:

@@ -45,6 +45,7 @@ def _error(description: str) -> dict[str, Any]:
 _ERRORS = {
     "400": _error("Bad request or command error (unknown job: E0604)"),
     "401": _error("Missing or invalid bearer token (E0500)"),
+    "404": _error("Unknown URL or API version (E0301)"),
     "503": _error("System not in NORMAL mode (E0002), or the store is busy"),
 }
 

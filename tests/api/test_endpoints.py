@@ -292,6 +292,9 @@ def test_unknown_ids(http: httpx.Client) -> None:
     oozie_error(http.get(f"v1/job/{base}-B", params={"show": "status"}), 400, "E0604")
     r = http.get("v1/job/caf%C3%A9%0A-C")  # a non-ASCII id with a newline: one header line
     assert r.status_code == 400 and "\n" not in r.headers["oozie-error-message"]
+    assert r.json()["message"] == "Job does not exist [café\n-C]"  # the body keeps it exact
+    r = http.get("v1/job/%00%7F-B")  # control characters never reach a header (found by fuzzing)
+    assert r.headers["oozie-error-message"] == "E0604: Job does not exist [ -B]"
 
 
 def test_coordinator_action_pages(lhttp: httpx.Client, live: Live) -> None:
