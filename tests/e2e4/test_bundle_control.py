@@ -1,0 +1,497 @@
+"""Seed 000, requirements 17-21 and the state-transition table: kill / suspend / resume / pause
+cascades with the seed's pending flags, critical coordinators, every bundle status, rerun.
+
+A bundle command runs in the CLI's transaction: it changes the bundle, marks each bundle action
+pending and leaves one child command per coordinator in the outbox. Running those commands with
+no engine up shows the flags set; starting an engine shows them cleared once the children acted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.e2e4.conftest import (
+    BC,
+    PRODUCE,
+    Bt4,
+    bundle_xml,
+    coordinator_xml,
+    data_in,
+    data_out,
+    hourly_ds,
+    trace_counts,
+    wait_for,
+)
+
+START = "2026-01-01T00:00Z"
+
+
+def two_coordinators(
+    bt: Bt4,
+    *,
+    end: str = "2026-01-01T03:00Z",
+    kickoff: str | None = None,
+    busy_sleep: str = "0",
+    extra: list[BC] | None = None,
+) -> Path:
+    """``busy``: hourly, each workflow sleeps ``busy_sleep`` s; ``starved``: hourly, waits for
+    input that never lands (its actions stay WAITING)."""
+    bt.apps.write(
+        "busy.xml",
+        coordinator_xml("busy", controls={"concurrency": "1"}, conf={"sleep": busy_sleep}),
+    )
+    bt.apps.write(
+        "starved.xml",
+        coordinator_xml(
+            "starved",
+            controls={"timeout": "-1", "throttle": "3"},
+            datasets=[hourly_ds("never")],
+            inputs=[data_in("in", "never", "${coord:current(0)}")],
+        ),
+    )
+    coords = [BC("busy", "busy.xml"), BC("starved", "starved.xml"), *(extra or [])]
+    bt.apps.write("bundle.xml", bundle_xml("ctl", coords, kickoff=kickoff))
+    return bt.apps.props(
+        "job.properties",
+        {"oozie.bundle.application.path": "bundle.xml", "start": START, "end": end},
+    )
+
+
+def coord_statuses(bt: Bt4, bundle_id: str) -> dict[str, str]:
+    return {
+        name: status
+        for name, status in bt.sql(
+            "SELECT app_name, status FROM coord_jobs WHERE bundle_id = ?", bundle_id
+        )
+    }
+
+
+def pending(bt: Bt4, bundle_id: str) -> tuple[int, dict[str, int]]:
+    (bp,) = bt.sql("SELECT pending FROM bundle_jobs WHERE id = ?", bundle_id)[0]
+    return bp, {n: p for n, (_s, p) in bt.bundle_actions(bundle_id).items()}
+
+
+def busy_running(bt: Bt4, bundle_id: str) -> tuple[str, str]:
+    """Wait until busy's first action runs its (sleeping) workflow; (action id, workflow id)."""
+    busy = bt.coords_of(bundle_id).get("busy")
+
+    def running() -> bool:
+        return bool(
+            busy
+            and bt.sql(
+                "SELECT 1 FROM coord_actions WHERE coord_id = ? AND status = 'RUNNING'", busy
+            )
+        )
+
+    wait_for(lambda: bool(bt.coords_of(bundle_id).get("busy")), 20, "busy submitted")
+    busy = bt.coords_of(bundle_id)["busy"]
+    wait_for(running, 20, "busy@1 RUNNING")
+    wait_for(lambda: bt.trace.exists(), 20, "the workflow's shell job started")
+    aid, wf = bt.sql(
+        "SELECT id, external_id FROM coord_actions WHERE coord_id = ? AND status = 'RUNNING'", busy
+    )[0]
+    return aid, wf
+
+
+def shell_pid(bt: Bt4, wf_id: str) -> int:
+    (pid,) = bt.sql("SELECT pid FROM wf_nodes WHERE wf_id = ? AND name = 'mark'", wf_id)[0]
+    return int(pid)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+# ----------------------------------------------------------------------------- 17
+
+
+def test_req_17_kill_cascades_to_coordinators_actions_and_running_workflows_with_pending_flags(
+    bt: Bt4,
+) -> None:
+    bundle_id = bt.submit_job(two_coordinators(bt, busy_sleep="60"), start=True)
+    engine = bt.engine("--clock", "simulated", "--start-time", START)
+    action_id, wf_id = busy_running(bt, bundle_id)
+    pid = shell_pid(bt, wf_id)
+    starved = bt.coords_of(bundle_id)["starved"]
+    wait_for(lambda: bt.actions(starved).get(1) == "WAITING", 10, "starved@1 WAITING")
+    engine.stop()  # running jobs keep running; the kill's child commands wait in the outbox
+
+    bt.cli("kill", bundle_id)
+    assert bt.status(bundle_id) == "KILLED"
+    assert pending(bt, bundle_id) == (1, {"busy": 1, "starved": 1})  # set by the command
+    assert coord_statuses(bt, bundle_id) == {"busy": "RUNNING", "starved": "RUNNING"}
+    assert alive(pid)
+
+    bt.engine("--clock", "simulated", "--start-time", START)
+    wait_for(lambda: pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0}), 20, "cleared")
+    assert coord_statuses(bt, bundle_id) == {"busy": "KILLED", "starved": "KILLED"}
+    assert {n: s for n, (s, _p) in bt.bundle_actions(bundle_id).items()} == {
+        "busy": "KILLED",
+        "starved": "KILLED",
+    }
+    assert bt.peek(action_id)["status"] == "KILLED"
+    assert bt.actions(starved)[1] == "KILLED"
+    wait_for(lambda: bt.peek(wf_id)["status"] == "KILLED", 10, "workflow KILLED")
+    wait_for(lambda: not alive(pid), 10, "the shell job gone")
+    assert bt.status(bundle_id) == "KILLED"
+    bt.fails("kill", bundle_id, code="E1323")  # any state -> KILLED, but not twice
+
+
+# ----------------------------------------------------------------------------- 18, 20
+
+
+def test_req_18_20_suspend_and_resume_cascade_to_coordinators_actions_and_workflows(
+    bt: Bt4,
+) -> None:
+    bundle_id = bt.submit_job(two_coordinators(bt, busy_sleep="3"), start=True)
+    engine = bt.engine("--clock", "simulated", "--start-time", START)
+    action_id, wf_id = busy_running(bt, bundle_id)
+    engine.stop()
+
+    bt.cli("suspend", bundle_id)
+    assert bt.status(bundle_id) == "SUSPENDED"
+    assert pending(bt, bundle_id) == (1, {"busy": 1, "starved": 1})
+    bt.engine("--clock", "simulated", "--start-time", START)
+    wait_for(lambda: pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0}), 20, "cleared")
+    assert coord_statuses(bt, bundle_id) == {"busy": "SUSPENDED", "starved": "SUSPENDED"}
+    assert bt.peek(action_id)["status"] == "SUSPENDED"
+    assert bt.peek(wf_id)["status"] == "SUSPENDED"
+    starved = bt.coords_of(bundle_id)["starved"]
+    assert bt.actions(starved)[1] == "WAITING"  # only running actions are suspended
+    assert bt.status(bundle_id) == "SUSPENDED"
+
+    bt.cli("resume", bundle_id)  # live engine: the children act within a tick or two
+    wait_for(
+        lambda: coord_statuses(bt, bundle_id) == {"busy": "RUNNING", "starved": "RUNNING"},
+        10,
+        "coordinators RUNNING",
+    )
+    wait_for(lambda: pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0}), 10, "cleared")
+    assert bt.status(bundle_id) == "RUNNING"
+    assert bt.peek(wf_id)["status"] in ("RUNNING", "SUCCEEDED")
+    wait_for(lambda: bt.peek(action_id)["status"] == "SUCCEEDED", 20, "busy@1 SUCCEEDED")
+    bt.fails("resume", bundle_id, code="E1100")
+
+
+# ----------------------------------------------------------------------------- 19 (pause)
+
+
+def test_req_19_pausetime_nothing_materializes_at_or_after_it_paused_when_reached_running_when_cleared(
+    bt: Bt4,
+) -> None:
+    bt.apps.write("hourly.xml", coordinator_xml("hourly"))
+    bt.apps.write("bundle.xml", bundle_xml("pause", [BC("a", "hourly.xml"), BC("b", "hourly.xml")]))
+    config = bt.apps.props(
+        "job.properties",
+        {
+            "oozie.bundle.application.path": "bundle.xml",
+            "start": START,
+            "end": "2026-01-01T12:00Z",
+        },
+    )
+    bundle_id = bt.submit_job(config, start=True)
+    bt.sim(START, "2026-01-01T02:30Z")
+    bt.fails("change", bundle_id, "--value", "pausetime=2026-01-01T02:00Z", code="E1317")
+    bt.fails("change", bundle_id, "--value", "concurrency=3", code="E1317")
+
+    bt.cli("change", bundle_id, "--value", "pausetime=2026-01-01T05:00Z")
+    assert bt.peek(bundle_id)["pauseTime"] == "Thu, 01 Jan 2026 05:00:00 GMT"
+    bt.sim(START, "2026-01-01T08:00Z")
+    assert bt.status(bundle_id) == "PAUSED"
+    coords = bt.coords_of(bundle_id)
+    for coord_id in coords.values():
+        info = bt.peek(coord_id)
+        assert info["status"] == "PAUSED"
+        assert info["pauseTime"] == "Thu, 01 Jan 2026 05:00:00 GMT"
+        assert bt.nominals(coord_id)[-1] == "2026-01-01T04:00Z"  # none at or after 05:00
+        assert len(bt.nominals(coord_id)) == 5
+        assert "PAUSED" in (info["materialization"]["heldBy"] or "")
+
+    # moved into the future: RUNNING again, materializes up to the new pause time
+    bt.cli("change", bundle_id, "--value", "pausetime=2026-01-01T10:00Z")
+    assert bt.status(bundle_id) == "RUNNING"
+    bt.sim(START, "2026-01-01T09:30Z")
+    assert bt.status(bundle_id) == "RUNNING"
+    for coord_id in coords.values():
+        assert bt.status(coord_id) == "RUNNING"
+        assert bt.nominals(coord_id)[-1] == "2026-01-01T09:00Z"
+
+    # cleared: runs to the end
+    bt.cli("change", bundle_id, "--value", "pausetime=")
+    bt.sim(START, "2026-01-01T12:00Z")
+    assert bt.peek(bundle_id)["pauseTime"] is None
+    assert bt.status(bundle_id) == "SUCCEEDED"
+    for coord_id in coords.values():
+        assert len(bt.nominals(coord_id)) == 12
+        assert bt.status(coord_id) == "SUCCEEDED"
+
+
+def test_bundle_endtime_change_reaches_every_coordinator_and_revives_a_succeeded_bundle(
+    bt: Bt4,
+) -> None:
+    bt.apps.write("hourly.xml", coordinator_xml("hourly"))
+    bt.apps.write("bundle.xml", bundle_xml("end", [BC("a", "hourly.xml"), BC("b", "hourly.xml")]))
+    config = bt.apps.props(
+        "job.properties",
+        {
+            "oozie.bundle.application.path": "bundle.xml",
+            "start": START,
+            "end": "2026-01-01T02:00Z",
+        },
+    )
+    bundle_id = bt.submit_job(config, start=True)
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert bt.status(bundle_id) == "SUCCEEDED"
+
+    bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T04:00Z")
+    assert bt.status(bundle_id) == "RUNNING"  # SUCCEEDED -> RUNNING
+    bt.sim(START, "2026-01-01T05:00Z")
+    assert bt.status(bundle_id) == "SUCCEEDED"
+    for coord_id in bt.coords_of(bundle_id).values():
+        assert bt.peek(coord_id)["endTime"] == "Thu, 01 Jan 2026 04:00:00 GMT"
+        assert bt.nominals(coord_id) == [
+            "2026-01-01T00:00Z",
+            "2026-01-01T01:00Z",
+            "2026-01-01T02:00Z",
+            "2026-01-01T03:00Z",
+        ]
+
+
+# ----------------------------------------------------------------------------- PREP states
+
+
+def test_prep_bundle_prepsuspended_and_preppaused_then_prep_and_kick_off(bt: Bt4) -> None:
+    """PREP -> PREPSUSPENDED (suspend) -> PREP (resume); PREP -> PREPPAUSED (pause time
+    reached) -> PREP (pause time cleared); a kick-off time passed meanwhile starts it."""
+    config = two_coordinators(bt, kickoff="2026-01-01T04:00Z", end="2026-01-01T06:00Z")
+    bundle_id = bt.submit_job(config)
+    bt.sim(START, "2026-01-01T00:30Z")
+    bt.cli("suspend", bundle_id)
+    assert bt.status(bundle_id) == "PREPSUSPENDED"
+    bt.sim(START, "2026-01-01T05:00Z")  # kick-off passes while suspended: nothing starts
+    assert bt.status(bundle_id) == "PREPSUSPENDED"
+    assert bt.coords_of(bundle_id) == {}
+    bt.cli("resume", bundle_id)
+    assert bt.status(bundle_id) == "PREP"
+    bt.cli("kill", bundle_id)  # PREP -> KILLED too
+    assert bt.status(bundle_id) == "KILLED"
+
+
+def test_preppaused_when_the_pause_time_comes_before_the_kick_off(bt: Bt4) -> None:
+    config = two_coordinators(bt, kickoff="2026-01-01T04:00Z", end="2026-01-01T06:00Z")
+    bundle_id = bt.submit_job(config)
+    bt.sim(START, "2026-01-01T00:30Z")
+    bt.cli("change", bundle_id, "--value", "pausetime=2026-01-01T02:00Z")
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert bt.status(bundle_id) == "PREPPAUSED"
+    bt.cli("change", bundle_id, "--value", "pausetime=")
+    assert bt.status(bundle_id) == "PREP"
+    bt.sim(START, "2026-01-01T03:59Z")
+    assert bt.status(bundle_id) == "PREP"
+    bt.sim(START, "2026-01-01T04:30Z")
+    assert bt.status(bundle_id) == "RUNNING"
+    assert set(bt.coords_of(bundle_id)) == {"busy", "starved"}
+
+
+# ----------------------------------------------------------------------------- critical
+
+
+def test_a_critical_coordinator_failing_to_submit_fails_the_bundle_and_kills_its_siblings(
+    bt: Bt4,
+) -> None:
+    bt.apps.write("core.xml", coordinator_xml("core"))
+    config = two_coordinators(
+        bt, kickoff="2026-01-01T01:00Z", extra=[BC("core", "core.xml", critical=True)]
+    )
+    bundle_id = bt.submit_job(config)
+    # the definition breaks after the submit (which checked it), before the kick-off
+    bt.apps.write("core.xml", "<coordinator-app xmlns='uri:oozie:coordinator:0.4'/>")
+    bt.sim(START, "2026-01-01T02:00Z")
+
+    assert bt.status(bundle_id) == "FAILED"
+    actions = bt.bundle_actions(bundle_id)
+    assert actions["core"] == ("FAILED", 0)
+    coord_ids = dict(
+        bt.sql("SELECT coord_name, coord_id FROM bundle_actions WHERE bundle_id = ?", bundle_id)
+    )
+    assert coord_ids["core"] is None  # never submitted
+    for sibling in ("busy", "starved"):
+        assert actions[sibling] == ("KILLED", 0)
+        if coord_ids[sibling]:  # submitted before the core failed: killed
+            assert bt.status(coord_ids[sibling]) == "KILLED"
+    audit = bt.sql("SELECT error FROM audit_log WHERE target = ? AND result = 'error'", bundle_id)
+    assert any("core" in (e or "") for (e,) in audit), audit
+
+
+def test_non_critical_failures_and_the_withError_states(bt: Bt4) -> None:
+    """RUNNING -> RUNNINGWITHERROR (a non-critical coordinator fails to submit) ->
+    SUSPENDEDWITHERROR (suspend) -> RUNNINGWITHERROR (resume) -> PAUSEDWITHERROR (pause time
+    reached) -> RUNNINGWITHERROR (pause time cleared) -> DONEWITHERROR (all children ended)."""
+    bt.apps.write("side.xml", coordinator_xml("side"))
+    config = two_coordinators(
+        bt,
+        kickoff="2026-01-01T01:00Z",
+        end="2026-01-01T06:00Z",
+        extra=[BC("side", "side.xml", critical=False)],
+    )
+    bundle_id = bt.submit_job(config)
+    bt.apps.write("side.xml", "<coordinator-app xmlns='uri:oozie:coordinator:0.4'/>")
+    bt.sim(START, "2026-01-01T01:30Z")
+    assert bt.status(bundle_id) == "RUNNINGWITHERROR"
+    assert bt.bundle_actions(bundle_id)["side"] == ("FAILED", 0)
+    assert coord_statuses(bt, bundle_id) == {"busy": "RUNNING", "starved": "RUNNING"}
+
+    bt.cli("suspend", bundle_id)
+    assert bt.status(bundle_id) == "SUSPENDEDWITHERROR"
+    bt.sim(START, "2026-01-01T01:30Z")
+    assert coord_statuses(bt, bundle_id) == {"busy": "SUSPENDED", "starved": "SUSPENDED"}
+    assert bt.status(bundle_id) == "SUSPENDEDWITHERROR"
+    bt.cli("resume", bundle_id)
+    assert bt.status(bundle_id) == "RUNNINGWITHERROR"
+    bt.cli("change", bundle_id, "--value", "pausetime=2026-01-01T03:00Z")
+    bt.sim(START, "2026-01-01T03:30Z")
+    assert bt.status(bundle_id) == "PAUSEDWITHERROR"
+    assert coord_statuses(bt, bundle_id) == {"busy": "PAUSED", "starved": "PAUSED"}
+    bt.cli("change", bundle_id, "--value", "pausetime=")
+    assert bt.status(bundle_id) == "RUNNINGWITHERROR"
+    bt.sim(START, "2026-01-01T09:00Z")  # starved waits on (timeout -1: 60 days)
+    starved = bt.coords_of(bundle_id)["starved"]
+    bt.cli("kill", starved)  # a child ends badly; busy ends well
+    bt.sim(START, "2026-01-01T09:00Z")
+    assert coord_statuses(bt, bundle_id) == {"busy": "SUCCEEDED", "starved": "KILLED"}
+    assert bt.status(bundle_id) == "DONEWITHERROR"
+    assert pending(bt, bundle_id)[0] == 0
+
+
+def test_a_failing_action_makes_coordinator_and_bundle_runningwitherror(bt: Bt4) -> None:
+    flag = bt.tmp / "fail"
+    flag.touch()
+    bt.apps.write(
+        "flaky.xml",
+        coordinator_xml("flaky", conf={"failIf": "${flag}"}),
+    )
+    bt.apps.write("bundle.xml", bundle_xml("err", [BC("flaky", "flaky.xml")]))
+    config = bt.apps.props(
+        "job.properties",
+        {
+            "oozie.bundle.application.path": "bundle.xml",
+            "start": START,
+            "end": "2026-01-01T04:00Z",
+            "flag": str(flag),
+        },
+    )
+    bundle_id = bt.submit_job(config, start=True)
+    bt.sim(START, "2026-01-01T00:30Z")
+    coord_id = bt.coords_of(bundle_id)["flaky"]
+    assert bt.actions(coord_id) == {1: "FAILED"}
+    assert bt.status(coord_id) == "RUNNINGWITHERROR"
+    assert bt.status(bundle_id) == "RUNNINGWITHERROR"
+    flag.unlink()
+    bt.sim(START, "2026-01-01T05:00Z")
+    assert bt.actions(coord_id) == {1: "FAILED", 2: "SUCCEEDED", 3: "SUCCEEDED", 4: "SUCCEEDED"}
+    assert bt.status(coord_id) == "DONEWITHERROR"
+    assert bt.status(bundle_id) == "DONEWITHERROR"
+
+    # 21: rerun the failed hour through the bundle: it succeeds now, and everything SUCCEEDED
+    bt.cli("rerun", bundle_id, "--coordinator", "flaky", "--date", START)
+    assert bt.status(bundle_id) == "RUNNINGWITHERROR"
+    bt.sim(START, "2026-01-01T05:00Z")
+    assert bt.actions(coord_id) == {n: "SUCCEEDED" for n in (1, 2, 3, 4)}
+    assert bt.status(coord_id) == "SUCCEEDED"
+    assert bt.status(bundle_id) == "SUCCEEDED"
+
+
+# ----------------------------------------------------------------------------- 21 (rerun)
+
+
+def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
+    bt.apps.write(
+        "hourly.xml",
+        coordinator_xml(
+            "hourly",
+            datasets=[hourly_ds("out", "out-${coordName}")],
+            outputs=[data_out("out", "out")],
+            workflow=PRODUCE,
+            conf={"outDir": "${coord:dataOut('out')}"},
+        ),
+    )
+    coords = [BC(n, "hourly.xml", conf={"coordName": n}) for n in ("a", "b", "c")]
+    bt.apps.write("bundle.xml", bundle_xml("rerun", coords))
+    config = bt.apps.props(
+        "job.properties",
+        {
+            "oozie.bundle.application.path": "bundle.xml",
+            "start": START,
+            "end": "2026-01-01T03:00Z",
+        },
+    )
+    bundle_id = bt.submit_job(config)
+    bt.fails("rerun", bundle_id, "--coordinator", "a", code="E1100")  # PREP: nothing to rerun
+    bt.cli("start", bundle_id)
+    bt.sim(START, "2026-01-01T04:00Z")
+    assert bt.status(bundle_id) == "SUCCEEDED"
+    ids = bt.coords_of(bundle_id)
+    aid = {n: {k: f"{ids[n]}@{k}" for k in (1, 2, 3)} for n in ids}
+    assert trace_counts(bt.trace) == {a: 1 for n in ids for a in aid[n].values()}
+    r = bt.cli("rerun", bundle_id, check=False)
+    assert r.code != 0 and "--coordinator" in r.stderr
+
+    def outputs(n: str) -> list[str]:
+        root = bt.landing / f"out-{n}"
+        return sorted(str(p.relative_to(root)) for p in root.rglob("_SUCCESS"))
+
+    assert outputs("b") == [
+        "2026/01/01/00/_SUCCESS",
+        "2026/01/01/01/_SUCCESS",
+        "2026/01/01/02/_SUCCESS",
+    ]
+
+    # names only: every action of a (its whole start::end range); unknown names are ignored
+    bt.cli("rerun", bundle_id, "--coordinator", "a,nosuch")
+    assert bt.status(bundle_id) == "RUNNING"
+    assert pending(bt, bundle_id) == (1, {"a": 1, "b": 0, "c": 0})
+    bt.sim(START, "2026-01-01T04:00Z")
+    # a date range only: that range on every coordinator; --nocleanup keeps the outputs
+    kept = bt.landing / "out-c/2026/01/01/01/keep-me"
+    kept.touch()
+    bt.cli("rerun", bundle_id, "--date", "2026-01-01T01:00Z::2026-01-01T02:00Z", "--nocleanup")
+    bt.sim(START, "2026-01-01T04:00Z")
+    assert kept.exists()
+    # both: b's 00:00 only; without --nocleanup its output directory is deleted, then rewritten
+    stale = bt.landing / "out-b/2026/01/01/00/stale"
+    stale.touch()
+    bt.cli("rerun", bundle_id, "--coordinator", "b", "--date", "2026-01-01T00:00Z")
+    bt.sim(START, "2026-01-01T04:00Z")
+    assert not stale.exists()
+    assert (stale.parent / "_SUCCESS").exists()
+
+    counts = trace_counts(bt.trace)
+    expected = {
+        aid["a"][1]: 2,
+        aid["a"][2]: 3,
+        aid["a"][3]: 3,
+        aid["b"][1]: 2,
+        aid["b"][2]: 2,
+        aid["b"][3]: 2,
+        aid["c"][1]: 1,
+        aid["c"][2]: 2,
+        aid["c"][3]: 2,
+    }
+    assert counts == expected
+    assert bt.status(bundle_id) == "SUCCEEDED"
+    assert pending(bt, bundle_id) == (0, {"a": 0, "b": 0, "c": 0})
+    audit = [
+        json.loads(a)
+        for (a,) in bt.sql(
+            "SELECT args FROM audit_log WHERE command = 'rerun' AND result = 'ok' AND target = ?",
+            bundle_id,
+        )
+    ]
+    assert len(audit) == 3
