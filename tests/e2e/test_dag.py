@@ -7,7 +7,15 @@ from datetime import timedelta
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
-from tests.e2e.conftest import FIXTURES, SAMPLES, Bt, stamps, trace_lines
+from tests.e2e.conftest import (
+    FIXTURES,
+    SAMPLES,
+    Bt,
+    pid_alive,
+    stamps,
+    trace_lines,
+    wait_for,
+)
 
 # Oozie's workflow-job JSON keys (oozie.md §7.2) and action keys.
 WF_KEYS = {
@@ -166,3 +174,35 @@ def test_bad_dags_are_refused_at_submit_and_nothing_is_stored(bt: Bt) -> None:
         assert errors[0].startswith(f"Error: {code}: ") and words in errors[0], errors
         assert "Traceback" not in r.stderr
     assert bt.jobs()["total"] == 1  # only the valid job: nothing else was stored
+
+
+PARENT = FIXTURES / "parent" / "job.properties"
+
+
+def test_sub_workflow_runs_as_a_child_job(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(PARENT, {"dir": str(tmp_path)})
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED", bt.nodes(wf)
+    assert trace_lines(tmp_path / "trace") == ["prep", "first", "second", "third", "post"]
+    child_id = next(a for a in info["actions"] if a["name"] == "child")["externalId"]
+    child = bt.peek(child_id)
+    assert child["status"] == "SUCCEEDED" and child["parentId"] == wf
+    assert child["appName"] == "chain"
+
+
+def test_kill_of_the_parent_kills_the_running_sub_workflow(bt: Bt, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    bt.engine()
+    wf = bt.submit(PARENT, {"dir": str(tmp_path), "gate": str(gate)})
+    wait_for(lambda: trace_lines(tmp_path / "trace") == ["prep", "first"], 10, "child's first")
+    child_id = bt.peek(f"{wf}@child")["externalId"]
+    job_pid = int(bt.peek(f"{child_id}@first")["externalId"])
+    bt.cli("kill", wf)
+    assert bt.wait(child_id, "KILLED")["status"] == "KILLED"
+    assert bt.wait(wf)["status"] == "KILLED"
+    wait_for(lambda: not pid_alive(job_pid), 5, "the child's job killed")
+    assert set(bt.nodes(child_id).values()) == {"KILLED"}
+    assert set(bt.nodes(wf).values()) == {"SUCCEEDED", "KILLED"}
+    assert bt.nodes(wf)["child"] == "KILLED"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import SAMPLES, Bt
+from tests.e2e.conftest import FIXTURES, SAMPLES, Bt, trace_lines
 
 CONFIG = SAMPLES / "oozie-wf" / "job.properties"
 
@@ -82,3 +84,41 @@ def test_report_retry_succeeds_on_second_attempt(bt: Bt, tmp_path: Path) -> None
     assert report["attempt"] == 2 and report["retries"] == 1
     assert (tmp_path / "report" / ".attempts").read_text() == "2"
     assert (tmp_path / "report" / "_SUCCESS").exists()
+
+
+FORK = FIXTURES / "oozie-fork" / "job.properties"
+
+
+def test_rerun_failed_nodes_of_an_oozie_workflow(bt: Bt, tmp_path: Path) -> None:
+    """left fails -> kill node; rerun --failed-nodes runs left again (not right), then on."""
+    flag = tmp_path / "fail-now"
+    flag.touch()
+    bt.engine()
+    wf = bt.submit(FORK, {"dir": str(tmp_path), "failFlag": str(flag)})
+    info = bt.wait(wf)
+    assert info["status"] == "KILLED"
+    assert info["errorMessage"] == "failed at [left] with code 3"
+    flag.unlink()
+    bt.cli("rerun", wf, "--failed-nodes")
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED", bt.nodes(wf)
+    assert info["run"] == 1 and info["errorMessage"] is None
+    assert Counter(trace_lines(tmp_path / "trace")) == {"left": 2, "right": 1, "after": 1}
+    after = actions(info)["after"]
+    assert after["data"] == "run=1\n"  # wf:run() is the run number
+    assert actions(info)["boom"]["nodeStatus"] == "SKIPPED"
+
+
+def test_suspend_and_resume_across_a_fork(bt: Bt, tmp_path: Path) -> None:
+    bt.cli("submit", str(FORK), "-D", f"dir={tmp_path}", "-D", "failFlag=/nonexistent")
+    wf = bt.jobs()["workflows"][0]["id"]
+    assert bt.peek(wf)["status"] == "PREP"
+    bt.cli("start", wf)
+    bt.cli("suspend", wf)  # before any engine: nothing has run
+    bt.engine()
+    time.sleep(0.5)
+    assert bt.peek(wf)["status"] == "SUSPENDED"
+    assert not (tmp_path / "trace").exists()
+    bt.cli("resume", wf)
+    assert bt.wait(wf)["status"] == "SUCCEEDED", bt.nodes(wf)
+    assert sorted(trace_lines(tmp_path / "trace")) == ["after", "left", "right"]
