@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from bundletui.cli._common import out, styled
 from bundletui.model.ids import IdKind, kind_of
@@ -23,13 +24,19 @@ def short(rfc: str | None) -> str:
         return rfc
 
 
+def clock(rfc: str | None) -> str:
+    """``Sat, 21 Nov 2026 06:58:20 GMT`` -> ``06:58:20`` (node tables: the day is above)."""
+    return short(rfc)[-8:] if rfc else "-"
+
+
 def _kv(title: str, rows: list[tuple[str, Any]]) -> None:
-    out.print(f"[bold]{title}[/bold]")
+    out.print(f"[bold]{title}[/bold]", emoji=False)
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         out.print(
             f"  {key.ljust(width)} : {value if value not in (None, '') else '-'}",
             markup=key == "Status",
+            emoji=False,
         )
 
 
@@ -57,30 +64,32 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
                 ),
             ],
         )
-        table = Table(box=None, header_style="bold")
-        for col in (
-            "Node",
-            "Type",
-            "Status",
-            "Attempt",
-            "Exit",
-            "Transition",
-            "Started",
-            "Ended",
-            "Error",
+        # Names, types (":END:" is also an emoji code) and messages are data: Text cells, never
+        # markup. Identifying columns never wrap; the free-text ones fold in a narrow terminal.
+        table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
+        for col, fixed in (
+            ("Node", True),
+            ("Type", False),
+            ("Status", True),
+            ("Try", True),
+            ("Exit", True),
+            ("Transition", False),
+            ("Started", True),
+            ("Ended", True),
+            ("Error", False),
         ):
-            table.add_column(col)
+            table.add_column(col, no_wrap=fixed, overflow="ellipsis" if fixed else "fold")
         for a in data["actions"]:
             table.add_row(
-                a["name"],
-                a["type"],
+                Text(a["name"]),
+                Text(a["type"]),
                 styled(a["nodeStatus"]),
                 str(a["attempt"]),
                 "-" if a["exitCode"] is None else str(a["exitCode"]),
-                a["transition"] or "-",
-                short(a["startTime"]),
-                short(a["endTime"]),
-                (f"{a['errorCode']}: {a['errorMessage']}" if a["errorCode"] else "-"),
+                Text(a["transition"] or "-"),
+                clock(a["startTime"]),
+                clock(a["endTime"]),
+                Text(f"{a['errorCode']}: {a['errorMessage']}" if a["errorCode"] else "-"),
             )
         out.print(table)
         return
