@@ -130,13 +130,15 @@ class Bt:
 
     # -- the CLI
 
-    def cli(self, *args: str, check: bool = True, timeout: float = 30.0) -> Result:
+    def cli(
+        self, *args: str, check: bool = True, timeout: float = 30.0, columns: int = 200
+    ) -> Result:
         t0 = time.monotonic()
         p = subprocess.run(
             [BUNDLETUI, *args],
             capture_output=True,
             text=True,
-            env=self.env,
+            env={**self.env, "COLUMNS": str(columns)},
             timeout=timeout,
             stdin=subprocess.DEVNULL,
         )

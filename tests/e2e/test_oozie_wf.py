@@ -44,6 +44,17 @@ def test_success_path_decision_fork_join_fs_capture_output(bt: Bt, tmp_path: Pat
     # wf:actionData of both counters became report.py's arguments; wf:id() its env-var
     report = (out / "report" / "report.txt").read_text()
     assert report == f"workflow: {wf}\ninput: input.txt\nlines: 5\nwords: 52\n"
+    # the human view, in an 80-column terminal: one line per node, nothing cut short
+    text = bt.cli("info", wf, columns=80).stdout
+    assert "Status      : SUCCEEDED" in text
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("Node "))
+    rows = {line.split()[0]: line.split() for line in lines[header + 1 :]}
+    assert len(rows) == 12
+    assert rows["end"][:3] == ["end", ":END:", "SUCCEEDED"]
+    assert rows["has-rows"][:3] == ["has-rows", ":DECISION:", "SUCCEEDED"]
+    assert rows["count-words"][5] == "join-counts"
+    assert rows["fail"][:3] == ["fail", ":KILL:", "SKIPPED"]
 
 
 def test_decision_default_reaches_kill_node_with_message(bt: Bt, tmp_path: Path) -> None:
