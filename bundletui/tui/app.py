@@ -21,6 +21,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.events import Key
 from textual.screen import ModalScreen, Screen
 from textual.suggester import SuggestFromList
@@ -188,6 +189,7 @@ class MainScreen(Screen[None]):
         self.selected_id: str | None = None
         self.table_items: dict[str, Item] = {}
         self.prompt_mode = ""
+        self.closing = False
         self._details_timer: Timer | None = None
         self._poll_timer: Timer | None = None
         self._bottom_key: tuple[str, str] | None = None
@@ -214,6 +216,12 @@ class MainScreen(Screen[None]):
         yield Input(id="prompt")
         yield KeyBar(id="keys")
 
+    def on_unmount(self) -> None:
+        self.closing = True
+        for timer in (self._details_timer, self._poll_timer):
+            if timer is not None:
+                timer.stop()
+
     def on_mount(self) -> None:
         self.query_one(ActionTable).page_size = self.config.page_size
         self.query_one(JobTree).focus()
@@ -236,12 +244,16 @@ class MainScreen(Screen[None]):
 
         def job() -> None:
             result = fn()
-            if not get_current_worker().is_cancelled:
-                self.app.call_from_thread(then, result)
+            if not get_current_worker().is_cancelled and not self.closing:
+                self.app.call_from_thread(self._guarded, then, result)
 
         return self.run_worker(
             job, thread=True, group=group, exclusive=exclusive, exit_on_error=False
         )
+
+    def _guarded(self, then: Callable[[T], None], result: T) -> None:
+        if not self.closing:
+            then(result)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -432,14 +444,24 @@ class MainScreen(Screen[None]):
                 self._refresh_bottom()
 
     def _tree_item(self) -> Item | None:
-        node = self.query_one(JobTree).cursor_node
+        if self.closing:
+            return None
+        try:
+            node = self.query_one(JobTree).cursor_node
+        except NoMatches:
+            return None
         if node is None or node.data is None:
             return None
         return self.model.items.get(node.data)
 
     def _selected_item(self) -> Item | None:
         """The highlighted action row when the action table has the focus, else the tree's."""
-        table = self.query_one(ActionTable)
+        if self.closing:
+            return None
+        try:
+            table = self.query_one(ActionTable)
+        except NoMatches:  # shutting down
+            return None
         if self.focused is table:
             action_id = table.highlighted_id()
             if action_id is not None:
@@ -657,11 +679,11 @@ class MainScreen(Screen[None]):
         )
 
     def _refresh_header(self) -> None:
-        if self.is_mounted:
+        if self.is_mounted and not self.closing:
             self.query_one(HeaderBar).show(self.header_state())
 
     def _refresh_keys(self) -> None:
-        if self.is_mounted:
+        if self.is_mounted and not self.closing:
             self.query_one(KeyBar).show_keys(self.availability)
             self.refresh_bindings()
 

@@ -1,0 +1,221 @@
+"""Every key and dialog of the console on a real store with the console's own engine: the
+commands change the store as the CLI would (same command functions, audited as ``console``),
+keys that do not apply explain why, read-only hides the destructive ones, dialogs show the
+ids captured at the key press with Cancel focused, and bundle or bulk kills need typing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from textual.widgets import Button, Input
+
+from bundletui.model.clock import RealClock, from_ms
+from bundletui.store import jobs
+from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
+from bundletui.tui.dialogs import ConfirmDialog, PauseDialog, RerunDialog
+from tests.tui.conftest import Env, console
+
+pytestmark = pytest.mark.usefixtures("fast_keys")
+
+
+def coord_id(h, name: str) -> str:  # type: ignore[no-untyped-def]
+    return h.coords()[name].id
+
+
+async def test_suspend_then_resume_a_coordinator(env: Env) -> None:
+    async with console(env) as h:
+        hourly = coord_id(h, "hourly")
+        await h.select(hourly)
+        await h.press("s")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert [t.id for t in dialog.targets] == [hourly]
+        assert dialog.focused is not None and dialog.focused.id == "cancel"
+        await h.press("enter")  # Enter on the focused Cancel: nothing happens
+        assert not isinstance(h.app.screen, ConfirmDialog)
+        assert h.status(CoordRow, hourly) == "RUNNING"
+
+        await h.press("s")
+        await h.press("tab", "enter")  # the operator moves to Suspend on purpose
+        await h.until(lambda: h.status(CoordRow, hourly) == "SUSPENDED", what="suspended")
+        row = h.audit()[0]
+        assert (row.face, row.command, row.target, row.result) == (
+            "console",
+            "suspend",
+            hourly,
+            "ok",
+        )
+        await h.until(lambda: h.warned("suspend"), what="toast")
+        await h.until(lambda: h.main.model.items[hourly].status == "SUSPENDED", what="relabel")
+
+        await h.press("r", "tab", "enter")
+        await h.until(lambda: h.status(CoordRow, hourly) == "RUNNING", what="resumed")
+        assert h.audit()[0].command == "resume"
+
+
+async def test_pause_time_dialog_sets_and_clears(env: Env) -> None:
+    async with console(env) as h:
+        hourly = coord_id(h, "hourly")
+        await h.select(hourly)
+        await h.press("p")
+        dialog = h.app.screen
+        assert isinstance(dialog, PauseDialog)
+        assert dialog.target.id == hourly
+        await h.type("soon")
+        await h.press("enter")  # invalid: refused, the dialog stays
+        assert isinstance(h.app.screen, PauseDialog)
+        assert h.warned("yyyy-MM-ddTHH:mmZ")
+        box = dialog.query_one("#when", Input)
+        box.value = ""
+        await h.type("+2h")
+        assert "will not be materialized" in str(dialog.query_one("#preview").render())
+        await h.press("enter")
+        now = RealClock().now()
+        await h.until(lambda: h.coords()["hourly"].pause_time is not None, what="pause set")
+        pause = from_ms(h.coords()["hourly"].pause_time or 0)
+        assert now + timedelta(hours=1, minutes=58) < pause <= now + timedelta(hours=2, minutes=2)
+        assert h.audit()[0].command == "change"
+        assert "pausetime=" in (h.audit()[0].args or "")
+
+        await h.press("p")
+        await h.press("tab", "tab", "tab", "tab", "enter")  # the Clear preset
+        assert h.app.screen.query_one("#when", Input).value == ""
+        await h.press("enter")
+        await h.until(lambda: h.coords()["hourly"].pause_time is None, what="pause cleared")
+
+
+async def test_kill_an_action_then_rerun_it(env: Env) -> None:
+    async with console(env) as h:
+        hourly = coord_id(h, "hourly")
+        await h.expand(hourly)
+        action = f"{hourly}@2"
+        await h.select(action)
+        await h.press("k")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog) and dialog.type_to_confirm is None
+        assert [t.id for t in dialog.targets] == [action]
+        await h.press("tab", "enter")
+        await h.until(lambda: h.status(ActionRow, action) == "KILLED", what="action killed")
+        await h.until(lambda: h.main.model.items[action].status == "KILLED", what="relabel")
+
+        await h.press("R")
+        rerun = h.app.screen
+        assert isinstance(rerun, RerunDialog) and rerun.target.id == action
+        assert rerun.focused is not None and rerun.focused.id == "cancel"
+        await h.press("tab", "enter")
+        await h.until(lambda: h.status(ActionRow, action) == "WAITING", what="rerun")
+        row = h.audit()[0]
+        assert (row.command, row.target, row.face) == ("rerun", hourly, "console")
+
+
+async def test_a_bundle_kill_asks_for_its_name(env: Env) -> None:
+    async with console(env) as h:
+        await h.select(env.bundle)
+        await h.press("k")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog) and dialog.type_to_confirm == "feeds"
+        ok = dialog.query_one("#ok", Button)
+        await h.type("feed")
+        await h.press("enter")
+        assert ok.disabled and isinstance(h.app.screen, ConfirmDialog)
+        assert h.bundle_status() == "RUNNING"
+        await h.press("s", "enter")
+        await h.until(
+            lambda: h.bundle_status() == "KILLED",
+            what=f"bundle killed {h.toasts} {h.app.screen} {h.audit()[0]}",
+        )
+        await h.until(
+            lambda: all(c.status in ("KILLED", "SUCCEEDED") for c in h.coords().values()),
+            what="coordinators killed by the engine",
+        )
+
+
+async def test_marks_make_a_bulk_kill_that_needs_typing(env: Env) -> None:
+    async with console(env) as h:
+        hourly = coord_id(h, "hourly")
+        await h.expand(hourly)
+        first, second = f"{hourly}@3", f"{hourly}@4"
+        await h.select(first)
+        await h.press("m")  # marks and moves down
+        assert h.main.selected_id == second
+        await h.press("m")
+        assert h.main.model.marks == {first, second}
+        await h.press("k")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert sorted(t.id for t in dialog.targets) == [first, second]
+        assert dialog.type_to_confirm == "kill 2"
+        await h.type("kill 2")
+        await h.press("enter")
+        await h.until(
+            lambda: {h.status(ActionRow, first), h.status(ActionRow, second)} == {"KILLED"},
+            what="both killed",
+        )
+        await h.press("M")
+        assert not h.main.model.marks
+
+
+async def test_keys_that_do_not_apply_say_why(env: Env) -> None:
+    async with console(env) as h:
+        daily = coord_id(h, "daily")
+        await h.select(daily)
+        assert h.main.check_action("resume", ()) is None  # greyed in the key bar
+        await h.press("r")
+        assert h.warned("resume: coordinator is SUCCEEDED")
+        await h.press("s")
+        assert h.warned("suspend: coordinator is SUCCEEDED")
+        await h.press("l")
+        assert h.warned("logs: a coordinator has no logs of its own")
+        assert not isinstance(h.app.screen, ConfirmDialog)
+        keys = str(h.main.query_one("#keys").render())
+        assert "Resume" in keys and "Logs" not in keys  # greyed stays, never-for-kind goes
+
+        hourly = coord_id(h, "hourly")
+        await h.expand(hourly)
+        await h.select(f"{hourly}@1")
+        await h.press("p")
+        assert h.warned("pause: a pause time belongs to bundles and coordinators")
+        await h.press("s")
+        assert h.warned("suspend: action is WAITING")
+        assert h.audit()[0].command == "submit"  # nothing ran
+
+
+async def test_read_only_hides_destructive_keys(env: Env) -> None:
+    async with console(env, engine="none", read_only=True, ready=False) as h:
+        await h.until(lambda: env.bundle in h.tree.nodes, what="tree")
+        await h.select(env.bundle)
+        for action in ("suspend", "resume", "pause", "kill", "rerun", "mark"):
+            assert h.main.check_action(action, ()) is False, action
+        keys = str(h.main.query_one("#keys").render())
+        for word in ("Suspend", "Kill", "Rerun", "Pause", "Mark"):
+            assert word not in keys
+        assert "Describe" in keys and "Filter" in keys
+        await h.press("k")
+        assert not isinstance(h.app.screen, ConfirmDialog)
+        assert h.warned("read-only")
+        assert "RO" in str(h.main.query_one("#header").render())
+        assert "engine: none" in str(h.main.query_one("#header").render())
+
+
+async def test_a_workflow_rerun_and_its_options(env: Env) -> None:
+    from tests.tui.conftest import submit
+
+    wf = submit(env, "wf")
+    async with console(env) as h:
+        await h.until(lambda: h.workflow_status(wf) == "SUCCEEDED", what="workflow done")
+        await h.until(lambda: wf in h.tree.nodes, what="workflow in tree")
+        await h.until(lambda: h.main.model.items[wf].status == "SUCCEEDED", what="relabel")
+        await h.select(wf)
+        await h.press("R")
+        dialog = h.app.screen
+        assert isinstance(dialog, RerunDialog)
+        choice = dialog.choice()
+        assert not isinstance(choice, str) and choice.failed_nodes  # the default
+        dialog.query_one("#cancel", Button).focus()
+        await h.press("tab", "enter")
+        await h.until(
+            lambda: (jobs.get(h.store.conn, WorkflowRow, wf) or WorkflowRow).run == 1,  # type: ignore[arg-type]
+            what="run + 1",
+        )
+        assert h.audit()[0].command == "rerun"

@@ -1,0 +1,270 @@
+"""The console while the engine works: polls update the tree in place (same nodes, same cursor,
+same expansion), dialogs freeze updates, filter and faults-only keep ancestors, and the views
+(details, describe, definition, logs, help, ':' commands, the action table) show real data."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from textual.widgets import Log
+
+from bundletui.engine.service import EngineConfig
+from bundletui.store.rows import ActionRow, WorkflowRow
+from bundletui.tui.dialogs import ConfirmDialog, HelpScreen
+from bundletui.tui.engine_host import EmbeddedEngine
+from bundletui.tui.views import LogScreen, TextScreen
+from bundletui.tui.widgets import ActionTable
+from tests.tui.conftest import Env, Harness, console, submit
+
+pytestmark = pytest.mark.usefixtures("fast_keys")
+
+
+def hourly_of(h: Harness) -> str:
+    return h.coords()["hourly"].id
+
+
+async def test_updates_keep_nodes_cursor_and_expansion(env: Env) -> None:
+    async with console(env) as h:
+        hourly = hourly_of(h)
+        await h.expand(hourly)
+        watched = f"{hourly}@4"
+        await h.select(watched)
+        node = h.tree.nodes[watched]
+        coord_node = h.tree.nodes[hourly]
+        bundle_node = h.tree.nodes[env.bundle]
+        env.land(0)
+        env.land(1)  # @1 and @2 run and succeed; the throttle lets @7 and @8 materialize
+        await h.until(
+            lambda: h.status(ActionRow, f"{hourly}@2") == "SUCCEEDED", what="@2 succeeded"
+        )
+        await h.until(lambda: f"{hourly}@8" in h.tree.nodes, what="@8 in the tree", timeout=20)
+        await h.until(
+            lambda: h.main.model.items[f"{hourly}@1"].status == "SUCCEEDED", what="relabel"
+        )
+        assert "SUCCEEDED" in str(h.tree.nodes[f"{hourly}@1"].label)
+        # never rebuilt: the same node objects, still expanded, the cursor on the same job
+        assert h.tree.nodes[watched] is node and h.tree.nodes[hourly] is coord_node
+        assert h.tree.nodes[env.bundle] is bundle_node
+        assert coord_node.is_expanded and bundle_node.is_expanded
+        assert h.tree.cursor_node is node and h.main.selected_id == watched
+        # the new actions went in order, after @6
+        kids = [c.data for c in coord_node.children]
+        assert kids.index(f"{hourly}@7") == kids.index(f"{hourly}@6") + 1
+        assert h.main.polls > 1
+
+
+async def test_a_dialog_freezes_updates_until_it_closes(env: Env) -> None:
+    async with console(env) as h:
+        hourly = hourly_of(h)
+        await h.expand(hourly)
+        first = f"{hourly}@1"
+        await h.select(hourly)
+        await h.press("s")
+        assert isinstance(h.app.screen, ConfirmDialog)
+        polls = h.main.polls
+        env.land(0)
+        await h.until(lambda: h.status(ActionRow, first) == "SUCCEEDED", what="engine ran @1")
+        await asyncio.sleep(0.5)
+        await h.pilot.pause(0.1)
+        assert h.main.polls == polls and h.main.skipped_polls > 0
+        assert h.main.model.items[first].status == "WAITING"  # what the operator saw
+        assert "paused" in str(h.main.query_one("#header").render())
+        await h.press("escape")
+        await h.until(lambda: h.main.model.items[first].status == "SUCCEEDED", what="catch up")
+
+
+async def test_filter_keeps_ancestors_and_escape_restores(env: Env) -> None:
+    async with console(env) as h:
+        hourly, daily = hourly_of(h), h.coords()["daily"].id
+        await h.expand(hourly)
+        await h.select(f"{hourly}@3")
+        await h.press("slash")
+        await h.type("daily")
+        shown = set(h.tree.nodes)
+        assert daily in shown and env.bundle in shown  # the match and its ancestor
+        assert hourly not in shown and f"{hourly}@3" not in shown
+        await h.press("enter")
+        assert "/daily" in str(h.main.query_one("#header").render())
+        await h.press("escape")
+        assert {hourly, f"{hourly}@3"} <= set(h.tree.nodes)
+        assert h.main.selected_id == f"{hourly}@3"  # back on the job it was on
+
+        await h.press("slash")
+        await h.type("@5")  # a loaded action: its coordinator and bundle stay
+        assert set(h.tree.nodes) == {env.bundle, hourly, f"{hourly}@5"}
+        await h.press("escape")
+
+
+async def test_faults_only_shows_failed_subtrees(env: Env) -> None:
+    async with console(env) as h:
+        hourly = hourly_of(h)
+        await h.expand(hourly)
+        victim = f"{hourly}@2"
+        await h.select(victim)
+        await h.press("k", "tab", "enter")
+        await h.until(lambda: h.main.model.items[victim].status == "KILLED", what="killed")
+        await h.press("x")
+        assert set(h.tree.nodes) == {env.bundle, hourly, victim}
+        assert "FAULTS ONLY" in str(h.main.query_one("#header").render())
+        await h.press("x")
+        assert h.coords()["daily"].id in h.tree.nodes
+
+
+async def test_details_answer_why_an_action_waits(env: Env) -> None:
+    async with console(env) as h:
+        hourly = hourly_of(h)
+        await h.expand(hourly)
+        await h.select(f"{hourly}@3")
+        details = h.main.query_one("#details-text")
+        await h.until(lambda: "action @3" in str(details.render()), what="details")
+        text = str(details.render())
+        assert "1 of 1 inputs missing" in text and "clicks/2024/01/01/02" in text
+        await h.select(hourly)
+        await h.until(lambda: "coordinator hourly" in str(details.render()), what="coord")
+        assert "WAITING for inputs" in str(details.render())
+        # the action table pages the coordinator's actions in SQL, newest first
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: table.coord_id == hourly and table.row_count, what="table")
+        assert table.action_ids[0] == f"{hourly}@6" and table.page_total == 6
+
+
+async def test_describe_definition_and_details_views(env: Env) -> None:
+    async with console(env) as h:
+        hourly = hourly_of(h)
+        await h.select(hourly)
+        await h.press("d")
+        await h.until(lambda: isinstance(h.app.screen, TextScreen), what="describe")
+        assert f'"coordJobId": "{hourly}"' in h.app.screen.plain  # type: ignore[attr-defined]
+        await h.press("ctrl+s")
+        saved = list((env.home / "saved").iterdir())
+        assert saved and hourly in saved[0].read_text()
+        await h.press("escape", "y")
+        await h.until(lambda: isinstance(h.app.screen, TextScreen), what="definition")
+        assert '<coordinator-app name="hourly"' in h.app.screen.plain  # type: ignore[attr-defined]
+        await h.press("q", "enter")
+        await h.until(lambda: isinstance(h.app.screen, TextScreen), what="details")
+        assert "why:" in h.app.screen.plain  # type: ignore[attr-defined]
+        await h.press("escape")
+
+
+async def test_log_view_follows_wraps_switches_streams_and_saves(env: Env) -> None:
+    wf = submit(env, "sleepy")
+    async with console(env) as h:
+        await h.until(lambda: wf in h.tree.nodes, what="workflow in tree")
+        await h.expand(wf)
+        nap = f"{wf}@nap"
+        await h.until(lambda: h.main.model.items[nap].status == "RUNNING", what="nap runs")
+        await h.select(nap)
+        tail = h.main.query_one("#logtail", Log)
+        await h.until(lambda: "hello-from-nap" in "\n".join(tail.lines), what="log tail")
+        await h.press("l")
+        screen = h.app.screen
+        assert isinstance(screen, LogScreen)
+        await h.until(lambda: "hello-from-nap" in screen.lines, what="log view")
+        assert "oops-on-stderr" in screen.lines
+        await h.press("e")  # stdout only
+        await h.until(lambda: "hello-from-nap" in screen.lines, what="stdout again")
+        assert "oops-on-stderr" not in screen.lines
+        await h.press("s", "w")
+        assert not screen.follow and screen.wrap
+        assert "Follow:Off  Wrap:On" in str(screen.query_one(Log).border_subtitle)
+        await h.press("ctrl+s")
+        saved = [p for p in (env.home / "saved").iterdir() if p.suffix == ".log"]
+        assert saved and "hello-from-nap" in saved[0].read_text()
+        await h.press("escape")
+        assert h.app.screen is h.main
+        await h.select(wf)
+        await h.press("k", "tab", "enter")  # do not leave the sleep behind
+        await h.until(lambda: h.workflow_status(wf) == "KILLED", what="workflow killed")
+
+
+async def test_help_lists_keys_and_runs_the_chosen_one(env: Env) -> None:
+    async with console(env) as h:
+        daily = h.coords()["daily"].id
+        await h.select(daily)
+        await h.press("question_mark")
+        help_screen = h.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        entries = {e.description: e for e in help_screen.entries}
+        assert entries["Resume"].state == "greyed"
+        assert "coordinator is SUCCEEDED" in entries["Resume"].reason
+        assert ":coord" in {e.key for e in help_screen.entries}
+        describe = next(i for i, e in enumerate(help_screen.entries) if e.action == "describe")
+        from textual.widgets import OptionList
+
+        options = help_screen.query_one(OptionList)
+        options.highlighted = options.get_option_index(str(describe))
+        await h.press("enter")
+        await h.until(lambda: isinstance(h.app.screen, TextScreen), what="describe ran")
+        assert daily in h.app.screen.plain  # type: ignore[attr-defined]
+
+
+async def test_command_mode_jumps_and_submits(env: Env) -> None:
+    async with console(env) as h:
+        hourly = hourly_of(h)
+        await h.press("colon")
+        await h.type("coord daily")
+        await h.press("enter")
+        daily = h.coords()["daily"].id
+        await h.until(lambda: h.main.selected_id == daily, what="jump to daily")
+
+        await h.press("colon")
+        await h.type(f"job {hourly}@5")  # not loaded yet: loads its coordinator on the way
+        await h.press("enter")
+        await h.until(lambda: h.main.selected_id == f"{hourly}@5", what="jump to an action")
+
+        await h.press("colon")
+        await h.type(f"submit {env.props['wf']}")
+        await h.press("enter")
+        await h.until(lambda: h.audit()[0].command == "submit", what="submitted")
+        wf = h.audit()[0].target or ""
+        assert h.audit()[0].face == "console" and wf.endswith("-W")
+        await h.until(lambda: wf in h.tree.nodes, what="new workflow in the tree")
+        await h.until(lambda: h.status(WorkflowRow, wf) == "SUCCEEDED", what="it ran")
+
+        await h.press("colon")
+        await h.type("nonsense")
+        await h.press("enter")
+        assert h.warned("unknown command :nonsense")
+
+
+async def test_attaches_to_a_running_engine(env: Env) -> None:
+    headless = EmbeddedEngine(EngineConfig(home=env.home, landing=env.landing))
+    thread: threading.Thread = headless.start_thread()
+    try:
+        for _ in range(100):
+            if headless.status.state == "active":
+                break
+            await asyncio.sleep(0.05)
+        async with console(env, engine="auto", ready=False) as h:
+            assert h.app.embedded is None and h.app.engine_mode == "none"
+            await h.until(
+                lambda: "engine: attached to pid" in str(h.main.query_one("#header").render()),
+                what="attached",
+            )
+            hourly = None
+            await h.until(lambda: len(h.coords()) == 2, what="bundle started by the other engine")
+            hourly = hourly_of(h)
+            await h.select(hourly)
+            await h.press("s", "tab", "enter")  # carried out by the headless engine's store
+            await h.until(lambda: h.coords()["hourly"].status == "SUSPENDED", what="suspended")
+    finally:
+        headless.stop()
+        thread.join(10)
+
+
+async def test_works_at_80_by_24(env: Env) -> None:
+    async with console(env, size=(80, 24)) as h:
+        hourly = hourly_of(h)
+        await h.expand(hourly)
+        await h.select(f"{hourly}@1")
+        header = str(h.main.query_one("#header").render())
+        keys = str(h.main.query_one("#keys").render())
+        assert "engine: in console, active" in header
+        assert "Kill" in keys and "Quit" in keys
+        await h.press("k")
+        assert isinstance(h.app.screen, ConfirmDialog)
+        assert h.app.screen.query_one("#cancel").region.bottom <= 24
+        await h.press("escape")
