@@ -55,6 +55,7 @@ W = WorkflowStatus
 CAPTURE_LIMIT = 2048  # oozie.action.max.output.data
 UNKNOWN_EXIT = "EB0503"
 MAX_LAUNCHES_PER_TICK = 2000
+KILL_GRACE = 5.0  # seconds between SIGTERM and SIGKILL when a node is killed
 
 
 @dataclass
@@ -525,11 +526,22 @@ class WorkflowRunner:
         self.launchable.pop(node.id, None)
         if node.pid is not None:
             pid, ticks = node.pid, node.start_ticks
-            self.engine.after_commit.append(lambda: _terminate(pid, ticks))
+            self.engine.after_commit.append(lambda: self._terminate(pid, ticks))
         if node.external_id:  # a running sub-workflow
             child = jobs.get(tx.conn, WorkflowRow, node.external_id)
             if child is not None and child.status in (W.RUNNING, W.SUSPENDED, W.PREP):
                 wfcmd.kill_tx(tx, self.engine.effects, child)
+
+    def _terminate(self, pid: int, ticks: int | None) -> None:
+        """SIGTERM the job's group, then SIGCONT it (a job frozen by ``suspend --freeze`` only
+        acts on the pending SIGTERM once continued, as with a shell's ``kill``); whatever of
+        the group still lives ``KILL_GRACE`` seconds later gets SIGKILL."""
+        if not processes.kill_group(pid, signal.SIGTERM, start_ticks=ticks):
+            return
+        processes.continue_group(pid, start_ticks=ticks)
+        loop = self.engine._loop
+        if loop is not None:
+            loop.call_later(KILL_GRACE, _kill_hard, pid, ticks)
 
     # ------------------------------------------------------------------ recovery
 
@@ -586,11 +598,9 @@ class WorkflowRunner:
 # ----------------------------------------------------------------------------- helpers
 
 
-def _terminate(pid: int, ticks: int | None) -> None:
-    """SIGTERM the job's group, then SIGCONT it: a job frozen by ``suspend --freeze`` only
-    acts on the pending SIGTERM once it is continued (as a shell's ``kill`` does)."""
-    if processes.kill_group(pid, signal.SIGTERM, start_ticks=ticks):
-        processes.continue_group(pid, start_ticks=ticks)
+def _kill_hard(pid: int, ticks: int | None) -> None:
+    if processes.kill_group(pid, signal.SIGKILL, start_ticks=ticks):
+        log.warning("process group %d outlived SIGTERM by %.0f s: sent SIGKILL", pid, KILL_GRACE)
 
 
 def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:
