@@ -185,6 +185,19 @@ def test_kill_kills_the_process_group_and_marks_the_rest_killed(bt: Bt, tmp_path
     print(f"kill: job and grandchild gone {took * 1000:.0f} ms after the kill committed")
 
 
+def test_kill_escalates_to_sigkill_for_a_job_that_ignores_sigterm(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(FIXTURES / "stubborn" / "job.properties", {"dir": str(tmp_path)})
+    wait_for(lambda: "stubborn" in job_pids(tmp_path / "pids"), 10, "job started")
+    job, grandchild = job_pids(tmp_path / "pids")["stubborn"]
+    bt.cli("kill", wf)
+    assert bt.wait(wf, "KILLED")["status"] == "KILLED"
+    time.sleep(1.0)
+    assert pid_alive(job), "SIGTERM is ignored: the job lives through the grace period"
+    wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 10, "SIGKILL")
+    assert bt.nodes(wf) == {"stubborn": "KILLED"}
+
+
 def test_rerun_failed_nodes_runs_only_what_did_not_succeed(bt: Bt, tmp_path: Path) -> None:
     flag = tmp_path / "fail-now"
     flag.touch()
