@@ -67,8 +67,14 @@ def print_error(exc: BundletuiError) -> None:
         err.print(f"  hint: {exc.hint}", markup=False)
 
 
-def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+def print_json(data: Any, *, compact: bool = False) -> None:
+    """Indented for people; ``compact`` (one line, streamed) for very large outputs."""
+    if compact:
+        json.dump(data, sys.stdout, separators=(",", ":"), default=str)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
 
 
 STATUS_STYLE = {

@@ -164,6 +164,8 @@ def register(app: typer.Typer) -> None:
             home=home,
         )
         if json_out:
-            print_json(result)
+            big = sum(len(c["actions"]) for c in result["coordinators"]) > 1000
+            print_json(result, compact=big)  # years of actions: hundreds of MB, no indent
         else:
             render_dryrun(result)
+

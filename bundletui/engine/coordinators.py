@@ -264,7 +264,8 @@ class CoordinatorService:
             tx,
             ActionRow,
             action.id,
-            held_by=json.dumps({"missing": result.missing[:50]}),
+            held_by=json.dumps({"missing": result.missing[:50], "unresolved": result.unresolved}),
+
             plan=json.dumps(result.plan_json),
         )
         if action.timeout_at is not None:
