@@ -51,7 +51,7 @@ class CoordinatorService:
         self.dirty: dict[str, None] = {}
         self.check: dict[str, None] = {}  # actions whose inputs should be checked now
         self._poll_backoff: dict[str, int] = {}
-        self._wf_cache: dict[tuple[str, float], Any] = {}
+        self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
 
     def install(self) -> None:
         e = self.engine
@@ -409,7 +409,9 @@ class CoordinatorService:
 
         base = Path(coord.app_path).parent
         path = resolve_app_path(app.workflow_app_path, AppKind.WORKFLOW, base)
-        key = (str(path), path.stat().st_mtime)
+        # Keyed by the names the conf defines too: the <parameters> defaults kept here are those
+        # this conf leaves undefined (two coordinators sharing a workflow file may differ).
+        key = (str(path), path.stat().st_mtime, frozenset(conf))
         cached = self._wf_cache.get(key)
         if cached is None:
             loaded = load_app(path, conf, self.engine.clock, kinds=(AppKind.WORKFLOW,))
