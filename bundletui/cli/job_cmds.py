@@ -12,6 +12,7 @@ from bundletui.cli._common import (
     DefineOpt,
     HomeOpt,
     JsonOpt,
+    err,
     handle_errors,
     out,
     print_json,
@@ -314,38 +315,60 @@ def register(app: typer.Typer) -> None:
             nodes = [node]
         elif kind is IdKind.WORKFLOW:
             wf = store_jobs.must_get(store.conn, WorkflowRow, job_id)
-            nodes = [n for n in store_jobs.workflow_nodes(store.conn, wf.id) if n.attempt > 0]
+            nodes = store_jobs.workflow_nodes(store.conn, wf.id)
         else:
             from bundletui.commands.coord_queries import workflow_of
 
             wf_id = workflow_of(store.conn, job_id)
-            nodes = [n for n in store_jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
+            nodes = store_jobs.workflow_nodes(store.conn, wf_id)
+        if not follow:  # following a workflow also waits for the nodes still to come
+            nodes = [n for n in nodes if n.attempt > 0] if len(nodes) > 1 else nodes
         _print_logs(store, nodes, follow=follow, stderr_only=stderr_only)
 
 
-def _print_logs(store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only: bool) -> None:
-    from bundletui.engine.workflows import attempt_paths
+LIVE = ("RUNNING", "READY", "WAITING")
 
+
+def _print_logs(store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only: bool) -> None:
     many = len(nodes) > 1
     for node in nodes:
-        out_path, err_path, _ = attempt_paths(
-            wfcmd.log_dir(store, node.wf_id), node.name, node.run, max(node.attempt, 1)
-        )
-        paths = [err_path] if stderr_only else [out_path, err_path]
-        if many:
-            out.print(f"[bold]── {node.name}[/bold] ({node.status}, attempt {node.attempt})")
-        positions = {p: 0 for p in paths}
-        while True:
-            for p in paths:
+        _print_node_log(store, node, follow=follow, stderr_only=stderr_only, header=many)
+
+
+def _print_node_log(
+    store: Store, node: NodeRow, *, follow: bool, stderr_only: bool, header: bool
+) -> None:
+    """Print one node's log; with ``follow``, keep printing until the node ends, moving on to
+    each new attempt's files when it is retried."""
+    from bundletui.engine.workflows import attempt_paths
+
+    shown = 0  # the attempt whose files are being printed (0: none yet)
+    positions: dict[str, int] = {}
+    current: NodeRow | None = node
+    while current is not None:
+        attempt = max(current.attempt, 1) if not follow or current.attempt > 0 else 0
+        if attempt != shown:
+            for p in positions:  # the rest of the previous attempt
                 positions[p] = _cat(Path(p), positions[p])
-            if not follow:
-                break
-            current = store_jobs.get(store.conn, NodeRow, node.id)
-            if current is None or current.status not in ("RUNNING", "READY", "WAITING"):
-                for p in paths:
-                    positions[p] = _cat(Path(p), positions[p])
-                break
-            time.sleep(0.2)
+            out_path, err_path, _ = attempt_paths(
+                wfcmd.log_dir(store, node.wf_id), node.name, node.run, attempt
+            )
+            positions = dict.fromkeys([err_path] if stderr_only else [out_path, err_path], 0)
+            if header:
+                out.print(f"[bold]── {node.name}[/bold] ({current.status}, attempt {attempt})")
+            elif shown:
+                err.print(f"── {node.name}: attempt {attempt}", markup=False)
+            shown = attempt
+        for p in positions:
+            positions[p] = _cat(Path(p), positions[p])
+        if not follow or current.status not in LIVE:
+            break
+        time.sleep(0.2)
+        current = store_jobs.get(store.conn, NodeRow, node.id)
+        if current is not None and current.status not in LIVE and current.attempt == shown:
+            for p in positions:
+                positions[p] = _cat(Path(p), positions[p])
+            break
 
 
 def _cat(path: Path, offset: int) -> int:
