@@ -260,6 +260,40 @@ def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
     assert definition == (FIXTURES / "printer" / "workflow.xml").read_text()
 
 
+def test_log_follow_moves_on_to_each_retry_and_each_node(bt: Bt, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T00:00Z")
+    wf = bt.submit(
+        FIXTURES / "retry" / "job.properties",
+        {"dir": str(tmp_path), "failTimes": "2", "gate": str(gate)},
+    )
+    one = subprocess.Popen(
+        [BUNDLETUI, "log", f"{wf}@flaky", "--follow"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=bt.env,
+    )
+    every = subprocess.Popen(
+        [BUNDLETUI, "log", wf, "--follow"], stdout=subprocess.PIPE, text=True, env=bt.env
+    )
+    assert one.stdout is not None and every.stdout is not None
+    # both follow the first attempt (it waits for the gate) before anything is released
+    assert one.stdout.readline() == "flaky started\n"
+    first = [every.stdout.readline(), every.stdout.readline()]
+    assert first == ["── flaky (RUNNING, attempt 1)\n", "flaky started\n"]
+    release(gate, "flaky", "after-flaky")
+    out, err = one.communicate(timeout=20)
+    assert one.returncode == 0
+    assert out.count("flaky started") == 2  # attempts 2 and 3 (the first was read above)
+    assert out.count("fails on purpose") == 2  # attempts 1 and 2 (their stderr logs)
+    assert "attempt 2" in err and "attempt 3" in err  # where each retry starts
+    everything, _ = every.communicate(timeout=20)
+    assert every.returncode == 0
+    assert "── after-flaky" in everything  # a node that had not started yet
+    assert bt.peek(wf)["status"] == "SUCCEEDED"
+
+
 def test_jobs_filter(bt: Bt, tmp_path: Path) -> None:
     flag = tmp_path / "fail-now"
     flag.touch()
