@@ -96,6 +96,7 @@ def test_suspend_freeze_stops_the_process_and_resume_continues_it(bt: Bt, tmp_pa
     bt.cli("suspend", wf, "--freeze")
     pid = int(bt.peek(f"{wf}@tick")["externalId"])
     wait_for(lambda: stopped(pid), 2, "SIGSTOP")
+    time.sleep(0.1)  # the job (not only its wrapper) has stopped too
     before = count()
     time.sleep(0.4)  # 20 ticks' worth
     assert count() == before, "a frozen job made progress"

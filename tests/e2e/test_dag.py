@@ -81,20 +81,41 @@ def max_overlap(spans: list[tuple[float, float]]) -> int:
 
 
 def test_max_parallel_is_honoured(bt: Bt, tmp_path: Path) -> None:
-    """Two fans of five 0.25 s jobs side by side: one at most 1 at a time, one at most 2."""
+    """Two fans of five jobs side by side: one at most 1 at a time, one at most 2."""
     bt.engine()
     runs = {}
     for limit in (1, 2):
         d = tmp_path / f"limit-{limit}"
         d.mkdir()
         config = FIXTURES / "fan" / "job.properties"
-        runs[limit] = (bt.submit(config, {"dir": str(d), "maxParallel": str(limit)}), d)
+        # long enough with 2 that both surely overlap, even on a loaded machine
+        sleep = "0.2" if limit == 1 else "0.6"
+        runs[limit] = (
+            bt.submit(config, {"dir": str(d), "maxParallel": str(limit), "sleep": sleep}),
+            d,
+        )
     for limit, (wf, d) in runs.items():
         assert bt.wait(wf, timeout=30)["status"] == "SUCCEEDED"
         spans = list(stamps(d / "stamps").values())
         assert len(spans) == 5
         # A job's own start/end stamps lie inside its RUNNING span: overlaps can only be fewer.
         assert max_overlap(spans) == limit, limit
+
+
+def test_engine_max_workers_limits_jobs_across_workflows(bt: Bt, tmp_path: Path) -> None:
+    bt.engine("--max-workers", "3")
+    runs = []
+    for name in ("a", "b"):
+        d = tmp_path / name
+        d.mkdir()
+        config = FIXTURES / "fan" / "job.properties"
+        runs.append((bt.submit(config, {"dir": str(d), "maxParallel": "0", "sleep": "0.6"}), d))
+    spans = []
+    for wf, d in runs:
+        assert bt.wait(wf, timeout=30)["status"] == "SUCCEEDED"
+        spans += list(stamps(d / "stamps").values())
+    assert len(spans) == 10
+    assert max_overlap(spans) == 3
 
 
 def test_failure_makes_dependents_dependent_failed_and_other_branch_goes_on(
