@@ -117,18 +117,57 @@ class KeyBar(Static):
     """
 
     def show_keys(self, state: Callable[[str], Availability]) -> None:
-        out = Text()
-        for row, keys in enumerate((JOB_KEYS, VIEW_KEYS)):
-            if row:
-                out.append("\n")
+        self._state = state
+        self.update(self.render_keys(state, (self.size.width or 80) - 2))
+
+    def on_resize(self) -> None:
+        if getattr(self, "_state", None) is not None:
+            self.update(self.render_keys(self._state, self.size.width - 2))
+
+    @staticmethod
+    def render_keys(state: Callable[[str], Availability], width: int) -> Text:
+        """Job keys on the first line, view keys on the second; shorter words when narrow."""
+        rows: list[list[tuple[str, str, bool]]] = []
+        for keys in (JOB_KEYS, VIEW_KEYS):
+            row = []
             for key, action, title in keys:
                 avail = state(action)
-                if avail.state in ("hidden", "absent"):
-                    continue
-                dim = avail.state != "enabled"
-                out.append(key, style="dim" if dim else "bold reverse")
-                out.append(f" {title}  ", style="dim" if dim else "")
-        self.update(out)
+                if avail.state not in ("hidden", "absent"):
+                    row.append((key, title, avail.state == "enabled"))
+            rows.append(row)
+        for short, gap in ((False, 2), (True, 2), (True, 1)):
+            lines = [_key_line(row, short, gap) for row in rows]
+            if all(line.cell_len <= width for line in lines):
+                break
+        out = Text()
+        for i, line in enumerate(lines):
+            line.truncate(width)
+            if i:
+                out.append("\n")
+            out.append_text(line)
+        return out
+
+
+SHORT_TITLES = {
+    "Suspend": "Susp",
+    "Resume": "Res",
+    "Details": "Info",
+    "Describe": "Desc",
+    "Filter": "Find",
+    "Faults": "Fault",
+    "Freeze": "Frz",
+}
+
+
+def _key_line(row: list[tuple[str, str, bool]], short: bool, gap: int) -> Text:
+    line = Text()
+    for key, title, enabled in row:
+        if line:
+            line.append(" " * gap)
+        word = SHORT_TITLES.get(title, title) if short else title
+        line.append(key, style="bold reverse" if enabled else "dim")
+        line.append(" " + word, style="" if enabled else "dim")
+    return line
 
 
 class MainScreen(Screen[None]):
@@ -615,7 +654,7 @@ class MainScreen(Screen[None]):
         if console.embedded is not None:
             status = console.embedded.status
             if status.state == "active":
-                return f"engine: in console, active ({status.holder.split(':')[0]})", "green"
+                return "engine: in console, active", "green"
             if status.state == "failed":
                 return f"engine: FAILED {status.error}", "bold red"
             if status.state == "standby":
@@ -628,7 +667,7 @@ class MainScreen(Screen[None]):
             return f"engine: attached to pid {lease.pid}@{lease.host}", "green"
         if lease is not None:
             return f"engine: none (pid {lease.pid}'s lease expired)", "bold red"
-        return "engine: none, commands wait in the store", "yellow"
+        return "engine: none (commands wait)", "yellow"
 
     def header_state(self) -> HeaderState:
         clock = self.config.clock

@@ -46,7 +46,7 @@ class _Page:
 
     def why(self, reason: str, style: str = "yellow") -> None:
         self.text.append("why: ", style="bold " + style)
-        self.text.append(reason + "\n", style=style)
+        self.text.append(self.alias(reason) + "\n", style=style)
 
     def field(self, name: str, value: object, *, path: bool = False) -> None:
         if value is None or value == "" or value == "-":

@@ -17,7 +17,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.validation import Function
-from textual.widgets import Button, Checkbox, Input, Label, OptionList, RadioButton, RadioSet
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    Label,
+    OptionList,
+    RadioButton,
+    RadioSet,
+    Static,
+)
 from textual.widgets.option_list import Option
 
 from bundletui.model.timeutil import format_oozie_time
@@ -30,7 +39,7 @@ from bundletui.tui.inputs import (
 from bundletui.tui.model import KIND_NAME, Target
 
 DIALOG_CSS = """
-ModalScreen { align: center middle; }
+ConfirmDialog, PauseDialog, RerunDialog, HelpScreen { align: center middle; }
 .dialog { width: 74; max-width: 100%; height: auto; max-height: 100%;
           border: thick $primary; background: $surface; padding: 0 1; }
 .dialog.danger { border: thick $error; }
@@ -57,6 +66,7 @@ class ConfirmDialog(ModalScreen[bool]):
     """Yes/no on named targets. Cancel has the focus; with ``type_to_confirm`` the operator
     must type that text before the action button works."""
 
+    SCOPED_CSS = False
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
@@ -128,6 +138,7 @@ class ConfirmDialog(ModalScreen[bool]):
 class PauseDialog(ModalScreen[PauseTime | None]):
     """Set or clear a bundle's or coordinator's pause time."""
 
+    SCOPED_CSS = False
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
@@ -235,6 +246,7 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
     """Rerun with its options: a workflow's nodes, a coordinator's actions or dates, a
     bundle's coordinators or dates, an action's refresh / nocleanup / failed-only."""
 
+    SCOPED_CSS = False
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
@@ -353,11 +365,13 @@ class HelpScreen(ModalScreen[str | None]):
     """``?``: every key for the selection (greyed ones say why), the ``:`` commands and the
     glyphs. Choosing a key's line runs it (lazygit's executable help)."""
 
+    SCOPED_CSS = False
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
     HelpScreen .dialog { width: 90; height: 90%; }
     HelpScreen OptionList { height: 1fr; border: none; }
+    HelpScreen .legend { width: 100%; height: auto; color: $text-muted; }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -386,7 +400,7 @@ class HelpScreen(ModalScreen[str | None]):
             yield Label("bundletui console — keys (enter runs one)", classes="title")
             yield OptionList(*options, id="keys")
             if self.footer:
-                yield Label(self.footer, classes="ids")
+                yield Static(self.footer, classes="legend")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

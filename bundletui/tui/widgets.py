@@ -63,17 +63,19 @@ class HeaderBar(Static):
         right.append(s.poll, style=s.poll_style)
         left = Text("bundletui ", style="bold")
         left.append(s.engine, style=s.engine_style)
-        room = width - left.cell_len - right.cell_len - 2
-        path = s.path
-        if room < len(path) + 1:
-            path = "…" + path[-max(room - 2, 8) :] if room > 10 else ""
+        room = width - right.cell_len - 2
+        if left.cell_len > room:  # narrow: the right side (time, poll, badges) wins
+            left.truncate(max(room - 1, 0), overflow="ellipsis")
         line1 = Text()
         line1.append_text(left)
+        path_room = room - left.cell_len - 2
+        path = s.path
+        if len(path) > path_room:
+            path = "…" + path[-(path_room - 1) :] if path_room > 12 else ""
         if path:
             line1.append("  ")
             line1.append(path, style="dim")
-        pad = width - line1.cell_len - right.cell_len
-        line1.append(" " * max(pad, 1))
+        line1.append(" " * max(width - line1.cell_len - right.cell_len, 1))
         line1.append_text(right)
         line1.truncate(width)
         line2 = Text()
@@ -277,6 +279,10 @@ class ActionTable(DataTable[Text | str]):
         for a in data["actions"]:
             why = a.get("waitingFor") or {}
             reason = why.get("detail") or ""
+            if why.get("reason") == "inputs" and why.get("missing"):
+                more = why.get("missingCount", 1) - 1
+                reason = "missing " + _tail(alias(why["missing"][0]))
+                reason += f" +{more}" if more > 0 else ""
             if a.get("errorCode") or a.get("errorMessage"):
                 reason = f"{a.get('errorCode') or ''} {a.get('errorMessage') or ''}".strip()
             self.add_row(
@@ -301,6 +307,12 @@ class ActionTable(DataTable[Text | str]):
         if not self.action_ids or self.cursor_row < 0 or self.cursor_row >= len(self.action_ids):
             return None
         return self.action_ids[self.cursor_row]
+
+
+def _tail(path: str, parts: int = 4) -> str:
+    """``/a/b/c/d/e/f`` -> ``…/c/d/e/f``: the end of a path is what tells partitions apart."""
+    pieces = path.rstrip("/").split("/")
+    return path if len(pieces) <= parts + 1 else "…/" + "/".join(pieces[-parts:])
 
 
 class Pane(Static):
