@@ -1,0 +1,115 @@
+"""Each way a crash can leave a RUNNING node, staged exactly, then a real engine started on it.
+
+Random ``kill -9``s (test_crash.py) rarely land in the microseconds between the commit that
+marks a node RUNNING and the process start, or between the start and the commit of its pid.
+Here the store is put in those states directly — as the launch transaction writes them —
+with real exit files and real wrapper processes, and ``bundletui run`` must reconcile each
+(issue 3 §4): start it (never started), take its exit file (ended while nobody watched), adopt
+it (still running), or fail it with a clear code (unknowable).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bundletui.commands import workflows as wfcmd
+from bundletui.engine import processes
+from bundletui.engine.workflows import attempt_paths
+from bundletui.store import jobs
+from bundletui.store.db import Store
+from bundletui.store.rows import NodeRow
+from tests.e2e.conftest import FIXTURES, Bt, pid_alive, trace_lines, wait_for
+
+CHAIN = FIXTURES / "chain" / "job.properties"
+JOB = FIXTURES / "bin" / "job.py"
+
+
+def stage(bt: Bt, tmp_path: Path, **node: object) -> tuple[str, str]:
+    """A started chain with no engine yet; ``first`` left RUNNING (attempt 1) as a crashed
+    engine leaves it. Returns (workflow id, first's exit file)."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
+    with Store(bt.home) as store, store.write() as tx:
+        values = {"status": "RUNNING", "attempt": 1, "started": tx.now_ms, **node}
+        jobs.update(tx, NodeRow, f"{wf}@first", **values)
+        _out, _err, exit_path = attempt_paths(wfcmd.log_dir(store, wf), "first", 0, 1)
+    Path(exit_path).parent.mkdir(parents=True, exist_ok=True)
+    return wf, exit_path
+
+
+def release_all(tmp_path: Path) -> None:
+    for name in ("first", "second", "third"):
+        (tmp_path / "gate" / name).touch()
+
+
+def test_marked_running_but_never_started_is_started_once(bt: Bt, tmp_path: Path) -> None:
+    wf, exit_path = stage(bt, tmp_path)
+    release_all(tmp_path)
+    bt.engine()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert trace_lines(tmp_path / "trace") == ["first", "second", "third"]
+    first = bt.peek(f"{wf}@first")
+    assert first["attempt"] == 1  # the same attempt, not a retry
+    assert Path(exit_path).read_text() == "0\n"
+
+
+def test_ended_while_down_before_its_pid_was_recorded(bt: Bt, tmp_path: Path) -> None:
+    """The exit file says how it ended: it is not run again."""
+    wf, exit_path = stage(bt, tmp_path)
+    Path(exit_path).write_text("0\n")
+    release_all(tmp_path)
+    bt.engine()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert trace_lines(tmp_path / "trace") == ["second", "third"]
+
+
+def test_failed_while_down_is_recorded_with_its_exit_code(bt: Bt, tmp_path: Path) -> None:
+    wf, exit_path = stage(bt, tmp_path)
+    Path(exit_path).write_text("7\n")
+    bt.engine()
+    assert bt.wait(wf)["status"] == "FAILED"
+    first = bt.peek(f"{wf}@first")
+    assert first["exitCode"] == 7 and first["errorCode"] == "7"
+    assert bt.nodes(wf) == {
+        "first": "FAILED",
+        "second": "DEPENDENT_FAILED",
+        "third": "DEPENDENT_FAILED",
+    }
+    assert trace_lines(tmp_path / "trace") == []
+
+
+def test_still_running_without_a_recorded_pid_is_found_and_adopted(bt: Bt, tmp_path: Path) -> None:
+    wf, exit_path = stage(bt, tmp_path)
+    out, err, _ = attempt_paths(Path(exit_path).parent, "first", 0, 1)
+    argv = [sys.executable, str(JOB), "first", f"--trace={tmp_path}/trace",
+            f"--gate={tmp_path}/gate"]  # fmt: skip
+    launched = processes.spawn(
+        argv, cwd=tmp_path, env=bt.env, stdout_path=out, stderr_path=err, exit_path=exit_path
+    )
+    wait_for(lambda: trace_lines(tmp_path / "trace") == ["first"], 10, "the job runs")
+    engine = bt.engine()
+    wait_for(lambda: bt.peek(f"{wf}@first")["externalId"] == str(launched.pid), 5, "adopted")
+    engine.wait_log("adopted running job", 5)
+    assert bt.nodes(wf)["first"] == "RUNNING"
+    release_all(tmp_path)
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert trace_lines(tmp_path / "trace") == ["first", "second", "third"]
+    wait_for(lambda: not pid_alive(launched.pid), 5, "ended")
+    os.waitpid(launched.pid, 0)  # this test started it, so this test reaps it
+
+
+def test_unknowable_end_fails_the_node_with_a_clear_code(bt: Bt, tmp_path: Path) -> None:
+    """A recorded pid that is gone and no exit file (its wrapper was SIGKILLed): EB0503."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    wf, _exit_path = stage(bt, tmp_path, pid=gone.pid, start_ticks=1)
+    bt.engine()
+    assert bt.wait(wf)["status"] == "FAILED"
+    first = bt.peek(f"{wf}@first")
+    assert first["errorCode"] == "EB0503"
+    assert "exit record" in first["errorMessage"]
+    assert trace_lines(tmp_path / "trace") == []
