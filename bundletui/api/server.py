@@ -156,6 +156,9 @@ def _listen(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # accepted sockets inherit it: without it every small reply waits ~40 ms (Nagle's
+        # algorithm against the client's delayed ACK)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host, port))
         sock.listen(128)
     except OSError as exc:

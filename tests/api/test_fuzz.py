@@ -87,9 +87,11 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             r = client.post("v2/jobs", content=conf_xml(props), headers=XML)
             assert r.status_code == 201, r.text
             ids.append(r.json()["id"])
+    client = httpx.Client(base_url=server.url + "/", timeout=30)
     try:
-        yield {"server": server, "ids": ids}
+        yield {"server": server, "ids": ids, "client": client}
     finally:
+        client.close()
         server.close()
 
 
@@ -214,35 +216,34 @@ def _query(draw: st.DrawFn, key: str, values: st.SearchStrategy[str]) -> str:
 
 @given(data=st.data())
 @settings(
-    max_examples=EXAMPLES * 5,
+    max_examples=EXAMPLES * 10,
     deadline=None,
     suppress_health_check=list(HealthCheck),
     derandomize=True,
 )
 def test_stateful_paths(fuzzed: dict[str, Any], data: st.DataObject) -> None:
-    server: Live = fuzzed["server"]
     ids: list[str] = fuzzed["ids"]
     targets = st.sampled_from(
         [*ids, f"{ids[0]}@1", f"{ids[0]}@99", f"{ids[2]}@extract", f"{ids[2]}@nope"]
     ) | _TEXT.map(lambda t: t or "x")
     job_id = data.draw(targets)
     version = data.draw(st.sampled_from(["v1", "v2"]))
-    with httpx.Client(base_url=server.url + "/", timeout=30) as client:
-        if data.draw(st.booleans()):
-            query = data.draw(_query("action", _ACTIONS | _VALUE))
-            headers = data.draw(
-                st.sampled_from([{}, XML, {"Content-Type": "application/x-www-form-urlencoded"}])
-            )
-            body = data.draw(_BODIES)
-            r = client.put(f"{version}/job/{_path(job_id)}?{query}", content=body, headers=headers)
-        else:
-            query = data.draw(_query("show", _SHOWS | _VALUE))
-            r = client.get(f"{version}/job/{_path(job_id)}?{query}")
-        _no_server_error(r)
-        listing = data.draw(
-            _query("jobtype", st.sampled_from(["wf", "coordinator", "bundle"]) | _VALUE)
+    client: httpx.Client = fuzzed["client"]
+    if data.draw(st.booleans()):
+        query = data.draw(_query("action", _ACTIONS | _VALUE))
+        headers = data.draw(
+            st.sampled_from([{}, XML, {"Content-Type": "application/x-www-form-urlencoded"}])
         )
-        _no_server_error(client.get(f"{version}/jobs?{listing}"))
+        body = data.draw(_BODIES)
+        r = client.put(f"{version}/job/{_path(job_id)}?{query}", content=body, headers=headers)
+    else:
+        query = data.draw(_query("show", _SHOWS | _VALUE))
+        r = client.get(f"{version}/job/{_path(job_id)}?{query}")
+    _no_server_error(r)
+    listing = data.draw(
+        _query("jobtype", st.sampled_from(["wf", "coordinator", "bundle"]) | _VALUE)
+    )
+    _no_server_error(client.get(f"{version}/jobs?{listing}"))
 
 
 def _path(job_id: str) -> str:
@@ -251,7 +252,6 @@ def _path(job_id: str) -> str:
 
 def test_submission_bodies(fuzzed: dict[str, Any], tmp_path: Path) -> None:
     """Arbitrary configurations, including ones naming real apps with odd properties."""
-    server: Live = fuzzed["server"]
 
     @given(
         props=st.dictionaries(
@@ -282,13 +282,13 @@ def test_submission_bodies(fuzzed: dict[str, Any], tmp_path: Path) -> None:
         derandomize=True,
     )
     def run(props: dict[str, str], action: str | None) -> None:
-        with httpx.Client(base_url=server.url + "/", timeout=30) as client:
-            r = client.post(
-                "v2/jobs",
-                params={"action": action} if action else None,
-                content=conf_xml(props),
-                headers=XML,
-            )
-            _no_server_error(r)
+        client: httpx.Client = fuzzed["client"]
+        r = client.post(
+            "v2/jobs",
+            params={"action": action} if action else None,
+            content=conf_xml(props),
+            headers=XML,
+        )
+        _no_server_error(r)
 
     run()
