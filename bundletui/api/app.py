@@ -176,9 +176,7 @@ def _version(request: Request) -> int:
 async def _call(api: Api, request: Request, resource: str = "") -> Call:
     body = b""
     if request.method in ("POST", "PUT"):
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            raise ApiError("E0300", f"Invalid content-type, body of {len(body)} bytes is too large")
+        body = await _read_body(request)
     params = Params(parse_query(request.scope.get("query_string", b"")))
     return Call(
         version=_version(request),
@@ -189,6 +187,23 @@ async def _call(api: Api, request: Request, resource: str = "") -> Call:
         content_type=request.headers.get("content-type", ""),
         user=params.text("user.name") or params.text("doAs") or current_user(),
     )
+
+
+async def _read_body(request: Request) -> bytes:
+    """The request body, refused past MAX_BODY without reading the rest."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ApiError(
+                "EB0703",
+                f"request body larger than {MAX_BODY} bytes",
+                status=413,
+                hint="a job configuration is a few KiB: send only the <configuration>",
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _guard_mode(api: Api, call: Call, *, admin: bool = False) -> None:

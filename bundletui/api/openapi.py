@@ -42,6 +42,7 @@ def _error(description: str) -> dict[str, Any]:
     }
 
 
+_TOO_LARGE = _error("Request body over 4 MiB (EB0703)")
 _ERRORS = {
     "400": _error("Bad request or command error (unknown job: E0604)"),
     "401": _error("Missing or invalid bearer token (E0500)"),
@@ -200,7 +201,7 @@ def document() -> dict[str, Any]:
                         )
                     ],
                     "requestBody": {**_XML_BODY, "required": True},
-                    "responses": {"201": _json(_ID, "Submitted"), **_ERRORS},
+                    "responses": {"201": _json(_ID, "Submitted"), **_ERRORS, "413": _TOO_LARGE},
                 },
                 "put": {
                     "operationId": "bulkJobs",
@@ -299,6 +300,7 @@ def document() -> dict[str, Any]:
                             "content": {"application/json": {"schema": {"type": "object"}}},
                         },
                         **_ERRORS,
+                        "413": _TOO_LARGE,
                     },
                 },
             },

@@ -186,6 +186,8 @@ def test_submit_errors(http: httpx.Client, bare: Live, tmp_path: Path) -> None:
         400,
         "E0303",
     )
+    huge = b"<configuration>" + b" " * (5 * 1024 * 1024) + b"</configuration>"
+    oozie_error(http.post("v2/jobs", content=huge, headers=XML), 413, "EB0703")
     # nothing was stored by any of them
     assert http.get("v2/jobs", params={"jobtype": "coordinator"}).json()["total"] == 0
 
