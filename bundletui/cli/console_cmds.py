@@ -63,6 +63,7 @@ def register(app: typer.Typer) -> None:
             read_only=read_only,
             poll_interval=max(interval, 0.1),
             demo=demo_setup,
+            handle_signals=True,
         )
         app = ConsoleApp(config)
         if demo_setup is not None:

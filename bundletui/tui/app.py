@@ -10,6 +10,9 @@ the view is frozen.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -78,6 +81,7 @@ class ConsoleConfig:
     action_limit: int = 200
     page_size: int = 50
     demo: Demo | None = None
+    handle_signals: bool = False  # SIGTERM/SIGHUP (an SSH hang-up) quit cleanly
 
 
 # Keys of the main screen: (key, action, footer text, shown in the footer's first row?)
@@ -1398,6 +1402,11 @@ class ConsoleApp(App[None]):
             self.embedded = EmbeddedEngine(engine_config)
             self.embedded.start_thread()
         self.engine_mode = mode
+        if cfg.handle_signals:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.add_signal_handler(sig, self.exit)
         self.push_screen(MainScreen(cfg, self.backend, self))
 
     @property
