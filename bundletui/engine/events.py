@@ -34,6 +34,7 @@ from bundletui.model.events import (
     cron_leaves,
     evaluate,
     partition_key,
+    satisfied_leaves,
 )
 from bundletui.model.ids import action_id
 from bundletui.model.status import ActionStatus, JobStatus
@@ -208,9 +209,10 @@ class EventService:
         rows = store.job_events(tx.conn, job_id)
         events = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
         crons, next_cron = self._crons(spec, coord, job.created_time, tx.now_ms)
-        verdict = evaluate(spec, Window(job.created_time, events, crons), tx.now_ms)
+        window = Window(job.created_time, events, crons)
+        verdict = evaluate(spec, window, tx.now_ms)
         if verdict.fired:
-            self.fire(tx, coord, job_id, rows, crons)
+            self.fire(tx, coord, job_id, rows, satisfied_leaves(spec, window, tx.now_ms))
             return
         if verdict.next_check_ms is not None:
             self.engine.heap.push_earlier(verdict.next_check_ms, "events.wait", coord.id)
@@ -242,11 +244,10 @@ class EventService:
         self.evaluate(tx, coord, job.id)
 
     def fire(
-        self, tx: Tx, coord: CoordRow, job_id: int, rows: list[Any], crons: frozenset[str]
+        self, tx: Tx, coord: CoordRow, job_id: int, rows: list[Any], reason: list[str]
     ) -> None:
         """One firing = one coordinator action, WAITING until its constraints hold."""
         spec = self._spec(coord)
-        reason = _reasons(spec, rows, crons)
         if spec.constraints.since_last_run_ms and self._merge_into_held(
             tx, coord, job_id, rows, reason
         ):
@@ -438,17 +439,6 @@ class EventService:
         spec = coordcmd.app_of(coord).events
         assert spec is not None, f"{coord.id} is not an event coordinator"
         return spec
-
-
-def _reasons(spec: EventSpec, rows: list[Any], crons: frozenset[str]) -> list[str]:
-    out = []
-    if any(r.kind == "partition" for r in rows):
-        out.append("partitions")
-    if any(r.kind == "program" for r in rows):
-        out.append("program")
-    if crons:
-        out.append("cron")
-    return out or ["wait"]
 
 
 def _event_json(r: Any) -> dict[str, Any]:

@@ -203,6 +203,34 @@ def _eval(spec: EventSpec, node: TriggerNode, w: Window, now: int, wake: list[in
     return any(results)
 
 
+_LEAF_NAMES: dict[type, str] = {
+    Partitions: "partitions",
+    Bytes: "bytes",
+    Cron: "cron",
+    Program: "program",
+    Wait: "wait",
+}
+
+
+def satisfied_leaves(spec: EventSpec, window: Window, now_ms: int) -> list[str]:
+    """The kinds of the trigger's leaves that hold for this window, in tree order, once each:
+    what ``${trigger:reason()}`` tells the workflow (a wait that fired with a few partitions
+    is ``partitions,wait`` only if the partitions leaf itself was satisfied)."""
+    out: list[str] = []
+
+    def walk(node: TriggerNode) -> None:
+        if isinstance(node, AllOf | AnyOf):
+            for child in node.children:
+                walk(child)
+        elif _eval(spec, node, window, now_ms, []):
+            name = _LEAF_NAMES[type(node)]
+            if name not in out:
+                out.append(name)
+
+    walk(spec.trigger)
+    return out
+
+
 def cron_leaves(node: TriggerNode) -> list[str]:
     if isinstance(node, Cron):
         return [node.expression]
