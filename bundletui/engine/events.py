@@ -78,11 +78,16 @@ class EventService:
     # ------------------------------------------------------------------ intake
 
     def on_landed(self, tx: Tx, batch: list[tuple[str, str]]) -> None:
+        found: dict[Path, tuple[int, Path]] = {}  # partition -> (completed at, feed)
         for _change, path in batch:
-            self.intake(tx, path)
+            self.intake(tx, path, found)
+        # A watcher batch is unordered: record oldest first (ids, ${trigger:partitions()}).
+        for part, (_t, feed) in sorted(found.items(), key=lambda x: (x[1][0], str(x[0]))):
+            self._record(tx, feed, part)
 
-    def intake(self, tx: Tx, path: str) -> None:
-        """If ``path`` completes a partition of some feed, record the partition once."""
+    def intake(self, tx: Tx, path: str, found: dict[Path, tuple[int, Path]]) -> None:
+        """If ``path`` completes a partition of some feed, add it to ``found`` (a file partition
+        of a feed without done-flag settles first)."""
         seen: set[tuple[str, str]] = set()
         p = Path(path)
         for ancestor in p.parents:
@@ -90,15 +95,17 @@ class EventService:
                 if (feed_path, flag) in seen:
                     continue
                 seen.add((feed_path, flag))
-                self._intake_for_feed(tx, p, Path(feed_path), flag)
+                self._intake_for_feed(tx, p, Path(feed_path), flag, found)
 
-    def _intake_for_feed(self, tx: Tx, p: Path, feed: Path, flag: str) -> None:
+    def _intake_for_feed(
+        self, tx: Tx, p: Path, feed: Path, flag: str, found: dict[Path, tuple[int, Path]]
+    ) -> None:
         if flag:
             if p.name == flag and p.parent != feed and p.exists():
-                self._record(tx, feed, p.parent)
-            elif p.is_dir():
-                for part, _size in scan_partitions(feed, flag, under=p):  # moved in whole
-                    self._record(tx, feed, part)
+                found[p.parent] = (_completed_ms(p.parent, flag), feed)
+            elif p.is_dir():  # moved in whole
+                for part, _size in scan_partitions(feed, flag, under=p):
+                    found[part] = (_completed_ms(part, flag), feed)
         elif p.is_file() and not hidden(p, feed):
             size = p.stat().st_size
             self.settling[str(p)] = size
@@ -136,19 +143,31 @@ class EventService:
     def rescan(self, tx: Tx) -> None:
         """Find partitions that landed while nobody watched (start-up, and every few minutes)."""
         done: set[tuple[str, str]] = set()
+        real_now = to_ms(self.engine.real_clock.now())
         for _coord, feed_path, flag in store.all_feeds(tx.conn):
-            if (feed_path, flag) not in done:
-                done.add((feed_path, flag))
-                for part, size in scan_partitions(Path(feed_path), flag):
-                    store.record_event(
-                        tx,
-                        "partition",
-                        partition_key(feed_path),
-                        str(part),
-                        size,
-                        tx.now_ms,
-                        {"feed": feed_path},
-                    )
+            if (feed_path, flag) in done:
+                continue
+            done.add((feed_path, flag))
+            # oldest first, so that ids (and ${trigger:partitions()}) follow arrival order
+            found = sorted(
+                (_completed_ms(part, flag), str(part), size)
+                for part, size in scan_partitions(Path(feed_path), flag)
+            )
+            for completed, part, size in found:
+                if not flag and real_now - completed < SETTLE_MS:
+                    if not store.known_paths(tx.conn, "partition", [part]):
+                        self.settling[part] = size  # may still be growing: settle first
+                        self.engine.heap.push(tx.now_ms + SETTLE_MS, "events.settle", part)
+                    continue
+                store.record_event(
+                    tx,
+                    "partition",
+                    partition_key(feed_path),
+                    part,
+                    size,
+                    tx.now_ms,
+                    {"feed": feed_path},
+                )
 
     def on_rescan(self, tx: Tx, _key: str) -> None:
         self.rescan(tx)
@@ -439,6 +458,14 @@ class EventService:
         spec = coordcmd.app_of(coord).events
         assert spec is not None, f"{coord.id} is not an event coordinator"
         return spec
+
+
+def _completed_ms(part: Path, flag: str) -> int:
+    """When a partition became complete: its done-flag's mtime (the file's own without one)."""
+    try:
+        return (part / flag if flag else part).stat().st_mtime_ns // 1_000_000
+    except OSError:
+        return 0
 
 
 def _event_json(r: Any) -> dict[str, Any]:
