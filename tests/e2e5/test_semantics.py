@@ -1,0 +1,206 @@
+"""The event-schedule semantics around the stories (issue 5): suspend / resume, timeouts that
+discard or force, what fired an action reaching the workflow as argv, and partition intake
+deduplicated whether the landing watcher saw it live or a start-up rescan found it."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from tests.e2e5.conftest import Bt5, Feed, bundle, event_coordinator, fmt_ms, ms
+
+FAR_START, FAR_END = "2020-01-01T00:00Z", "2099-01-01T00:00Z"  # real-clock tests
+
+
+def test_suspend_deletes_pending_jobs_and_ignores_events_until_resume(bt: Bt5) -> None:
+    """Seed 004: a suspended schedule's pending jobs are deleted (a fired job waiting for its
+    constraints too: its action is killed), events that arrive while it is suspended are
+    ignored, and resume reacts again — to what arrives from then on."""
+    pairs = bt.write(
+        "pairs.xml",
+        event_coordinator(
+            "pairs",
+            feeds=[Feed("x", "${landing}/x")],
+            trigger='<partitions feed="x" count="2"/>',
+        ),
+    )
+    hourly = bt.write(
+        "hourly.xml",
+        event_coordinator(
+            "hourly",
+            feeds=[Feed("y", "${landing}/y")],
+            trigger='<partitions feed="y"/>',
+            constraints="<since-last-run>PT1H</since-last-run>",
+        ),
+    )
+    bid = bt.submit(
+        bt.write("b.xml", bundle("sr", [("pairs", pairs, {}), ("hourly", hourly, {})])),
+        kind="bundle",
+    )
+    bt.step("2026-03-01T09:00Z")  # the bundle starts both schedules
+    ids = bt.coords_of(bid)
+    x, y = ids["pairs"], ids["hourly"]
+    bt.land("x", "1")
+    bt.land("y", "1")
+    bt.step("2026-03-01T10:00Z")
+    bt.land("y", "2")
+    bt.step("2026-03-01T10:05Z")
+    assert bt.jobs(x) == [("PENDING_TRIGGER", None)]  # one of two partitions seen
+    assert [a["status"] for a in bt.actions(y)] == ["SUCCEEDED", "WAITING"]  # held till 11:00
+
+    bt.cli("suspend", bid)
+    bt.step("2026-03-01T10:05Z")  # the engine passes it on to the bundle's coordinators
+    assert bt.info(x)["status"] == "SUSPENDED"
+    assert bt.info(y)["status"] == "SUSPENDEDWITHERROR"  # its held action was killed
+    assert bt.jobs(x) == []  # the pending job and the partition it held: gone
+    assert [s for s, _h in bt.jobs(y)] == ["LAUNCHED"]
+    held = bt.actions(y)[1]
+    assert (held["status"], held["error_code"]) == ("KILLED", "EB0801")
+
+    bt.land("x", "2")  # while suspended: ignored
+    bt.land("y", "3")
+    bt.sim("2026-03-01T10:10Z", "2026-03-01T11:30Z")
+    assert len(bt.actions(x)) == 0 and len(bt.actions(y)) == 2
+    assert bt.jobs(x) == []
+
+    bt.cli("resume", bid)
+    bt.step("2026-03-01T11:30Z")
+    assert (bt.info(x)["status"], bt.info(y)["status"]) == ("RUNNING", "RUNNINGWITHERROR")
+    x3, y4 = str(bt.land("x", "3")), str(bt.land("y", "4"))
+    bt.step("2026-03-01T11:35Z")
+    assert bt.actions(x) == []  # x/2 does not count: one new partition since resume
+    x4 = str(bt.land("x", "4"))
+    bt.step("2026-03-01T11:40Z")
+    runs = bt.runs()
+    (xa,) = bt.actions(x)
+    assert runs[xa["id"]].parts == [x3, x4]
+    ya = bt.actions(y)
+    assert [a["status"] for a in ya] == ["SUCCEEDED", "KILLED", "SUCCEEDED"]
+    assert runs[ya[2]["id"]].parts == [y4]
+    assert fmt_ms(bt.wf_started(ya[2]["wf"]) or 0) == "2026-03-01T11:35Z"
+    assert ya[1]["id"] not in runs  # the killed one never ran
+
+
+def test_timeout_discards_or_forces_a_held_job(bt: Bt5) -> None:
+    """Two schedules on one feed, each at most once an hour, each giving a held job 30 minutes:
+    one discards it at the timeout (TIMEDOUT, never runs), the other force-starts it then."""
+    common = {
+        "feeds": [Feed("f", "${landing}/f")],
+        "trigger": '<partitions feed="f"/>',
+    }
+    discard = bt.write(
+        "discard.xml",
+        event_coordinator(
+            "discard",
+            constraints='<since-last-run>PT1H</since-last-run><timeout on-timeout="discard">PT30M</timeout>',
+            **common,  # type: ignore[arg-type]
+        ),
+    )
+    force = bt.write(
+        "force.xml",
+        event_coordinator(
+            "force",
+            constraints='<since-last-run>PT1H</since-last-run><timeout on-timeout="force">PT30M</timeout>',
+            **common,  # type: ignore[arg-type]
+        ),
+    )
+    d, f = bt.submit(discard), bt.submit(force)
+    bt.land("f", "1")
+    bt.step("2026-03-01T10:00Z")
+    p2 = str(bt.land("f", "2"))
+    bt.sim("2026-03-01T10:10Z", "2026-03-01T12:00Z")
+
+    da = bt.actions(d)
+    assert [a["status"] for a in da] == ["SUCCEEDED", "TIMEDOUT"]
+    assert da[1]["error_code"] == "EB0802"
+    assert [s for s, _h in bt.jobs(d)] == ["LAUNCHED", "DISCARDED"]
+    assert bt.jobs(d)[1][1] == "timeout reached: discarded"
+    assert da[1]["id"] not in bt.runs()
+    fa = bt.actions(f)
+    assert [a["status"] for a in fa] == ["SUCCEEDED", "SUCCEEDED"]
+    assert fmt_ms(bt.wf_started(fa[1]["wf"]) or 0) == "2026-03-01T10:40Z"  # not 11:00
+    assert bt.jobs(f) == [("LAUNCHED", None), ("LAUNCHED", "forced at timeout")]
+    assert bt.runs()[fa[1]["id"]].parts == [p2]
+    # the discarded action never ran: its partition went with it (that is what discard means)
+    assert bt.sql(
+        "SELECT count(*) FROM job_events WHERE coord_id = ? AND job_id ="
+        " (SELECT id FROM job_queue WHERE coord_id = ? AND state = 'DISCARDED')",
+        d,
+        d,
+    ) == [(1,)]
+    assert da[1]["trigger"]["fired_at"] == ms("2026-03-01T10:10Z")
+
+
+def test_what_fired_an_action_reaches_the_workflow_as_argv_never_through_a_shell(
+    bt: Bt5, tmp_path: Path
+) -> None:
+    """Partition paths with spaces, quotes, ``$(…)``, backquotes, ``;`` and ``${…}`` arrive as
+    one argv element, exactly; nothing in them is run."""
+    app = bt.write(
+        "argv.xml",
+        event_coordinator(
+            "argv",
+            feeds=[Feed("f", "${landing}/weird feed")],
+            trigger='<partitions feed="f" count="2"/>',
+        ),
+    )
+    coord = bt.submit(app, start=FAR_START, end=FAR_END)
+    bt.engine()
+    canary = tmp_path / "pwned"
+    names = [f"a b $(touch {canary}) `touch {canary}`", f"x;touch {canary};'\"${{x}}"]
+    paths = [str(bt.land("weird feed", n)) for n in names]
+    (action,) = bt.wait_actions(coord, 1)
+    run = bt.runs()[action["id"]]
+    assert run.argc == 6  # record.xml's six arguments: nothing split
+    assert run.parts == paths  # ",".join(paths): the whole value was one element
+    assert bt.fired_paths(action) == paths
+    runconf = bt.sql("SELECT run_conf FROM coord_actions WHERE id = ?", action["id"])[0][0]
+    assert '"parts": ' in runconf and "touch" in runconf
+    assert not canary.exists()
+    assert not any(p.name == "pwned" for p in tmp_path.rglob("pwned"))
+
+
+def test_partition_intake_is_deduplicated_live_or_by_the_startup_rescan(bt: Bt5) -> None:
+    """A partition is recorded once whether the watcher saw it, a directory re-walk saw it
+    again, it was moved in whole, or the start-up rescan found it after a kill -9; each is
+    consumed by exactly one action."""
+    app = bt.write(
+        "dedup.xml",
+        event_coordinator(
+            "dedup",
+            feeds=[Feed("f", "${landing}/feed")],
+            trigger='<partitions feed="f"/>',
+        ),
+    )
+    coord = bt.submit(app, start=FAR_START, end=FAR_END)
+    engine = bt.engine("--lease-ttl", "0.5")
+    p1 = bt.land("feed", "2026/03/01/00")  # live, in a new directory tree
+    staging = bt.landing / "feed" / ".staging"
+    staging.mkdir()
+    (staging / "part-00000").write_text("moved")
+    (staging / "_SUCCESS").touch()
+    p2 = bt.landing / "feed" / "2026" / "03" / "01" / "01"
+    os.replace(staging, p2)  # moved in whole, already complete
+    bt.wait_actions(coord, 2)
+    (p1 / "_SUCCESS").touch()  # touched again: still the same partition
+    time.sleep(1.2)  # the directory re-walks (0.05 / 0.25 / 1 s) see p1 and p2 again
+    engine.kill9()
+    p3 = bt.land("feed", "2026/03/01/02")  # while nobody watches
+    p4 = bt.land("feed", "2026/03/01/03")
+    (p2 / "_SUCCESS").touch()
+    bt.engine("--lease-ttl", "0.5")
+    actions = bt.wait_actions(coord, 4)
+    time.sleep(0.5)
+
+    expected = [str(p) for p in (p1, p2, p3, p4)]
+    rows = bt.sql("SELECT path FROM events WHERE kind = 'partition' ORDER BY id")
+    assert [r[0] for r in rows] == expected  # once each, in arrival order
+    actions = bt.actions(coord)
+    assert [bt.fired_paths(a) for a in actions] == [[p] for p in expected]
+    assert bt.sql(
+        "SELECT count(*), count(DISTINCT event_id) FROM job_events WHERE coord_id = ?", coord
+    ) == [(4, 4)]
+    runs = bt.runs()
+    assert sorted(p for a in actions for p in runs[a["id"]].parts) == sorted(expected)
+    assert all(r.launches == 1 for r in runs.values())
