@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("bundletui.engine.landing")
 RESCAN_MS = 300_000
 RECHECK_DELAYS = (0.05, 0.25, 1.0, 3.0)  # seconds after a directory appears
-
+DELIVERED_MAX = 200_000
 
 
 class LandingWatcher:
@@ -34,6 +34,9 @@ class LandingWatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.listeners: list = []  # (tx, [(change, path)]) -> None, for event schedules
+        # path -> (inode, mtime) when it was last handed on: a re-walk passes on only what is
+        # new or changed since, not every file of the tree again (loop thread only)
+        self._delivered: dict[str, tuple[int, int]] = {}
 
     def install(self) -> None:
         e = self.engine
@@ -78,6 +81,12 @@ class LandingWatcher:
         while self.events:
             batch.append(self.events.popleft())
         paths = sorted({p for _c, p in batch})
+        if len(self._delivered) > DELIVERED_MAX:
+            self._delivered.clear()
+        for p in paths:
+            key = _identity(p)
+            if key is not None:
+                self._delivered[p] = key
         self.engine.coordinators.paths_landed(tx, paths)
         for listener in self.listeners:
             listener(tx, batch)
@@ -95,11 +104,15 @@ class LandingWatcher:
                 loop.call_later(delay, self._recheck, path)
 
     def _recheck(self, path: str) -> None:
+        found = False
         for root, _dirs, files in os.walk(path):
-            self.events.append(("recheck", root))
-            self.events.extend(("recheck", os.path.join(root, f)) for f in files)
-        self.engine.wake()
-
+            for p in (root, *(os.path.join(root, f) for f in files)):
+                key = _identity(p)
+                if key is not None and self._delivered.get(p) != key:
+                    self.events.append(("recheck", p))
+                    found = True
+        if found:
+            self.engine.wake()
 
     def recover(self, tx: Tx) -> None:
         self.engine.coordinators.rescan(tx)
@@ -108,3 +121,11 @@ class LandingWatcher:
     def rescan(self, tx: Tx, _key: str) -> None:
         self.engine.coordinators.rescan(tx)
         self.engine.heap.push(tx.now_ms + RESCAN_MS, "landing.rescan", "all")
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
