@@ -1,14 +1,14 @@
 """Helpers for the coordinator / bundle end-to-end tests (issue 4).
 
-Builds on tests/e2e/conftest.py (the real console script, a real store under ``tmp_path``, real
-``bundletui run`` processes). Adds: writing coordinator / bundle XML of any shape into the test's
-directory, submitting any kind of job, running the engine on the simulated clock until a given
-time (``sim``), and reading the store read-only with sqlite3 (``sql``), the way an operator
-would check what the engine recorded.
+The real console script, a real store under ``tmp_path``, real ``bundletui run`` processes
+(stopped, ``kill -9``-ed and restarted by the tests). Adds to what tests/e2e does: writing
+coordinator / bundle XML of any shape into the test's directory, submitting any kind of job,
+running the engine on the simulated clock until a given time (``sim``), and reading the store
+read-only with sqlite3 (``sql``), the way an operator would check what the engine recorded.
 
-Every action of these tests launches fixtures/mark.xml or fixtures/produce.xml: a shell job that
-appends the action id to ``${trace}`` (``trace_counts`` counts launches), and for produce.xml
-also writes the action's output partition with its done flag.
+Every action of these tests launches fixtures/mark.xml: a shell job that appends the action id
+to ``${trace}`` (``trace_counts`` counts launches) and writes the output partition it is given,
+with its done flag.
 """
 
 from __future__ import annotations
@@ -140,7 +140,6 @@ def trace_lines(path: Path) -> list[str]:
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MARK = FIXTURES / "mark.xml"
-PRODUCE = FIXTURES / "produce.xml"
 
 
 def at(text: str) -> datetime:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from tests.e2e4.conftest import (
     BC,
-    PRODUCE,
     Bt4,
     bundle_xml,
     coordinator_xml,
@@ -418,7 +417,6 @@ def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
             "hourly",
             datasets=[hourly_ds("out", "out-${coordName}")],
             outputs=[data_out("out", "out")],
-            workflow=PRODUCE,
             conf={"outDir": "${coord:dataOut('out')}"},
         ),
     )
