@@ -146,10 +146,10 @@ def test_a_failure_while_suspended_still_gets_its_retries(bt: Bt, tmp_path: Path
     suspending must not change the outcome."""
     gate = tmp_path / "gate"
     gate.mkdir()
-    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T00:00Z")
+    bt.engine()
     wf = bt.submit(
         FIXTURES / "retry" / "job.properties",
-        {"dir": str(tmp_path), "failTimes": "1", "gate": str(gate)},
+        {"dir": str(tmp_path), "failTimes": "1", "gate": str(gate), "retryInterval": "0"},
     )
     bt.wait_node(wf, "flaky", "RUNNING")
     bt.cli("suspend", wf)
@@ -263,10 +263,10 @@ def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
 
 def test_log_follow_moves_on_to_each_retry_and_each_node(bt: Bt, tmp_path: Path) -> None:
     gate = tmp_path / "gate"
-    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T00:00Z")
+    bt.engine()
     wf = bt.submit(
         FIXTURES / "retry" / "job.properties",
-        {"dir": str(tmp_path), "failTimes": "2", "gate": str(gate)},
+        {"dir": str(tmp_path), "failTimes": "2", "gate": str(gate), "retryInterval": "0"},
     )
     one = subprocess.Popen(
         [BUNDLETUI, "log", f"{wf}@flaky", "--follow"],

@@ -45,7 +45,8 @@ def test_engine_stops_on_sigterm_and_a_job_that_ended_meanwhile_is_recorded(
     # the job keeps running with no engine, and ends: only its exit file knows
     for name in ("first", "second", "third"):
         (gate / name).touch()
-    wait_for(lambda: "first end" in (tmp_path / "stamps").read_text(), 10, "first ended")
+    stamps = tmp_path / "stamps"
+    wait_for(lambda: stamps.exists() and "first end" in stamps.read_text(), 10, "first ended")
     assert bt.nodes(wf)["first"] == "RUNNING"  # nobody recorded it yet
     bt.engine()
     assert bt.wait(wf)["status"] == "SUCCEEDED"
