@@ -350,14 +350,18 @@ class CoordinatorService:
         slots = 1_000_000 if coord.concurrency < 0 else coord.concurrency - active
         if slots <= 0:
             return
-        order = "ASC" if ExecutionOrder(coord.execution) is ExecutionOrder.FIFO else "DESC"
+        execution = ExecutionOrder(coord.execution)
+        order = "ASC" if execution is ExecutionOrder.FIFO else "DESC"
+        # LAST_ONLY / NONE skip stale READY actions on the way: look past them (a pass that only
+        # skipped would otherwise leave the rest READY with nothing to wake the coordinator)
+        skipping = execution in (ExecutionOrder.LAST_ONLY, ExecutionOrder.NONE)
         ready = jobs.select(
             tx.conn,
             ActionRow,
             "coord_id = ? AND status = 'READY'",
             (coord.id,),
             order=f"nominal_time {order}",
-            limit=slots,
+            limit=None if skipping else slots,
         )
         app = coordcmd.app_of(coord)
         for action in ready:
@@ -365,7 +369,10 @@ class CoordinatorService:
             if deadline is not None and now > deadline:
                 coordcmd.move_action(tx, action, Event.SKIP)
                 continue
+            if slots <= 0:
+                continue  # no slot left; older ones may still be skipped
             self.engine._guarded(tx, f"launch {action.id}", self.launch, tx, coord, app, action)
+            slots -= 1
 
     def launch(self, tx: Tx, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> None:
         from bundletui.engine import coord_inputs
