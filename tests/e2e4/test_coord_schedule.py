@@ -1,0 +1,183 @@
+"""Issue 4 §2: materialization (oozie.md §2.5) — nominal times, end exclusive, throttle, and the
+catch-up after downtime per execution order — through the CLI and a simulated engine.
+
+Vectors: a daily coordinator in America/Los_Angeles keeps local midnight across the 2026-03-08
+spring-forward (``coord:days``) while ``coord:hours(24)`` keeps elapsed time; endOfDays /
+endOfMonths move the start to the end of its period; the cron ``0 9 * * 2-6`` (Quartz
+day-of-week: MON-FRI) skips the weekend; Oozie's own 20-minute example gives 00:00, 00:20,
+00:40 before an exclusive 01:00 end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e4.conftest import (
+    BC,
+    Bt4,
+    bundle_xml,
+    coordinator_xml,
+    data_in,
+    hourly_ds,
+    partition,
+    trace_lines,
+)
+
+
+def bundle_of(bt: Bt4, coords: dict[str, str], name: str = "many") -> Path:
+    """A bundle of coordinators ``name -> coordinator XML`` (one submit, one engine run)."""
+    for cname, xml in coords.items():
+        bt.apps.write(f"{cname}.xml", xml)
+    bt.apps.write("bundle.xml", bundle_xml(name, [BC(n, f"{n}.xml") for n in coords]))
+    return bt.apps.props("job.properties", {"oozie.bundle.application.path": "bundle.xml"})
+
+
+def test_nominal_times_frequency_el_end_of_periods_cron_and_end_exclusive(bt: Bt4) -> None:
+    coords = {
+        "la-days": coordinator_xml(
+            "la-days",
+            frequency="${coord:days(1)}",
+            start="2026-03-06T08:00Z",
+            end="2026-03-10T08:00Z",
+            timezone="America/Los_Angeles",
+        ),
+        "la-hours24": coordinator_xml(
+            "la-hours24",
+            frequency="${coord:hours(24)}",
+            start="2026-03-06T08:00Z",
+            end="2026-03-10T08:00Z",
+            timezone="America/Los_Angeles",
+        ),
+        "eod": coordinator_xml(
+            "eod",
+            frequency="${coord:endOfDays(1)}",
+            start="2026-03-06T10:00Z",
+            end="2026-03-09T00:00Z",
+        ),
+        "eom": coordinator_xml(
+            "eom",
+            frequency="${coord:endOfMonths(1)}",
+            start="2026-01-15T00:00Z",
+            end="2026-04-01T00:00Z",
+        ),
+        "cron": coordinator_xml(
+            "cron", frequency="0 9 * * 2-6", start="2026-03-06T00:00Z", end="2026-03-11T00:00Z"
+        ),
+        "twenty": coordinator_xml(
+            "twenty", frequency="20", start="2026-03-06T00:00Z", end="2026-03-06T01:00Z"
+        ),
+    }
+    bundle_id = bt.submit_job(bundle_of(bt, coords), start=True)
+    # the engine comes up after every nominal time: one catch-up materializes them all
+    bt.sim("2026-04-01T00:00Z", "2026-04-01T00:00Z")
+    ids = bt.coords_of(bundle_id)
+    got = {name: bt.nominals(ids[name]) for name in coords}
+    assert got == {
+        # local midnight: 08:00Z in PST, 07:00Z in PDT; 03-10T07:00Z is before the end
+        "la-days": [
+            "2026-03-06T08:00Z",
+            "2026-03-07T08:00Z",
+            "2026-03-08T08:00Z",
+            "2026-03-09T07:00Z",
+            "2026-03-10T07:00Z",
+        ],
+        # 24 elapsed hours: local time shifts to 01:00 PDT
+        "la-hours24": [
+            "2026-03-06T08:00Z",
+            "2026-03-07T08:00Z",
+            "2026-03-08T08:00Z",
+            "2026-03-09T08:00Z",
+        ],
+        "eod": ["2026-03-07T00:00Z", "2026-03-08T00:00Z"],  # start moved to next midnight
+        "eom": ["2026-02-01T00:00Z", "2026-03-01T00:00Z"],  # 04-01 is the (exclusive) end
+        "cron": ["2026-03-06T09:00Z", "2026-03-09T09:00Z", "2026-03-10T09:00Z"],  # Fri Mon Tue
+        "twenty": ["2026-03-06T00:00Z", "2026-03-06T00:20Z", "2026-03-06T00:40Z"],
+    }
+    for name in coords:
+        info = bt.peek(ids[name])
+        assert info["status"] == "SUCCEEDED", name
+        assert info["doneMaterialization"] is True
+        assert info["lastActionNumber"] == len(got[name])
+    # numbers are contiguous and unique per coordinator (the store's unique keys)
+    for name, coord_id in ids.items():
+        assert list(bt.actions(coord_id)) == list(range(1, len(got[name]) + 1))
+
+
+def test_actions_materialize_when_their_time_comes_not_before(bt: Bt4) -> None:
+    xml = coordinator_xml("h", start="2026-01-01T00:00Z", end="2026-01-02T00:00Z")
+    bt.apps.write("h.xml", xml)
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "h.xml"})
+    coord_id = bt.submit_job(config)
+    assert coord_id.endswith("-C")
+    assert bt.status(coord_id) == "PREP"
+    bt.sim("2025-12-31T23:00Z", "2025-12-31T23:59Z")
+    assert bt.status(coord_id) == "PREP" and bt.nominals(coord_id) == []
+    bt.sim("2025-12-31T23:00Z", "2026-01-01T02:59Z")
+    assert bt.status(coord_id) == "RUNNING"
+    assert bt.nominals(coord_id) == ["2026-01-01T00:00Z", "2026-01-01T01:00Z", "2026-01-01T02:00Z"]
+    info = bt.peek(coord_id)
+    assert info["nextMaterializedTime"] == "Thu, 01 Jan 2026 03:00:00 GMT"
+
+
+def test_catch_up_after_downtime_follows_the_execution_order(bt: Bt4) -> None:
+    """The engine starts at 05:30 for coordinators that started at 00:00: FIFO runs the six
+    missed hours oldest first, LIFO newest first, LAST_ONLY only the latest (the older ones are
+    SKIPPED), NONE none of them (more than a minute late) — then 06:00 runs in all four."""
+    coords = {
+        order.lower().replace("_", "-"): coordinator_xml(
+            order,
+            start="2026-01-01T00:00Z",
+            end="2026-01-01T07:00Z",
+            controls={"concurrency": "1", "execution": order},
+        )
+        for order in ("FIFO", "LIFO", "LAST_ONLY", "NONE")
+    }
+    bundle_id = bt.submit_job(bundle_of(bt, coords), start=True)
+    bt.sim("2026-01-01T05:30Z", "2026-01-01T08:00Z")
+    ids = bt.coords_of(bundle_id)
+    trace = trace_lines(bt.trace)
+
+    def launched(name: str) -> list[int]:
+        return [int(a.rsplit("@", 1)[1]) for a in trace if a.startswith(ids[name] + "@")]
+
+    assert launched("fifo") == [1, 2, 3, 4, 5, 6, 7]
+    assert launched("lifo") == [6, 5, 4, 3, 2, 1, 7]
+    assert launched("last-only") == [6, 7]
+    assert launched("none") == [7]
+    assert bt.actions(ids["last-only"]) == {
+        **dict.fromkeys(range(1, 6), "SKIPPED"),
+        6: "SUCCEEDED",
+        7: "SUCCEEDED",
+    }
+    assert bt.actions(ids["none"]) == {**dict.fromkeys(range(1, 7), "SKIPPED"), 7: "SUCCEEDED"}
+    for name in ids:
+        assert len(bt.nominals(ids[name])) == 7  # every nominal time materialized, once
+        assert bt.status(ids[name]) == "SUCCEEDED", name  # SKIPPED counts as done
+
+
+def test_throttle_limits_waiting_actions_and_info_says_so(bt: Bt4) -> None:
+    xml = coordinator_xml(
+        "t",
+        start="2026-01-01T00:00Z",
+        end="2026-01-01T12:00Z",
+        controls={"timeout": "-1", "throttle": "3"},
+        datasets=[hourly_ds("raw")],
+        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+    )
+    bt.apps.write("t.xml", xml)
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "t.xml"})
+    coord_id = bt.submit_job(config)
+    bt.sim("2026-01-01T10:30Z", "2026-01-01T10:30Z")
+    assert bt.actions(coord_id) == {1: "WAITING", 2: "WAITING", 3: "WAITING"}
+    info = bt.info_json(coord_id)
+    assert info["materialization"]["heldBy"] == "throttle 3/3 WAITING"
+    first = info["actions"][0]
+    assert first["waitingFor"]["reason"] == "inputs"
+    assert first["waitingFor"]["missing"] == [
+        str(bt.landing / partition("raw", "2026-01-01T00:00Z")) + "/_SUCCESS"
+    ]
+
+    bt.land(partition("raw", "2026-01-01T01:00Z"))
+    bt.sim("2026-01-01T10:30Z", "2026-01-01T10:30Z")
+    # one WAITING slot freed: exactly one more nominal time materialized
+    assert bt.actions(coord_id) == {1: "WAITING", 2: "SUCCEEDED", 3: "WAITING", 4: "WAITING"}
