@@ -54,6 +54,12 @@ def render_dryrun(result: dict[str, Any]) -> None:
             f"action{'s' if len(actions) != 1 else ''} {span}".rstrip(),
             highlight=False,
         )
+        events = coord.get("events")
+        if events:  # event-triggered: actions come from events, not from nominal times
+            out.print(f"  fires on: {events['trigger']}", highlight=False)
+            if events["constraints"]:
+                out.print(f"  held by:  {', '.join(events['constraints'])}", highlight=False)
+            continue
         if not actions:
             out.print("  (no action materializes in this window)")
             continue

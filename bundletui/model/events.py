@@ -239,6 +239,56 @@ def cron_leaves(node: TriggerNode) -> list[str]:
     return []
 
 
+def describe(spec: EventSpec) -> dict[str, object]:
+    """When the schedule fires and what holds a fired job, in words (dryrun)."""
+
+    def node(n: TriggerNode, top: bool = False) -> str:
+        if isinstance(n, Partitions):
+            return f"{n.count} new partition{'s' if n.count != 1 else ''} of {n.feed}"
+        if isinstance(n, Bytes):
+            return f"{_human_bytes(n.at_least)} of {n.feed}"
+        if isinstance(n, Cron):
+            return f"cron '{n.expression}'"
+        if isinstance(n, Program):
+            return f"{n.coordinator} {n.status}"
+        if isinstance(n, Wait):
+            return f"{n.duration_ms // 1000}s after the {n.after.value.replace('-', ' ')}"
+        joined = (" AND " if isinstance(n, AllOf) else " OR ").join(node(c) for c in n.children)
+        return joined if top else f"({joined})"
+
+    c = spec.constraints
+    holds = []
+    if c.concurrency is not None:
+        holds.append(f"concurrency {c.concurrency}")
+    if c.group:
+        holds.append(f"group {c.group} max {c.group_max}")
+    if c.delay_ms:
+        holds.append(f"delay {c.delay_ms // 1000}s")
+    if c.window is not None:
+        w = c.window
+        holds.append(
+            f"window {w.start_minute // 60:02d}:{w.start_minute % 60:02d}"
+            f"-{w.end_minute // 60:02d}:{w.end_minute % 60:02d}"
+        )
+    if c.since_last_run_ms:
+        holds.append(f"since-last-run {c.since_last_run_ms // 1000}s")
+    if c.timeout_ms is not None:
+        holds.append(f"timeout {c.timeout_ms // 1000}s ({c.on_timeout.value})")
+    return {
+        "trigger": node(spec.trigger, top=True),
+        "constraints": holds,
+        "priority": spec.priority,
+    }
+
+
+def _human_bytes(n: int) -> str:
+    for unit in ("PB", "TB", "GB", "MB", "KB"):
+        size = _BYTE_UNITS[unit]
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return f"{n}B"
+
+
 # ----------------------------------------------------------------------------- constraints
 
 

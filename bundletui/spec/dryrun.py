@@ -39,6 +39,7 @@ from rich.progress import (
 from bundletui.errors import SpecError
 from bundletui.model.apps import BundleApp, CoordinatorApp
 from bundletui.model.clock import Clock
+from bundletui.model.events import describe
 from bundletui.model.ids import JobKind, job_id, stamp
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 from bundletui.spec import xmlsafe
@@ -142,8 +143,11 @@ def dryrun(
             hint="run a workflow with `bundletui run`, or dryrun its coordinator",
         )
     exists = _Snapshot().__getitem__
-    out = []
+    out: list[dict[str, Any]] = []
     for index, (name, app, conf) in enumerate(jobs, start=1):
+        if app.events is not None:  # event-triggered: no action is due at a nominal time
+            out.append({"name": name, "actions": [], "events": describe(app.events)})
+            continue
         coord_id = job_id(index, stamp(now), user, JobKind.COORDINATOR, system="dryrun")
         actions = dryrun_coordinator(
             app,
