@@ -1,0 +1,307 @@
+"""Pipeline throughput on the simulated clock (issue 4 §6): goal >= 5,000 actions/s end to end.
+
+10 coordinators x one year hourly (87,600 actions). Each action's workflow is one in-process fs
+action: ``touchz ${out}`` with ``out = DIR/cN/${coord:formatTime(coord:nominalTime(),
+'yyyyMMddHH')}``. Each coordinator is a coordinator.xml + workflow.xml + job.properties submitted
+through ``load_job`` + ``submit_loaded``; then the real engine runs in-process
+(``Engine(EngineConfig(clock="simulated", start_time=START, until=END, watch=False))`` under
+``asyncio.run``) and is timed from ``run()`` to its return. Every transition is committed
+(WAL, synchronous=NORMAL, the store's default). At the end: every action SUCCEEDED, every
+workflow SUCCEEDED, and every file exists.
+
+Modes:
+  step     the clock starts at the coordinators' start and walks the year hour by hour
+           (the engine jumps to the next due time whenever nothing is busy): the issue's figure;
+  catchup  the clock starts at the end of the year: the whole year is due at once (catch-up
+           after a long downtime), bounded by concurrency/throttle.
+
+Same run: raw sqlite3 inserting the same number of rows into a table shaped like
+coord_actions (same columns, keys and file system, one transaction, WAL NORMAL): the ceiling.
+
+Usage: python bench/bench_pipeline.py [--coords 10] [--hours 8760] [--mode step|catchup|both]
+         [--form dag|oozie] [--concurrency 1] [--throttle 12] [--dir DIR] [--keep]
+         [--profile FILE] [--pyinstrument FILE.html]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import logging
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _coord_common import (
+    CoordSpec,
+    connect,
+    count_sql,
+    machine,
+    print_sql_counts,
+    submit_each,
+    write_coordinator,
+)
+
+GOAL = 5_000.0
+START = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+# ----------------------------------------------------------------------------- the ceiling
+
+
+def sqlite_ceiling(path: Path, rows: int) -> float:
+    """rows/s inserting ``rows`` coord_actions-shaped rows in one transaction (WAL NORMAL)."""
+    path.unlink(missing_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(
+            "CREATE TABLE coord_actions (id TEXT PRIMARY KEY, coord_id TEXT NOT NULL,"
+            " action_number INTEGER NOT NULL, nominal_time INTEGER NOT NULL,"
+            " created_time INTEGER NOT NULL, status TEXT NOT NULL, pending INTEGER NOT NULL"
+            " DEFAULT 0, external_id TEXT, run_conf TEXT, error_code TEXT, error_message TEXT,"
+            " held_by TEXT, timeout_at INTEGER, plan TEXT, trigger TEXT,"
+            " last_modified INTEGER NOT NULL, rev INTEGER NOT NULL DEFAULT 0,"
+            " UNIQUE (coord_id, action_number), UNIQUE (coord_id, nominal_time))"
+        )
+        coord = "0000001-260101000000000-oozie-user-C"
+        base = int(START.timestamp() * 1000)
+        data = [
+            (
+                f"{coord}@{i + 1}",
+                coord,
+                i + 1,
+                base + i * 3_600_000,
+                base,
+                "SUCCEEDED",
+                f"0{i:06d}-260101000000000-oozie-user-W",
+                '{"plan":{"data_ins":[],"data_outs":[]}}',
+                base,
+                i,
+            )
+            for i in range(rows)
+        ]
+        t = time.perf_counter()
+        conn.execute("BEGIN")
+        conn.executemany(
+            "INSERT INTO coord_actions (id, coord_id, action_number, nominal_time, created_time,"
+            " status, external_id, plan, last_modified, rev) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            data,
+        )
+        conn.execute("COMMIT")
+        return rows / (time.perf_counter() - t)
+    finally:
+        conn.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+# ----------------------------------------------------------------------------- one run
+
+
+@dataclass
+class Run:
+    mode: str
+    actions: int
+    submit_s: float
+    engine_s: float
+    engine_cpu: float
+    ticks: int
+    commits: int
+    ceiling: float
+
+    @property
+    def rate(self) -> float:
+        return self.actions / self.engine_s
+
+
+def run_once(
+    root: Path,
+    mode: str,
+    coords: int,
+    hours: int,
+    form: str,
+    concurrency: int,
+    throttle: int,
+    profiler: Any = None,
+    sql_counts: dict[str, int] | None = None,
+) -> Run:
+    from bundletui.engine.service import Engine, EngineConfig
+
+    home, out = root / "home", root / "out"
+    end = START + timedelta(hours=hours)
+    props = []
+    for c in range(coords):
+        spec = CoordSpec(
+            name=f"pipe{c}",
+            start=START,
+            end=end,
+            out=f"{out}/c{c}/${{coord:formatTime(coord:nominalTime(), 'yyyyMMddHH')}}",
+            concurrency=concurrency,
+            throttle=throttle,
+            form=form,
+        )
+        props.append(write_coordinator(root / "apps" / f"c{c}", spec))
+    t = time.perf_counter()
+    ids = submit_each(home, props)
+    submit_s = time.perf_counter() - t
+    assert len(ids) == coords
+
+    total = coords * hours
+    ceiling = sqlite_ceiling(root / "ceiling.db", total)
+
+    logging.getLogger("bundletui").setLevel(logging.WARNING)
+    engine = Engine(
+        EngineConfig(
+            home=home,
+            clock="simulated",
+            start_time=START if mode == "step" else end,
+            until=end,
+            watch=False,
+        )
+    )
+    rev0 = _rev(home)
+    t, c = time.perf_counter(), time.process_time()
+    if profiler is not None:
+        profiler.start() if hasattr(profiler, "start") else profiler.enable()
+    try:
+        with count_sql(sql_counts):
+            asyncio.run(engine.run())
+    finally:
+        if profiler is not None:
+            profiler.stop() if hasattr(profiler, "stop") else profiler.disable()
+    engine_s, engine_cpu = time.perf_counter() - t, time.process_time() - c
+    commits = _rev(home) - rev0
+    _verify(home, out, ids, hours)
+    return Run(mode, total, submit_s, engine_s, engine_cpu, engine.ticks, commits, ceiling)
+
+
+def _rev(home: Path) -> int:
+    conn = connect(home)
+    try:
+        return int(conn.execute("SELECT value FROM meta WHERE key = 'rev'").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def _verify(home: Path, out: Path, ids: list[str], hours: int) -> None:
+    total = len(ids) * hours
+    conn = connect(home)
+    try:
+        actions = dict(conn.execute("SELECT status, count(*) FROM coord_actions GROUP BY status"))
+        wfs = dict(conn.execute("SELECT status, count(*) FROM wf_jobs GROUP BY status"))
+        coords = dict(conn.execute("SELECT status, count(*) FROM coord_jobs GROUP BY status"))
+    finally:
+        conn.close()
+    files = sum(len(os.listdir(out / f"c{c}")) for c in range(len(ids)) if (out / f"c{c}").is_dir())
+    problems = []
+    if actions != {"SUCCEEDED": total}:
+        problems.append(f"actions {actions}")
+    if wfs != {"SUCCEEDED": total}:
+        problems.append(f"workflows {wfs}")
+    if coords != {"SUCCEEDED": len(ids)}:
+        problems.append(f"coordinators {coords}")
+    if files != total:
+        problems.append(f"{files} files, expected {total}")
+    if problems:
+        raise SystemExit("verification failed: " + "; ".join(problems))
+    print(
+        f"  verified: {total:,} actions SUCCEEDED, {total:,} workflows SUCCEEDED,"
+        f" {len(ids)} coordinators SUCCEEDED, {files:,} files"
+    )
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--coords", type=int, default=10)
+    ap.add_argument("--hours", type=int, default=8760)
+    ap.add_argument("--mode", choices=("step", "catchup", "both"), default="step")
+    ap.add_argument("--form", choices=("dag", "oozie"), default="dag")
+    ap.add_argument("--concurrency", type=int, default=1, help="coordinator concurrency")
+    ap.add_argument("--throttle", type=int, default=12, help="coordinator throttle")
+    ap.add_argument("--dir", type=Path, help="work directory (default: a temporary one in /tmp)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--profile", metavar="FILE", help="cProfile the engine run into FILE")
+    ap.add_argument("--pyinstrument", metavar="FILE", help="pyinstrument the engine run (HTML)")
+    ap.add_argument(
+        "--trace-sql", action="store_true", help="count the engine's SQL statements by shape"
+    )
+    args = ap.parse_args()
+
+    print(machine())
+    modes = ("step", "catchup") if args.mode == "both" else (args.mode,)
+    total = args.coords * args.hours
+    print(
+        f"{args.coords} coordinators x {args.hours:,} hourly actions = {total:,} actions;"
+        f" workflow: one fs touchz ({args.form} form); concurrency {args.concurrency},"
+        f" throttle {args.throttle}; WAL synchronous=NORMAL, one write transaction per tick"
+    )
+    for mode in modes:
+        root = Path(tempfile.mkdtemp(prefix=f"bench-pipe-{mode}-", dir=args.dir))
+        profiler: Any = None
+        sql_counts: dict[str, int] | None = {} if args.trace_sql else None
+        if args.profile:
+            profiler = cProfile.Profile()
+        elif args.pyinstrument:
+            from pyinstrument import Profiler
+
+            profiler = Profiler(interval=0.001)
+        try:
+            r = run_once(
+                root,
+                mode,
+                args.coords,
+                args.hours,
+                args.form,
+                args.concurrency,
+                args.throttle,
+                profiler,
+                sql_counts,
+            )
+        finally:
+            if not args.keep:
+                shutil.rmtree(root, ignore_errors=True)
+        print(f"[{mode}] submit {args.coords} coordinators: {r.submit_s:.2f} s")
+        print(
+            f"[{mode}] engine start -> --until reached: {r.engine_s:.2f} s wall,"
+            f" {r.engine_cpu:.2f} s CPU; {r.ticks:,} ticks, {r.commits:,} commits"
+            f" ({r.commits / r.actions:.2f} per action)"
+        )
+        verdict = "OK" if r.rate >= GOAL else "MISSED"
+        print(
+            f"[{mode}] throughput: {r.rate:,.0f} actions/s end to end"
+            f" ({r.engine_s / r.actions * 1e6:,.0f} us/action wall,"
+            f" {r.engine_cpu / r.actions * 1e6:,.0f} us CPU); goal >= {GOAL:,.0f}/s: {verdict}"
+        )
+        print(
+            f"[{mode}] ceiling: raw sqlite3, {r.actions:,} coord_actions-shaped rows in one"
+            f" transaction: {r.ceiling:,.0f} rows/s ({r.ceiling / r.rate:,.0f}x ours)"
+        )
+        if sql_counts is not None:
+            print_sql_counts(sql_counts, r.actions, "action")
+        if args.profile:
+            profiler.dump_stats(f"{args.profile}.{mode}" if len(modes) > 1 else args.profile)
+            print(f"[{mode}] profile written (python -m pstats FILE)")
+        elif args.pyinstrument:
+            name = f"{args.pyinstrument}.{mode}.html" if len(modes) > 1 else args.pyinstrument
+            Path(name).write_text(profiler.output_html())
+            print(f"[{mode}] pyinstrument report: {name}")
+    print(f"loadavg at the end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+
+
+if __name__ == "__main__":
+    main()
