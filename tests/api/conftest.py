@@ -23,6 +23,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 import pytest
+from lxml import etree
 
 from bundletui.api import ApiHandle, serve_in_thread
 from bundletui.engine.service import Engine, EngineConfig
@@ -70,21 +71,29 @@ def drop_partition(landing: Path, hour: datetime, clicks: int = 5) -> Path:
 
 
 def feeds_bundle(tmp: Path, kickoff: str | None = None) -> Path:
-    """The feeds sample's bundle with a kick-off time, so it stays PREP until started (the
-    sample itself has none: the engine kicks such a bundle off as soon as it is submitted)."""
-    text = (FEEDS / "bundle.xml").read_text()
+    """The feeds sample's bundle with absolute app paths, its Oozie (time-based) coordinators
+    only, and optionally a kick-off time so it stays PREP until started (the sample has none:
+    the engine kicks such a bundle off as soon as it is submitted)."""
+    root = etree.parse(str(FEEDS / "bundle.xml")).getroot()
+    ns = {"b": root.nsmap[None]}
+    for coord in root.findall("b:coordinator", ns):
+        path_el = coord.find("b:app-path", ns)
+        app = (FEEDS / path_el.text.strip()).resolve()
+        path_el.text = str(app)
+        if not etree.parse(str(app)).getroot().tag.startswith("{uri:oozie:coordinator:"):
+            root.remove(coord)
     if kickoff is not None:
-        text = text.replace(
-            '  <coordinator name="ingest"',
-            f"  <controls><kick-off-time>{kickoff}</kick-off-time></controls>\n"
-            '  <coordinator name="ingest"',
-            1,
-        )
-    for rel in ("ingest/coordinator.xml", "rollup/coordinator.xml", "train-coordinator.xml"):
-        text = text.replace(f"<app-path>{rel}</app-path>", f"<app-path>{FEEDS / rel}</app-path>")
+        controls = etree.Element(f"{{{ns['b']}}}controls")
+        etree.SubElement(controls, f"{{{ns['b']}}}kick-off-time").text = kickoff
+        root.find("b:coordinator", ns).addprevious(controls)
     path = tmp / "bundle.xml"
-    path.write_text(text)
+    path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
     return path
+
+
+def bundle_coordinators(bundle: Path) -> list[str]:
+    root = etree.parse(str(bundle)).getroot()
+    return [c.get("name") for c in root.findall("{*}coordinator")]
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
