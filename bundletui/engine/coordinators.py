@@ -250,6 +250,10 @@ class CoordinatorService:
             return found
 
         result = coord_inputs.check(app, plan, now, exists)
+        # The check stops at the first missing path and reports the rest unchecked (Oozie's
+        # missingDependencies); local paths cost a stat, so "why it waits" names only the
+        # paths that are really missing, and the others are recorded as available.
+        missing = result.missing if result.ready else [p for p in result.missing if not exists(p)]
         for path in newly:
             jobs.mark_available(tx, action.id, path)
         if result.ready:
@@ -264,8 +268,7 @@ class CoordinatorService:
             tx,
             ActionRow,
             action.id,
-            held_by=json.dumps({"missing": result.missing[:50], "unresolved": result.unresolved}),
-
+            held_by=json.dumps({"missing": missing[:50], "unresolved": result.unresolved}),
             plan=json.dumps(result.plan_json),
         )
         if action.timeout_at is not None:
@@ -274,7 +277,7 @@ class CoordinatorService:
             self.engine.heap.push_earlier(result.wait_until, "action.recheck", action.id)
         if result.unresolved:
             self.engine.heap.push_earlier(now + RECHECK_MS, "action.recheck", action.id)
-        outside = [p for p in result.missing if not self._in_landing(p)]
+        outside = [p for p in missing if not self._in_landing(p)]
         if outside:
             delay = self._poll_backoff.get(action.id, 500) * 2
             delay = min(delay, POLL_MAX_MS)
