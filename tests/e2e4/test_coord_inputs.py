@@ -1,0 +1,238 @@
+"""Issue 4 §2: datasets and input events end to end — done flags (default ``_SUCCESS``, a named
+file, empty = the directory itself), ranges, latest / future, input logic (or with wait, min),
+timeouts — with real partitions in the landing directory and the engine on the simulated clock.
+
+What a WAITING action waits for is read from ``info --json`` (``waitingFor``), what its workflow
+got from the run configuration the action launched it with (``coord:dataIn``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e4.conftest import (
+    BC,
+    DS,
+    Bt4,
+    bundle_xml,
+    coordinator_xml,
+    data_in,
+    hourly_ds,
+    partition,
+)
+
+NOMINAL = "2026-01-01T10:00Z"
+END = "2026-01-01T11:00Z"
+
+
+def one_coordinator(bt: Bt4, xml: str) -> str:
+    bt.apps.write("c.xml", xml)
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "c.xml"})
+    return bt.submit_job(config)
+
+
+def run_conf(bt: Bt4, coord_id: str, number: int = 1) -> dict[str, str]:
+    (conf,) = bt.sql(
+        "SELECT run_conf FROM coord_actions WHERE coord_id = ? AND action_number = ?",
+        coord_id,
+        number,
+    )[0]
+    return dict(json.loads(conf))
+
+
+def path(bt: Bt4, kind: str, t: str) -> str:
+    return str(bt.landing / partition(kind, t))
+
+
+def test_done_flags_default_named_and_empty_means_the_directory(bt: Bt4) -> None:
+    coord_id = one_coordinator(
+        bt,
+        coordinator_xml(
+            "flags",
+            start=NOMINAL,
+            end=END,
+            controls={"timeout": "-1"},
+            datasets=[
+                hourly_ds("a"),  # no <done-flag>: _SUCCESS
+                hourly_ds("b", done_flag="READY"),
+                hourly_ds("c", done_flag=""),  # empty: the directory itself
+            ],
+            inputs=[
+                data_in("a", "a", "${coord:current(0)}"),
+                data_in("b", "b", "${coord:current(0)}"),
+                data_in("c", "c", "${coord:current(0)}"),
+            ],
+            conf={"inputs": "${coord:dataIn('a')} ${coord:dataIn('b')} ${coord:dataIn('c')}"},
+        ),
+    )
+    bt.sim(NOMINAL, NOMINAL)
+    why = bt.info_json(coord_id)["actions"][0]["waitingFor"]
+    a, b, c = (path(bt, k, NOMINAL) for k in "abc")
+    assert why["reason"] == "inputs"
+    assert why["missing"] == [f"{a}/_SUCCESS", f"{b}/READY", c]
+    assert (why["missingCount"], why["inputs"]) == (3, 3)
+
+    bt.land(partition("a", NOMINAL), flag=None)  # data, but no done flag yet
+    bt.land(partition("b", NOMINAL), flag="READY")
+    (bt.landing / partition("c", NOMINAL)).mkdir(parents=True)
+    bt.sim(NOMINAL, NOMINAL)
+    why = bt.info_json(coord_id)["actions"][0]["waitingFor"]
+    assert why["missing"] == [f"{a}/_SUCCESS"]
+    assert bt.actions(coord_id) == {1: "WAITING"}
+
+    (bt.landing / partition("a", NOMINAL) / "_SUCCESS").touch()
+    bt.sim(NOMINAL, NOMINAL)
+    assert bt.actions(coord_id) == {1: "SUCCEEDED"}
+    assert run_conf(bt, coord_id)["inputs"] == f"{a} {b} {c}"  # URIs, not done-flag paths
+
+
+def test_ranges_latest_and_future_resolve_against_what_landed(bt: Bt4) -> None:
+    coord_id = one_coordinator(
+        bt,
+        coordinator_xml(
+            "ranges",
+            start=NOMINAL,
+            end=END,
+            controls={"timeout": "-1"},
+            datasets=[hourly_ds("r"), hourly_ds("l"), hourly_ds("f")],
+            inputs=[
+                data_in("r", "r", start="${coord:current(-2)}", end="${coord:current(0)}"),
+                data_in("l", "l", "${coord:latest(0)}"),
+                data_in("f", "f", "${coord:future(0, 5)}"),
+            ],
+            conf={
+                "r": "${coord:dataIn('r')}",
+                "l": "${coord:dataIn('l')}",
+                "f": "${coord:dataIn('f')}",
+            },
+        ),
+    )
+    bt.sim(NOMINAL, NOMINAL)
+    why = bt.info_json(coord_id)["actions"][0]["waitingFor"]
+    assert set(why["missing"]) == {
+        f"{path(bt, 'r', t)}/_SUCCESS"
+        for t in ("2026-01-01T08:00Z", "2026-01-01T09:00Z", "2026-01-01T10:00Z")
+    }
+    assert len(why["unresolved"]) == 2  # latest(0) and future(0, 5): nothing landed yet
+
+    bt.land(*(partition("r", t) for t in ("2026-01-01T08:00Z", "2026-01-01T09:00Z")))
+    bt.land(partition("l", "2026-01-01T07:00Z"), partition("l", "2026-01-01T08:00Z"))
+    bt.land(partition("l", "2026-01-01T11:00Z"))  # after the action was created: not latest
+    bt.land(partition("f", "2026-01-01T12:00Z"))  # 10:00 and 11:00 never come
+    bt.sim(NOMINAL, NOMINAL)
+    why = bt.info_json(coord_id)["actions"][0]["waitingFor"]
+    assert why["missing"] == [f"{path(bt, 'r', NOMINAL)}/_SUCCESS"]
+    assert len(why["unresolved"]) == 2  # as in Oozie: resolved once every current() path is there
+
+    bt.land(partition("r", NOMINAL))
+    bt.sim(NOMINAL, NOMINAL)
+    assert bt.actions(coord_id) == {1: "SUCCEEDED"}
+    conf = run_conf(bt, coord_id)
+    # a current() range: newest first, as Oozie returns it
+    assert conf["r"] == ",".join(
+        path(bt, "r", t) for t in ("2026-01-01T10:00Z", "2026-01-01T09:00Z", "2026-01-01T08:00Z")
+    )
+    assert conf["l"] == path(bt, "l", "2026-01-01T08:00Z")
+    assert conf["f"] == path(bt, "f", "2026-01-01T12:00Z")
+
+
+def test_input_logic_or_with_wait_and_min(bt: Bt4) -> None:
+    """``or``: the first child whose inputs are all there wins, but ``wait="30"`` keeps the
+    action waiting 30 minutes for the preferred one; ``min="2"``: two of three hours suffice."""
+    sets = [hourly_ds("a"), hourly_ds("b"), hourly_ds("m")]
+    either = coordinator_xml(
+        "either",
+        ns="0.5",
+        start=NOMINAL,
+        end=END,
+        controls={"timeout": "-1"},
+        datasets=sets,
+        inputs=[data_in("A", "a", "${coord:current(0)}"), data_in("B", "b", "${coord:current(0)}")],
+        input_logic=(
+            '<input-logic><or name="AorB"><data-in dataset="A" wait="30"/>'
+            '<data-in dataset="B"/></or></input-logic>'
+        ),
+        conf={"in": "${coord:dataIn('AorB')}"},
+    )
+    some = coordinator_xml(
+        "some",
+        ns="0.5",
+        start=NOMINAL,
+        end=END,
+        controls={"timeout": "-1"},
+        datasets=sets,
+        inputs=[data_in("H", "m", start="${coord:current(-2)}", end="${coord:current(0)}")],
+        input_logic='<input-logic><and name="two"><data-in dataset="H" min="2"/></and></input-logic>',
+        conf={"in": "${coord:dataIn('two')}"},
+    )
+    bt.apps.write("either.xml", either)
+    bt.apps.write("some.xml", some)
+    bt.apps.write(
+        "bundle.xml", bundle_xml("logic", [BC("either", "either.xml"), BC("some", "some.xml")])
+    )
+    config = bt.apps.props("job.properties", {"oozie.bundle.application.path": "bundle.xml"})
+    bundle_id = bt.submit_job(config, start=True)
+    bt.land(partition("b", NOMINAL))
+    bt.land(partition("m", "2026-01-01T08:00Z"))
+
+    bt.sim(NOMINAL, "2026-01-01T10:20Z")
+    ids = bt.coords_of(bundle_id)
+    assert bt.actions(ids["either"]) == {1: "WAITING"}  # B is there, A is still awaited
+    assert bt.actions(ids["some"]) == {1: "WAITING"}  # one of three hours
+    bt.land(partition("m", NOMINAL))
+    bt.sim(NOMINAL, "2026-01-01T10:45Z")
+    assert bt.actions(ids["either"]) == {1: "SUCCEEDED"}
+    assert run_conf(bt, ids["either"])["in"] == path(bt, "b", NOMINAL)
+    assert bt.actions(ids["some"]) == {1: "SUCCEEDED"}
+    assert set(run_conf(bt, ids["some"])["in"].split(",")) == {
+        path(bt, "m", "2026-01-01T08:00Z"),
+        path(bt, "m", NOMINAL),
+    }
+
+
+def test_a_waiting_action_times_out_after_its_timeout(bt: Bt4) -> None:
+    coord_id = one_coordinator(
+        bt,
+        coordinator_xml(
+            "late",
+            start=NOMINAL,
+            end="2026-01-01T12:00Z",
+            controls={"timeout": "10"},
+            datasets=[hourly_ds("late")],
+            inputs=[data_in("in", "late", "${coord:current(0)}")],
+        ),
+    )
+    bt.sim(NOMINAL, "2026-01-01T10:10Z")
+    assert bt.actions(coord_id) == {1: "WAITING"}
+    timeout_at = bt.info_json(coord_id)["actions"][0]["waitingFor"]["timeoutAt"]
+    assert timeout_at == "Thu, 01 Jan 2026 10:11:00 GMT"
+    bt.sim(NOMINAL, "2026-01-01T10:12Z")
+    assert bt.actions(coord_id) == {1: "TIMEDOUT"}
+    assert bt.status(coord_id) == "RUNNINGWITHERROR"
+    bt.land(partition("late", "2026-01-01T11:00Z"))
+    bt.sim(NOMINAL, "2026-01-01T13:00Z")
+    assert bt.actions(coord_id) == {1: "TIMEDOUT", 2: "SUCCEEDED"}
+    assert bt.status(coord_id) == "DONEWITHERROR"
+    assert bt.peek(f"{coord_id}@1")["errorCode"] == "E1025"
+
+
+def test_a_dataset_outside_the_landing_directory_is_polled(bt: Bt4) -> None:
+    outside = bt.tmp / "elsewhere"
+    coord_id = one_coordinator(
+        bt,
+        coordinator_xml(
+            "outside",
+            start=NOMINAL,
+            end=END,
+            controls={"timeout": "-1"},
+            datasets=[DS("o", f"file://{outside}/${{YEAR}}${{MONTH}}${{DAY}}${{HOUR}}")],
+            inputs=[data_in("in", "o", "${coord:current(0)}")],
+        ),
+    )
+    engine = bt.engine("--clock", "simulated", "--start-time", NOMINAL)
+    bt.wait_status(coord_id, "RUNNING")
+    assert bt.actions(coord_id) == {1: "WAITING"}
+    (outside / "2026010110").mkdir(parents=True)
+    (outside / "2026010110" / "_SUCCESS").touch()
+    bt.wait_status(coord_id, "SUCCEEDED", timeout=30)
+    engine.stop()
