@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bundletui.commands.base import fail
-from bundletui.commands.queries import JobFilter, conf_xml, rfc822
+from bundletui.commands.queries import EXTRA_KEYS, JobFilter, conf_xml, created_and_sort, rfc822
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import ExecutionOrder
-from bundletui.model.clock import RealClock, to_ms
+from bundletui.model.clock import to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import ActionStatus, JobStatus
 from bundletui.model.timeutil import parse_oozie_time
@@ -645,10 +645,7 @@ COORD_FILTER_COLUMNS = {
 BUNDLE_FILTER_COLUMNS = {
     k: v for k, v in COORD_FILTER_COLUMNS.items() if k not in ("frequency", "unit")
 }
-_EXTRA_KEYS = ("text", "startcreatedtime", "endcreatedtime", "sortby")
 _UNITS = {"months": "MONTH", "days": "DAY", "hours": "MINUTE", "minutes": "MINUTE"}
-_RELATIVE = re.compile(r"^-(\d+)([dhm])$")
-_SORT = {"createdtime": "created_time", "lastmodifiedtime": "last_modified"}
 
 
 def list_jobs(
@@ -665,17 +662,12 @@ def list_jobs(
     if kind not in ("coordinator", "bundle"):
         raise fail("E0303", "jobtype", kind, hint="use wf, coordinator or bundle")
     columns = COORD_FILTER_COLUMNS if kind == "coordinator" else BUNDLE_FILTER_COLUMNS
-    flt = JobFilter.parse(filter_text, [*columns, *_EXTRA_KEYS])
+    flt = JobFilter.parse(filter_text, [*columns, *EXTRA_KEYS])
     clauses = _checked_clauses(flt, filter_text, kind)
     where, params = JobFilter(
         {k: v for k, v in clauses.items() if k in columns or k == "text"}
     ).sql(columns)
-    now = now_ms if now_ms is not None else to_ms(RealClock().now())
-    for key, op in (("startcreatedtime", ">="), ("endcreatedtime", "<=")):
-        for value in clauses.get(key, []):
-            where += f" AND created_time {op} ?"
-            params.append(_created_time(value, now, filter_text))
-    sort = _SORT[clauses["sortby"][-1].lower()] if clauses.get("sortby") else "created_time"
+    where, params, sort = created_and_sort(clauses, where, params, filter_text, now_ms)
     start = max(int(offset or 1), 1)
     size = int(length) if length and length > 0 else 50
     order_by = f"{sort} DESC, id DESC"
@@ -706,11 +698,10 @@ def _checked_clauses(flt: JobFilter, text: str, kind: str) -> dict[str, list[str
         )
 
     for value in clauses.get("status", []):
-        if value.upper() not in J.__members__ or (kind == "bundle" and value.upper() == "IGNORED"):
+        # PREMATER is in Oozie's Job.Status (clients filter on it); no job here is ever in it
+        known = value.upper() in J.__members__ or value.upper() == "PREMATER"
+        if not known or (kind == "bundle" and value.upper() == "IGNORED"):
             raise bad(f"invalid status [{value}]")
-    for value in clauses.get("sortby", []):
-        if value.lower() not in _SORT:
-            raise bad(f"invalid sortby [{value}]; use createdTime or lastModifiedTime")
     if "unit" in clauses and "frequency" not in clauses:
         raise bad("time unit should be added only when frequency is specified")
     if "frequency" in clauses:
@@ -733,21 +724,6 @@ def _checked_clauses(flt: JobFilter, text: str, kind: str) -> dict[str, list[str
         clauses["frequency"] = freqs
         clauses["unit"] = [unit]
     return clauses
-
-
-def _created_time(value: str, now_ms: int, text: str) -> int:
-    m = _RELATIVE.match(value.strip())
-    if m:
-        n, unit = int(m.group(1)), m.group(2)
-        return now_ms - n * {"d": 86_400_000, "h": 3_600_000, "m": 60_000}[unit]
-    try:
-        return to_ms(parse_oozie_time(value, what="created time"))
-    except BundletuiError:
-        raise CommandError(
-            "E0420",
-            f"Invalid jobs filter [{text}], invalid created time [{value}]",
-            hint="use yyyy-MM-ddTHH:mmZ or a relative time such as -2d, -3h, -5m",
-        ) from None
 
 
 # ----------------------------------------------------------------------------- helpers

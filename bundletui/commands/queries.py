@@ -7,17 +7,18 @@ an Oozie client sees the same keys wherever it looks.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
-from bundletui.errors import CommandError
-from bundletui.model.clock import from_ms
+from bundletui.errors import BundletuiError, CommandError
+from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus
-from bundletui.model.timeutil import format_rfc822
+from bundletui.model.timeutil import format_rfc822, parse_oozie_time
 from bundletui.store import jobs
 from bundletui.store.rows import NodeRow, WorkflowRow
 
@@ -218,15 +219,65 @@ WF_FILTER_COLUMNS = {
 }
 
 
+EXTRA_KEYS = ("text", "startcreatedtime", "endcreatedtime", "sortby")
+_RELATIVE = re.compile(r"^-(\d+)([dhm])$")
+_SORT = {"createdtime": "created_time", "lastmodifiedtime": "last_modified"}
+
+
+def created_and_sort(
+    clauses: dict[str, list[str]],
+    where: str,
+    params: list[Any],
+    text: str,
+    now_ms: int | None = None,
+) -> tuple[str, list[Any], str]:
+    """``startcreatedtime`` / ``endcreatedtime`` (absolute or ``-2d``/``-3h``/``-5m``) and
+    ``sortby`` (createdTime | lastModifiedTime), shared by every listing (oozie.md §6.2)."""
+    now = now_ms if now_ms is not None else to_ms(RealClock().now())
+    for key, op in (("startcreatedtime", ">="), ("endcreatedtime", "<=")):
+        for value in clauses.get(key, []):
+            where += f" AND created_time {op} ?"
+            params.append(_created_time(value, now, text))
+    sort = "created_time"
+    for value in clauses.get("sortby", []):
+        if value.lower() not in _SORT:
+            raise CommandError(
+                "E0420",
+                f"Invalid jobs filter [{text}], invalid sortby [{value}]; use createdTime or lastModifiedTime",
+            )
+        sort = _SORT[value.lower()]
+    return where, params, sort
+
+
+def _created_time(value: str, now_ms: int, text: str) -> int:
+    m = _RELATIVE.match(value.strip())
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        return now_ms - n * {"d": 86_400_000, "h": 3_600_000, "m": 60_000}[unit]
+    try:
+        return to_ms(parse_oozie_time(value, what="created time"))
+    except BundletuiError:
+        raise CommandError(
+            "E0420",
+            f"Invalid jobs filter [{text}], invalid created time [{value}]",
+            hint="use yyyy-MM-ddTHH:mmZ or a relative time such as -2d, -3h, -5m",
+        ) from None
+
+
 def list_workflows(
     conn: sqlite3.Connection,
     filter_text: str = "",
     offset: int = 1,
     length: int = 100,
     tz: str = "GMT",
+    *,
+    now_ms: int | None = None,
 ) -> dict[str, Any]:
-    flt = JobFilter.parse(filter_text, [*WF_FILTER_COLUMNS, "text"])
-    where, params = flt.sql(WF_FILTER_COLUMNS)
+    flt = JobFilter.parse(filter_text, [*WF_FILTER_COLUMNS, *EXTRA_KEYS])
+    where, params = JobFilter(
+        {k: v for k, v in flt.clauses.items() if k in WF_FILTER_COLUMNS or k == "text"}
+    ).sql(WF_FILTER_COLUMNS)
+    where, params, sort = created_and_sort(flt.clauses, where, params, filter_text, now_ms)
     return _listing(
         conn,
         WorkflowRow,
@@ -236,6 +287,7 @@ def list_workflows(
         length,
         "workflows",
         lambda row: workflow_json(conn, row, with_actions=False, tz=tz),
+        order=f"{sort} DESC, id DESC",
     )
 
 
@@ -248,6 +300,8 @@ def _listing(
     length: int,
     envelope: str,
     to_json: Callable[[Any], dict[str, Any]],
+    *,
+    order: str = "created_time DESC, id DESC",
 ) -> dict[str, Any]:
     total = jobs.count(conn, cls, where, params)
     rows: list[Any] = jobs.select(
@@ -255,7 +309,7 @@ def _listing(
         cls,
         where,
         params,
-        order="created_time DESC, id DESC",
+        order=order,
         limit=length,
         offset=max(offset - 1, 0),
     )
