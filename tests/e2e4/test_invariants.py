@@ -51,7 +51,7 @@ START = "2026-01-01T00:00Z"
 DAILY_START = "2026-01-02T00:00Z"
 END = "2026-03-02T00:00Z"
 CLOCK_START = "2026-03-01T00:00Z"  # 59 days of catch-up, then one day hour by hour
-UNTIL = "2026-03-02T04:00Z"  # the last actions' timeouts (120 min) have passed
+UNTIL = "2026-03-03T01:00Z"  # every timeout has passed (hourly 2 h, daily 2 days)
 HOLES = ("2026-01-05T07:00Z", "2026-02-10T23:00Z", "2026-03-01T13:00Z")  # never land
 FAILS = ("2026-01-20T00:00Z", "2026-03-01T05:00Z")  # their workflow fails
 LEASE = ("--lease-ttl", "0.5")
@@ -78,7 +78,9 @@ def setup(bt: Bt4) -> Path:
             "daily",
             frequency="${coord:days(1)}",
             start="${dailyStart}",
-            controls={"concurrency": "4", "throttle": "12"},
+            # generous: an hourly output reaches the daily through a file event, which a
+            # simulated clock does not wait for (it only waits for work in the engine)
+            controls={"timeout": "${coord:days(2)}", "concurrency": "4", "throttle": "12"},
             datasets=[hourly_ds("hourly"), daily_ds("daily")],
             inputs=[
                 data_in(

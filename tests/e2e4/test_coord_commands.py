@@ -1,0 +1,285 @@
+"""Issue 4 §2 commands on a coordinator and its actions, through the CLI: kill / suspend /
+resume (the job, or chosen actions), change (endtime, concurrency, pausetime, status), rerun
+(--action / --date with --refresh, --nocleanup, --failed), ignore, and ``info`` with paging,
+filters and the "why it waits" answer (missing URIs, concurrency, pause).
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e4.conftest import (
+    Bt4,
+    coordinator_xml,
+    data_in,
+    data_out,
+    hourly_ds,
+    partition,
+    trace_counts,
+    wait_for,
+)
+
+T0 = "2026-01-01T00:00Z"
+
+
+def submit(bt: Bt4, xml: str, **props: str) -> str:
+    bt.apps.write("c.xml", xml)
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "c.xml", **props})
+    return bt.submit_job(config)
+
+
+def run_conf(bt: Bt4, action_id: str) -> dict[str, str]:
+    (conf,) = bt.sql("SELECT run_conf FROM coord_actions WHERE id = ?", action_id)[0]
+    return dict(json.loads(conf))
+
+
+def hourly_with_inputs(end: str = "2026-01-01T06:00Z", **controls: str) -> str:
+    return coordinator_xml(
+        "ops",
+        start=T0,
+        end=end,
+        controls={"timeout": "-1", **controls},
+        datasets=[hourly_ds("raw"), hourly_ds("out")],
+        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+        outputs=[data_out("out", "out")],
+        conf={"outDir": "${coord:dataOut('out')}", "failIf": "${flag}"},
+    )
+
+
+def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None:
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T08:00Z"), flag=str(bt.tmp / "no-flag"))
+    bt.land(partition("raw", T0), partition("raw", "2026-01-01T01:00Z"))
+    bt.sim(T0, "2026-01-01T05:30Z")
+    assert bt.actions(coord_id) == {
+        1: "SUCCEEDED",
+        2: "SUCCEEDED",
+        3: "WAITING",
+        4: "WAITING",
+        5: "WAITING",
+        6: "WAITING",
+    }
+
+    killed = bt.cli("kill", coord_id, "--action", "3-4").stdout.split()
+    assert killed == [f"{coord_id}@3", f"{coord_id}@4"]
+    bt.cli("kill", f"{coord_id}@5")  # an action id kills that action
+    assert bt.actions(coord_id) == {
+        1: "SUCCEEDED",
+        2: "SUCCEEDED",
+        3: "KILLED",
+        4: "KILLED",
+        5: "KILLED",
+        6: "WAITING",
+    }
+    assert bt.status(coord_id) == "RUNNINGWITHERROR"
+
+    def numbers(*args: str) -> list[int]:
+        page = bt.info_json(coord_id, *args)
+        return [a["actionNumber"] for a in page["actions"]]
+
+    assert numbers("--filter", "status=KILLED") == [3, 4, 5]
+    assert numbers("--filter", "status=KILLED;nominaltime>=2026-01-01T03:00Z") == [4, 5]
+    assert numbers("--filter", "status=SUCCEEDED;status=WAITING") == [1, 2, 6]
+    assert numbers("--order", "desc", "--len", "2") == [6, 5]
+    assert numbers("--len", "2", "--offset", "3") == [3, 4]
+    page = bt.info_json(coord_id, "--filter", "status!=KILLED", "--len", "1")
+    assert page["total"] == 3 and len(page["actions"]) == 1
+    bt.fails("info", coord_id, "--filter", "colour=red", code="E0421")
+
+    ignored = bt.cli("ignore", coord_id, "--action", "3-4").stdout.split()
+    assert ignored == [f"{coord_id}@3", f"{coord_id}@4"]
+    bt.fails("ignore", coord_id, "--action", "1", code="E1024")  # SUCCEEDED: not ignorable
+    assert bt.actions(coord_id)[3] == "IGNORED"
+
+    # the whole coordinator: its WAITING action is killed too; KILLED -> IGNORED -> RUNNING,
+    # and materialization resumes where it stopped
+    bt.cli("kill", coord_id)
+    assert bt.status(coord_id) == "KILLED" and bt.actions(coord_id)[6] == "KILLED"
+    bt.fails("kill", coord_id, "--action", "6", code="E1020")
+    bt.cli("ignore", coord_id)
+    assert bt.status(coord_id) == "IGNORED"
+    bt.cli("change", coord_id, "--value", "status=RUNNING")
+    assert bt.status(coord_id) == "RUNNINGWITHERROR"  # running again, with killed actions
+    bt.sim(T0, "2026-01-01T06:30Z")
+    assert bt.nominals(coord_id)[-1] == "2026-01-01T06:00Z"
+    assert bt.actions(coord_id)[7] == "WAITING"
+
+
+def test_rerun_actions_and_dates_with_cleanup_nocleanup_and_failed(bt: Bt4) -> None:
+    flag = bt.tmp / "fail"
+    coord_id = submit(bt, hourly_with_inputs(), flag=str(flag))
+    bt.land(*(partition("raw", f"2026-01-01T0{h}:00Z") for h in range(6)))
+    flag.touch()
+    bt.sim(T0, "2026-01-01T00:30Z")  # 00:00 fails
+    flag.unlink()
+    bt.sim(T0, "2026-01-01T06:00Z")
+    acts = bt.actions(coord_id)
+    assert acts == {1: "FAILED", **dict.fromkeys(range(2, 7), "SUCCEEDED")}
+    assert bt.status(coord_id) == "DONEWITHERROR"
+    first_wf = bt.peek(f"{coord_id}@1")["externalId"]
+
+    bt.fails("rerun", coord_id, code="E0305")  # neither --action nor --date
+    bt.fails("rerun", coord_id, "--action", "9", code="E0605")
+
+    # --failed: the same workflow again, only its failed nodes
+    bt.cli("rerun", coord_id, "--action", "1", "--failed")
+    assert bt.status(coord_id) == "RUNNING"  # no failed action left: the roll-up says RUNNING
+    bt.sim(T0, "2026-01-01T06:00Z")
+    assert bt.actions(coord_id)[1] == "SUCCEEDED"
+    assert bt.peek(f"{coord_id}@1")["externalId"] == first_wf
+    assert bt.status(coord_id) == "SUCCEEDED"
+
+    # --action: outputs are deleted first (a stray file goes), then written again
+    out2 = bt.landing / partition("out", "2026-01-01T01:00Z")
+    (out2 / "stray").touch()
+    bt.cli("rerun", coord_id, "--action", "2")
+    assert bt.actions(coord_id)[2] == "WAITING"
+    assert not out2.exists()
+    bt.sim(T0, "2026-01-01T06:00Z")
+    assert (out2 / "_SUCCESS").exists() and not (out2 / "stray").exists()
+    second = bt.peek(f"{coord_id}@2")["externalId"]
+    assert second != first_wf  # a new workflow (not --failed)
+
+    # --date range with --nocleanup: outputs stay
+    out4 = bt.landing / partition("out", "2026-01-01T03:00Z")
+    (out4 / "stray").touch()
+    reran = bt.cli(
+        "rerun", coord_id, "--date", "2026-01-01T03:00Z::2026-01-01T04:00Z", "--nocleanup"
+    ).stdout.split()
+    assert reran == [f"{coord_id}@4", f"{coord_id}@5"]
+    bt.sim(T0, "2026-01-01T06:00Z")
+    assert (out4 / "stray").exists()
+
+    counts = trace_counts(bt.trace)
+    assert counts == {
+        f"{coord_id}@1": 2,
+        f"{coord_id}@2": 2,
+        f"{coord_id}@3": 1,
+        f"{coord_id}@4": 2,
+        f"{coord_id}@5": 2,
+        f"{coord_id}@6": 1,
+    }
+    assert bt.status(coord_id) == "SUCCEEDED"
+
+
+def test_rerun_refresh_re_resolves_latest(bt: Bt4) -> None:
+    coord_id = submit(
+        bt,
+        coordinator_xml(
+            "latest",
+            start="2026-01-01T10:00Z",
+            end="2026-01-01T11:00Z",
+            datasets=[hourly_ds("l")],
+            inputs=[data_in("l", "l", "${coord:latest(0)}")],
+            conf={"l": "${coord:dataIn('l')}"},
+        ),
+    )
+    bt.land(partition("l", "2026-01-01T08:00Z"))
+    bt.sim("2026-01-01T10:00Z", "2026-01-01T10:00Z")
+    aid = f"{coord_id}@1"
+    assert run_conf(bt, aid)["l"].endswith("l/2026/01/01/08")
+    bt.land(partition("l", "2026-01-01T11:00Z"))  # after the action's creation time
+    bt.sim("2026-01-01T10:00Z", "2026-01-01T12:00Z")
+    bt.cli("rerun", coord_id, "--action", "1")
+    bt.sim("2026-01-01T10:00Z", "2026-01-01T12:00Z")
+    assert run_conf(bt, aid)["l"].endswith("l/2026/01/01/08")  # latest as of its creation
+    bt.cli("rerun", coord_id, "--action", "1", "--refresh")
+    bt.sim("2026-01-01T10:00Z", "2026-01-01T12:00Z")
+    assert run_conf(bt, aid)["l"].endswith("l/2026/01/01/11")  # re-resolved now
+    assert trace_counts(bt.trace)[aid] == 3
+
+
+def test_concurrency_suspend_resume_and_change_concurrency(bt: Bt4) -> None:
+    hold = bt.tmp / "hold"
+    hold.touch()
+    coord_id = submit(
+        bt,
+        coordinator_xml(
+            "busy",
+            start=T0,
+            end="2026-01-01T05:00Z",
+            controls={"concurrency": "2"},
+            conf={"holdWhile": str(hold)},
+        ),
+    )
+    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T04:30Z")  # 5 to catch up
+    running = lambda: [n for n, s in bt.actions(coord_id).items() if s == "RUNNING"]  # noqa: E731
+    wait_for(lambda: len(running()) == 2, 20, "two actions RUNNING")
+    assert running() == [1, 2]
+    info = bt.info_json(coord_id)
+    ready = [a for a in info["actions"] if a["status"] == "READY"]
+    assert [a["actionNumber"] for a in ready] == [3, 4, 5]
+    assert ready[0]["waitingFor"]["reason"] == "concurrency"
+    assert ready[0]["waitingFor"]["detail"] == "concurrency 2/2 running"
+
+    bt.cli("suspend", coord_id)
+    assert bt.status(coord_id) == "SUSPENDED"
+    acts = bt.actions(coord_id)
+    assert [acts[1], acts[2]] == ["SUSPENDED", "SUSPENDED"]
+    for n in (1, 2):
+        assert bt.peek(bt.peek(f"{coord_id}@{n}")["externalId"])["status"] == "SUSPENDED"
+    why = bt.info_json(coord_id)["actions"][2]["waitingFor"]
+    assert why["reason"] == "coordinator" and why["status"] == "SUSPENDED"
+    bt.fails("suspend", coord_id, code="E0728")
+
+    bt.cli("resume", coord_id)
+    assert bt.status(coord_id) == "RUNNING"
+    assert running() == [1, 2]
+    bt.cli("change", coord_id, "--value", "concurrency=3")
+    wait_for(lambda: running() == [1, 2, 3], 20, "a third slot used")
+    hold.unlink()
+    bt.wait_status(coord_id, "SUCCEEDED", timeout=30)
+    assert sorted(trace_counts(bt.trace).values()) == [1] * 5
+
+
+def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
+    coord_id = submit(
+        bt,
+        coordinator_xml(
+            "chg",
+            start=T0,
+            end="2026-01-01T12:00Z",
+            controls={"timeout": "-1", "throttle": "20"},
+            datasets=[hourly_ds("raw")],
+            inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+        ),
+    )
+    bt.land(partition("raw", T0))
+    bt.sim(T0, "2026-01-01T04:30Z")
+    assert bt.actions(coord_id) == {
+        1: "SUCCEEDED",
+        2: "WAITING",
+        3: "WAITING",
+        4: "WAITING",
+        5: "WAITING",
+    }
+
+    bt.fails("change", coord_id, "--value", "endtime=2026-01-01T00:00Z", code="E1022")
+    bt.fails("change", coord_id, "--value", "colour=red", code="E1015")
+    bt.fails("change", coord_id, "--value", "pausetime=2026-01-01T01:00Z", code="E1015")  # past
+
+    # pause time: WAITING actions at or after it are deleted; PAUSED when reached
+    bt.cli("change", coord_id, "--value", "pausetime=2026-01-01T06:00Z")
+    bt.cli("change", coord_id, "--value", "pausetime=2026-01-01T05:00Z;concurrency=2")
+    bt.sim(T0, "2026-01-01T07:00Z")
+    assert bt.status(coord_id) == "PAUSED"
+    assert bt.nominals(coord_id)[-1] == "2026-01-01T04:00Z"
+    info = bt.info_json(coord_id)
+    assert info["concurrency"] == 2
+    assert info["materialization"]["heldBy"] == "coordinator PAUSED"
+    bt.cli("change", coord_id, "--value", "pausetime=")
+    assert bt.status(coord_id) == "RUNNING"
+
+    # end time moved earlier: the WAITING actions after it go; moved later: more materialize
+    bt.cli("change", coord_id, "--value", "endtime=2026-01-01T03:00Z")
+    assert bt.nominals(coord_id)[-1] == "2026-01-01T02:00Z"
+    bt.land(partition("raw", "2026-01-01T01:00Z"), partition("raw", "2026-01-01T02:00Z"))
+    bt.sim(T0, "2026-01-01T07:00Z")
+    assert bt.status(coord_id) == "SUCCEEDED"
+    bt.cli("change", coord_id, "--value", "endtime=2026-01-01T05:00Z")
+    assert bt.status(coord_id) == "RUNNING"
+    bt.land(partition("raw", "2026-01-01T03:00Z"), partition("raw", "2026-01-01T04:00Z"))
+    bt.sim(T0, "2026-01-01T07:00Z")
+    assert bt.status(coord_id) == "SUCCEEDED"
+    assert bt.nominals(coord_id) == [f"2026-01-01T0{h}:00Z" for h in range(5)]
+    assert list(bt.actions(coord_id)) == [1, 2, 3, 4, 5]  # numbers reused, contiguous
+    bt.fails("change", coord_id, "--value", "status=RUNNING", code="E1100")
