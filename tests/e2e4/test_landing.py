@@ -1,0 +1,97 @@
+"""Issue 4 §2-3: the landing directory, watched by a running engine.
+
+A file event makes the actions waiting on that path READY within a tick (asserted < 2 s from the
+drop to the action leaving WAITING); a whole partition renamed into place (files already inside:
+the watcher sees one directory event) is found; files that landed while no engine ran are found
+when one starts.
+
+These engines run on the real clock (a simulated one with nothing to do would jump to the next
+due time, the actions' timeouts): the coordinators' nominal times are long past, so everything is
+materialized at start-up and waits on its files.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from tests.e2e4.conftest import Bt4, coordinator_xml, data_in, hourly_ds, partition, wait_for
+
+NOMINAL = "2026-01-01T10:00Z"
+
+
+def waiting_coordinator(bt: Bt4, n_hours: int = 1) -> str:
+    xml = coordinator_xml(
+        "watched",
+        start=NOMINAL,
+        end=f"2026-01-01T{10 + n_hours:02d}:00Z",
+        controls={"timeout": "-1", "concurrency": "-1"},
+        datasets=[hourly_ds("clicks")],
+        inputs=[data_in("clicks", "clicks", "${coord:current(0)}")],
+    )
+    bt.apps.write("c.xml", xml)
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "c.xml"})
+    return bt.submit_job(config)
+
+
+def left_waiting(bt: Bt4, action_id: str) -> bool:
+    return bt.sql("SELECT status FROM coord_actions WHERE id = ?", action_id)[0][0] != "WAITING"
+
+
+def test_a_file_dropped_while_the_engine_runs_makes_its_action_ready_within_two_seconds(
+    bt: Bt4,
+) -> None:
+    coord_id = waiting_coordinator(bt, n_hours=3)
+    bt.engine()
+    wait_for(lambda: len(bt.actions(coord_id)) == 3, 20, "three actions WAITING")
+    assert set(bt.actions(coord_id).values()) == {"WAITING"}
+    time.sleep(0.3)  # the watcher is up well before this (it starts with the engine)
+    seconds = []
+    for hour, number in (("10", 1), ("12", 3)):
+        part = bt.landing / partition("clicks", f"2026-01-01T{hour}:00Z")
+        part.mkdir(parents=True)
+        (part / "part-00000").write_text("x\n")
+        (part / "_SUCCESS").touch()
+        seconds.append(
+            wait_for(lambda n=number: left_waiting(bt, f"{coord_id}@{n}"), 10, f"action {number}")
+        )
+    assert max(seconds) < 2.0, seconds
+    bt.wait_status(coord_id, "RUNNING")
+    wait_for(lambda: bt.actions(coord_id) == {1: "SUCCEEDED", 2: "WAITING", 3: "SUCCEEDED"}, 10)
+    # the one still waiting says what for
+    why = bt.peek(f"{coord_id}@2")["waitingFor"]
+    assert why["missing"] == [
+        str(bt.landing / partition("clicks", "2026-01-01T11:00Z") / "_SUCCESS")
+    ]
+    print(f"drop -> action out of WAITING: {[f'{s * 1000:.0f} ms' for s in seconds]}")
+
+
+def test_a_partition_renamed_into_place_in_one_move_is_found(bt: Bt4) -> None:
+    coord_id = waiting_coordinator(bt)
+    bt.engine()
+    wait_for(lambda: bt.actions(coord_id) == {1: "WAITING"}, 20, "action WAITING")
+    time.sleep(0.3)
+    staging = bt.landing / "clicks/2026/01/01/.10.staging"  # inside the watched tree
+    staging.mkdir(parents=True)
+    (staging / "part-00000").write_text("x\n")
+    (staging / "_SUCCESS").touch()
+    time.sleep(0.3)  # the staging directory's own events are long gone
+    os.rename(staging, bt.landing / partition("clicks", NOMINAL))
+    seconds = wait_for(lambda: left_waiting(bt, f"{coord_id}@1"), 10, "the renamed partition")
+    assert seconds < 2.0
+    bt.wait_status(coord_id, "SUCCEEDED")
+
+
+def test_files_dropped_while_the_engine_is_stopped_are_found_after_restart(bt: Bt4) -> None:
+    coord_id = waiting_coordinator(bt, n_hours=2)
+    engine = bt.engine()
+    wait_for(lambda: bt.actions(coord_id) == {1: "WAITING", 2: "WAITING"}, 20, "WAITING")
+    engine.stop()
+    bt.land(partition("clicks", NOMINAL))
+    engine = bt.engine(wait=False)
+    wait_for(lambda: left_waiting(bt, f"{coord_id}@1"), 20, "the file found at start-up")
+    engine.kill9()  # not even a clean stop
+    bt.land(partition("clicks", "2026-01-01T11:00Z"))
+    bt.engine()
+    bt.wait_status(coord_id, "SUCCEEDED", timeout=30)
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "SUCCEEDED"}
