@@ -6,12 +6,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from bundletui.store.changes import Totals
+from bundletui.store.changes import ACTION, BUNDLE, COORD, Totals
 from bundletui.tui import labels
 from bundletui.tui.details import _t
 from bundletui.tui.model import Add, ConsoleModel, Op, Relabel, Remove
@@ -130,6 +131,7 @@ class JobTree(Tree[str]):
         super().__init__("jobs", **kw)
         self.model = model
         self.expanded: set[str] = set()  # by job id, so a node hidden and shown again keeps it
+        self.stale: set[str] = set()  # labels to rebuild when their line is next drawn
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 2
@@ -140,18 +142,33 @@ class JobTree(Tree[str]):
         # cheaper than rendering the label (tui.md §3.3): the label plus the expand icon
         return node._label.cell_len + 2
 
+    def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
+        """Labels are rebuilt lazily: a poll that changes a thousand jobs only marks them, and
+        only the lines on screen pay for a new label."""
+        item_id = node.data
+        if item_id is not None and item_id in self.stale:
+            self.stale.discard(item_id)
+            item = self.model.items.get(item_id)
+            if item is not None:
+                node._label = self.process_label(labels.label(self.model, item))
+        return super().render_label(node, base_style, style)
+
     def apply(self, ops: Iterable[Op]) -> str | None:
         """Apply model operations; returns a note when the job under the cursor vanished."""
         cursor = self.cursor_node
         cursor_id = cursor.data if cursor is not None else None
         lost: str | None = None
+        relabelled = False
         for op in ops:
             if isinstance(op, Relabel):
                 node = self.nodes.get(op.id)
-                item = self.model.items.get(op.id)
-                if node is not None and item is not None:
-                    node.set_label(labels.label(self.model, item))
-                    node.allow_expand = self.model.expandable(op.id)
+                if node is not None and op.id in self.model.items:
+                    self.stale.add(op.id)
+                    item = self.model.items[op.id]
+                    if item.kind in (ACTION, COORD, BUNDLE):  # what may gain or lose children
+                        node.allow_expand = self.model.expandable(op.id)
+                    node._updates += 1  # the Tree's line cache key: its line draws again
+                    relabelled = True
             elif isinstance(op, Add):
                 item = self.model.items[op.id]
                 parent = self.root if op.parent is None else self.nodes.get(op.parent)
@@ -176,6 +193,8 @@ class JobTree(Tree[str]):
                     lost = cursor_id
                 self._forget(node)
                 node.remove()
+        if relabelled:
+            self.refresh()  # one repaint; only lines whose node changed render again
         if lost is None:
             return None
         _ = self._tree_lines  # rebuild now so line numbers are right
