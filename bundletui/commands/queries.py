@@ -15,6 +15,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from bundletui.errors import BundletuiError, CommandError
+from bundletui.model.apps import Node
 from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus
@@ -38,7 +39,13 @@ def conf_xml(conf: dict[str, str]) -> str:
 # ----------------------------------------------------------------------------- workflows
 
 
-def node_json(node: NodeRow, app_type: str, tz: str = "GMT") -> dict[str, Any]:
+def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, Any]:
+    """A workflow node as Oozie's workflow action JSON; ``spec`` is its definition."""
+    if spec is None:
+        app_type, retry_max, retry_interval = node.type, 0, 10
+    else:
+        app_type = spec.action.kind if spec.action is not None else f":{spec.type.upper()}:"
+        retry_max, retry_interval = spec.retry_max, spec.retry_interval
     status = NODE_OOZIE_STATUS.get(NodeStatus(node.status), node.status)
     return {
         "id": node.id,
@@ -61,9 +68,9 @@ def node_json(node: NodeRow, app_type: str, tz: str = "GMT") -> dict[str, Any]:
         "errorCode": node.error_code,
         "errorMessage": node.error_message,
         "toString": f"Action name[{node.name}] status[{status}]",
-        "userRetryInterval": 10,
+        "userRetryInterval": retry_interval,
         "userRetryCount": max(node.attempt - 1, 0),
-        "userRetryMax": 0,
+        "userRetryMax": retry_max,
         # ours, beside Oozie's keys
         "nodeStatus": node.status,
         "attempt": node.attempt,
@@ -105,20 +112,17 @@ def workflow_json(
         "errorMessage": wf.error_message,
     }
     if with_actions:
-        types = _node_types(wf)
+        specs = _node_specs(wf)
         out["actions"] = [
-            node_json(n, types.get(n.name, n.type), tz) for n in jobs.workflow_nodes(conn, wf.id)
+            node_json(n, specs.get(n.name), tz) for n in jobs.workflow_nodes(conn, wf.id)
         ]
     return out
 
 
-def _node_types(wf: WorkflowRow) -> dict[str, str]:
+def _node_specs(wf: WorkflowRow) -> dict[str, Node]:
     from bundletui.commands.nodes import app_of
 
-    out = {}
-    for node in app_of(wf.app).nodes:
-        out[node.name] = node.action.kind if node.action is not None else f":{node.type.upper()}:"
-    return out
+    return {node.name: node for node in app_of(wf.app).nodes}
 
 
 # ----------------------------------------------------------------------------- lookups
@@ -143,7 +147,7 @@ def job_info(
         if node is None:
             raise CommandError.from_template("E0605", job_id)
         wf = _must(conn, WorkflowRow, node.wf_id)
-        return node_json(node, _node_types(wf).get(node.name, node.type), tz)
+        return node_json(node, _node_specs(wf).get(node.name), tz)
     from bundletui.commands import coord_queries
 
     return coord_queries.job_info(

@@ -57,6 +57,7 @@ class CoordinatorService:
         e = self.engine
         e.pumps.insert(0, self.pump)
         e.busy_checks.append(lambda: bool(self.dirty or self.check))
+        e.pending_checks.append(lambda: bool(self.dirty or self.check))
         e.recoveries.append(self.recover)
         e.wake_coordinator_hook = lambda tx, cid: self.mark(cid)
         e.on_outbox("coord.wake", lambda tx, cid, args: self.mark(cid))

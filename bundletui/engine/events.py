@@ -67,12 +67,13 @@ class EventService:
     def install(self) -> None:
         e = self.engine
         e.busy_checks.append(lambda: bool(self.recheck))
+        e.pending_checks.append(self.pending)
         e.recoveries.append(self.recover)
         e.on_due("events.cron", self.on_time)
         e.on_due("events.wait", self.on_time)
         e.on_due("events.constraint", self.on_constraint_due)
         e.on_due("events.settle", self.on_settle)
-        e.on_due("events.rescan", self.on_rescan)
+        e.every("events.rescan", RESCAN_MS / 1000, self.rescan)
         e.landing.listeners.append(self.on_landed)
 
     # ------------------------------------------------------------------ intake
@@ -169,10 +170,6 @@ class EventService:
                     {"feed": feed_path},
                 )
 
-    def on_rescan(self, tx: Tx, _key: str) -> None:
-        self.rescan(tx)
-        self.engine.heap.push(tx.now_ms + RESCAN_MS, "events.rescan", "all")
-
     # ------------------------------------------------------------------ consumption
 
     def pump(self, tx: Tx) -> bool:
@@ -194,6 +191,13 @@ class EventService:
                     )
             did = True
         return did
+
+    def pending(self) -> bool:
+        """Held jobs to look at, or events past the cursor (an O(1) read of the last id)."""
+        if self.recheck:
+            return True
+        db = self.engine.db
+        return store.max_event_id(db.conn) > int(db.meta(CURSOR) or 0)
 
     def consume(self, tx: Tx, event: Any) -> None:
         for coord_id, _bundle in store.schedules_for(tx.conn, event.key):
@@ -452,7 +456,6 @@ class EventService:
                 self.engine.coordinators.launch(tx, coord, coordcmd.app_of(coord), action)
                 store.move_job(tx, job, "LAUNCHED")
         self.rescan(tx)
-        self.engine.heap.push(tx.now_ms + RESCAN_MS, "events.rescan", "all")
 
     def _spec(self, coord: CoordRow) -> EventSpec:
         spec = coordcmd.app_of(coord).events

@@ -43,8 +43,9 @@ class LandingWatcher:
         e.startup.append(self.start)
         e.shutdown_hooks.append(self.stop)
         e.pumps.insert(0, self.pump)
+        e.pending_checks.append(lambda: bool(self.events))
         e.recoveries.append(self.recover)
-        e.on_due("landing.rescan", self.rescan)
+        e.every("landing.rescan", RESCAN_MS / 1000, self.rescan)
 
     def start(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -116,11 +117,9 @@ class LandingWatcher:
 
     def recover(self, tx: Tx) -> None:
         self.engine.coordinators.rescan(tx)
-        self.engine.heap.push(self.engine.now_ms() + RESCAN_MS, "landing.rescan", "all")
 
-    def rescan(self, tx: Tx, _key: str) -> None:
+    def rescan(self, tx: Tx) -> None:
         self.engine.coordinators.rescan(tx)
-        self.engine.heap.push(tx.now_ms + RESCAN_MS, "landing.rescan", "all")
 
 
 def _identity(path: str) -> tuple[int, int] | None:

@@ -73,9 +73,16 @@ class Engine:
         self.due_handlers: dict[str, DueHandler] = {}
         self.after_commit: list[Callable[[], object]] = []
         self.pumps: list[Callable[[Tx], bool]] = []  # called every tick; True = did something
+        self.pending_checks: list[Callable[[], bool]] = []  # does any pump have work? (cheap)
+
         self.busy_checks: list[Callable[[], bool]] = []  # anything running or ready?
         self.recoveries: list[Callable[[Tx], None]] = []
         self.startup: list[Callable[[], None]] = []
+        # Housekeeping runs on real time (it is about the real file system), never on the due
+        # heap: it must not make a simulated clock jump.
+        self.housekeeping: dict[str, tuple[float, Callable[[Tx], None]]] = {}
+        self._housekeeping_due: set[str] = set()
+
         self.shutdown_hooks: list[Callable[[], None]] = []
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -121,6 +128,21 @@ class Engine:
         else:
             self._loop.call_soon_threadsafe(self._wake.set)
 
+    def every(self, name: str, seconds: float, fn: Callable[[Tx], None]) -> None:
+        """Run ``fn`` inside a tick every ``seconds`` of real time (safety-net rescans)."""
+        self.housekeeping[name] = (seconds, fn)
+
+    def _arm_housekeeping(self, name: str) -> None:
+        if self._loop is None or self._stop:
+            return
+        seconds, _fn = self.housekeeping[name]
+        self._loop.call_later(seconds, self._housekeeping_fire, name)
+
+    def _housekeeping_fire(self, name: str) -> None:
+        self._housekeeping_due.add(name)
+        self.wake()
+        self._arm_housekeeping(name)
+
     def outbox_pending(self) -> None:
         """Our own transaction wrote to the outbox (data_version only sees other connections)."""
         self._outbox_dirty = True
@@ -153,7 +175,10 @@ class Engine:
             for hook in self.startup:
                 hook()
             self._recover()
+            for name in self.housekeeping:
+                self._arm_housekeeping(name)
             heartbeat = asyncio.create_task(self._heartbeat())
+
             try:
                 await self._main_loop()
             finally:
@@ -326,7 +351,10 @@ class Engine:
         outbox = outbox_head(self.store.conn) if self._outbox_dirty else []
         self._outbox_dirty = bool(outbox)
         due = self.heap.pop_due(self.now_ms())
+        if not (outbox or due or self._housekeeping_due or any(p() for p in self.pending_checks)):
+            return False  # nothing to do: no write transaction, no revision, no data_version change
         with self.store.write() as tx:
+
             if not lease_store.holds(tx.conn, self.holder):
                 raise EngineError(
                     "EB202", "engine lease lost during a tick", hint="another engine took over"
@@ -340,6 +368,10 @@ class Engine:
             for d in due:
                 did = True
                 self._guarded(tx, f"due {d.kind} {d.key}", self._dispatch_due, tx, d)
+            for name in sorted(self._housekeeping_due):
+                did = True
+                self._guarded(tx, f"housekeeping {name}", self.housekeeping[name][1], tx)
+            self._housekeeping_due.clear()
             for pump in self.pumps:
                 if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
                     did = True

@@ -92,6 +92,7 @@ class WorkflowRunner:
         e = self.engine
         e.pumps.append(self.pump)
         e.busy_checks.append(self.busy)
+        e.pending_checks.append(self.pending)
         e.recoveries.append(self.recover)
         e.startup.append(self.start_watcher)
         e.shutdown_hooks.append(self.close)
@@ -100,6 +101,11 @@ class WorkflowRunner:
             "wf.signal", lambda tx, target, args: self.signal(tx, target, str(args.get("what")))
         )
         e.on_due("node.due", self.on_node_due)
+
+    def pending(self) -> bool:
+        """Work for the next tick (running processes alone need none until they end)."""
+        room = len(self.running) + len(self.spawns) < self.engine.config.max_workers
+        return bool(self.completions or self.dirty or self.spawns or (self.launchable and room))
 
     def busy(self) -> bool:
         return bool(

@@ -6,6 +6,7 @@ lease is about processes being alive, not about schedule time.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass
 
@@ -38,9 +39,15 @@ def try_acquire(
     conn.execute("BEGIN IMMEDIATE")
     try:
         current = read_lease(conn)
-        if current is not None and current.holder != holder and current.expires > now_ms:
+        if (
+            current is not None
+            and current.holder != holder
+            and current.expires > now_ms
+            and not _dead_here(current, host)
+        ):
             conn.execute("COMMIT")
             return current
+
         conn.execute(
             "INSERT INTO engine_lease (id, holder, pid, host, mode, acquired, heartbeat, expires)"
             " VALUES (1, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET holder = excluded.holder,"
@@ -71,3 +78,16 @@ def holds(conn: sqlite3.Connection, holder: str) -> bool:
 
 def release(store: Store, holder: str) -> None:
     store.conn.execute("DELETE FROM engine_lease WHERE id = 1 AND holder = ?", (holder,))
+
+
+def _dead_here(lease: Lease, host: str) -> bool:
+    """The holder ran on this host and its process is gone (kill -9): no need to wait the TTL."""
+    if lease.host != host or lease.pid <= 0:
+        return False
+    try:
+        os.kill(lease.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
