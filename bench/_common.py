@@ -154,7 +154,7 @@ def run_engine(
 
     logging.getLogger("bundletui").setLevel(logging.WARNING)
     engine = Engine(EngineConfig(home=home, max_workers=max_workers, watch=False))
-    seen: dict[str, float | str] = {}
+    seen: dict[str, float | str] = {}  # t, cpu, status: when the end was first seen
 
     def stop_when_done(tx: Tx) -> bool:
         if engine.workflows.busy():
@@ -169,8 +169,28 @@ def run_engine(
 
     engine.pumps.append(stop_when_done)
 
+    async def fallback() -> None:
+        """In case the end is reached in a tick where the runner still looked busy (ticks with no
+        pending work do not run pumps): poll the status between ticks every 50 ms."""
+        conn = sqlite3.connect(home / "bundletui.db")
+        try:
+            while "t" not in seen:
+                await asyncio.sleep(0.05)
+                row = conn.execute("SELECT status FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
+                if row is not None and row[0] in TERMINAL and "t" not in seen:
+                    seen.update(t=time.perf_counter(), cpu=time.process_time(), status=row[0])
+                    engine.request_stop()
+        finally:
+            conn.close()
+
     async def main() -> None:
-        await asyncio.wait_for(engine.run(), timeout)
+        poller = asyncio.create_task(fallback())
+        try:
+            await asyncio.wait_for(engine.run(), timeout)
+        finally:
+            poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await poller
 
     t0, c0 = time.perf_counter(), time.process_time()
     if profile is not None:

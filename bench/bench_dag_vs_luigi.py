@@ -251,6 +251,8 @@ def main() -> None:
         print("error:", e)
     if args.profile:
         print(f"profiles: {args.profile}/ours-<shape>-<N>-<round>.prof (python -m pstats FILE)")
+    if errors:
+        sys.exit(1)  # a run that failed or timed out; a missed goal is only reported
 
 
 def med(
