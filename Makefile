@@ -29,7 +29,7 @@ test: $(STAMP) lint
 	$(BIN)/pytest -n auto -q
 
 demo: $(STAMP)
-	$(BIN)/bundletui dryrun sample_bundles/feeds/job.properties --limit 6
+	$(BIN)/bundletui console --demo
 
 BENCH_STAMP := $(VENV)/.installed-bench
 

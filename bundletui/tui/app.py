@@ -28,10 +28,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.events import Key
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
-from textual.widgets import ContentSwitcher, DataTable, Input, Log, Static, Tree
+from textual.widgets import ContentSwitcher, DataTable, Input, Label, Log, Static, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from bundletui.commands import dispatch
@@ -206,8 +206,10 @@ class MainScreen(Screen[None]):
     MainScreen #details:focus-within { border: round $primary; }
     MainScreen #bottom { height: 1fr; border: round $primary 40%; }
     MainScreen #bottom:focus-within { border: round $primary; }
-    MainScreen #prompt { dock: bottom; height: 1; border: none; padding: 0 1; display: none; }
-    MainScreen #prompt.-open { display: block; }
+    MainScreen #prompt-row { height: 1; display: none; background: $panel; }
+    MainScreen #prompt-row.-open { display: block; }
+    MainScreen #prompt-sign { width: 2; padding: 0 0 0 1; text-style: bold; color: $accent; }
+    MainScreen #prompt { height: 1; border: none; padding: 0 1 0 0; width: 1fr; }
     MainScreen #logtail { height: 1fr; }
     MainScreen #audit { height: 1fr; padding: 0 1; }
     """
@@ -260,7 +262,9 @@ class MainScreen(Screen[None]):
                     yield ActionTable(id="table")
                     yield Log(id="logtail", max_lines=400, auto_scroll=True)
                     yield Pane("", id="audit")
-        yield Input(id="prompt")
+        with Horizontal(id="prompt-row"):
+            yield Label("/", id="prompt-sign")
+            yield Input(id="prompt")
         yield KeyBar(id="keys")
 
     def on_unmount(self) -> None:
@@ -1164,7 +1168,10 @@ class MainScreen(Screen[None]):
 
     def action_escape(self) -> None:
         if self.prompt_mode:
+            filtering = self.prompt_mode == "filter"
             self._close_prompt()
+            if filtering:  # k9s: esc while typing a filter drops it
+                self.set_filter("")
         elif self.model.filter_text:
             self.set_filter("")
         elif self.model.faults_only:
@@ -1196,13 +1203,13 @@ class MainScreen(Screen[None]):
         )
         prompt.suggester = SuggestFromList(suggestions()) if mode == "command" else None
         prompt.value = value
-        prompt.add_class("-open")
+        self.query_one("#prompt-sign", Label).update("/" if mode == "filter" else ":")
+        self.query_one("#prompt-row").add_class("-open")
         prompt.focus()
         prompt.cursor_position = len(value)
 
     def _close_prompt(self) -> None:
-        prompt = self.query_one("#prompt", Input)
-        prompt.remove_class("-open")
+        self.query_one("#prompt-row").remove_class("-open")
         self.prompt_mode = ""
         self.query_one(JobTree).focus()
 
@@ -1219,9 +1226,6 @@ class MainScreen(Screen[None]):
             self.set_filter(event.value)
         elif mode == "command":
             self.run_command_line(event.value)
-
-    def on_key_escape_prompt(self) -> None:  # pragma: no cover - documented alias
-        self._close_prompt()
 
     def run_command_line(self, line: str) -> None:
         try:
@@ -1449,6 +1453,3 @@ class ConsoleApp(App[None]):
         if self.config.demo is not None:
             self.config.demo.stop_feeder()
         self.backend.close()
-
-    def dialog_open(self) -> bool:
-        return isinstance(self.screen, ModalScreen)

@@ -28,6 +28,10 @@ def _t(rfc: str | None) -> str:
 _UNITS = {"MINUTE": "min", "HOUR": "h", "DAY": "days", "WEEK": "weeks", "MONTH": "months"}
 
 
+def _timeout(minutes: object) -> str:
+    return f"{minutes} min" if isinstance(minutes, int) and minutes >= 0 else "none"
+
+
 def _same(text: str) -> str:
     return text
 
@@ -158,7 +162,7 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p.field(
         "controls",
         f"{info.get('executionPolicy')} concurrency {info.get('concurrency')}"
-        f" throttle {info.get('mat_throttling')} timeout {info.get('timeOut')}",
+        f" throttle {info.get('mat_throttling')} timeout {_timeout(info.get('timeOut'))}",
     )
     p.field("start", _t(info.get("startTime")))
     p.field("end", _t(info.get("endTime")))

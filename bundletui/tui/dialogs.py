@@ -5,7 +5,6 @@ while one is open, so nothing moves under the operator."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
@@ -414,6 +413,3 @@ class HelpScreen(ModalScreen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-Callback = Callable[[Any], None]

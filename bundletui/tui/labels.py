@@ -107,6 +107,8 @@ def label(model: ConsoleModel, item: Item) -> Text:
     if counts:
         text.append("  ")
         text.append_text(counts_text(counts))
+    if row.pause_time is not None and row.kind in (BUNDLE, COORD):
+        text.append(f"  pause {short_time(row.pause_time)}", style="magenta")
     if row.kind == NODE and row.attempt > 1:
         text.append(f" try {row.attempt}", style="yellow")
     if row.kind == WORKFLOW and row.error:

@@ -300,13 +300,13 @@ class ActionTable(DataTable[Text | str]):
             reason = why.get("detail") or ""
             if why.get("reason") == "inputs" and why.get("missing"):
                 more = why.get("missingCount", 1) - 1
-                reason = "missing " + _tail(alias(why["missing"][0]))
+                reason = "missing " + _tail(_partition(alias(why["missing"][0])), 3)
                 reason += f" +{more}" if more > 0 else ""
             if a.get("errorCode") or a.get("errorMessage"):
                 reason = f"{a.get('errorCode') or ''} {a.get('errorMessage') or ''}".strip()
             self.add_row(
                 str(a["actionNumber"]),
-                _t(a.get("nominalTime")).removesuffix("Z"),
+                _t(a.get("nominalTime")).removesuffix("Z")[5:],  # MM-dd HH:mm
                 labels.status_text(a["status"]),
                 Text(alias(reason)[:80], style="red" if a.get("errorCode") else ""),
                 (a.get("externalId") or "-")[:26],
@@ -326,6 +326,12 @@ class ActionTable(DataTable[Text | str]):
         if not self.action_ids or self.cursor_row < 0 or self.cursor_row >= len(self.action_ids):
             return None
         return self.action_ids[self.cursor_row]
+
+
+def _partition(path: str) -> str:
+    """A done-flag path (``…/08/_SUCCESS``) names its directory: show the directory."""
+    head, _, name = path.rstrip("/").rpartition("/")
+    return head if name.startswith("_") and head else path
 
 
 def _tail(path: str, parts: int = 4) -> str:
