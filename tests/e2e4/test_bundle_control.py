@@ -33,13 +33,18 @@ def two_coordinators(
     end: str = "2026-01-01T03:00Z",
     kickoff: str | None = None,
     busy_sleep: str = "0",
+    hold: str = "/nonexistent",
     extra: list[BC] | None = None,
 ) -> Path:
-    """``busy``: hourly, each workflow sleeps ``busy_sleep`` s; ``starved``: hourly, waits for
-    input that never lands (its actions stay WAITING)."""
+    """``busy``: hourly, each workflow sleeps ``busy_sleep`` s (after waiting while ``hold``
+    exists); ``starved``: hourly, waits for input that never lands (its actions stay WAITING)."""
     bt.apps.write(
         "busy.xml",
-        coordinator_xml("busy", controls={"concurrency": "1"}, conf={"sleep": busy_sleep}),
+        coordinator_xml(
+            "busy",
+            controls={"concurrency": "1"},
+            conf={"sleep": busy_sleep, "holdWhile": hold},
+        ),
     )
     bt.apps.write(
         "starved.xml",
@@ -149,7 +154,9 @@ def test_req_17_kill_cascades_to_coordinators_actions_and_running_workflows_with
 def test_req_18_20_suspend_and_resume_cascade_to_coordinators_actions_and_workflows(
     bt: Bt4,
 ) -> None:
-    bundle_id = bt.submit_job(two_coordinators(bt, busy_sleep="3"), start=True)
+    hold = bt.tmp / "hold"  # busy@1 runs until this goes (and the simulated clock stands still)
+    hold.touch()
+    bundle_id = bt.submit_job(two_coordinators(bt, hold=str(hold)), start=True)
     engine = bt.engine("--clock", "simulated", "--start-time", START)
     action_id, wf_id = busy_running(bt, bundle_id)
     engine.stop()
@@ -174,7 +181,8 @@ def test_req_18_20_suspend_and_resume_cascade_to_coordinators_actions_and_workfl
     )
     wait_for(lambda: pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0}), 10, "cleared")
     assert bt.status(bundle_id) == "RUNNING"
-    assert bt.peek(wf_id)["status"] in ("RUNNING", "SUCCEEDED")
+    assert bt.peek(wf_id)["status"] == "RUNNING"
+    hold.unlink()
     wait_for(lambda: bt.peek(action_id)["status"] == "SUCCEEDED", 20, "busy@1 SUCCEEDED")
     bt.fails("resume", bundle_id, code="E1100")
 
