@@ -51,6 +51,7 @@ class Changes:
     since: int
     rev: int
     rows: list[TreeRow] = field(default_factory=list)
+    more: bool = False  # a table had more than the limit: poll again from ``rev``
 
     def __bool__(self) -> bool:
         return bool(self.rows)
@@ -225,22 +226,48 @@ _TABLES = {
 def changed_since(conn: sqlite3.Connection, since: int, limit: int = 20_000) -> Changes:
     """Rows of every job table written after revision ``since`` (each an indexed range scan).
 
-    Call inside one read transaction so ``rev`` and the rows agree. More than ``limit`` rows in
-    one table is reported by returning only the newest ``limit`` of them; callers that see
-    ``len(rows) >= limit`` should reload what they show.
+    Call inside one read transaction so ``rev`` and the rows agree. When a table has more than
+    ``limit`` such rows, the answer stops at a revision every table is complete up to and says
+    ``more``: the caller asks again from the returned ``rev``.
     """
     rev = revision(conn)
     out = Changes(since, rev)
     if rev <= since:
         return out
-    for kind, (table, cols, make) in _TABLES.items():
-        del kind
-        out.rows += [
+    by_table: list[list[TreeRow]] = []
+    upto = cut = rev
+    for table, cols, make in _TABLES.values():
+        rows = [
             make(r)
             for r in conn.execute(
-                f"SELECT {cols} FROM {table} WHERE rev > ? ORDER BY rev LIMIT ?", (since, limit)
+                f"SELECT {cols} FROM {table} WHERE rev > ? ORDER BY rev LIMIT ?",
+                (since, limit + 1),
             )
         ]
+        if len(rows) > limit:
+            # complete only below the revision of the first row left out
+            cut = min(cut, rows[limit].rev)
+            upto = min(upto, cut - 1)
+            out.more = True
+        by_table.append(rows)
+    if out.more and upto <= since:
+        # one transaction wrote more than the limit: take that whole revision, unbounded
+        upto = cut
+        by_table = [
+            [
+                make(r)
+                for r in conn.execute(
+                    f"SELECT {cols} FROM {table} WHERE rev > ? AND rev <= ? ORDER BY rev",
+                    (since, upto),
+                )
+            ]
+            for table, cols, make in _TABLES.values()
+        ]
+    if out.more:
+        out.rev = upto
+        out.more = upto < rev
+    for rows in by_table:
+        out.rows += [r for r in rows if r.rev <= upto]
     return out
 
 

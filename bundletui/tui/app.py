@@ -411,7 +411,10 @@ class MainScreen(Screen[None]):
         elif poll.changes is not None and poll.changes.rev > self.rev:
             self.rev = poll.changes.rev
         self._refresh_header()
-        self._schedule_poll()
+        if poll.changes is not None and poll.changes.more:
+            self.start_poll(force=True)  # a backlog (after a freeze): catch up at once
+        else:
+            self._schedule_poll()
 
     def _apply_ops(self, ops: list[Op], *, view: bool = False) -> None:
         if not ops:

@@ -465,6 +465,10 @@ class ConsoleModel:
 
     # ------------------------------------------------------------------ marks
 
+    def counts_of(self, coord_id: str) -> dict[str, int]:
+        item = self.items.get(coord_id)
+        return dict(item.counts) if item is not None else {}
+
     def toggle_mark(self, item_id: str) -> bool:
         if item_id in self.marks:
             self.marks.discard(item_id)

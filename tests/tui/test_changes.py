@@ -81,3 +81,35 @@ def test_lineage_walks_up_from_any_id(env: Env) -> None:
         assert backend.lineage("0000099-nothing-C") == []
     finally:
         backend.close()
+
+
+def test_a_backlog_comes_in_complete_revisions(env: Env) -> None:
+    from bundletui.store import jobs
+    from bundletui.store.rows import ActionRow
+
+    with Store(env.home) as store:
+        hourly = coords(store, env)["hourly"]
+        start = ch.revision(store.conn)
+        revs = []
+        for batch in ([1, 2, 3, 4, 5], [6], [1, 2], [3]):
+            with store.write() as tx:
+                for n in batch:
+                    jobs.update(tx, ActionRow, f"{hourly.id}@{n}", status="READY")
+                revs.append(tx.rev)
+        seen: list[tuple[int, str]] = []
+        since, calls = start, 0
+        while True:
+            got = ch.changed_since(store.conn, since, limit=3)
+            calls += 1
+            seen += [(r.rev, r.id) for r in got.rows if r.kind == ch.ACTION]
+            assert all(since < r.rev <= got.rev for r in got.rows)
+            since = got.rev
+            if not got.more:
+                break
+        # every row once, at the revision that last wrote it (rows are current, not a log),
+        # although the first transaction wrote more rows than the limit
+        last = {1: revs[2], 2: revs[2], 3: revs[3], 4: revs[0], 5: revs[0], 6: revs[1]}
+        assert sorted(seen) == sorted((rev, f"{hourly.id}@{n}") for n, rev in last.items())
+        assert calls >= 2 and since == revs[-1]
+        big = ch.changed_since(store.conn, start, limit=1)  # @4 and @5 share the first revision
+        assert {r.id for r in big.rows} == {f"{hourly.id}@4", f"{hourly.id}@5"} and big.more

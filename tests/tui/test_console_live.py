@@ -268,3 +268,39 @@ async def test_works_at_80_by_24(env: Env) -> None:
         assert isinstance(h.app.screen, ConfirmDialog)
         assert h.app.screen.query_one("#cancel").region.bottom <= 24
         await h.press("escape")
+
+
+async def test_freeze_key_and_the_paged_action_table(env: Env) -> None:
+    async with console(env, page_size=2) as h:
+        hourly = hourly_of(h)
+        await h.select(hourly)
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: table.coord_id == hourly and table.row_count == 2, what="page 1")
+        assert table.action_ids == [f"{hourly}@6", f"{hourly}@5"]
+        assert "1-2 of 6" in str(table.border_subtitle)
+        await h.press("right_square_bracket")  # older
+        await h.until(lambda: table.action_ids == [f"{hourly}@4", f"{hourly}@3"], what="page 2")
+        await h.press("left_square_bracket")
+        await h.until(lambda: table.action_ids[0] == f"{hourly}@6", what="back to page 1")
+
+        table.focus()  # keys act on the highlighted row when the table has the focus
+        await h.pilot.pause(0.05)
+        await h.press("down")
+        assert h.main.selected_id == f"{hourly}@5"
+        await h.press("k")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog) and dialog.targets[0].id == f"{hourly}@5"
+        await h.press("escape")
+
+        h.tree.focus()
+        await h.press("f")
+        assert "FROZEN" in str(h.main.query_one("#header").render())
+        env.land(0)
+        first = f"{hourly}@1"
+        await h.until(lambda: h.status(ActionRow, first) == "SUCCEEDED", what="engine ran @1")
+        await h.pilot.pause(0.3)
+        assert h.main.model.counts_of(hourly).get("SUCCEEDED") is None
+        await h.press("f")
+        await h.until(
+            lambda: h.main.model.counts_of(hourly).get("SUCCEEDED") == 1, what="caught up"
+        )
