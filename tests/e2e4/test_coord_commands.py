@@ -260,6 +260,9 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
     # pause time: WAITING actions at or after it are deleted; PAUSED when reached
     bt.cli("change", coord_id, "--value", "pausetime=2026-01-01T06:00Z")
     bt.cli("change", coord_id, "--value", "pausetime=2026-01-01T05:00Z;concurrency=2")
+    held = bt.info_json(coord_id)["materialization"]["heldBy"]
+    assert held == "pause time 2026-01-01 05:00 GMT", held  # next is 05:00: held, not PAUSED yet
+    assert bt.status(coord_id) == "RUNNING"
     bt.sim(T0, "2026-01-01T07:00Z")
     assert bt.status(coord_id) == "PAUSED"
     assert bt.nominals(coord_id)[-1] == "2026-01-01T04:00Z"
