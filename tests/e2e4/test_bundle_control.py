@@ -148,6 +148,20 @@ def test_req_17_kill_cascades_to_coordinators_actions_and_running_workflows_with
     bt.fails("kill", bundle_id, code="E1323")  # any state -> KILLED, but not twice
 
 
+def test_req_17_a_bundle_killed_before_any_engine_submitted_its_coordinators(bt: Bt4) -> None:
+    bundle_id = bt.submit_job(two_coordinators(bt), start=True)
+    bt.cli("kill", bundle_id)
+    assert bt.status(bundle_id) == "KILLED"
+    assert {n: s for n, (s, _p) in bt.bundle_actions(bundle_id).items()} == {
+        "busy": "KILLED",
+        "starved": "KILLED",
+    }
+    bt.sim(START, START)  # the start's submit commands find the bundle killed
+    assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})
+    assert bt.sql("SELECT count(*) FROM coord_jobs")[0][0] == 0
+    assert bt.status(bundle_id) == "KILLED"
+
+
 # ----------------------------------------------------------------------------- 18, 20
 
 

@@ -10,7 +10,10 @@ day-of-week: MON-FRI) skips the weekend; Oozie's own 20-minute example gives 00:
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+
+import pytest
 
 from tests.e2e4.conftest import (
     BC,
@@ -101,6 +104,20 @@ def test_nominal_times_frequency_el_end_of_periods_cron_and_end_exclusive(bt: Bt
     # numbers are contiguous and unique per coordinator (the store's unique keys)
     for name, coord_id in ids.items():
         assert list(bt.actions(coord_id)) == list(range(1, len(got[name]) + 1))
+    # "materialized once" is the store's rule, not only the engine's: a second action for a
+    # (coordinator, nominal time) is refused by SQLite itself
+    conn = sqlite3.connect(bt.home / "bundletui.db")
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+            conn.execute(
+                "INSERT INTO coord_actions (id, coord_id, action_number, nominal_time, "
+                "created_time, status, last_modified) SELECT id || 'x', coord_id, 99, "
+                "nominal_time, created_time, 'WAITING', last_modified FROM coord_actions "
+                "WHERE coord_id = ? AND action_number = 1",
+                (ids["twenty"],),
+            )
+    finally:
+        conn.close()
 
 
 def test_actions_materialize_when_their_time_comes_not_before(bt: Bt4) -> None:
