@@ -198,3 +198,49 @@ def test_throttle_limits_waiting_actions_and_info_says_so(bt: Bt4) -> None:
     bt.sim("2026-01-01T10:30Z", "2026-01-01T10:30Z")
     # one WAITING slot freed: exactly one more nominal time materialized
     assert bt.actions(coord_id) == {1: "WAITING", 2: "SUCCEEDED", 3: "WAITING", 4: "WAITING"}
+
+
+def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> None:
+    """Not only READY ones: a WAITING LAST_ONLY action is SKIPPED once the next nominal time
+    has passed, a WAITING NONE action one minute after its own."""
+    coords = {
+        name: coordinator_xml(
+            name,
+            start="2026-01-01T00:00Z",
+            end="2026-01-01T03:00Z",
+            controls={"execution": order, "timeout": "-1"},
+            datasets=[hourly_ds("raw")],
+            inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+        )
+        for name, order in (("last", "LAST_ONLY"), ("none", "NONE"))
+    }
+    bundle_id = bt.submit_job(bundle_of(bt, coords), start=True)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:01Z")
+    ids = bt.coords_of(bundle_id)
+    assert bt.actions(ids["last"]) == {1: "WAITING"}
+    assert bt.actions(ids["none"]) == {1: "WAITING"}
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
+    assert bt.actions(ids["last"]) == {1: "WAITING"}  # 01:00 has not come yet
+    assert bt.actions(ids["none"]) == {1: "SKIPPED"}  # 00:01 has passed
+    bt.land(partition("raw", "2026-01-01T01:00Z"))
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T02:30Z")
+    assert bt.actions(ids["last"]) == {1: "SKIPPED", 2: "SUCCEEDED", 3: "WAITING"}
+    assert bt.actions(ids["none"]) == {1: "SKIPPED", 2: "SUCCEEDED", 3: "SKIPPED"}
+    assert bt.status(ids["none"]) == "SUCCEEDED"
+
+
+def test_a_suspended_coordinator_materializes_nothing_then_catches_up_on_resume(bt: Bt4) -> None:
+    bt.apps.write("h.xml", coordinator_xml("h", start="2026-01-01T00:00Z", end="2026-01-01T05:00Z"))
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "h.xml"})
+    coord_id = bt.submit_job(config)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T01:30Z")
+    assert bt.nominals(coord_id) == ["2026-01-01T00:00Z", "2026-01-01T01:00Z"]
+    bt.cli("suspend", coord_id)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T04:30Z")
+    assert bt.status(coord_id) == "SUSPENDED"
+    assert len(bt.nominals(coord_id)) == 2  # nothing while suspended
+    bt.cli("resume", coord_id)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T04:30Z")
+    # delayed, not lost
+    assert bt.actions(coord_id) == dict.fromkeys(range(1, 6), "SUCCEEDED")
+    assert bt.status(coord_id) == "SUCCEEDED"
