@@ -515,3 +515,35 @@ def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
         )
     ]
     assert len(audit) == 3
+
+
+def test_an_ignored_coordinator_leaves_its_bundle_roll_up(bt: Bt4) -> None:
+    bt.apps.write("hourly.xml", coordinator_xml("hourly"))
+    bt.apps.write(
+        "bundle.xml",
+        bundle_xml(
+            "ign",
+            [
+                BC("a", "hourly.xml"),
+                BC("b", "hourly.xml"),
+                BC("off", "hourly.xml", enabled="false"),
+            ],
+        ),
+    )
+    config = bt.apps.props(
+        "job.properties",
+        {"oozie.bundle.application.path": "bundle.xml", "start": START, "end": "2026-01-01T04:00Z"},
+    )
+    bundle_id = bt.submit_job(config, start=True)
+    bt.sim(START, "2026-01-01T01:30Z")
+    ids = bt.coords_of(bundle_id)
+    assert set(ids) == {"a", "b"}  # enabled="false": not submitted
+    bt.cli("kill", ids["b"])
+    assert bt.status(bundle_id) == "RUNNINGWITHERROR"  # same transaction as the kill
+    assert bt.bundle_actions(bundle_id)["b"] == ("KILLED", 0)
+    bt.cli("ignore", ids["b"])
+    assert bt.bundle_actions(bundle_id)["b"] == ("IGNORED", 0)
+    assert bt.status(bundle_id) == "RUNNING"
+    bt.sim(START, "2026-01-01T05:00Z")
+    assert bt.status(ids["a"]) == "SUCCEEDED"
+    assert bt.status(bundle_id) == "SUCCEEDED"
