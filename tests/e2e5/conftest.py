@@ -433,6 +433,10 @@ class Bt5:
             for r in rows
         ]
 
+    def status(self, job_id: str) -> str:
+        """A coordinator's status, as ``info`` shows it (read from the store directly)."""
+        return str(self.sql("SELECT status FROM coord_jobs WHERE id = ?", job_id)[0][0])
+
     def fired_paths(self, action: dict[str, Any]) -> list[str]:
         return [e["path"] for e in action["trigger"].get("events", []) if e["kind"] == "partition"]
 

@@ -52,7 +52,7 @@ def test_suspend_deletes_pending_jobs_and_ignores_events_until_resume(bt: Bt5) -
     bt.cli("suspend", bid)
     bt.step("2026-03-01T10:05Z")  # the engine passes it on to the bundle's coordinators
     assert bt.info(x)["status"] == "SUSPENDED"
-    assert bt.info(y)["status"] == "SUSPENDEDWITHERROR"  # its held action was killed
+    assert bt.status(y) == "SUSPENDEDWITHERROR"  # its held action was killed
     assert bt.jobs(x) == []  # the pending job and the partition it held: gone
     assert [s for s, _h in bt.jobs(y)] == ["LAUNCHED"]
     held = bt.actions(y)[1]
@@ -66,7 +66,7 @@ def test_suspend_deletes_pending_jobs_and_ignores_events_until_resume(bt: Bt5) -
 
     bt.cli("resume", bid)
     bt.step("2026-03-01T11:30Z")
-    assert (bt.info(x)["status"], bt.info(y)["status"]) == ("RUNNING", "RUNNINGWITHERROR")
+    assert (bt.status(x), bt.status(y)) == ("RUNNING", "RUNNINGWITHERROR")
     x3, y4 = str(bt.land("x", "3")), str(bt.land("y", "4"))
     bt.step("2026-03-01T11:35Z")
     assert bt.actions(x) == []  # x/2 does not count: one new partition since resume
@@ -204,3 +204,37 @@ def test_partition_intake_is_deduplicated_live_or_by_the_startup_rescan(bt: Bt5)
     runs = bt.runs()
     assert sorted(p for a in actions for p in runs[a["id"]].parts) == sorted(expected)
     assert all(r.launches == 1 for r in runs.values())
+
+
+def test_cron_leaf_across_daylight_saving_time(bt: Bt5) -> None:
+    """The documented DST policy of a cron leaf (coordinator time zone America/New_York): a
+    wall time skipped by spring-forward fires at the shift; one that occurs twice in the fall
+    fires once."""
+    spring = bt.submit(
+        bt.write(
+            "spring.xml",
+            event_coordinator(
+                "spring", timezone="America/New_York", trigger='<cron expression="30 2 * * *"/>'
+            ),
+        )
+    )
+    fall = bt.submit(
+        bt.write(
+            "fall.xml",
+            event_coordinator(
+                "fall", timezone="America/New_York", trigger='<cron expression="30 1 * * *"/>'
+            ),
+        )
+    )
+    bt.sim("2026-03-07T00:00Z", "2026-03-10T00:00Z")
+    got = [fmt_ms(a["nominal"]) for a in bt.actions(spring)]
+    assert got == ["2026-03-07T07:30Z", "2026-03-08T07:00Z", "2026-03-09T06:30Z"]
+    bt.sim("2026-10-31T00:00Z", "2026-11-03T00:00Z")
+    autumn = ms("2026-10-31T00:00Z")
+    got = [fmt_ms(a["nominal"]) for a in bt.actions(fall) if a["nominal"] >= autumn]
+    assert got == [
+        "2026-10-31T00:00Z",  # the engine was down since March: one catch-up firing, not 234
+        "2026-10-31T05:30Z",
+        "2026-11-01T05:30Z",  # 01:30 EDT; 01:30 EST an hour later does not fire again
+        "2026-11-02T06:30Z",
+    ]
