@@ -45,6 +45,12 @@ def register(app: typer.Typer) -> None:
         verbose: Annotated[
             bool, typer.Option("--verbose", "-v", help="Log every transition.")
         ] = False,
+        exit_when_idle: Annotated[
+            bool,
+            typer.Option(
+                "--exit-when-idle", help="Stop once nothing runs, waits or is due (scripts, CI)."
+            ),
+        ] = False,
         api: Annotated[
             str | None,
             typer.Option(
@@ -87,6 +93,7 @@ def register(app: typer.Typer) -> None:
             until=parse_oozie_time(until, what="--until") if until else None,
             max_workers=max_workers,
             lease_ttl=lease_ttl,
+            exit_when_idle=exit_when_idle,
         )
         engine = Engine(config)
         handle = None

@@ -19,6 +19,9 @@ class Effects(Protocol):
     def advance_workflow(self, tx: Tx, wf_id: str) -> None:
         """Re-evaluate the workflow's graph (nodes may have become ready or it may be over)."""
 
+    def node_done(self, tx: Tx, wf_id: str, node: str, status: str) -> None:
+        """A node ended (lets the engine advance only what that node affects)."""
+
     def signal_workflow(self, tx: Tx, wf_id: str, what: str) -> None:
         """``kill`` / ``stop`` / ``continue`` the running processes of a workflow."""
 
@@ -38,6 +41,9 @@ class OutboxEffects:
     """Effects written to the store's outbox, for whichever engine runs (now or later)."""
 
     def advance_workflow(self, tx: Tx, wf_id: str) -> None:
+        enqueue(tx, "wf.advance", wf_id)
+
+    def node_done(self, tx: Tx, wf_id: str, node: str, status: str) -> None:
         enqueue(tx, "wf.advance", wf_id)
 
     def signal_workflow(self, tx: Tx, wf_id: str, what: str) -> None:

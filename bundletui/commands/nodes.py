@@ -11,7 +11,7 @@ from typing import Any
 
 from bundletui.commands.effects import Effects
 from bundletui.model import codec
-from bundletui.model.apps import WorkflowApp
+from bundletui.model.apps import Node, WorkflowApp
 from bundletui.model.status import NodeStatus
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.store import jobs
@@ -32,13 +32,16 @@ def node_finished(
     node: NodeRow,
     *,
     ok: bool,
+    spec: Node | None = None,
     exit_code: int | None = None,
     error_code: str | None = None,
     error_message: str | None = None,
     data: dict[str, Any] | None = None,
 ) -> None:
+    """The node ends; ``spec`` is its definition (looked up from ``wf.app`` when not given)."""
     t = decide(Machine.NODE, node.status, Event.SUCCEED if ok else Event.FAIL, node.id)
-    spec = app_of(wf.app).node(node.name)
+    if spec is None:
+        spec = app_of(wf.app).node(node.name)
     fields: dict[str, Any] = {
         "status": t.to,
         "ended": tx.now_ms,
@@ -51,7 +54,7 @@ def node_finished(
     if data is not None:
         fields["data"] = json.dumps(data)
     jobs.update(tx, NodeRow, node.id, **fields)
-    effects.advance_workflow(tx, wf.id)
+    effects.node_done(tx, wf.id, node.name, str(t.to))
 
 
 def node_retry(

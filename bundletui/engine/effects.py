@@ -23,6 +23,9 @@ class EngineEffects:
     def advance_workflow(self, tx: Tx, wf_id: str) -> None:
         self.engine.workflows.mark_dirty(wf_id)
 
+    def node_done(self, tx: Tx, wf_id: str, node: str, status: str) -> None:
+        self.engine.workflows.node_done(wf_id, node, status)
+
     def signal_workflow(self, tx: Tx, wf_id: str, what: str) -> None:
         self.engine.workflows.signal(tx, wf_id, what)
 

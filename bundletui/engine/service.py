@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import signal
 import socket
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,7 +32,7 @@ from bundletui.model.clock import Clock, RealClock, SimulatedClock, from_ms, to_
 from bundletui.store import lease as lease_store
 from bundletui.store.clockstate import set_clock_mode, stored_sim_now
 from bundletui.store.db import Store, Tx
-from bundletui.store.jobs import outbox_done, outbox_head
+from bundletui.store.jobs import has_outbox, outbox_done, outbox_head
 
 if TYPE_CHECKING:
     from bundletui.engine.bundles import BundleService
@@ -58,6 +60,10 @@ class EngineConfig:
     poll_interval: float = 0.05
     backward_support: bool = False
     watch: bool = True  # watch the landing directory
+    tick_budget: float = 0.05  # seconds a tick's transaction may run before it commits
+    exit_when_idle: bool = False  # stop once nothing runs, waits or is due
+    tune_gc: bool = True  # freeze the start-up heap and collect less often (see run())
+
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -90,6 +96,7 @@ class Engine:
         self._data_version = -1
         self._outbox_dirty = True
         self.ticks = 0
+        self.tick_deadline = 0.0
         self.state = "starting"  # starting | standby | active | stopped
         self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
         self.wake_bundle_hook: Callable[[Tx, str], None] | None = None
@@ -175,6 +182,11 @@ class Engine:
             for hook in self.startup:
                 hook()
             self._recover()
+            if self.config.tune_gc:
+                # A long-running loop: objects alive after start-up (definitions, caches) are
+                # kept out of the cyclic collector's passes, and collections come less often.
+                gc.freeze()
+                gc.set_threshold(50_000, 20, 20)
             for name in self.housekeeping:
                 self._arm_housekeeping(name)
             heartbeat = asyncio.create_task(self._heartbeat())
@@ -298,6 +310,10 @@ class Engine:
             if self._until_reached():
                 log.info("reached --until %s; stopping", self.config.until)
                 break
+            if self._idle_for_good():
+                log.info("nothing runs, waits or is due; stopping (--exit-when-idle)")
+                break
+
             if isinstance(self.clock, SimulatedClock) and not self._busy():
                 nxt = self.heap.peek_time()
                 if nxt is not None and (
@@ -313,7 +329,17 @@ class Engine:
     def _busy(self) -> bool:
         return any(check() for check in self.busy_checks)
 
+    def _idle_for_good(self) -> bool:
+        assert self.store is not None
+        return (
+            self.config.exit_when_idle
+            and not self._busy()
+            and self.heap.peek_time() is None
+            and not has_outbox(self.store.conn)
+        )
+
     def _until_reached(self) -> bool:
+
         if self.config.until is None:
             return False
         if self.clock.now() < self.config.until:
@@ -351,10 +377,10 @@ class Engine:
         outbox = outbox_head(self.store.conn) if self._outbox_dirty else []
         self._outbox_dirty = bool(outbox)
         due = self.heap.pop_due(self.now_ms())
+        self.tick_deadline = time.monotonic() + self.config.tick_budget
         if not (outbox or due or self._housekeeping_due or any(p() for p in self.pending_checks)):
             return False  # nothing to do: no write transaction, no revision, no data_version change
         with self.store.write() as tx:
-
             if not lease_store.holds(tx.conn, self.holder):
                 raise EngineError(
                     "EB202", "engine lease lost during a tick", hint="another engine took over"

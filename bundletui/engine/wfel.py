@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bundletui.model.clock import Clock
@@ -22,12 +22,22 @@ from bundletui.store.rows import NodeRow, WorkflowRow
 
 
 class WorkflowState:
-    """:class:`bundletui.spec.el.wf.WorkflowELState` over a workflow's rows."""
+    """:class:`bundletui.spec.el.wf.WorkflowELState` over a workflow's rows, read lazily: most
+    expressions never look at another node, and reading them all per launch made a workflow
+    O(n²) in its number of nodes."""
 
-    def __init__(self, wf: WorkflowRow, nodes: Mapping[str, NodeRow], current: str | None) -> None:
+    def __init__(
+        self,
+        wf: WorkflowRow,
+        conf: Mapping[str, str],
+        lookup: Callable[[str], NodeRow | None],
+        failed: Callable[[], list[NodeRow]],
+        current: str | None,
+    ) -> None:
         self._wf = wf
-        self._nodes = nodes
-        self._conf = wf.conf_dict()
+        self._conf = conf
+        self._lookup = lookup
+        self._failed = failed
         self._current = current
 
     @property
@@ -62,27 +72,27 @@ class WorkflowState:
         return self._conf.get(name)
 
     def transition(self, node: str) -> str | None:
-        n = self._nodes.get(node)
+        n = self._lookup(node)
         return n.transition if n is not None else None
 
     def last_error_node(self) -> str | None:
-        failed = [n for n in self._nodes.values() if n.status == NodeStatus.FAILED and n.ended]
+        failed = [n for n in self._failed() if n.status == NodeStatus.FAILED and n.ended]
         return max(failed, key=lambda n: n.ended or 0).name if failed else None
 
     def error_code(self, node: str) -> str | None:
-        n = self._nodes.get(node)
+        n = self._lookup(node)
         return n.error_code if n is not None else None
 
     def error_message(self, node: str) -> str | None:
-        n = self._nodes.get(node)
+        n = self._lookup(node)
         return n.error_message if n is not None else None
 
     def action_data(self, node: str) -> Mapping[str, str] | None:
-        n = self._nodes.get(node)
+        n = self._lookup(node)
         return n.data_dict() if n is not None and n.data else None
 
     def action_external_id(self, node: str) -> str | None:
-        n = self._nodes.get(node)
+        n = self._lookup(node)
         if n is None:
             return None
         return n.external_id or (str(n.pid) if n.pid else None)
@@ -91,7 +101,7 @@ class WorkflowState:
         return None
 
     def action_external_status(self, node: str) -> str | None:
-        n = self._nodes.get(node)
+        n = self._lookup(node)
         return n.status if n is not None else None
 
 
@@ -101,10 +111,15 @@ def app_dir(app_path: str) -> str:
 
 
 def workflow_context(
-    clock: Clock, wf: WorkflowRow, nodes: Mapping[str, NodeRow], current: str | None = None
+    clock: Clock,
+    wf: WorkflowRow,
+    conf: Mapping[str, str],
+    lookup: Callable[[str], NodeRow | None],
+    failed: Callable[[], list[NodeRow]],
+    current: str | None = None,
 ) -> ELContext:
-    state = WorkflowState(wf, nodes, current)
+    state = WorkflowState(wf, conf, lookup, failed, current)
     return ELContext(
-        variables={**BASIC_CONSTANTS, **WF_CONSTANTS, **property_variables(wf.conf_dict())},
+        variables={**BASIC_CONSTANTS, **WF_CONSTANTS, **property_variables(conf)},
         functions={**basic_functions(clock.now), **wf_functions(state), **fs_functions()},
     )

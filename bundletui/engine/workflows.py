@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import logging
 import os
 import signal
+import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +39,12 @@ from bundletui.model.apps import (
     ShellAction,
     SubWorkflowAction,
     WorkflowApp,
+    WorkflowForm,
 )
+from bundletui.model.ids import node_id
 from bundletui.model.status import NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
-from bundletui.model.wfgraph import NodeState, advance
+from bundletui.model.wfgraph import NodeState, Step, advance, advance_dag_after, index_of
 from bundletui.spec.config import parse_properties
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -69,22 +74,59 @@ class SpawnPlan:
     exit_path: str
 
 
+class ReadyQueue:
+    """READY node ids by priority: highest first, first-in first-out within a priority, so a
+    launch pass never sorts the whole queue."""
+
+    def __init__(self) -> None:
+        self._by_priority: dict[int, dict[str, None]] = {}
+        self._priority: dict[str, int] = {}
+
+    def add(self, node_id: str, priority: int) -> None:
+        if node_id in self._priority:
+            return
+        self._priority[node_id] = priority
+        self._by_priority.setdefault(priority, {})[node_id] = None
+
+    def discard(self, node_id: str) -> None:
+        priority = self._priority.pop(node_id, None)
+        if priority is not None:
+            bucket = self._by_priority[priority]
+            bucket.pop(node_id, None)
+            if not bucket:
+                del self._by_priority[priority]
+
+    def ordered(self) -> list[str]:
+        return [n for p in sorted(self._by_priority, reverse=True) for n in self._by_priority[p]]
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._priority
+
+    def __len__(self) -> int:
+        return len(self._priority)
+
+
 def attempt_paths(log_dir: Path, name: str, run: int, attempt: int) -> tuple[str, str, str]:
     base = log_dir / f"{name}.{run}.{attempt}"
     return f"{base}.out", f"{base}.err", f"{base}.exit"
 
 
 class WorkflowRunner:
+    """Keeps, per workflow id, its decoded definition and conf (immutable per id), so a node's
+    launch or completion costs what that node touches, not the size of its workflow."""
+
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.dirty: dict[str, None] = {}  # workflows to advance, in order
-        self.launchable: dict[str, int] = {}  # READY node ids (in order) -> their priority
-        self._priority: dict[str, int] = {}  # workflow id -> priority
+        self.dirty: dict[str, None] = {}  # workflows for a full pass, in order
+        self.finished: dict[str, dict[str, NodeStatus]] = {}  # workflow -> nodes that just ended
+        self.launchable = ReadyQueue()
         self.completions: list[tuple[str, processes.ExitStatus | None, str | None]] = []
         self.running: dict[str, processes.Launched] = {}  # node id -> process
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
         self.adopt: list[tuple[str, int, int, str]] = []
+        self._apps: OrderedDict[str, WorkflowApp] = OrderedDict()
+        self._confs: OrderedDict[str, dict[str, str]] = OrderedDict()
 
     # ------------------------------------------------------------------ wiring
 
@@ -105,11 +147,22 @@ class WorkflowRunner:
     def pending(self) -> bool:
         """Work for the next tick (running processes alone need none until they end)."""
         room = len(self.running) + len(self.spawns) < self.engine.config.max_workers
-        return bool(self.completions or self.dirty or self.spawns or (self.launchable and room))
+        return bool(
+            self.completions
+            or self.dirty
+            or self.finished
+            or self.spawns
+            or (len(self.launchable) and room)
+        )
 
     def busy(self) -> bool:
         return bool(
-            self.running or self.launchable or self.dirty or self.completions or self.spawns
+            self.running
+            or len(self.launchable)
+            or self.dirty
+            or self.finished
+            or self.completions
+            or self.spawns
         )
 
     def start_watcher(self) -> None:
@@ -122,12 +175,40 @@ class WorkflowRunner:
     def mark_dirty(self, wf_id: str) -> None:
         self.dirty[wf_id] = None
 
+    def node_done(self, wf_id: str, node: str, status: str) -> None:
+        self.finished.setdefault(wf_id, {})[node] = NodeStatus(status)
+
+    # ------------------------------------------------------------------ caches
+
+    def app(self, tx: Tx, wf_id: str) -> WorkflowApp:
+        """The decoded definition of a workflow (one object per definition text)."""
+        app = self._apps.get(wf_id)
+        if app is None:
+            app = app_of(jobs.workflow_app_json(tx.conn, wf_id))
+            self._apps[wf_id] = app
+            if len(self._apps) > 4096:
+                self._apps.popitem(last=False)
+        return app
+
+    def conf(self, tx: Tx, wf_id: str) -> dict[str, str]:
+        conf = self._confs.get(wf_id)
+        if conf is None:
+            conf = dict(json.loads(jobs.workflow_conf_json(tx.conn, wf_id)))
+            self._confs[wf_id] = conf
+            if len(self._confs) > 4096:
+                self._confs.popitem(last=False)
+        return conf
+
+    def _env(self, tx: Tx, wf: WorkflowRow, current: str | None = None) -> _ElEnv:
+        return _ElEnv(self, tx, wf, current)
+
     # ------------------------------------------------------------------ tick
 
     def pump(self, tx: Tx) -> bool:
         did = False
         budget = MAX_LAUNCHES_PER_TICK
-        while budget > 0:
+        deadline = self.engine.tick_deadline
+        while budget > 0 and time.monotonic() < deadline:
             progressed = False
             if self.completions:
                 progressed = True
@@ -141,12 +222,18 @@ class WorkflowRunner:
                 batch_ids = list(self.dirty)
                 self.dirty.clear()
                 for wf_id in batch_ids:
+                    self.finished.pop(wf_id, None)  # the full pass covers them
                     self._guard(tx, f"advance {wf_id}", self._advance, tx, wf_id)
+            if self.finished:
+                progressed = True
+                batch_finished, self.finished = self.finished, {}
+                for wf_id, nodes in batch_finished.items():
+                    self._guard(tx, f"advance {wf_id}", self._advance_after, tx, wf_id, nodes)
             if (
-                self.launchable
+                len(self.launchable)
                 and len(self.running) + len(self.spawns) < self.engine.config.max_workers
             ):
-                launched = self._launch_some(tx, budget)
+                launched = self._launch_some(tx, budget, deadline)
                 budget -= max(launched, 1)
                 progressed = progressed or launched > 0
             if not progressed:
@@ -161,57 +248,109 @@ class WorkflowRunner:
 
     # ------------------------------------------------------------------ advance
 
-    def _advance(self, tx: Tx, wf_id: str) -> None:
-        wf = jobs.get(tx.conn, WorkflowRow, wf_id)
+    def _advance_after(self, tx: Tx, wf_id: str, nodes: dict[str, NodeStatus]) -> None:
+        """After some nodes ended: a DAG looks only at what they affect; Oozie graphs (small,
+        with decisions and joins) take the full pass."""
+        wf = jobs.workflow_head(tx.conn, wf_id)
         if wf is None or wf.status != W.RUNNING:
             return
-        app = app_of(wf.app)
-        nodes = {n.name: n for n in jobs.workflow_nodes(tx.conn, wf_id)}
-        for node in nodes.values():
+        app = self.app(tx, wf_id)
+        if app.form is not WorkflowForm.DAG:
+            self._advance(tx, wf_id)
+            return
+
+        def lookup(names: set[str]) -> dict[str, NodeStatus]:
+            return {k: NodeStatus(v[0]) for k, v in jobs.node_states(tx.conn, wf_id, names).items()}
+
+        step = advance_dag_after(app, nodes, lookup)
+        self._apply(tx, wf, app, step)
+        counts = jobs.node_counts(tx.conn, wf_id)
+        if not any(counts.get(s) for s in (N.WAITING, N.READY, N.RUNNING)):
+            bad = any(counts.get(s) for s in (N.FAILED, N.DEPENDENT_FAILED, N.KILLED))
+            self._finish(tx, wf, app, W.FAILED if bad else W.SUCCEEDED, None)
+
+    def _advance(self, tx: Tx, wf_id: str) -> None:
+        """The full pass: every node's status, the graph semantics of model/wfgraph."""
+        wf = jobs.workflow_head(tx.conn, wf_id)
+        if wf is None or wf.status != W.RUNNING:
+            return
+        app = self.app(tx, wf_id)
+        states = jobs.node_states(tx.conn, wf_id)
+        for name, (status, _t) in states.items():
+            nid = node_id(wf_id, name)
             # READY nodes dropped from the queue while the workflow was suspended (or
             # waiting out a retry then) are queued again: advance() only readies WAITING ones.
-            if node.status == N.READY and node.id not in self.launchable:
-                self._queue_ready(tx, node)
-        states = {name: NodeState(NodeStatus(n.status), n.transition) for name, n in nodes.items()}
-        env = _ElEnv(self.engine, tx, wf, nodes)
-        step = advance(app, states, env.predicate)
+            if status == N.READY and nid not in self.launchable:
+                node = jobs.get(tx.conn, NodeRow, nid)
+                if node is not None:
+                    self._queue_ready(tx, node, wf.priority)
+        graph = {name: NodeState(NodeStatus(st), tr) for name, (st, tr) in states.items()}
+        env = self._env(tx, wf)
+        step = advance(app, graph, env.predicate)
+        self._apply(tx, wf, app, step, states)
+        if step.outcome is None:
+            return
+        for name in step.kill_running:
+            node = jobs.get(tx.conn, NodeRow, node_id(wf_id, name))
+            if node is not None:
+                self._kill_node(tx, node)
+        message = env.render(step.kill_message) if step.kill_message is not None else None
+        self._finish(tx, wf, app, step.outcome, message)
+
+    def _apply(
+        self,
+        tx: Tx,
+        wf: WorkflowRow,
+        app: WorkflowApp,
+        step: Step,
+        states: dict[str, tuple[str, str | None]] | None = None,
+    ) -> None:
+        def current(name: str) -> str:
+            if states is not None and name in states:
+                return states[name][0]
+            return N.WAITING
+
         for name in step.ready:
-            node = nodes[name]
-            decide(Machine.NODE, node.status, Event.DEPS_MET, node.id)
-            jobs.update(tx, NodeRow, node.id, status=N.READY)
-            self._mark_launchable(tx, node)
+            nid = node_id(wf.id, name)
+            decide(Machine.NODE, current(name), Event.DEPS_MET, nid)
+            jobs.update(tx, NodeRow, nid, status=N.READY)
+            self.launchable.add(nid, wf.priority)
         for name in step.dependent_failed:
-            node = nodes[name]
-            decide(Machine.NODE, node.status, Event.DEP_FAILED, node.id)
-            jobs.update(tx, NodeRow, node.id, status=N.DEPENDENT_FAILED, ended=tx.now_ms)
+            nid = node_id(wf.id, name)
+            decide(Machine.NODE, current(name), Event.DEP_FAILED, nid)
+            jobs.update(tx, NodeRow, nid, status=N.DEPENDENT_FAILED, ended=tx.now_ms)
+            self.launchable.discard(nid)
         for name, to in step.passed:
             jobs.update(
                 tx,
                 NodeRow,
-                nodes[name].id,
+                node_id(wf.id, name),
                 status=N.SUCCEEDED,
                 transition=to,
                 started=tx.now_ms,
                 ended=tx.now_ms,
             )
         for name in step.skipped:
-            jobs.update(tx, NodeRow, nodes[name].id, status=N.SKIPPED)
-            self.launchable.pop(nodes[name].id, None)
-        if step.outcome is None:
-            return
-        for name in step.kill_running:
-            self._kill_node(tx, nodes[name])
-        event = {W.SUCCEEDED: Event.SUCCEED, W.FAILED: Event.FAIL, W.KILLED: Event.KILL}[
-            step.outcome
-        ]
+            nid = node_id(wf.id, name)
+            jobs.update(tx, NodeRow, nid, status=N.SKIPPED)
+            self.launchable.discard(nid)
+
+    def _finish(
+        self,
+        tx: Tx,
+        wf: WorkflowRow,
+        app: WorkflowApp,
+        outcome: WorkflowStatus,
+        kill_message: str | None,
+    ) -> None:
+        event = {W.SUCCEEDED: Event.SUCCEED, W.FAILED: Event.FAIL, W.KILLED: Event.KILL}[outcome]
         t = decide(Machine.WORKFLOW, wf.status, event, wf.id)
         fields: dict[str, Any] = {"status": t.to, "end_time": tx.now_ms}
-        if step.outcome is W.KILLED and step.kill_message is not None:
-            fields["error_message"] = env.render(step.kill_message)
+        if outcome is W.KILLED and kill_message is not None:
+            fields["error_message"] = kill_message
             fields["error_code"] = "E0729"  # Oozie: kill node message
-        if step.outcome is W.FAILED:
-            failed = [n for n in nodes.values() if n.status in (N.FAILED, N.DEPENDENT_FAILED)]
-            first = next((n for n in failed if n.error_code), None)
+        if outcome is W.FAILED:
+            first = jobs.first_failed_node(tx.conn, wf.id)
             if first is not None:
                 fields["error_code"] = first.error_code
                 fields["error_message"] = f"node {first.name}: {first.error_message}"
@@ -220,66 +359,55 @@ class WorkflowRunner:
 
     # ------------------------------------------------------------------ launch
 
-    def _mark_launchable(self, tx: Tx, node: NodeRow) -> None:
-        priority = self._priority.get(node.wf_id)
-        if priority is None:
-            priority = self._priority[node.wf_id] = jobs.workflow_priority(tx.conn, node.wf_id)
-        self.launchable[node.id] = priority
-
-    def _launch_some(self, tx: Tx, budget: int) -> int:
+    def _launch_some(self, tx: Tx, budget: int, deadline: float) -> int:
         count = 0
         per_wf: dict[str, int] = {}
-        # When workers are scarce, higher priority goes first; FIFO within a priority.
-        order = sorted(self.launchable, key=lambda n: -self.launchable[n])
-        for node_id in order:
-            if (
-                count >= budget
-                or len(self.running) + len(self.spawns) >= self.engine.config.max_workers
-            ):
+        for nid in self.launchable.ordered():
+            if count >= budget or time.monotonic() >= deadline:
                 break
-            node = jobs.get(tx.conn, NodeRow, node_id)
+            if len(self.running) + len(self.spawns) >= self.engine.config.max_workers:
+                break
+            node = jobs.get(tx.conn, NodeRow, nid)
             if node is None or node.status != N.READY:
-                self.launchable.pop(node_id, None)
+                self.launchable.discard(nid)
                 continue
             if node.due_time is not None and node.due_time > tx.now_ms:
-                self.launchable.pop(node_id, None)
-                self.engine.heap.push(node.due_time, "node.due", node_id)
+                self.launchable.discard(nid)
+                self.engine.heap.push(node.due_time, "node.due", nid)
                 continue
-            wf = jobs.get(tx.conn, WorkflowRow, node.wf_id)
+            wf = jobs.workflow_head(tx.conn, node.wf_id)
             if wf is None or wf.status != W.RUNNING:
-                self.launchable.pop(node_id, None)  # resume re-adds it through advance
+                self.launchable.discard(nid)  # resume re-adds it through advance
                 continue
-            app = app_of(wf.app)
+            app = self.app(tx, wf.id)
             if app.max_parallel > 0:
                 if wf.id not in per_wf:
-                    per_wf[wf.id] = jobs.count(
-                        tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf.id,)
-                    )
+                    per_wf[wf.id] = jobs.node_counts(tx.conn, wf.id).get(N.RUNNING, 0)
                 if per_wf[wf.id] >= app.max_parallel:
                     continue
                 per_wf[wf.id] += 1
-            self.launchable.pop(node_id, None)
-            self.engine._guarded(tx, f"launch {node_id}", self._launch, tx, wf, app, node)
+            self.launchable.discard(nid)
+            self.engine._guarded(tx, f"launch {nid}", self._launch, tx, wf, app, node)
             count += 1
         return count
 
     def _launch(self, tx: Tx, wf: WorkflowRow, app: WorkflowApp, node: NodeRow) -> None:
-        spec = app.node(node.name)
-        nodes = {n.name: n for n in jobs.workflow_nodes(tx.conn, wf.id)}
-        env = _ElEnv(self.engine, tx, wf, nodes, current=node.id)
+        spec = index_of(app).by_name[node.name]
         t = decide(Machine.NODE, node.status, Event.LAUNCH, node.id)
         attempt = node.attempt + 1
+        env = self._env(tx, wf, current=node.id)
         try:
             action = env.resolve_action(spec)
         except BundletuiError as exc:
             jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
-            running = jobs.must_get(tx.conn, NodeRow, node.id)
+            running = dataclasses.replace(node, status=t.to, attempt=attempt)
             node_finished(
                 tx,
                 self.engine.effects,
                 wf,
                 running,
                 ok=False,
+                spec=spec,
                 error_code=exc.code,
                 error_message=exc.message,
             )
@@ -287,21 +415,27 @@ class WorkflowRunner:
         jobs.update(
             tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms, due_time=None
         )
-        running = jobs.must_get(tx.conn, NodeRow, node.id)
+        running = dataclasses.replace(
+            node, status=t.to, attempt=attempt, started=tx.now_ms, due_time=None
+        )
         if isinstance(action, FsAction):
-            journal = Path(self._fs_journal(wf, running))
             try:
-                journal.parent.mkdir(parents=True, exist_ok=True)
-                # A journal left by an interrupted attempt means we are re-applying it.
-                run_fs_action(action, recovery=journal.exists(), journal=journal)
+                if len(action.ops) > 1:
+                    # A journal left by an interrupted attempt means it is being re-applied:
+                    # it resumes at the interrupted operation (a single op is idempotent).
+                    journal = Path(self._fs_journal(wf, running))
+                    journal.parent.mkdir(parents=True, exist_ok=True)
+                    run_fs_action(action, recovery=journal.exists(), journal=journal)
+                else:
+                    run_fs_action(action, recovery=True)
             except BundletuiError as exc:
                 self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
                 return
-            node_finished(tx, self.engine.effects, wf, running, ok=True)
+            node_finished(tx, self.engine.effects, wf, running, ok=True, spec=spec)
         elif isinstance(action, ShellAction):
-            self._plan_shell(tx, wf, running, action, env)
+            self._plan_shell(tx, wf, running, action)
         elif isinstance(action, SubWorkflowAction):
-            self._start_sub_workflow(tx, wf, running, action, env)
+            self._start_sub_workflow(tx, wf, running, action, spec)
 
     def _fs_journal(self, wf: WorkflowRow, node: NodeRow) -> str:
         _out, _err, exit_path = attempt_paths(
@@ -309,11 +443,8 @@ class WorkflowRunner:
         )
         return exit_path.replace(".exit", ".fsjournal")
 
-    def _plan_shell(
-        self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: ShellAction, env: _ElEnv
-    ) -> None:
-        store = self.engine.store
-        assert store is not None
+    def _plan_shell(self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: ShellAction) -> None:
+        store = self.engine.db
         logs = wfcmd.log_dir(store, wf.id)
         cwd = Path(wf.work_dir or wfcmd.work_dir(store, wf.id))
         out, err, exit_path = attempt_paths(logs, node.name, node.run, node.attempt)
@@ -332,20 +463,20 @@ class WorkflowRunner:
             conf_path = cwd / f".{node.name}.{node.run}.{node.attempt}.conf.xml"
             environ["OOZIE_ACTION_CONF_XML"] = str(conf_path)
             self.engine.after_commit.append(
-                lambda: _write_conf_xml(conf_path, dict(action.configuration))
+                functools.partial(_write_conf_xml, conf_path, dict(action.configuration))
             )
         argv = [action.exec, *action.arguments]
         self.spawns.append(SpawnPlan(node.id, argv, environ, str(cwd), out, err, exit_path))
 
     def _start_sub_workflow(
-        self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: SubWorkflowAction, env: _ElEnv
+        self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: SubWorkflowAction, spec: Node
     ) -> None:
         from bundletui.spec.load import load_subworkflow
 
         external = f"{node.id}@{node.run}"
         existing = jobs.workflow_by_external_id(tx.conn, external)
         if existing is None:
-            conf = dict(wf.conf_dict()) if action.propagate_configuration else {}
+            conf = dict(self.conf(tx, wf.id)) if action.propagate_configuration else {}
             conf.update(dict(action.configuration))
             conf.setdefault("user.name", wf.user)
             try:
@@ -357,17 +488,15 @@ class WorkflowRunner:
                     wf,
                     node,
                     ok=False,
+                    spec=spec,
                     error_code=exc.code,
                     error_message=exc.message,
                 )
                 return
-            sub = dataclasses.replace(
-                sub, priority=wf.priority
-            )  # a child runs at its parent's priority
+            sub = dataclasses.replace(sub, priority=wf.priority)  # a child runs at its parent's
             child_id = wfcmd.create_workflow_tx(
                 tx, self.engine.db, self.engine.effects, sub, start=True, parent_id=wf.id
             )
-
         else:
             child_id = existing.id
         jobs.update(tx, NodeRow, node.id, external_id=child_id)
@@ -428,15 +557,15 @@ class WorkflowRunner:
     # ------------------------------------------------------------------ completion
 
     def _complete(
-        self, tx: Tx, node_id: str, status: processes.ExitStatus | None, reason: str | None
+        self, tx: Tx, nid: str, status: processes.ExitStatus | None, reason: str | None
     ) -> None:
-        node = jobs.get(tx.conn, NodeRow, node_id)
+        node = jobs.get(tx.conn, NodeRow, nid)
         if node is None or node.status != N.RUNNING:
             return  # killed meanwhile: the kill already recorded its end
-        wf = jobs.must_get(tx.conn, WorkflowRow, node.wf_id)
-        spec = app_of(wf.app).node(node.name)
-        store = self.engine.store
-        assert store is not None
+        wf = jobs.workflow_head(tx.conn, node.wf_id)
+        assert wf is not None
+        spec = index_of(self.app(tx, wf.id)).by_name[node.name]
+        store = self.engine.db
         out, _err, _exit = attempt_paths(
             wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
         )
@@ -448,7 +577,9 @@ class WorkflowRunner:
                 if problem:
                     self._failed_attempt(tx, wf, spec, node, 0, "EB0504", problem)
                     return
-            node_finished(tx, self.engine.effects, wf, node, ok=True, exit_code=0, data=data)
+            node_finished(
+                tx, self.engine.effects, wf, node, ok=True, spec=spec, exit_code=0, data=data
+            )
             return
         if status is None:
             code, message = (
@@ -489,20 +620,26 @@ class WorkflowRunner:
             wf,
             node,
             ok=False,
+            spec=spec,
             exit_code=exit_code,
             error_code=code,
             error_message=message,
         )
 
-    def _queue_ready(self, tx: Tx, node: NodeRow) -> None:
+    def _queue_ready(self, tx: Tx, node: NodeRow, priority: int | None = None) -> None:
         """A READY node: launchable now, or when its retry is due."""
         if node.due_time is not None and node.due_time > tx.now_ms:
             self.engine.heap.push(node.due_time, "node.due", node.id)
         else:
-            self._mark_launchable(tx, node)
+            self._mark_launchable(tx, node, priority)
 
-    def on_node_due(self, tx: Tx, node_id: str) -> None:
-        node = jobs.get(tx.conn, NodeRow, node_id)
+    def _mark_launchable(self, tx: Tx, node: NodeRow, priority: int | None = None) -> None:
+        if priority is None:
+            priority = jobs.workflow_priority(tx.conn, node.wf_id)
+        self.launchable.add(node.id, priority)
+
+    def on_node_due(self, tx: Tx, nid: str) -> None:
+        node = jobs.get(tx.conn, NodeRow, nid)
         if node is not None and node.status == N.READY:
             self._mark_launchable(tx, node)
 
@@ -529,7 +666,7 @@ class WorkflowRunner:
             error_code="E0726",
             error_message="killed",
         )
-        self.launchable.pop(node.id, None)
+        self.launchable.discard(node.id)
         if node.pid is not None:
             pid, ticks = node.pid, node.start_ticks
             self.engine.after_commit.append(lambda: self._terminate(pid, ticks))
@@ -555,10 +692,10 @@ class WorkflowRunner:
         store = self.engine.store
         assert store is not None
         for node in jobs.select(tx.conn, NodeRow, "status = 'RUNNING'"):
-            wf = jobs.get(tx.conn, WorkflowRow, node.wf_id)
+            wf = jobs.workflow_head(tx.conn, node.wf_id)
             if wf is None:
                 continue
-            spec = app_of(wf.app).node(node.name)
+            spec = index_of(self.app(tx, wf.id)).by_name[node.name]
             if not isinstance(spec.action, ShellAction):
                 continue  # sub-workflows finish on their own; fs nodes never stay RUNNING
             _out, _err, exit_path = attempt_paths(
@@ -592,13 +729,13 @@ class WorkflowRunner:
     def _adopt_all(self) -> None:
         assert self.watcher is not None
         items, self.adopt = self.adopt, []
-        for node_id, pid, ticks, exit_path in items:
+        for nid, pid, ticks, exit_path in items:
             launched = processes.Launched(
                 pid=pid, pgid=pid, start_ticks=ticks, argv=(), exit_path=exit_path
             )
-            self.running[node_id] = launched
-            self.watcher.adopt(pid, ticks, exit_path, self._on_exit(node_id))
-            log.info("adopted running job %s (pid %d)", node_id, pid)
+            self.running[nid] = launched
+            self.watcher.adopt(pid, ticks, exit_path, self._on_exit(nid))
+            log.info("adopted running job %s (pid %d)", nid, pid)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -634,21 +771,37 @@ def _write_conf_xml(path: Path, conf: Mapping[str, str]) -> None:
 
 
 class _ElEnv:
-    """The EL context of one workflow at one moment: wf conf variables and wf:/fs: functions."""
+    """The EL context of one workflow at one moment: its conf as variables, wf:/fs: functions.
+    Built on first use only: most actions hold no ``${`` at all."""
 
     def __init__(
-        self,
-        engine: Engine,
-        tx: Tx,
-        wf: WorkflowRow,
-        nodes: Mapping[str, NodeRow],
-        current: str | None = None,
+        self, runner: WorkflowRunner, tx: Tx, wf: WorkflowRow, current: str | None = None
     ) -> None:
-        from bundletui.engine.wfel import workflow_context
+        self._runner = runner
+        self._tx = tx
+        self._wf = wf
+        self._current = current
+        self._ctx: Any = None
 
-        self.ctx = workflow_context(engine.clock, wf, nodes, current)
+    @property
+    def ctx(self) -> Any:
+        if self._ctx is None:
+            from bundletui.engine.wfel import workflow_context
+
+            tx, wf = self._tx, self._wf
+            self._ctx = workflow_context(
+                self._runner.engine.clock,
+                wf,
+                self._runner.conf(tx, wf.id),
+                lambda name: jobs.get(tx.conn, NodeRow, node_id(wf.id, name)),
+                lambda: jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'FAILED'", (wf.id,)),
+                self._current,
+            )
+        return self._ctx
 
     def render(self, text: str) -> str:
+        if "${" not in text:
+            return text
         from bundletui.spec.el import render
 
         return render(text, self.ctx)

@@ -248,3 +248,68 @@ def _first_join(by_name: Mapping[str, Node], start: str, seen: set[str]) -> str 
         else:
             name = node.to
     return None
+
+
+# ----------------------------------------------------------------------------- indexes & incremental DAG
+
+
+@dataclass(frozen=True, slots=True)
+class AppIndex:
+    """Lookups over one workflow definition, built once per definition object."""
+
+    by_name: Mapping[str, Node]
+    dependents: Mapping[str, tuple[str, ...]]  # DAG form: who depends on a node
+
+
+_INDEXES: dict[int, tuple[WorkflowApp, AppIndex]] = {}
+
+
+def index_of(app: WorkflowApp) -> AppIndex:
+    """The app's index, cached per definition object (the runner keeps one object per
+    workflow, so lookups are O(1) instead of a scan of the nodes)."""
+    hit = _INDEXES.get(id(app))
+    if hit is not None and hit[0] is app:
+        return hit[1]
+    dependents: dict[str, list[str]] = {n.name: [] for n in app.nodes}
+    for n in app.nodes:
+        for dep in n.depends:
+            dependents.setdefault(dep, []).append(n.name)
+    index = AppIndex({n.name: n for n in app.nodes}, {k: tuple(v) for k, v in dependents.items()})
+    if len(_INDEXES) > 10_000:
+        _INDEXES.clear()
+    _INDEXES[id(app)] = (app, index)
+    return index
+
+
+Lookup = Callable[[set[str]], Mapping[str, NodeStatus]]
+
+
+def advance_dag_after(app: WorkflowApp, finished: Mapping[str, NodeStatus], lookup: Lookup) -> Step:
+    """JobControl's step after some nodes finished, looking only at what they can affect: their
+    dependents (READY when every dependency is done well) and, for a failed node, everything
+    downstream of it (DEPENDENT_FAILED). Equal to :func:`advance` restricted to those nodes; the
+    caller decides the workflow's outcome from its node counts."""
+    index = index_of(app)
+    step = Step()
+    doomed: set[str] = set()
+    stack = [name for name, st in finished.items() if st in DONE_BAD]
+    while stack:
+        for child in index.dependents.get(stack.pop(), ()):
+            if child not in doomed:
+                doomed.add(child)
+                stack.append(child)
+    candidates = {c for name in finished for c in index.dependents.get(name, ())} - doomed
+    needed = set(doomed) | candidates
+    for c in candidates:
+        needed.update(index.by_name[c].depends)
+    status = dict(lookup(needed))
+    status.update(finished)
+    for name in sorted(doomed):
+        if status.get(name) in (N.WAITING, N.READY):
+            step.dependent_failed.append(name)
+    for name in sorted(candidates):
+        if status.get(name) is N.WAITING and all(
+            status.get(d) in DONE_OK for d in index.by_name[name].depends
+        ):
+            step.ready.append(name)
+    return step

@@ -276,3 +276,66 @@ def all_waiting_deps(conn: sqlite3.Connection) -> list[tuple[str, str]]:
 def workflow_priority(conn: sqlite3.Connection, wf_id: str) -> int:
     row = conn.execute("SELECT priority FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
     return int(row[0]) if row else 0
+
+
+# ----------------------------------------------------------------------------- workflow reads for the runner
+
+_HEAD_COLUMNS = [c for c in columns(WorkflowRow) if c not in ("app", "definition", "conf")]
+_HEAD_SQL = f"SELECT {', '.join(_HEAD_COLUMNS)}, '' AS app, '' AS definition, '{{}}' AS conf FROM wf_jobs WHERE id = ?"
+
+
+def workflow_head(conn: sqlite3.Connection, wf_id: str) -> WorkflowRow | None:
+    """A workflow row without its definition, app and conf (their size grows with the number
+    of nodes; the runner keeps the decoded app per workflow instead)."""
+    return from_row(WorkflowRow, conn.execute(_HEAD_SQL, (wf_id,)).fetchone())
+
+
+def workflow_app_json(conn: sqlite3.Connection, wf_id: str) -> str:
+    row = conn.execute("SELECT app FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def workflow_conf_json(conn: sqlite3.Connection, wf_id: str) -> str:
+    row = conn.execute("SELECT conf FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
+    return str(row[0]) if row else "{}"
+
+
+def node_states(
+    conn: sqlite3.Connection, wf_id: str, names: Iterable[str] | None = None
+) -> dict[str, tuple[str, str | None]]:
+    """name -> (status, transition), for some nodes or all (a narrow read)."""
+    if names is None:
+        rows = conn.execute(
+            "SELECT name, status, transition FROM wf_nodes WHERE wf_id = ?", (wf_id,)
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+    wanted = list(names)
+    out: dict[str, tuple[str, str | None]] = {}
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in conn.execute(
+            f"SELECT name, status, transition FROM wf_nodes WHERE wf_id = ? AND name IN ({marks})",
+            (wf_id, *chunk),
+        ):
+            out[r[0]] = (r[1], r[2])
+    return out
+
+
+def node_counts(conn: sqlite3.Connection, wf_id: str) -> dict[str, int]:
+    """Nodes of a workflow by status (trigger-kept: O(statuses))."""
+    rows = conn.execute("SELECT status, n FROM wf_node_counts WHERE wf_id = ? AND n > 0", (wf_id,))
+    return {r[0]: r[1] for r in rows}
+
+
+def first_failed_node(conn: sqlite3.Connection, wf_id: str) -> NodeRow | None:
+    """The failed node whose error a FAILED workflow reports."""
+    rows = select(
+        conn,
+        NodeRow,
+        "wf_id = ? AND status IN ('FAILED', 'DEPENDENT_FAILED') AND error_code IS NOT NULL",
+        (wf_id,),
+        order="ended, rowid",
+        limit=1,
+    )
+    return rows[0] if rows else None

@@ -202,6 +202,29 @@ MIGRATIONS: list[str] = [
         WHERE status IN ('READY', 'RUNNING');
     CREATE INDEX wf_nodes_rev ON wf_nodes(rev);
 
+    -- Node counts per workflow and status, kept by triggers: "is it over?" and max-parallel
+    -- are O(1) however many nodes a workflow has, and right whichever process wrote.
+    CREATE TABLE wf_node_counts (
+        wf_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (wf_id, status)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER wf_nodes_count_insert AFTER INSERT ON wf_nodes BEGIN
+        INSERT INTO wf_node_counts (wf_id, status, n) VALUES (NEW.wf_id, NEW.status, 1)
+            ON CONFLICT (wf_id, status) DO UPDATE SET n = n + 1;
+    END;
+    CREATE TRIGGER wf_nodes_count_update AFTER UPDATE OF status ON wf_nodes
+        WHEN OLD.status <> NEW.status BEGIN
+        UPDATE wf_node_counts SET n = n - 1 WHERE wf_id = OLD.wf_id AND status = OLD.status;
+        INSERT INTO wf_node_counts (wf_id, status, n) VALUES (NEW.wf_id, NEW.status, 1)
+            ON CONFLICT (wf_id, status) DO UPDATE SET n = n + 1;
+    END;
+    CREATE TRIGGER wf_nodes_count_delete AFTER DELETE ON wf_nodes BEGIN
+        UPDATE wf_node_counts SET n = n - 1 WHERE wf_id = OLD.wf_id AND status = OLD.status;
+    END;
+
+
     CREATE TABLE events (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         kind TEXT NOT NULL,

@@ -156,3 +156,53 @@ def test_oozie_failure_without_path_fails_workflow() -> None:
     run(app, state)
     state["check"] = NodeState(N.FAILED, None)  # e.g. could not even start (EL error)
     assert run(app, state).outcome is WorkflowStatus.FAILED
+
+
+# ----------------------------------------------------------------------------- incremental == full
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from bundletui.model.wfgraph import advance_dag_after  # noqa: E402
+
+
+@st.composite
+def dags_and_runs(draw: st.DrawFn) -> tuple[WorkflowApp, list[tuple[str, bool]]]:
+    n = draw(st.integers(1, 12))
+    deps = {}
+    for i in range(n):
+        parents = draw(st.lists(st.integers(0, i - 1), unique=True, max_size=3)) if i else []
+        deps[f"j{i}"] = tuple(f"j{p}" for p in parents)
+    app = dag(**deps)
+    outcomes = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return app, [(f"j{i}", outcomes[i]) for i in range(n)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(dags_and_runs())
+def test_incremental_dag_step_equals_the_full_pass(
+    case: tuple[WorkflowApp, list[tuple[str, bool]]],
+) -> None:
+    app, outcomes = case
+    ok = dict(outcomes)
+    full = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    inc = dict(full)
+    run(app, full)
+    first = advance(app, inc)  # the start is a full pass in the runner too
+    for name in first.ready:
+        inc[name] = NodeState(N.READY)
+    for _ in range(len(outcomes) + 1):
+        ready = [n for n, s in full.items() if s.status is N.READY]
+        assert ready == [n for n, s in inc.items() if s.status is N.READY]
+        if not ready:
+            break
+        name = ready[0]
+        done = N.SUCCEEDED if ok[name] else N.FAILED
+        full[name] = inc[name] = NodeState(done)
+        run(app, full)
+        step = advance_dag_after(app, {name: done}, lambda names: {k: inc[k].status for k in names})
+        for r in step.ready:
+            inc[r] = NodeState(N.READY)
+        for d in step.dependent_failed:
+            inc[d] = NodeState(N.DEPENDENT_FAILED)
+        assert {k: v.status for k, v in inc.items()} == {k: v.status for k, v in full.items()}
