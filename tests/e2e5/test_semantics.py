@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from tests.e2e5.conftest import Bt5, Feed, bundle, event_coordinator, fmt_ms, ms
@@ -238,3 +239,54 @@ def test_cron_leaf_across_daylight_saving_time(bt: Bt5) -> None:
         "2026-11-01T05:30Z",  # 01:30 EDT; 01:30 EST an hour later does not fire again
         "2026-11-02T06:30Z",
     ]
+
+
+def test_concurrency_holds_fired_jobs_until_a_run_ends(bt: Bt5) -> None:
+    """concurrency max=1: jobs fired while a run is going wait ("concurrency (1/1 running)",
+    with no time to look again) and launch one by one as runs end."""
+    app = bt.write(
+        "one.xml",
+        event_coordinator(
+            "one-at-a-time",
+            feeds=[Feed("f", "${landing}/f")],
+            trigger='<partitions feed="f"/>',
+            constraints='<concurrency max="1"/>',
+            conf={"sleep": "0.6"},
+        ),
+    )
+    coord = bt.submit(app, start=FAR_START, end=FAR_END)
+    bt.engine()
+    for name in ("a", "b", "c"):
+        bt.land("f", name)
+        time.sleep(0.05)
+    waiting = bt.wait_actions(coord, 2, status="WAITING")
+    assert all(
+        a["held_by"] == {"constraint": "concurrency (1/1 running)", "until": None}
+        for a in waiting
+        if a["status"] == "WAITING"
+    )
+    actions = bt.wait_actions(coord, 3, timeout=30)
+    runs = bt.runs()
+    spans = sorted((runs[a["id"]].start_ns, runs[a["id"]].end_ns or 0) for a in actions)
+    assert all(e1 <= s2 for (_s1, e1), (s2, _e2) in pairwise(spans))
+    assert [runs[a["id"]].parts for a in actions] == [
+        [str(bt.landing / "f" / n)] for n in ("a", "b", "c")
+    ]
+
+
+def test_delay_runs_a_fired_job_some_time_after_its_data_arrived(bt: Bt5) -> None:
+    app = bt.write(
+        "delay.xml",
+        event_coordinator(
+            "delayed",
+            feeds=[Feed("f", "${landing}/f")],
+            trigger='<partitions feed="f"/>',
+            constraints="<delay>PT10M</delay>",
+        ),
+    )
+    coord = bt.submit(app)
+    bt.land("f", "1")
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T11:00Z")
+    (action,) = bt.actions(coord)
+    assert action["trigger"]["fired_at"] == ms("2026-03-01T10:00Z")
+    assert fmt_ms(bt.wf_started(action["wf"]) or 0) == "2026-03-01T10:10Z"
