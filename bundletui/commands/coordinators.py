@@ -94,7 +94,6 @@ def create_coordinator_tx(
             "external_id": loaded.external_id if bundle_id is None else None,
             "user": loaded.user,
             "kind": "event" if app.events is not None else "time",
-
             "status": str(status),
             "frequency": app.frequency.json_frequency,
             "time_unit": app.frequency.json_time_unit,
@@ -104,7 +103,6 @@ def create_coordinator_tx(
             "timeout": app.controls.timeout,
             "throttle": app.controls.throttle,
             "priority": app.events.priority if app.events is not None else 0,
-
             "start_time": to_ms(app.start),
             "end_time": to_ms(app.end),
             "pause_time": pause_time,
@@ -223,6 +221,34 @@ def action_workflow_changed(tx: Tx, effects: Effects, act_id: str, wf: WorkflowR
     move_action(tx, action, event, **fields)
     rollup_tx(tx, effects, action.coord_id)
     effects.wake_coordinator(tx, action.coord_id)
+    if event is Event.SUCCEED:
+        _outputs_written(tx, effects, action)
+
+
+def _outputs_written(tx: Tx, effects: Effects, action: ActionRow) -> None:
+    """The action wrote its data-out partitions: actions waiting on them get their input check
+    now (``held_by`` cleared = not checked yet), in this transaction, not when — or if — a file
+    event arrives: one may be lost while a watcher starts, and a simulated clock does not wait
+    for events."""
+    stored = json.loads(action.plan or "{}")
+    uris = [u for d in (stored.get("plan") or {}).get("data_outs", []) for u in d["uris"]]
+    readers: set[str] = set()
+    for uri in uris:
+        readers.update(jobs.waiting_on(tx.conn, uri))
+        readers.update(aid for aid, _path in jobs.waiting_under(tx.conn, uri))
+    if not readers:
+        return
+    coords = set()
+    for reader in jobs.select(
+        tx.conn,
+        ActionRow,
+        f"id IN ({','.join('?' * len(readers))}) AND status = 'WAITING'",
+        tuple(readers),
+    ):
+        jobs.update(tx, ActionRow, reader.id, held_by=None)
+        coords.add(reader.coord_id)
+    for coord_id in sorted(coords):
+        effects.wake_coordinator(tx, coord_id)
 
 
 # ----------------------------------------------------------------------------- scopes
