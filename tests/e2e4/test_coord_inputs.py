@@ -17,6 +17,7 @@ from tests.e2e4.conftest import (
     bundle_xml,
     coordinator_xml,
     data_in,
+    data_out,
     hourly_ds,
     partition,
 )
@@ -236,3 +237,38 @@ def test_a_dataset_outside_the_landing_directory_is_polled(bt: Bt4) -> None:
     (outside / "2026010110" / "_SUCCESS").touch()
     bt.wait_status(coord_id, "SUCCEEDED", timeout=30)
     engine.stop()
+
+
+def test_an_output_written_by_an_action_reaches_its_readers_at_once(bt: Bt4) -> None:
+    """``reader`` waits for ``writer``'s hourly output with a timeout of 0 minutes: on the
+    simulated clock it succeeds only if the output is seen at the instant it is written — not
+    after a file event, which the clock does not wait for (it would time out a minute later)."""
+    sets = [hourly_ds("shared")]
+    writer = coordinator_xml(
+        "writer",
+        start="2026-01-01T00:00Z",
+        end="2026-01-01T03:00Z",
+        datasets=sets,
+        outputs=[data_out("out", "shared")],
+        conf={"outDir": "${coord:dataOut('out')}"},
+    )
+    reader = coordinator_xml(
+        "reader",
+        start="2026-01-01T00:00Z",
+        end="2026-01-01T03:00Z",
+        controls={"timeout": "0"},
+        datasets=sets,
+        inputs=[data_in("in", "shared", "${coord:current(0)}")],
+    )
+    bt.apps.write("writer.xml", writer)
+    bt.apps.write("reader.xml", reader)
+    bt.apps.write(
+        "bundle.xml", bundle_xml("chain", [BC("writer", "writer.xml"), BC("reader", "reader.xml")])
+    )
+    config = bt.apps.props("job.properties", {"oozie.bundle.application.path": "bundle.xml"})
+    bundle_id = bt.submit_job(config, start=True)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T04:00Z")
+    ids = bt.coords_of(bundle_id)
+    assert bt.actions(ids["writer"]) == dict.fromkeys((1, 2, 3), "SUCCEEDED")
+    assert bt.actions(ids["reader"]) == dict.fromkeys((1, 2, 3), "SUCCEEDED")
+    assert bt.status(bundle_id) == "SUCCEEDED"

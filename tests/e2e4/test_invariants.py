@@ -183,9 +183,25 @@ def outcome(bt: Bt4, bundle_id: str) -> dict[str, object]:
     }
 
 
-def check(result: dict[str, object], context: str) -> None:
+def check(result: dict[str, object], context: str, bt: Bt4 | None = None) -> None:
     want = expected()
-    assert result["statuses"] == want, context
+    got = result["statuses"]
+    assert isinstance(got, dict)
+    wrong = [
+        (name, nominal, status, got.get(name, {}).get(nominal))
+        for name, statuses in want.items()
+        for nominal, status in statuses.items()
+        if got.get(name, {}).get(nominal) != status
+    ]
+    if wrong and bt is not None:
+        rows = bt.sql(
+            "SELECT c.app_name, a.id, a.status, a.error_code, a.created_time, a.timeout_at, "
+            "a.held_by FROM coord_actions a JOIN coord_jobs c ON c.id = a.coord_id "
+            "WHERE a.status NOT IN ('SUCCEEDED')"
+        )
+        logs = "\n".join(e.log()[-2000:] for e in bt.engines)
+        context += f"\nnot SUCCEEDED: {rows}\nengine logs:\n{logs}"
+    assert not wrong, f"(coordinator, nominal, expected, got): {wrong[:20]}\n{context}"
     assert result["coordinators"] == {"hourly": "DONEWITHERROR", "daily": "DONEWITHERROR"}, context
     assert result["bundle"] == ("DONEWITHERROR", 0), context
     assert result["launched_more_than_once"] == [], context
@@ -214,7 +230,7 @@ def test_an_uninterrupted_two_month_run_ends_as_the_setup_says(tmp_path: Path) -
     try:
         bundle_id = bt.submit_job(setup(bt), start=True)
         took = run_to_the_end(bt)
-        check(outcome(bt, bundle_id), f"uninterrupted run, {took:.1f} s")
+        check(outcome(bt, bundle_id), f"uninterrupted run, {took:.1f} s", bt)
     finally:
         bt.cleanup()
 
@@ -260,6 +276,6 @@ def test_kill_9_during_two_months_every_nominal_time_once_every_action_launched_
         last = run_to_the_end(bt)
         context = f"seed {seed}; killed at (simulated now/succeeded): {kills}; then {last:.1f} s"
         print(context)
-        check(outcome(bt, bundle_id), context)
+        check(outcome(bt, bundle_id), context, bt)
     finally:
         bt.cleanup()
