@@ -677,17 +677,18 @@ class MainScreen(Screen[None]):
         if console.embedded is not None:
             status = console.embedded.status
             if status.state == "active":
-                return "engine: in console, active", "green"
+                pid = status.holder.split(":")[1] if status.holder.count(":") >= 2 else "?"
+                return f"engine: active (in console, pid {pid})", "green"
             if status.state == "failed":
                 return f"engine: FAILED {status.error}", "bold red"
             if status.state == "standby":
                 who = f" pid {self.lease.pid}@{self.lease.host}" if self.lease else ""
-                return f"engine: in console, standby (lease held by{who})", "yellow"
-            return f"engine: in console, {status.state}", "yellow"
+                return f"engine: standby (in console; lease held by{who})", "yellow"
+            return f"engine: {status.state} (in console)", "yellow"
         lease = self.lease
         now_ms = to_ms(RealClock().now())
         if lease is not None and lease.expires > now_ms:
-            return f"engine: attached to pid {lease.pid}@{lease.host}", "green"
+            return f"engine: active (attached to pid {lease.pid}@{lease.host})", "green"
         if lease is not None:
             return f"engine: none (pid {lease.pid}'s lease expired)", "bold red"
         return "engine: none (commands wait)", "yellow"
@@ -1090,7 +1091,7 @@ class MainScreen(Screen[None]):
             entries.append(HelpEntry(key, title, action))
         for key, text, extra_action in extra:
             entries.append(
-                HelpEntry(key, text, extra_action or "", "enabled" if extra_action else "greyed")
+                HelpEntry(key, text, extra_action or "", "enabled" if extra_action else "note")
             )
         entries.append(HelpEntry("", "commands (:)", None))
         for verb, text in COMMANDS.items():
@@ -1103,7 +1104,7 @@ class MainScreen(Screen[None]):
             ("ctrl+s", "save to <home>/saved/"),
             ("esc q", "back"),
         ):
-            entries.append(HelpEntry(key, text, "", "greyed"))
+            entries.append(HelpEntry(key, text, "", "note"))
 
         def done(action: str | None) -> None:
             if not action:

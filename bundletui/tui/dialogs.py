@@ -356,7 +356,7 @@ class HelpEntry:
     key: str
     description: str
     action: str | None  # what choosing it runs (None: a heading or a note)
-    state: str = "enabled"  # enabled | greyed
+    state: str = "enabled"  # enabled | greyed (does not apply now) | note (not a command)
     reason: str = ""
 
 
@@ -391,7 +391,7 @@ class HelpScreen(ModalScreen[str | None]):
                 options.append(Option(Text(e.description, style="bold"), disabled=True))
                 continue
             line = Text(f" {e.key:<10}", style="bold")
-            line.append(e.description, style="dim" if e.state != "enabled" else "")
+            line.append(e.description, style="dim" if e.state == "greyed" else "")
             if e.reason:
                 line.append(f"  ({e.reason})", style="dim italic")
             options.append(Option(line, id=f"{i}", disabled=e.state != "enabled"))

@@ -268,12 +268,13 @@ class ActionTable(DataTable[Text | str]):
     DEFAULT_CSS = """
     ActionTable { height: 1fr; }
     """
-    COLUMNS: ClassVar[list[tuple[str, str]]] = [
-        ("#", "n"),
-        ("nominal", "nominal"),
-        ("status", "status"),
-        ("why / error", "why"),
-        ("workflow", "wf"),
+    # fixed widths: nothing to measure per row, and the layout never shifts between pages
+    COLUMNS: ClassVar[list[tuple[str, str, int]]] = [
+        ("#", "n", 4),
+        ("nominal", "nominal", 11),
+        ("status", "status", 10),
+        ("why / error", "why", 26),
+        ("workflow", "wf", 40),
     ]
 
     def __init__(self, **kw: Any) -> None:
@@ -285,8 +286,8 @@ class ActionTable(DataTable[Text | str]):
         self.action_ids: list[str] = []
 
     def on_mount(self) -> None:
-        for title, key in self.COLUMNS:
-            self.add_column(title, key=key)
+        for title, key, width in self.COLUMNS:
+            self.add_column(title, key=key, width=width)
 
     def show_page(self, coord_id: str, data: dict[str, Any], alias: Callable[[str], str]) -> None:
         keep = self.highlighted_id() if coord_id == self.coord_id else None
@@ -308,8 +309,8 @@ class ActionTable(DataTable[Text | str]):
                 str(a["actionNumber"]),
                 _t(a.get("nominalTime")).removesuffix("Z")[5:],  # MM-dd HH:mm
                 labels.status_text(a["status"]),
-                Text(alias(reason)[:80], style="red" if a.get("errorCode") else ""),
-                (a.get("externalId") or "-")[:26],
+                Text(alias(reason)[:120], style="red" if a.get("errorCode") else ""),
+                a.get("externalId") or "-",
                 key=a["id"],
             )
             self.action_ids.append(a["id"])

@@ -113,6 +113,13 @@ async def settled(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.1)
     await app.workers.wait_for_complete()
     await pilot.pause()
+    # a DataTable measures new rows when it is next idle: wait for that, or the columns'
+    # widths depend on how busy the machine was
+    for _ in range(100):
+        tables = app.main.query(ActionTable)
+        if not any(t._require_update_dimensions for t in tables):
+            break
+        await pilot.pause(0.02)
 
 
 def on_hourly(env: Env, then: Callable[[Pilot[Any]], Any] | None = None) -> Any:

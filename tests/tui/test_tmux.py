@@ -10,7 +10,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -111,11 +110,11 @@ def test_demo_in_a_real_terminal(tmux: Tmux) -> None:
         "-e", "TERM=xterm-256color", "-e", "NO_COLOR=1", "-e", "COLORTERM=",
         f"{BUNDLETUI} console --demo --interval 0.5",
     )  # fmt: skip
-    screen = tmux.wait_for(r"engine: in console, active(.|\n)*ingest(.|\n)*why:", 40)
+    screen = tmux.wait_for(r"engine: active \(in console, pid \d+\)(.|\n)*ingest(.|\n)*why:", 40)
     assert "DEMO" in screen and "feeds" in screen and "ingest" in screen
-    demo_home = re.search(r"(bundletui-demo-\w+)/bundletui\.db", screen)  # "…/" when narrow
+    demo_home = re.search(r"(/\S*bundletui-demo-\w+)/landing", screen)  # the bundle's details
     assert demo_home, screen
-    home = str(Path(tempfile.gettempdir()) / demo_home.group(1))
+    home = demo_home.group(1)
     assert Path(home).is_dir() and processes_mentioning(f"{home}/landing")  # the feeder
 
     # the feeder drops a partition every 3 s: ingest actions go WAITING -> ... -> SUCCEEDED
