@@ -244,6 +244,7 @@ class MainScreen(Screen[None]):
         self._bottom_key: tuple[str, str] | None = None
         self._pending_walk: tuple[str, list[tuple[str, str]]] | None = None
         self._sticky: str | None = None  # the job the cursor was on when a filter hid it
+        self._since_floor: int | None = None  # the next poll starts no later than this
 
     # ------------------------------------------------------------------ layout
 
@@ -377,6 +378,9 @@ class MainScreen(Screen[None]):
             i for i, item in self.model.items.items() if item.kind == COORD and item.children
         )
         since = self.rev
+        if self._since_floor is not None:
+            since, force = min(since, self._since_floor), True
+            self._since_floor = None
         return self._in_thread(
             lambda: self.backend.poll(since, loaded, force=force),
             self._apply_poll,
@@ -458,11 +462,15 @@ class MainScreen(Screen[None]):
             return
         kind, link = item.kind, item.row.link
 
-        def then(result: tuple[list[TreeRow], int]) -> None:
+        def then(result: tuple[list[TreeRow], int, int]) -> None:
             if item_id not in self.model.items:
                 return
-            rows, total = result
+            rows, total, rev = result
             self._apply_ops(self.model.set_children(item_id, rows, total))
+            if rev < self.rev:
+                # a poll went past the revision these were read at, while their parent was
+                # not loaded: the next poll looks again from there (applying is idempotent)
+                self._since_floor = min(self._since_floor or rev, rev)
             if self._pending_walk is not None and self._pending_walk[0] == item_id:
                 chain = self._pending_walk[1]
                 self._pending_walk = None

@@ -139,17 +139,22 @@ class Backend:
 
     action_limit = 200
 
-    def children(self, kind: str, item_id: str, link: str | None) -> tuple[list[ch.TreeRow], int]:
-        """A coordinator's newest actions (and its total), an action's or workflow's nodes."""
+    def children(
+        self, kind: str, item_id: str, link: str | None
+    ) -> tuple[list[ch.TreeRow], int, int]:
+        """A coordinator's newest actions (and its total), an action's or workflow's nodes,
+        with the revision they were read at."""
 
-        def body(conn: Any) -> tuple[list[ch.TreeRow], int]:
+        def body(conn: Any) -> tuple[list[ch.TreeRow], int, int]:
+            rev = ch.revision(conn)
             if kind == ch.COORD:
-                return ch.coordinator_actions(conn, item_id, self.action_limit)
+                rows, total = ch.coordinator_actions(conn, item_id, self.action_limit)
+                return rows, total, rev
             wf_id = link if kind == ch.ACTION else item_id
             if not wf_id:
-                return [], 0
+                return [], 0, rev
             rows = ch.workflow_nodes(conn, wf_id)
-            return rows, len(rows)
+            return rows, len(rows), rev
 
         return self._reading(body)
 
