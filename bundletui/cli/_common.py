@@ -76,7 +76,6 @@ def print_json(data: Any, *, compact: bool = False) -> None:
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
-
 STATUS_STYLE = {
     "SUCCEEDED": "green",
     "OK": "green",

@@ -168,4 +168,3 @@ def register(app: typer.Typer) -> None:
             print_json(result, compact=big)  # years of actions: hundreds of MB, no indent
         else:
             render_dryrun(result)
-

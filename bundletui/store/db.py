@@ -97,7 +97,6 @@ class Store:
 
     # ------------------------------------------------------------------ schema
 
-
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
         if version > len(MIGRATIONS):
