@@ -196,6 +196,9 @@ async def test_read_only_hides_destructive_keys(env: Env) -> None:
         assert h.warned("read-only")
         assert "RO" in str(h.main.query_one("#header").render())
         assert "engine: none" in str(h.main.query_one("#header").render())
+        await h.press("q")
+        await h.until(lambda: h.app.return_code is not None, what="q quits")
+        assert h.app.return_code == 0
 
 
 async def test_a_workflow_rerun_and_its_options(env: Env) -> None:
