@@ -209,7 +209,7 @@ def test_story6_high_priority_launches_first_low_priority_catches_up(bt: Bt5) ->
             feeds=[Feed("f", "${landing}/bulk")],
             trigger='<partitions feed="f"/>',
             priority=1,
-            conf={"sleep": "0.4"},
+            conf={"sleep": "1.0"},  # long enough for all four to fire meanwhile
         ),
     )
     high = bt.write(
