@@ -1274,6 +1274,8 @@ class MainScreen(Screen[None]):
                 lambda rows: self._open_text("audit log", _audit_text(rows), "audit"),
                 group="view",
             )
+        elif verb == "stats":
+            self._open_text("console diagnostics", Text(self.stats_text()), "stats")
         elif verb == "engine":
             embedded = self.console.embedded
             if embedded is None:
@@ -1283,6 +1285,32 @@ class MainScreen(Screen[None]):
             self._open_text(
                 f"engine log ({self.alias(str(embedded.log_path))})", Text(text), "engine"
             )
+
+    def stats_text(self) -> str:
+        tree = self.query_one(JobTree)
+        lines = [
+            f"store            {self.alias(str(self.backend.db_path))}",
+            f"revision         {self.rev}",
+            f"polls            {self.polls} applied, {self.skipped_polls} skipped (frozen/dialog)",
+            f"rows applied     {self.rows_applied}",
+            f"last poll        {self.last_poll_seconds * 1000:.1f} ms in its worker",
+            f"poll interval    {self.config.poll_interval:g} s",
+            f"jobs loaded      {len(self.model.items)} ({len(tree.nodes)} in the tree)",
+            f"marked           {len(self.model.marks)}",
+            f"gc               {gc.get_freeze_count()} objects frozen at start-up",
+        ]
+        embedded = self.console.embedded
+        if embedded is not None:
+            status = embedded.status
+            lines.append(
+                f"engine           in console, {status.state}, {embedded.engine.ticks} ticks"
+            )
+            lines.append(f"engine log       {self.alias(str(embedded.log_path))}")
+        elif self.lease is not None:
+            lines.append(
+                f"engine           pid {self.lease.pid}@{self.lease.host} ({self.lease.mode})"
+            )
+        return "\n".join(lines)
 
     def _submit(self, config: str, defines: list[str]) -> None:
         if self.config.read_only:

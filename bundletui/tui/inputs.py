@@ -74,6 +74,7 @@ COMMANDS: dict[str, str] = {
     "freeze": "toggle frozen updates (same as f)",
     "audit": "the audit log: every command run against this store",
     "engine": "the embedded engine's log",
+    "stats": "diagnostics: polls, rows applied, poll time, tree size, engine ticks",
     "help": "the key and command reference (same as ?)",
     "quit": "quit (also :q)",
 }

@@ -108,6 +108,27 @@ async def test_kill_an_action_then_rerun_it(env: Env) -> None:
         row = h.audit()[0]
         assert (row.command, row.target, row.face) == ("rerun", hourly, "console")
 
+        # a coordinator's rerun dialog offers its failed actions and checks the scope
+        await h.select(f"{hourly}@5")
+        await h.press("k", "tab", "enter")
+        await h.until(lambda: h.status(ActionRow, f"{hourly}@5") == "KILLED", what="@5 killed")
+        await h.until(lambda: h.main.model.counts_of(hourly).get("KILLED") == 1, what="counts")
+        await h.select(hourly)
+        await h.press("R")
+        await h.until(lambda: isinstance(h.app.screen, RerunDialog), what="rerun dialog")
+        dialog = h.app.screen
+        assert dialog.query_one("#actions", Input).value == "5"
+        dialog.query_one("#actions", Input).value = "5-"
+        assert dialog.choice() == "action numbers look like 1,3-5"
+        dialog.query_one("#actions", Input).value = "5"
+        dialog.query_one("#refresh").value = True  # type: ignore[attr-defined]
+        dialog.query_one("#cancel", Button).focus()
+        await h.press("tab", "enter")
+        await h.until(lambda: h.status(ActionRow, f"{hourly}@5") == "WAITING", what="rerun @5")
+        assert '"actions":"5"' in (h.audit()[0].args or "") and '"refresh":true' in (
+            h.audit()[0].args or ""
+        )
+
 
 async def test_a_bundle_kill_asks_for_its_name(env: Env) -> None:
     async with console(env) as h:

@@ -235,6 +235,17 @@ async def test_command_mode_jumps_and_submits(env: Env) -> None:
         await h.press("enter")
         assert h.warned("unknown command :nonsense")
 
+        await h.press("colon")
+        await h.type("stats")
+        await h.press("enter")
+        await h.until(lambda: isinstance(h.app.screen, TextScreen), what="stats")
+        assert "rows applied" in h.app.screen.plain  # type: ignore[attr-defined]
+        await h.press("escape", "colon")
+        await h.type("audit")
+        await h.press("enter")
+        await h.until(lambda: isinstance(h.app.screen, TextScreen), what="audit")
+        assert "console" in h.app.screen.plain and "submit" in h.app.screen.plain  # type: ignore[attr-defined]
+
 
 async def test_attaches_to_a_running_engine(env: Env) -> None:
     headless = EmbeddedEngine(EngineConfig(home=env.home, landing=env.landing))
