@@ -122,7 +122,7 @@ class Backend:
                     server_now=self._read.clock.now(),
                     simulated=self._read.meta("clock") == "simulated",
                 )
-                if changes.rev > since:
+                if changes.rows:  # an idle engine's ticks move the revision, not the rows
                     touched = {r.parent for r in changes.rows if r.kind == ch.ACTION}
                     touched |= {r.id for r in changes.rows if r.kind == ch.COORD}
                     touched.discard(None)
