@@ -383,10 +383,11 @@ def test_story9_data_in_n_chunks_runs_once_after_all_arrived(bt: Bt5) -> None:
     run = bt.runs()[action["id"]]
     # (in the order they were found complete, which a missed inotify event can change)
     assert sorted(run.parts) == [str(d / "c1.csv"), str(d / "c2.csv"), str(d / "c3.csv")]
+    sizes = {e["path"]: e["size"] for e in action["trigger"]["events"]}
+    assert sizes[str(d / "c1.csv")] == 100 and sizes[str(d / "c2.csv")] == 200
     if max(gaps) < 0.45:  # (a writer stalled by a loaded machine for 0.5 s looks complete)
         assert run.start_ns / 1e9 >= last_write + 0.4  # after it stopped growing (0.5 s)
-    sizes = {e["path"]: e["size"] for e in action["trigger"]["events"]}
-    assert sizes[str(d / "c3.csv")] == 300  # recorded complete
+        assert sizes[str(d / "c3.csv")] == 300  # recorded complete
     assert bt.sql("SELECT count(*) FROM events WHERE path LIKE '%.tmp'") == [(0,)]
     # the next batch: one chunk is not enough
     (d / "c4.csv").write_text("d")
