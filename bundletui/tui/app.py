@@ -330,10 +330,11 @@ class MainScreen(Screen[None]):
         self.lease = initial.lease
         self._set_server_now(initial.server_now, initial.simulated)
         ops = self.model.load_top(initial.top, initial.coordinators, initial.counts)
-        tree.apply(ops)
-        for root in tree.root.children:
-            if root.data is not None and self.model.items[root.data].kind == BUNDLE:
-                root.expand()
+        with self.app.batch_update():
+            tree.apply(ops)
+            for root in tree.root.children:
+                if root.data is not None and self.model.items[root.data].kind == BUNDLE:
+                    root.expand()
         if tree.root.children:
             _ = tree._tree_lines
             tree.move_cursor(tree.root.children[0])

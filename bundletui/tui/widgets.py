@@ -177,13 +177,16 @@ class JobTree(Tree[str]):
                 before = self.nodes.get(op.before) if op.before else None
                 if before is not None and before.parent is not parent:
                     before = None
+                # a plain first label (what its width is measured by); the styled one with
+                # counts is built when the line is first drawn
                 node = parent.add(
-                    labels.label(self.model, item),
+                    Text(f"{item.name}  {item.status}"),
                     op.id,
                     before=before,
                     expand=op.id in self.expanded,
                     allow_expand=self.model.expandable(op.id),
                 )
+                self.stale.add(op.id)
                 self.nodes[op.id] = node
             elif isinstance(op, Remove):
                 node = self.nodes.get(op.id)

@@ -43,7 +43,9 @@ async def test_updates_keep_nodes_cursor_and_expansion(env: Env) -> None:
         await h.until(
             lambda: h.main.model.items[f"{hourly}@1"].status == "SUCCEEDED", what="relabel"
         )
-        assert "SUCCEEDED" in str(h.tree.nodes[f"{hourly}@1"].label)
+        await h.until(  # labels are rebuilt when their line is drawn
+            lambda: "SUCCEEDED" in str(h.tree.nodes[f"{hourly}@1"].label), what="drawn"
+        )
         # never rebuilt: the same node objects, still expanded, the cursor on the same job
         assert h.tree.nodes[watched] is node and h.tree.nodes[hourly] is coord_node
         assert h.tree.nodes[env.bundle] is bundle_node
