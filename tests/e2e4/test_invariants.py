@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
+import tempfile
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -51,7 +53,7 @@ START = "2026-01-01T00:00Z"
 DAILY_START = "2026-01-02T00:00Z"
 END = "2026-03-02T00:00Z"
 CLOCK_START = "2026-03-01T00:00Z"  # 59 days of catch-up, then one day hour by hour
-UNTIL = "2026-03-03T01:00Z"  # every timeout has passed (hourly 2 h, daily 2 days)
+UNTIL = "2026-03-02T01:00Z"  # every timeout (120 min) has passed
 HOLES = ("2026-01-05T07:00Z", "2026-02-10T23:00Z", "2026-03-01T13:00Z")  # never land
 FAILS = ("2026-01-20T00:00Z", "2026-03-01T05:00Z")  # their workflow fails
 LEASE = ("--lease-ttl", "0.5")
@@ -78,9 +80,7 @@ def setup(bt: Bt4) -> Path:
             "daily",
             frequency="${coord:days(1)}",
             start="${dailyStart}",
-            # generous: an hourly output reaches the daily through a file event, which a
-            # simulated clock does not wait for (it only waits for work in the engine)
-            controls={"timeout": "${coord:days(2)}", "concurrency": "4", "throttle": "12"},
+            controls={"concurrency": "4", "throttle": "12"},  # timeout: the default 120 min
             datasets=[hourly_ds("hourly"), daily_ds("daily")],
             inputs=[
                 data_in(
@@ -183,6 +183,18 @@ def outcome(bt: Bt4, bundle_id: str) -> dict[str, object]:
     }
 
 
+def keep(bt: Bt4) -> Path:
+    """A failed run's store, logs and trace, copied where pytest's clean-up does not reach."""
+    dest = (
+        Path(tempfile.gettempdir()) / "bundletui-e2e4-failures" / f"{bt.tmp.name}-{time.time():.0f}"
+    )
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in [*bt.home.glob("bundletui.db*"), *bt.tmp.glob("engine-*.log"), bt.trace]:
+        if f.exists():
+            shutil.copy2(f, dest / f.name)
+    return dest
+
+
 def check(result: dict[str, object], context: str, bt: Bt4 | None = None) -> None:
     want = expected()
     got = result["statuses"]
@@ -200,7 +212,8 @@ def check(result: dict[str, object], context: str, bt: Bt4 | None = None) -> Non
             "WHERE a.status NOT IN ('SUCCEEDED')"
         )
         logs = "\n".join(e.log()[-2000:] for e in bt.engines)
-        context += f"\nnot SUCCEEDED: {rows}\nengine logs:\n{logs}"
+        kept = keep(bt)
+        context += f"\nkept in {kept}\nnot SUCCEEDED: {rows}\nengine logs:\n{logs}"
     assert not wrong, f"(coordinator, nominal, expected, got): {wrong[:20]}\n{context}"
     assert result["coordinators"] == {"hourly": "DONEWITHERROR", "daily": "DONEWITHERROR"}, context
     assert result["bundle"] == ("DONEWITHERROR", 0), context
