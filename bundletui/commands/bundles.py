@@ -9,6 +9,7 @@ up — all in that child's transaction, not in a periodic sweep.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from bundletui.commands import coordinators as coordcmd
@@ -32,7 +33,13 @@ J = JobStatus
 
 
 def app_of(bundle: BundleRow) -> BundleApp:
-    return codec.loads(bundle.app, BundleApp)
+    return _decoded(bundle.app)
+
+
+@lru_cache(maxsize=256)
+def _decoded(app_json: str) -> BundleApp:
+    """A bundle's definition, decoded once (its start submits each coordinator with it)."""
+    return codec.loads(app_json, BundleApp)
 
 
 # ----------------------------------------------------------------------------- submit / start

@@ -200,28 +200,34 @@ class EventService:
         return store.max_event_id(db.conn) > int(db.meta(CURSOR) or 0)
 
     def consume(self, tx: Tx, event: Any) -> None:
+        """Hand one event to every schedule listening on its key; each schedule in its own
+        savepoint, so one that fails does not make the others miss the event."""
         for coord_id, _bundle in store.schedules_for(tx.conn, event.key):
-            coord = jobs.get(tx.conn, CoordRow, coord_id)
-            if coord is not None and coord.status == J.PREP and coord.start_time <= tx.now_ms:
-                self.process(tx, coord)  # its start time came but nobody moved it on yet
-                coord = jobs.get(tx.conn, CoordRow, coord_id)
-            if coord is None or coord.status not in ACTIVE or tx.now_ms >= coord.end_time:
-                continue  # suspended, paused, not started or ended schedules ignore events
+            self.engine._guarded(
+                tx, f"event {event.id} for {coord_id}", self._consume_for, tx, event, coord_id
+            )
 
-            events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
-            if event.id <= events_from:
-                continue
-            if (
-                event.kind == "program"
-                and coord.bundle_id
-                and event.payload.get("bundle") not in (None, coord.bundle_id)
-            ):
-                continue  # a program trigger names a coordinator of the same bundle
-            app = coordcmd.app_of(coord)
-            assert app.events is not None
-            job = store.open_job(tx, coord_id, app.events.priority)
-            if store.add_event_to_job(tx, coord_id, event.id, job.id):
-                self.evaluate(tx, coord, job.id)
+    def _consume_for(self, tx: Tx, event: Any, coord_id: str) -> None:
+        coord = jobs.get(tx.conn, CoordRow, coord_id)
+        if coord is not None and coord.status == J.PREP and coord.start_time <= tx.now_ms:
+            self.process(tx, coord)  # its start time came but nobody moved it on yet
+            coord = jobs.get(tx.conn, CoordRow, coord_id)
+        if coord is None or coord.status not in ACTIVE or tx.now_ms >= coord.end_time:
+            return  # suspended, paused, not started or ended schedules ignore events
+        events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
+        if event.id <= events_from:
+            return
+        if (
+            event.kind == "program"
+            and coord.bundle_id
+            and event.payload.get("bundle") not in (None, coord.bundle_id)
+        ):
+            return  # a program trigger names a coordinator of the same bundle
+        app = coordcmd.app_of(coord)
+        assert app.events is not None
+        job = store.open_job(tx, coord_id, app.events.priority)
+        if store.add_event_to_job(tx, coord_id, event.id, job.id):
+            self.evaluate(tx, coord, job.id)
 
     def evaluate(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
         """Has the open job's trigger fired? Fire it, or schedule the next time to look."""

@@ -55,7 +55,11 @@ class LandingWatcher:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop and wait for the watcher thread: leaving it inside watchfiles' Rust code while
+        the interpreter shuts down can crash the process (watchfiles #331)."""
         self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
 
     def _run(self) -> None:
         try:
@@ -67,6 +71,7 @@ class LandingWatcher:
                 recursive=True,
                 raise_interrupt=False,
                 yield_on_timeout=False,
+                rust_timeout=250,  # how soon a stop request is seen
             ):
                 for change, path in changes:
                     if change != watchfiles.Change.deleted:
