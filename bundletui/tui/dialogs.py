@@ -49,8 +49,11 @@ ConfirmDialog, PauseDialog, RerunDialog, HelpScreen { align: center middle; }
 .dialog .buttons { height: auto; align-horizontal: right; margin-top: 1; }
 .dialog .buttons Button { margin-left: 1; min-width: 10; }
 .dialog .presets { height: auto; }
+.dialog .presets { margin-top: 1; }
+.dialog #preview, .dialog .note, .dialog .title { width: 100%; height: auto; }
 .dialog .presets Button { margin-right: 1; min-width: 8; }
-.dialog Input { margin: 0; }
+.dialog Input { margin: 0 0 0 2; width: 1fr; background: $boost; }
+.dialog Checkbox, .dialog RadioSet { margin: 0 0 0 2; }
 """
 
 
@@ -95,7 +98,7 @@ class ConfirmDialog(ModalScreen[bool]):
                 yield Label(self.note, classes="note")
             if self.type_to_confirm is not None:
                 yield Label(f"Type {self.type_to_confirm!r} to confirm:")
-                yield Input(placeholder=self.type_to_confirm, id="typed")
+                yield Input(placeholder=self.type_to_confirm, id="typed", compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button(
@@ -166,13 +169,14 @@ class PauseDialog(ModalScreen[PauseTime | None]):
                 id="when",
                 validators=[Function(self._check, "not a valid future time")],
                 valid_empty=True,
+                compact=True,
             )
             yield Label(self._preview(""), id="preview")
             with Horizontal(classes="presets"):
-                yield Button("+1h", id="p1h")
-                yield Button("+1d", id="p1d")
-                yield Button("End of day", id="peod")
-                yield Button("Clear", id="pclear")
+                yield Button("+1h", id="p1h", compact=True)
+                yield Button("+1d", id="p1d", compact=True)
+                yield Button("End of day", id="peod", compact=True)
+                yield Button("Clear", id="pclear", compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Set", id="ok", variant="primary")
@@ -261,26 +265,38 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
             yield Label(f"Rerun {self.target.describe()}", classes="title")
             yield Label(Text(_ids([self.target])), classes="ids")
             if kind == "workflow":
-                with RadioSet(id="mode"):
-                    yield RadioButton("failed nodes only", value=True, id="m-failed")
-                    yield RadioButton("every node", id="m-all")
-                    yield RadioButton("every node but these (succeeded ones):", id="m-skip")
-                yield Input(placeholder="node names, a,b", id="skip")
+                with RadioSet(id="mode", compact=True):
+                    yield RadioButton("failed nodes only", value=True, id="m-failed", compact=True)
+                    yield RadioButton("every node", id="m-all", compact=True)
+                    yield RadioButton(
+                        "every node but these (succeeded ones, compact=True):", id="m-skip"
+                    )
+                yield Input(placeholder="node names, a,b", id="skip", compact=True)
             if kind == "coord":
                 yield Label("actions (numbers, e.g. 1,3-5) — prefilled with the failed ones")
-                yield Input(self.prefill_actions, id="actions")
+                yield Input(self.prefill_actions, id="actions", compact=True)
                 yield Label("or nominal dates (d1::d2,d3)")
-                yield Input(placeholder="2026-01-01T00:00Z::2026-01-02T00:00Z", id="dates")
+                yield Input(
+                    placeholder="2026-01-01T00:00Z::2026-01-02T00:00Z", id="dates", compact=True
+                )
             if kind == "bundle":
                 yield Label("coordinators (names, empty = all)")
-                yield Input(self.prefill_coordinators, id="coordinators")
+                yield Input(self.prefill_coordinators, id="coordinators", compact=True)
                 yield Label("nominal dates (d1::d2; empty = each coordinator's whole range)")
-                yield Input(placeholder="2026-01-01T00:00Z::2026-01-02T00:00Z", id="dates")
+                yield Input(
+                    placeholder="2026-01-01T00:00Z::2026-01-02T00:00Z", id="dates", compact=True
+                )
             if kind in ("coord", "action", "bundle"):
-                yield Checkbox("refresh: re-resolve and re-check inputs", id="refresh")
-                yield Checkbox("nocleanup: keep output directories", id="nocleanup")
+                yield Checkbox(
+                    "refresh: re-resolve and re-check inputs", id="refresh", compact=True
+                )
+                yield Checkbox("nocleanup: keep output directories", id="nocleanup", compact=True)
             if kind in ("coord", "action"):
-                yield Checkbox("failed: rerun only the failed nodes of each workflow", id="failed")
+                yield Checkbox(
+                    "failed: rerun only the failed nodes of each workflow",
+                    id="failed",
+                    compact=True,
+                )
             yield Label("", id="problem", classes="error")
             yield Label("A rerun cannot be undone.", classes="note")
             with Horizontal(classes="buttons"):

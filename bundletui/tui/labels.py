@@ -43,6 +43,16 @@ COUNT_GROUPS: list[tuple[str, tuple[str, ...], str]] = [
     ("✗", ("FAILED", "KILLED", "TIMEDOUT"), "red"),
     ("-", ("SKIPPED", "IGNORED"), "dim"),
 ]
+# Bundle, coordinator and workflow statuses, grouped the same way for the header.
+JOB_COUNT_GROUPS: list[tuple[str, tuple[str, ...], str]] = [
+    ("◷", ("PREP",), "default"),
+    ("▶", ("RUNNING", "RUNNINGWITHERROR"), "cyan"),
+    ("‖", ("SUSPENDED", "SUSPENDEDWITHERROR", "PREPSUSPENDED", "PAUSED", "PAUSEDWITHERROR",
+           "PREPPAUSED"), "magenta"),
+    ("✓", ("SUCCEEDED",), "green"),
+    ("✗", ("FAILED", "KILLED", "DONEWITHERROR"), "red"),
+    ("-", ("IGNORED",), "dim"),
+]  # fmt: skip
 LEGEND = "◷ waiting  » ready/submitted  ▶ running  ‖ suspended  ✓ succeeded  ✗ failed/killed/timed out  - skipped/ignored"
 
 
@@ -50,9 +60,11 @@ def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, "default"))
 
 
-def counts_text(counts: dict[str, int]) -> Text:
+def counts_text(
+    counts: dict[str, int], groups: list[tuple[str, tuple[str, ...], str]] | None = None
+) -> Text:
     out = Text()
-    for glyph, statuses, style in COUNT_GROUPS:
+    for glyph, statuses, style in COUNT_GROUPS if groups is None else groups:
         n = sum(counts.get(s, 0) for s in statuses)
         if n:
             if out:

@@ -82,18 +82,18 @@ class HeaderBar(Static):
         line2 = Text()
         t = s.totals
         if t is not None:
-            for title, counts in (
-                ("bundles", t.bundles),
-                ("coords", t.coordinators),
-                ("actions", t.actions),
+            for title, counts, groups in (
+                ("bundles", t.bundles, labels.JOB_COUNT_GROUPS),
+                ("coords", t.coordinators, labels.JOB_COUNT_GROUPS),
+                ("actions", t.actions, labels.COUNT_GROUPS),
             ):
                 line2.append(f"{title} ", style="dim")
-                counted = labels.counts_text(counts)
+                counted = labels.counts_text(counts, groups)
                 line2.append_text(counted if counted else Text("0", style="dim"))
                 line2.append("  ")
             if t.workflows:
                 line2.append("workflows ", style="dim")
-                line2.append_text(labels.counts_text(t.workflows))
+                line2.append_text(labels.counts_text(t.workflows, labels.JOB_COUNT_GROUPS))
                 line2.append("  ")
         if s.marked:
             line2.append(f" {s.marked} marked ", style="bold reverse")
