@@ -45,7 +45,7 @@ def test_a_file_dropped_while_the_engine_runs_makes_its_action_ready_within_two_
     bt.engine()
     wait_for(lambda: len(bt.actions(coord_id)) == 3, 20, "three actions WAITING")
     assert set(bt.actions(coord_id).values()) == {"WAITING"}
-    time.sleep(0.3)  # the watcher is up well before this (it starts with the engine)
+    time.sleep(1.0)  # the watcher (a thread started with the engine) has set up its watches
     seconds = []
     for hour, number in (("10", 1), ("12", 3)):
         part = bt.landing / partition("clicks", f"2026-01-01T{hour}:00Z")
@@ -70,7 +70,7 @@ def test_a_partition_renamed_into_place_in_one_move_is_found(bt: Bt4) -> None:
     coord_id = waiting_coordinator(bt)
     bt.engine()
     wait_for(lambda: bt.actions(coord_id) == {1: "WAITING"}, 20, "action WAITING")
-    time.sleep(0.3)
+    time.sleep(1.0)  # the watcher has set up its watches
     staging = bt.landing / "clicks/2026/01/01/.10.staging"  # inside the watched tree
     staging.mkdir(parents=True)
     (staging / "part-00000").write_text("x\n")
