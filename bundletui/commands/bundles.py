@@ -369,6 +369,7 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
     ):
         t = decide(Machine.BUNDLE, current.status, Event.UNPAUSE, bundle.id)
         jobs.update(tx, BundleRow, bundle.id, status=t.to)
+    _check_children_accept(tx, effects, bundle, value)
     _cascade(
         tx,
         effects,
@@ -379,6 +380,46 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
         only={str(s) for s in JobStatus if s != J.KILLED},
     )
     effects.wake_bundle(tx, bundle.id)
+
+
+def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
+    """Oozie applies a bundle change to each coordinator at once and reports their refusals as
+    E1320. Ours is carried out by the engine later, so each coordinator's change is tried here
+    in a savepoint and undone: a refusal fails the whole command, with nothing changed."""
+    errors: list[str] = []
+    for ba in jobs.select(
+        tx.conn, BundleActionRow, "bundle_id = ? AND coord_id IS NOT NULL", (bundle.id,)
+    ):
+        coord = jobs.get(tx.conn, CoordRow, ba.coord_id or "")
+        if coord is None or coord.status == J.KILLED:
+            continue
+        tx.conn.execute("SAVEPOINT child_check")
+        try:
+            coordcmd.change_tx(tx, _NoEffects(), coord, value)
+        except BundletuiError as exc:
+            errors.append(f"{ba.coord_name}: {exc.code}: {exc.message}")
+        finally:
+            tx.conn.execute("ROLLBACK TO child_check")
+            tx.conn.execute("RELEASE child_check")
+    if errors:
+        raise CommandError(
+            "E1320",
+            f"Bundle Job change error, [{'; '.join(errors)}]",
+            hint="fix what the coordinators refuse (e.g. a pause time before a running action), then change again",
+        )
+
+
+class _NoEffects:
+    """Effects of a trial run that is rolled back: nothing must leak out of it."""
+
+    def advance_workflow(self, tx: Tx, wf_id: str) -> None: ...
+    def node_done(self, tx: Tx, wf_id: str, node: str, status: str) -> None: ...
+    def signal_workflow(self, tx: Tx, wf_id: str, what: str) -> None: ...
+    def wake_coordinator(self, tx: Tx, coord_id: str) -> None: ...
+    def wake_bundle(self, tx: Tx, bundle_id: str) -> None: ...
+    def child_command(
+        self, tx: Tx, kind: str, target: str, args: dict[str, Any] | None = None
+    ) -> None: ...
 
 
 def rerun_tx(

@@ -258,12 +258,21 @@ _ERROR_CODES: dict[tuple[Machine, str], str] = {
 }
 
 
+# Oozie's codes that say the job already ended; for other refusals (e.g. suspending a job that
+# is already suspended) the plain precondition error E1100 is the truthful one.
+_ENDED_CODES = frozenset({"E1312", "E1323", "E0728", "E1020"})
+_ENDED = frozenset({"SUCCEEDED", "DONEWITHERROR", "KILLED", "FAILED", "IGNORED"})
+
+
 def decide(machine: Machine, current: str | None, event: Event, job_id: str = "") -> Transition:
     """May a ``machine`` in ``current`` take ``event``? Returns the transition or raises."""
     row = TABLES[machine].get((current or "", event))
     if row is not None:
         return row
     code = _ERROR_CODES.get((machine, event), "E1100")
+    if code in _ENDED_CODES and (current or "") not in _ENDED:
+        code = "E1100"  # "finished or failed or killed" only when it is; else a plain precondition
+
     who = f"{machine} {job_id}".strip()
     allowed = sorted({src for (src, ev) in TABLES[machine] if ev == event and src})
     hint = (
