@@ -12,12 +12,9 @@ from datetime import timedelta
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from bundletui.model.apps import BundleApp, CoordinatorApp
 from bundletui.model.clock import Clock
-from bundletui.model.ids import JobKind, job_id, stamp
-from bundletui.spec.dryrun import dryrun_coordinator
-from bundletui.spec.load import Loaded, load_bundle_coordinator
-from bundletui.spec.materialize import local_exists
+from bundletui.spec.dryrun import dryrun_loaded
+from bundletui.spec.load import Loaded
 from bundletui.spec.xmlsafe import AppKind
 
 RULER = "-" * 132
@@ -27,31 +24,7 @@ FIRST_WINDOW = timedelta(hours=1)  # Oozie's dryrun materializes the first hour 
 def dryrun_reply(loaded: Loaded, clock: Clock) -> dict[str, Any]:
     if loaded.kind is AppKind.WORKFLOW:
         return {"id": "OK"}
-    now = clock.now()
-    user = loaded.user or "user"
-    coords: list[tuple[str, CoordinatorApp, Any]] = []
-    if loaded.kind is AppKind.COORDINATOR:
-        coords.append((loaded.app.name, loaded.app, loaded.conf))
-    else:
-        bundle: BundleApp = loaded.app
-        bundle_id = job_id(0, stamp(now), user, JobKind.BUNDLE, system="dryrun")
-        for coord in bundle.coordinators:
-            if coord.enabled:
-                child = load_bundle_coordinator(bundle, coord, loaded.conf, bundle_id, clock)
-                coords.append((coord.name, child.app, child.conf))
-    out: list[dict[str, Any]] = []
-    for index, (name, app, conf) in enumerate(coords, start=1):
-        coord_id = job_id(index, stamp(now), user, JobKind.COORDINATOR, system="dryrun")
-        actions = dryrun_coordinator(
-            app,
-            conf,
-            coord_id=coord_id,
-            user=user,
-            now=now,
-            exists=local_exists,
-            end=app.start + FIRST_WINDOW,
-        )
-        out.append({"name": name, "actions": actions})
+    out = dryrun_loaded(loaded, clock, end_after_start=FIRST_WINDOW)["coordinators"]
     if loaded.kind is AppKind.BUNDLE:
         text = loaded.definition.rstrip("\n")
     else:

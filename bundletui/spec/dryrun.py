@@ -23,7 +23,7 @@ import getpass
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,24 @@ def dryrun(
     if limit is not None and limit < 0:
         raise SpecError("E0302", f"Invalid parameter [--limit {limit}]", hint="give 0 or more")
     loaded = _load(Path(path), list(defines), clock, home)
+    return dryrun_loaded(loaded, clock, start=after, end=before, limit=limit, progress=progress)
+
+
+def dryrun_loaded(
+    loaded: Loaded,
+    clock: Clock,
+    *,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    end_after_start: timedelta | None = None,
+    limit: int | None = None,
+    progress: Console | None = None,
+) -> dict[str, Any]:
+    """The actions every coordinator of an already loaded app would materialize.
+
+    ``end_after_start`` bounds each coordinator's window from its own start (Oozie's REST
+    dryrun shows the first hour). Shared by ``bundletui dryrun`` and the API's ``?action=dryrun``.
+    """
     now = clock.now()
     user = loaded.user or _user(loaded.conf)
     jobs: list[tuple[str, CoordinatorApp, Mapping[str, str]]] = []
@@ -139,7 +157,7 @@ def dryrun(
     else:
         raise SpecError(
             "EB0401",
-            f"dryrun needs a coordinator or a bundle, {path} is a workflow",
+            f"dryrun needs a coordinator or a bundle, {loaded.app_path} is a workflow",
             hint="run a workflow with `bundletui run`, or dryrun its coordinator",
         )
     exists = _Snapshot().__getitem__
@@ -156,8 +174,8 @@ def dryrun(
             user=user,
             now=now,
             exists=exists,
-            start=after,
-            end=before,
+            start=start,
+            end=end if end_after_start is None else app.start + end_after_start,
             limit=limit,
             progress=progress,
             clock=clock,
