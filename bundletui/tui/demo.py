@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -75,9 +76,30 @@ class Demo:
                 self.feeder.wait(5)
 
     def cleanup(self) -> None:
+        """Stop the feeder and, for a temporary home, the jobs still running in it (the engine
+        leaves running jobs alone when it stops), then remove the home."""
         self.stop_feeder()
-        if self.temporary:
-            shutil.rmtree(self.home, ignore_errors=True)
+        if not self.temporary:
+            return
+        self._stop_jobs()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def _stop_jobs(self, wait: float = 5.0) -> None:
+        from bundletui.engine.processes import kill_group
+        from bundletui.store import jobs
+        from bundletui.store.rows import NodeRow
+
+        if not (self.home / "bundletui.db").exists():
+            return
+        with Store(self.home) as store:
+            running = jobs.select(store.conn, NodeRow, "status = 'RUNNING' AND pid IS NOT NULL")
+        groups = [(n.pid, n.start_ticks) for n in running if n.pid]
+        for pid, ticks in groups:
+            kill_group(pid, start_ticks=ticks)
+        end = RealClock().monotonic() + wait
+        while groups and RealClock().monotonic() < end:
+            groups = [(p, t) for p, t in groups if kill_group(p, 0, start_ticks=t)]
+            time.sleep(0.05)
 
 
 def make_demo(home: Path | None = None, now: datetime | None = None) -> Demo:
