@@ -21,7 +21,7 @@ from bundletui.model.apps import BundleApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind, bundle_action_id
 from bundletui.model.rollup import BundleRollupInput, bundle_rollup
-from bundletui.model.status import JOB_TERMINAL, JobStatus
+from bundletui.model.status import JOB_LIVE, JOB_TERMINAL, JobStatus
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 from bundletui.model.transitions import Children, Event, Machine, decide
 from bundletui.spec.load import Loaded, check_bundle_coordinators, load_bundle_coordinator
@@ -278,19 +278,6 @@ def _cascade(
     return n
 
 
-_LIVE = {
-    J.PREP,
-    J.RUNNING,
-    J.RUNNINGWITHERROR,
-    J.PREPSUSPENDED,
-    J.SUSPENDED,
-    J.SUSPENDEDWITHERROR,
-    J.PREPPAUSED,
-    J.PAUSED,
-    J.PAUSEDWITHERROR,
-}
-
-
 def kill_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     t = decide(Machine.BUNDLE, bundle.status, Event.KILL, bundle.id)
     jobs.update(tx, BundleRow, bundle.id, status=t.to, end_time=tx.now_ms)
@@ -300,7 +287,7 @@ def kill_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
         jobs.must_get(tx.conn, BundleRow, bundle.id),
         "coord.kill",
         Event.KILL,
-        only={str(s) for s in _LIVE},
+        only={str(s) for s in JOB_LIVE},
     )
     rollup_tx(tx, effects, bundle.id)
 

@@ -30,6 +30,8 @@ CoordStatus = JobStatus
 JOB_TERMINAL = frozenset(
     {JobStatus.SUCCEEDED, JobStatus.DONEWITHERROR, JobStatus.KILLED, JobStatus.FAILED}
 )
+# Not ended yet (and not IGNORED): what a kill may still stop.
+JOB_LIVE = frozenset(JobStatus) - JOB_TERMINAL - {JobStatus.IGNORED}
 
 
 class ActionStatus(StrEnum):

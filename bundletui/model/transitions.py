@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from bundletui.errors import ModelError
 from bundletui.model.status import (
+    JOB_LIVE,
     ActionStatus,
     JobStatus,
     NodeStatus,
@@ -112,17 +113,7 @@ _JOB_CHANGE_END = {
     J.DONEWITHERROR: J.RUNNINGWITHERROR,
     J.FAILED: J.RUNNINGWITHERROR,
 }
-_JOB_KILLABLE = [
-    J.PREP,
-    J.RUNNING,
-    J.RUNNINGWITHERROR,
-    J.PREPSUSPENDED,
-    J.SUSPENDED,
-    J.SUSPENDEDWITHERROR,
-    J.PREPPAUSED,
-    J.PAUSED,
-    J.PAUSEDWITHERROR,
-]
+_JOB_KILLABLE = sorted(JOB_LIVE)
 
 
 def _job_rows(children_on_suspend: bool) -> dict[tuple[str, str], Transition]:
