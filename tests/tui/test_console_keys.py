@@ -69,7 +69,10 @@ async def test_pause_time_dialog_sets_and_clears(env: Env) -> None:
         box = dialog.query_one("#when", Input)
         box.value = ""
         await h.type("+2h")
-        assert "will not be materialized" in str(dialog.query_one("#preview").render())
+        await h.until(
+            lambda: "will not be materialized" in str(dialog.query_one("#preview").render()),
+            what="preview",
+        )
         await h.press("enter")
         now = RealClock().now()
         await h.until(lambda: h.coords()["hourly"].pause_time is not None, what="pause set")

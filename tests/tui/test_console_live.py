@@ -83,19 +83,24 @@ async def test_filter_keeps_ancestors_and_escape_restores(env: Env) -> None:
         await h.expand(hourly)
         await h.select(f"{hourly}@3")
         await h.press("slash")
-        await h.type("daily")
+        await h.type("daily")  # the filter follows the typing (Input.Changed)
+        await h.until(lambda: hourly not in h.tree.nodes, what="filtered")
         shown = set(h.tree.nodes)
         assert daily in shown and env.bundle in shown  # the match and its ancestor
-        assert hourly not in shown and f"{hourly}@3" not in shown
+        assert f"{hourly}@3" not in shown
         await h.press("enter")
         assert "/daily" in str(h.main.query_one("#header").render())
         await h.press("escape")
-        assert {hourly, f"{hourly}@3"} <= set(h.tree.nodes)
-        assert h.main.selected_id == f"{hourly}@3"  # back on the job it was on
+        await h.until(lambda: {hourly, f"{hourly}@3"} <= set(h.tree.nodes), what="restored")
+        await h.until(  # back on the job it was on
+            lambda: h.main.selected_id == f"{hourly}@3", what="cursor back"
+        )
 
         await h.press("slash")
         await h.type("@5")  # a loaded action: its coordinator and bundle stay
-        assert set(h.tree.nodes) == {env.bundle, hourly, f"{hourly}@5"}
+        await h.until(
+            lambda: set(h.tree.nodes) == {env.bundle, hourly, f"{hourly}@5"}, what="@5 only"
+        )
         await h.press("escape")
 
 
