@@ -477,11 +477,14 @@ class CoordinatorService:
     def paths_landed(self, tx: Tx, paths: list[str]) -> None:
         """Files or directories appeared: wake the actions waiting on them (O(waiters))."""
         for path in paths:
-            for aid in jobs.waiting_on(tx.conn, path):
-                self.check[aid] = None
-            if os.path.isdir(path):
-                for aid, _dep in jobs.waiting_under(tx.conn, path):
+            # a dependency is stored as written in the uri-template: a plain path or file://
+            for form in (path, f"file://{path}"):
+                for aid in jobs.waiting_on(tx.conn, form):
                     self.check[aid] = None
+                if os.path.isdir(path):
+                    for aid, _dep in jobs.waiting_under(tx.conn, form):
+                        self.check[aid] = None
+
 
     def rescan(self, tx: Tx) -> None:
         for aid, path in jobs.all_waiting_deps(tx.conn):
