@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine as _machine
 
-BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
+# $BENCH_BUNDLETUI: another `bundletui` executable to run as the engine (A/B experiments)
+BUNDLETUI = os.environ.get("BENCH_BUNDLETUI") or str(Path(sys.executable).with_name("bundletui"))
 if not os.access(BUNDLETUI, os.X_OK):  # pragma: no cover - a venv always has its scripts
     BUNDLETUI = shutil.which("bundletui") or BUNDLETUI
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -261,6 +262,17 @@ def sample(pid: int) -> ProcSample:
         int(status.get("VmHWM", "0 kB").split()[0]),
         int(status.get("Threads", "0")),
     )
+
+
+def thread_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds per thread (tid -> utime + stime); the main thread's tid is the pid."""
+    out: dict[int, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            stat = (task / "stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            out[int(task.name)] = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return out
 
 
 class EngineProc:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _coord_common import (
     CoordSpec,
+    EngineProc,
     connect,
     loadavg,
     machine,
@@ -131,17 +133,21 @@ def main() -> None:
                 raise SystemExit(f"only {created} of {n} workflows after 120 s")
             proc.check_alive()
             time.sleep(0.005)
-        wait_for(
-            "every action SUCCEEDED",
-            lambda: (
-                conn.execute(
-                    "SELECT count(*) FROM coord_actions WHERE status = 'SUCCEEDED'"
-                ).fetchone()[0]
-                >= n
-            ),
-            timeout=120,
-            every=0.005,
-        )
+        try:
+            wait_for(
+                "every action SUCCEEDED",
+                lambda: (
+                    conn.execute(
+                        "SELECT count(*) FROM coord_actions WHERE status = 'SUCCEEDED'"
+                    ).fetchone()[0]
+                    >= n
+                ),
+                timeout=120,
+                every=0.005,
+            )
+        except SystemExit:
+            _stuck(conn, proc, root)
+            raise
         all_done = time.time()
         stored = conn.execute(
             "SELECT min(created_time), max(created_time), max(end_time) FROM wf_jobs"
@@ -175,10 +181,16 @@ def main() -> None:
         print(f"kept {root}")
 
 
-def _verify(conn: object, out: Path, ids: list[str]) -> None:
-    import sqlite3
+def _stuck(conn: sqlite3.Connection, proc: EngineProc, root: Path) -> None:
+    """What a run that did not finish left behind (and keep its directory)."""
+    for table in ("coord_actions", "wf_jobs", "wf_nodes"):
+        counts = conn.execute(f"SELECT status, count(*) FROM {table} GROUP BY status").fetchall()
+        print(f"  {table}: {dict(counts)}")
+    print(f"  engine alive: {proc.alive()}; log tail:\n{proc.log()[-2000:]}")
+    print(f"  kept {root}")
 
-    assert isinstance(conn, sqlite3.Connection)
+
+def _verify(conn: sqlite3.Connection, out: Path, ids: list[str]) -> None:
     per_coord = dict(
         conn.execute(
             "SELECT c.id, count(a.id) FROM coord_jobs c LEFT JOIN coord_actions a"

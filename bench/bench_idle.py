@@ -33,6 +33,7 @@ from _coord_common import (
     sample,
     start_engine,
     submit_many,
+    thread_cpu,
     wait_for,
     write_coordinator,
 )
@@ -92,6 +93,7 @@ def main() -> None:
         rev0 = _rev(conn)
         wal0 = _wal(home)
         s0 = sample(proc.pid)
+        th0 = thread_cpu(proc.pid)
         print(
             f"engine settled {settled:.2f} s after start ({after_start.cpu:.2f} s CPU,"
             f" RSS {after_start.rss_kb / 1024:.0f} MB); sampling {args.seconds:g} s;"
@@ -99,6 +101,7 @@ def main() -> None:
         )
         time.sleep(args.seconds)
         s1 = sample(proc.pid)
+        th1 = thread_cpu(proc.pid)
         rev1 = _rev(conn)
         wal1 = _wal(home)
         proc.check_alive()
@@ -121,6 +124,14 @@ def main() -> None:
     print(
         f"  store commits while idle: {commits} ({commits / wall:.1f}/s);"
         f" WAL {wal0 / 1e6:.1f} -> {wal1 / 1e6:.1f} MB"
+    )
+    per_thread = sorted(((tid, th1[tid] - th0.get(tid, 0.0)) for tid in th1), key=lambda kv: -kv[1])
+    print(
+        "  by thread: "
+        + ", ".join(
+            f"{'main' if tid == proc.pid else f'tid {tid}'} {cpu / wall * 100:.2f} %"
+            for tid, cpu in per_thread
+        )
     )
     if args.profile:
         print(f"engine exit {code}; profile: {args.profile} (python -m pstats FILE)")

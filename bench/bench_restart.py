@@ -20,11 +20,14 @@ the store every 5 ms. Also shown: when the lease was taken (``engine_lease.acqui
 Three starts on the same store, each with its own probe:
   first start   a store that no engine has opened (the generated one);
   clean restart after SIGTERM of the previous engine (it released the lease);
-  crash restart after ``kill -9`` of the previous engine (its lease is left until it expires).
+  crash restart an engine is started, serves, and gets ``kill -9`` (its lease row is left
+                behind, unexpired); the next one is timed.
 And the floor: ``bundletui run --help`` (interpreter + CLI imports), for scale.
 
-Usage: python bench/bench_restart.py [--coords 100] [--actions 10000] [--workflows]
+Usage: python bench/bench_restart.py [--coords 100] [--actions 10000] [--workflows] [--keep]
+         [--reuse ROOT]     (time starts again on a store kept by --keep; no 1M-row rebuild)
          [--profile FILE]   (cProfile of the clean restart's engine process)
+$BENCH_BUNDLETUI runs another ``bundletui`` executable as the engine (A/B experiments).
 """
 
 from __future__ import annotations
@@ -260,6 +263,7 @@ def probe(root: Path, home: Path, name: str) -> str:
     """A one-job fs workflow, submitted (started) while no engine runs."""
     from _coord_common import DAG_NS
 
+    name = f"{name}-{int(time.time())}"
     app = root / "probes" / name
     app.mkdir(parents=True, exist_ok=True)
     (app / "workflow.xml").write_text(
@@ -321,27 +325,40 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, help="work directory (default: a temporary one in /tmp)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--profile", metavar="FILE", help="cProfile the clean restart's engine")
+    ap.add_argument(
+        "--reuse", type=Path, metavar="ROOT", help="time starts on a store kept by --keep"
+    )
     args = ap.parse_args()
 
     print(machine())
-    root = Path(tempfile.mkdtemp(prefix="bench-restart-", dir=args.dir))
+    if args.reuse:
+        root, args.keep = args.reuse.resolve(), True
+    else:
+        root = Path(tempfile.mkdtemp(prefix="bench-restart-", dir=args.dir))
     try:
-        print(f"building the store ({args.coords} coordinators x {args.actions:,} actions):")
-        home = build_store(root, args.coords, args.actions, args.workflows)
+        if args.reuse:
+            home = root / "home"
+            print(f"reusing the store in {home}")
+        else:
+            print(f"building the store ({args.coords} coordinators x {args.actions:,} actions):")
+            home = build_store(root, args.coords, args.actions, args.workflows)
         floor = cli_floor()
         print(f"floor: `bundletui run --help` takes {floor:.3f} s (interpreter + CLI imports)")
         print(f"loadavg {loadavg()}")
         results: list[tuple[str, Start]] = []
 
         first = start_and_time(root, home, "first")
-        results.append(("first start (fresh store)", first))
+        label = "start on the kept store" if args.reuse else "first start (fresh store)"
+        results.append((label, first))
         first.proc.stop()
 
         clean = start_and_time(root, home, "clean", profile=args.profile)
         results.append(("clean restart (after SIGTERM)", clean))
-        time.sleep(0.5)
-        clean.proc.kill9()
+        clean.proc.stop()
 
+        victim = start_and_time(root, home, "victim")  # an engine serving, then kill -9
+        time.sleep(0.5)
+        victim.proc.kill9()
         crash = start_and_time(root, home, "crash")
         results.append(("crash restart (after kill -9)", crash))
         crash.proc.stop()
