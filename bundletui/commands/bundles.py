@@ -377,7 +377,7 @@ def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: s
     for ba in jobs.select(
         tx.conn, BundleActionRow, "bundle_id = ? AND coord_id IS NOT NULL", (bundle.id,)
     ):
-        coord = jobs.get(tx.conn, CoordRow, ba.coord_id or "")
+        coord = jobs.coord_head(tx.conn, ba.coord_id or "")
         if coord is None or coord.status == J.KILLED:
             continue
         tx.conn.execute("SAVEPOINT child_check")
@@ -432,7 +432,7 @@ def rerun_tx(
     for ba in jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,)):
         if ba.coord_id is None or (names and ba.coord_name not in names):
             continue
-        coord = jobs.must_get(tx.conn, CoordRow, ba.coord_id)
+        coord = jobs.must_coord_head(tx.conn, ba.coord_id)
         scope = (
             dates
             or f"{format_oozie_time(from_ms(coord.start_time))}::{format_oozie_time(from_ms(coord.end_time))}"

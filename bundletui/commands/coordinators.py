@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -38,31 +39,46 @@ A = ActionStatus
 W = WorkflowStatus
 
 BACKWARD_SUPPORT = False  # Oozie's default is True; the seed shows the *WITHERROR states
-_app_cache: dict[tuple[str, int], CoordinatorApp] = {}
-_conf_cache: dict[tuple[str, int], Mapping[str, str]] = {}
+_app_cache: dict[tuple[str, int, str], CoordinatorApp] = {}
+_conf_cache: dict[tuple[str, int, str], Mapping[str, str]] = {}
 
 
-def app_of(coord: CoordRow) -> CoordinatorApp:
+def _key(coord: CoordRow) -> tuple[str, int, str]:
+    # An id is unique within a store; with the creation time and path also across the stores
+    # one process may open (tests, benches). The definition never changes after submit.
+    return (coord.id, coord.created_time, coord.app_path)
+
+
+def app_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> CoordinatorApp:
     """The coordinator's resolved definition, one object per coordinator (the EL compiler
-    caches per object, so materializing many actions compiles once)."""
-    key = (coord.id, hash(coord.app))
+    caches per object, so materializing many actions compiles once). ``coord`` may be a head
+    row (no app text): then it is read through ``conn`` once."""
+    key = _key(coord)
     app = _app_cache.get(key)
     if app is None:
         if len(_app_cache) > 20_000:
             _app_cache.clear()
-        app = codec.loads(coord.app, CoordinatorApp)
+        if not coord.app and conn is None:
+            raise ValueError(f"app_of({coord.id}): a head row needs a connection")
+        text = coord.app or jobs.coord_text(conn, coord.id, "app")
+        app = codec.loads(text, CoordinatorApp)
         _app_cache[key] = app
     return app
 
 
-def conf_of(coord: CoordRow) -> Mapping[str, str]:
+def conf_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> Mapping[str, str]:
     """The coordinator's job configuration, one read-only object per coordinator."""
-    key = (coord.id, hash(coord.conf))
+    key = _key(coord)
     conf = _conf_cache.get(key)
     if conf is None:
         if len(_conf_cache) > 20_000:
             _conf_cache.clear()
-        conf = MappingProxyType(coord.conf_dict())
+        if coord.conf in ("", "{}") and conn is None:
+            raise ValueError(f"conf_of({coord.id}): a head row needs a connection")
+        text = (
+            coord.conf if coord.conf not in ("", "{}") else jobs.coord_text(conn, coord.id, "conf")
+        )
+        conf = MappingProxyType(dict(json.loads(text or "{}")))
         _conf_cache[key] = conf
     return conf
 
@@ -134,7 +150,7 @@ def submit(ctx: Ctx, loaded: Loaded) -> str:
 
 
 def load(tx: Tx, coord_id: str) -> CoordRow:
-    row = jobs.get(tx.conn, CoordRow, coord_id)
+    row = jobs.coord_head(tx.conn, coord_id)
     if row is None:
         raise fail(
             "E0604", coord_id, hint="list coordinators with: bundletui jobs --type coordinator"
@@ -148,7 +164,7 @@ def load(tx: Tx, coord_id: str) -> CoordRow:
 def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields: Any) -> CoordRow:
     """Write a coordinator's new status and pass it up to its bundle (seed: BundleStatusUpdateXCommand)."""
     jobs.update(tx, CoordRow, coord.id, status=status, **fields)
-    updated = jobs.must_get(tx.conn, CoordRow, coord.id)
+    updated = jobs.must_coord_head(tx.conn, coord.id)
     if coord.bundle_id and status != coord.status:
         from bundletui.commands.bundles import coordinator_changed
 
@@ -158,7 +174,7 @@ def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields:
 
 def rollup_tx(tx: Tx, effects: Effects, coord_id: str) -> CoordRow:
     """Recompute the coordinator's status from its actions (oozie.md §2.3), same transaction."""
-    coord = jobs.must_get(tx.conn, CoordRow, coord_id)
+    coord = jobs.must_coord_head(tx.conn, coord_id)
     counts = {ActionStatus(k): v for k, v in jobs.action_counts(tx.conn, coord_id).items()}
     new = coord_rollup(
         CoordRollupInput(
@@ -532,7 +548,7 @@ def change_tx(tx: Tx, effects: Effects, coord: CoordRow, value: str) -> None:
         else:
             pause = None
         jobs.update(tx, CoordRow, coord.id, pause_time=pause)
-        current = jobs.must_get(tx.conn, CoordRow, coord.id)
+        current = jobs.must_coord_head(tx.conn, coord.id)
         if (pause is None or pause > now) and current.status in (
             J.PAUSED,
             J.PAUSEDWITHERROR,
@@ -619,7 +635,7 @@ def rerun_tx(
         if coord.status in _RERUN_FROM
         else None
     )
-    app = app_of(coord)
+    app = app_of(coord, tx.conn)
     for action in rows:
         stored = json.loads(action.plan or "{}")
         outs = {d["name"]: d["uris"] for d in (stored.get("plan") or {}).get("data_outs", [])}

@@ -94,7 +94,7 @@ class BundleService:
         self, fn: Callable[[Tx, CoordRow, dict[str, Any]], Any]
     ) -> Callable[[Tx, str, dict[str, Any]], None]:
         def handler(tx: Tx, coord_id: str, args: dict[str, Any]) -> None:
-            coord = jobs.get(tx.conn, CoordRow, coord_id)
+            coord = jobs.coord_head(tx.conn, coord_id)
             if coord is None:
                 return
             tx.conn.execute("SAVEPOINT child")
@@ -106,7 +106,7 @@ class BundleService:
                 tx.conn.execute("RELEASE child")
                 log.info("bundle child command on %s refused: %s", coord_id, exc.describe())
             bundlecmd.coordinator_changed(
-                tx, self.engine.effects, jobs.must_get(tx.conn, CoordRow, coord_id), acted=True
+                tx, self.engine.effects, jobs.must_coord_head(tx.conn, coord_id), acted=True
             )
 
         return handler

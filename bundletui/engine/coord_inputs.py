@@ -8,6 +8,7 @@ restart sees exactly what the input check saw.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,11 +30,16 @@ class Result:
 
 
 def plan(
-    app: CoordinatorApp, coord: CoordRow, number: int, nominal_ms: int, now: int
+    conn: sqlite3.Connection,
+    app: CoordinatorApp,
+    coord: CoordRow,
+    number: int,
+    nominal_ms: int,
+    now: int,
 ) -> mat.ActionPlan:
     return mat.plan_action(
         app,
-        conf_of(coord),
+        conf_of(coord, conn),
         coord_id=coord.id,
         number=number,
         nominal=from_ms(nominal_ms),
@@ -46,11 +52,13 @@ def dependencies(p: mat.ActionPlan) -> list[tuple[str, str]]:
     return [(path, d.name) for d in p.data_ins for path in d.done_paths]
 
 
-def load_plan(app: CoordinatorApp, coord: CoordRow, action: ActionRow, now: int) -> mat.ActionPlan:
+def load_plan(
+    conn: sqlite3.Connection, app: CoordinatorApp, coord: CoordRow, action: ActionRow, now: int
+) -> mat.ActionPlan:
     """The stored plan, or a fresh one (after ``rerun --refresh`` dropped it)."""
     if action.plan:
         return mat.ActionPlan.from_dict(json.loads(action.plan)["plan"])
-    return plan(app, coord, action.action_number, action.nominal_time, now)
+    return plan(conn, app, coord, action.action_number, action.nominal_time, now)
 
 
 def check(
@@ -69,14 +77,16 @@ def check(
     )
 
 
-def run_conf(app: CoordinatorApp, coord: CoordRow, action: ActionRow, now: int) -> dict[str, str]:
+def run_conf(
+    conn: sqlite3.Connection, app: CoordinatorApp, coord: CoordRow, action: ActionRow, now: int
+) -> dict[str, str]:
     if app.events is not None:
         from bundletui.spec.event_el import event_run_conf
 
         fired = json.loads(action.trigger or "{}")
         return event_run_conf(
             app,
-            conf_of(coord),
+            conf_of(coord, conn),
             fired,
             coord_id=coord.id,
             action_id=action.id,
@@ -91,7 +101,7 @@ def run_conf(app: CoordinatorApp, coord: CoordRow, action: ActionRow, now: int) 
     checked = mat.InputCheck(ready=True, data_in=data_in)
     return mat.run_conf(
         app,
-        conf_of(coord),
+        conf_of(coord, conn),
         p,
         checked,
         coord_id=coord.id,

@@ -90,7 +90,7 @@ class CoordinatorService:
         return did
 
     def process(self, tx: Tx, coord_id: str) -> None:
-        coord = jobs.get(tx.conn, CoordRow, coord_id)
+        coord = jobs.coord_head(tx.conn, coord_id)
         if coord is None:
             return
         now = tx.now_ms
@@ -102,7 +102,7 @@ class CoordinatorService:
         status = JobStatus(coord.status)
         if status in MATERIALIZING and not coord.done_materialization:
             self.materialize(tx, coord, now)
-            coord = jobs.must_get(tx.conn, CoordRow, coord_id)
+            coord = jobs.must_coord_head(tx.conn, coord_id)
         self._check_unchecked(tx, coord_id)
         if JobStatus(coord.status) in SUBMITTABLE:
             self.submit_ready(tx, coord, now)
@@ -134,7 +134,7 @@ class CoordinatorService:
     # ------------------------------------------------------------------ materialize
 
     def materialize(self, tx: Tx, coord: CoordRow, now: int) -> None:
-        app = coordcmd.app_of(coord)
+        app = coordcmd.app_of(coord, tx.conn)
         counts = jobs.action_counts(tx.conn, coord.id)
         if ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO):
             budget = min(max(coord.throttle - counts.get(A.WAITING, 0), 0), BATCH)
@@ -183,7 +183,7 @@ class CoordinatorService:
         from bundletui.engine import coord_inputs
 
         aid = action_id(coord.id, number)
-        plan = coord_inputs.plan(app, coord, number, nominal_ms, now)
+        plan = coord_inputs.plan(tx.conn, app, coord, number, nominal_ms, now)
         deps = coord_inputs.dependencies(plan)
         timeout_at = None
         if coord.timeout >= 0:
@@ -216,12 +216,12 @@ class CoordinatorService:
         action = jobs.get(tx.conn, ActionRow, aid)
         if action is None or action.status != A.WAITING:
             return
-        coord = jobs.must_get(tx.conn, CoordRow, action.coord_id)
+        coord = jobs.must_coord_head(tx.conn, action.coord_id)
         if coord.kind == "event":
             self.engine.events.schedule_changed(tx, coord)  # held by constraints, not inputs
             return
-        app = coordcmd.app_of(coord)
-        plan = coord_inputs.load_plan(app, coord, action, tx.now_ms)
+        app = coordcmd.app_of(coord, tx.conn)
+        plan = coord_inputs.load_plan(tx.conn, app, coord, action, tx.now_ms)
 
         if action.plan is None:
             deps = coord_inputs.dependencies(plan)
@@ -335,8 +335,8 @@ class CoordinatorService:
         action = jobs.get(tx.conn, ActionRow, aid)
         if action is None or action.status not in (A.WAITING, A.READY):
             return
-        coord = jobs.must_get(tx.conn, CoordRow, action.coord_id)
-        deadline = self._skip_deadline(coord, coordcmd.app_of(coord), action)
+        coord = jobs.must_coord_head(tx.conn, action.coord_id)
+        deadline = self._skip_deadline(coord, coordcmd.app_of(coord, tx.conn), action)
         if deadline is None or tx.now_ms <= deadline:
             return
         coordcmd.move_action(tx, action, Event.SKIP)
@@ -367,7 +367,7 @@ class CoordinatorService:
             order=f"nominal_time {order}",
             limit=None if skipping else slots,
         )
-        app = coordcmd.app_of(coord)
+        app = coordcmd.app_of(coord, tx.conn)
         for action in ready:
             deadline = self._skip_deadline(coord, app, action)
             if deadline is not None and now > deadline:
@@ -395,7 +395,7 @@ class CoordinatorService:
         coordcmd.move_action(tx, action, Event.LAUNCH)
         submitted = jobs.must_get(tx.conn, ActionRow, action.id)
         try:
-            run_conf = coord_inputs.run_conf(app, coord, submitted, tx.now_ms)
+            run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
             sub = self._workflow_submission(coord, app, run_conf)
         except BundletuiError as exc:
             coordcmd.move_action(
@@ -484,7 +484,6 @@ class CoordinatorService:
                 if os.path.isdir(path):
                     for aid, _dep in jobs.waiting_under(tx.conn, form):
                         self.check[aid] = None
-
 
     def rescan(self, tx: Tx) -> None:
         for aid, path in jobs.all_waiting_deps(tx.conn):

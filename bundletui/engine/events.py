@@ -208,10 +208,10 @@ class EventService:
             )
 
     def _consume_for(self, tx: Tx, event: Any, coord_id: str) -> None:
-        coord = jobs.get(tx.conn, CoordRow, coord_id)
+        coord = jobs.coord_head(tx.conn, coord_id)
         if coord is not None and coord.status == J.PREP and coord.start_time <= tx.now_ms:
             self.process(tx, coord)  # its start time came but nobody moved it on yet
-            coord = jobs.get(tx.conn, CoordRow, coord_id)
+            coord = jobs.coord_head(tx.conn, coord_id)
         if coord is None or coord.status not in ACTIVE or tx.now_ms >= coord.end_time:
             return  # suspended, paused, not started or ended schedules ignore events
         events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
@@ -223,7 +223,7 @@ class EventService:
             and event.payload.get("bundle") not in (None, coord.bundle_id)
         ):
             return  # a program trigger names a coordinator of the same bundle
-        app = coordcmd.app_of(coord)
+        app = coordcmd.app_of(coord, tx.conn)
         assert app.events is not None
         job = store.open_job(tx, coord_id, app.events.priority)
         if store.add_event_to_job(tx, coord_id, event.id, job.id):
@@ -265,7 +265,7 @@ class EventService:
         return frozenset(fired), (min(upcoming) if upcoming else None)
 
     def on_time(self, tx: Tx, coord_id: str) -> None:
-        coord = jobs.get(tx.conn, CoordRow, coord_id)
+        coord = jobs.coord_head(tx.conn, coord_id)
         if coord is None or coord.status not in ACTIVE or tx.now_ms >= coord.end_time:
             return
         spec = self._spec(coord)
@@ -319,7 +319,7 @@ class EventService:
         """Time keeps running for the next firing of a schedule with a cron or wait leaf."""
         if cron_leaves(spec.trigger) or _has_wait(spec):
             fresh = store.open_job(tx, coord.id, spec.priority)
-            self.evaluate(tx, jobs.must_get(tx.conn, CoordRow, coord.id), fresh.id)
+            self.evaluate(tx, jobs.must_coord_head(tx.conn, coord.id), fresh.id)
 
     def _merge_into_held(
         self, tx: Tx, coord: CoordRow, job_id: int, rows: list[Any], reason: list[str]
@@ -353,7 +353,7 @@ class EventService:
         job = store.get_job(tx.conn, job_id)
         if job is None or job.state != "PENDING_CONSTRAINT" or job.action_id is None:
             return
-        coord = jobs.must_get(tx.conn, CoordRow, job.coord_id)
+        coord = jobs.must_coord_head(tx.conn, job.coord_id)
         action = jobs.get(tx.conn, ActionRow, job.action_id)
         if action is None or action.status != A.WAITING:
             if action is None or action.status not in (A.READY, A.SUBMITTED, A.RUNNING):
@@ -410,7 +410,7 @@ class EventService:
         )
         coordcmd.move_action(tx, action, Ev.INPUTS_READY, held_by=None)
         ready = jobs.must_get(tx.conn, ActionRow, action.id)
-        app = coordcmd.app_of(coord)
+        app = coordcmd.app_of(coord, tx.conn)
         self.engine.coordinators.launch(tx, coord, app, ready)
         store.set_last_run(tx, coord.id, tx.now_ms)
         launched = store.get_job(tx.conn, job.id)
@@ -451,20 +451,21 @@ class EventService:
 
     def recover(self, tx: Tx) -> None:
         for coord_id in store.event_schedule_ids(tx.conn):
-            coord = jobs.get(tx.conn, CoordRow, coord_id)
+            coord = jobs.coord_head(tx.conn, coord_id)
             if coord is not None and coord.status in (*ACTIVE, J.PREP):
                 self.engine.coordinators.mark(coord_id)
         for job in store.jobs_in(tx.conn, "PENDING_LAUNCH"):
             # The launch never committed (it would have moved the job on): launch again.
-            coord = jobs.must_get(tx.conn, CoordRow, job.coord_id)
+            coord = jobs.must_coord_head(tx.conn, job.coord_id)
             action = jobs.get(tx.conn, ActionRow, job.action_id or "")
             if action is not None and action.status == A.READY:
-                self.engine.coordinators.launch(tx, coord, coordcmd.app_of(coord), action)
+                self.engine.coordinators.launch(tx, coord, coordcmd.app_of(coord, tx.conn), action)
                 store.move_job(tx, job, "LAUNCHED")
         self.rescan(tx)
 
     def _spec(self, coord: CoordRow) -> EventSpec:
-        spec = coordcmd.app_of(coord).events
+        spec = coordcmd.app_of(coord, self.engine.db.conn).events
+
         assert spec is not None, f"{coord.id} is not an event coordinator"
         return spec
 

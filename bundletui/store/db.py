@@ -79,7 +79,9 @@ class Store:
             f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}",
             "PRAGMA foreign_keys=ON",
             "PRAGMA busy_timeout=30000",
-            "PRAGMA temp_store=MEMORY",
+            # FILE, not MEMORY: with an in-memory sub-journal, releasing a savepoint cost up to
+            # ~1.8 ms each (one per work item) once a tick touched a few thousand rows.
+            "PRAGMA temp_store=FILE",
             "PRAGMA cache_size=-65536",
         ]
         for pragma in pragmas:

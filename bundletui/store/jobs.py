@@ -339,3 +339,32 @@ def first_failed_node(conn: sqlite3.Connection, wf_id: str) -> NodeRow | None:
         limit=1,
     )
     return rows[0] if rows else None
+
+
+_COORD_HEAD_COLUMNS = [c for c in columns(CoordRow) if c not in ("app", "definition", "conf")]
+_COORD_HEAD_SQL = (
+    f"SELECT {', '.join(_COORD_HEAD_COLUMNS)}, '' AS app, '' AS definition, '{{}}' AS conf"
+    " FROM coord_jobs WHERE id = ?"
+)
+
+
+def coord_head(conn: sqlite3.Connection, coord_id: str) -> CoordRow | None:
+    """A coordinator row without its definition, app and conf texts (hot paths: the engine
+    keeps the decoded app and conf per coordinator)."""
+    return from_row(CoordRow, conn.execute(_COORD_HEAD_SQL, (coord_id,)).fetchone())
+
+
+def must_coord_head(conn: sqlite3.Connection, coord_id: str) -> CoordRow:
+    row = coord_head(conn, coord_id)
+    if row is None:
+        raise StoreError.from_template(
+            "E0604", coord_id, hint="list jobs with: bundletui jobs --type coordinator"
+        )
+    return row
+
+
+def coord_text(conn: sqlite3.Connection | None, coord_id: str, column: str) -> str:
+    if conn is None or column not in ("app", "conf", "definition"):
+        return ""
+    row = conn.execute(f"SELECT {column} FROM coord_jobs WHERE id = ?", (coord_id,)).fetchone()
+    return str(row[0]) if row else ""

@@ -107,8 +107,10 @@ MIGRATIONS: list[str] = [
         UNIQUE (coord_id, action_number),
         UNIQUE (coord_id, nominal_time)
     );
-    CREATE INDEX coord_actions_active ON coord_actions(status, coord_id)
-        WHERE status IN ('WAITING', 'READY', 'SUBMITTED', 'RUNNING', 'SUSPENDED');
+    -- Plain, not partial: SQLite only uses a partial index when a query repeats its WHERE
+    -- term, and `status = 'READY'` does not (the partial one was never used).
+    CREATE INDEX coord_actions_status ON coord_actions(status, coord_id, nominal_time);
+
     CREATE INDEX coord_actions_rev ON coord_actions(rev);
     CREATE INDEX coord_actions_external ON coord_actions(external_id);
 
@@ -198,8 +200,8 @@ MIGRATIONS: list[str] = [
         rev INTEGER NOT NULL DEFAULT 0,
         UNIQUE (wf_id, name)
     );
-    CREATE INDEX wf_nodes_live ON wf_nodes(status)
-        WHERE status IN ('READY', 'RUNNING');
+    CREATE INDEX wf_nodes_status ON wf_nodes(status);
+
     CREATE INDEX wf_nodes_rev ON wf_nodes(rev);
 
     -- Node counts per workflow and status, kept by triggers: "is it over?" and max-parallel

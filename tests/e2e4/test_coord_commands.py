@@ -219,7 +219,8 @@ def test_concurrency_suspend_resume_and_change_concurrency(bt: Bt4) -> None:
         assert bt.peek(bt.peek(f"{coord_id}@{n}")["externalId"])["status"] == "SUSPENDED"
     why = bt.info_json(coord_id)["actions"][2]["waitingFor"]
     assert why["reason"] == "coordinator" and why["status"] == "SUSPENDED"
-    bt.fails("suspend", coord_id, code="E0728")
+    # already suspended: a plain precondition (E1100); E0728 says "finished, failed or killed"
+    bt.fails("suspend", coord_id, code="E1100")
 
     bt.cli("resume", coord_id)
     assert bt.status(coord_id) == "RUNNING"
