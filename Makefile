@@ -15,12 +15,12 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check bundletui tests bench
-	$(BIN)/ruff format --check bundletui tests bench
+	$(BIN)/ruff check bundletui tests bench sample_bundles
+	$(BIN)/ruff format --check bundletui tests bench sample_bundles
 
 format: $(STAMP)
-	$(BIN)/ruff format bundletui tests bench
-	$(BIN)/ruff check --fix bundletui tests bench
+	$(BIN)/ruff format bundletui tests bench sample_bundles
+	$(BIN)/ruff check --fix bundletui tests bench sample_bundles
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

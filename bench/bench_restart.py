@@ -128,7 +128,7 @@ def build_store(root: Path, coords: int, actions: int, workflows: bool) -> Path:
     with store.write() as tx:
         coord0 = jobs.must_get(tx.conn, CoordRow, ids[0])
         app = coordcmd.app_of(coord0)
-        sample_plan = coord_inputs.plan(app, coord0, 1, s0, now_ms)
+        sample_plan = coord_inputs.plan(tx.conn, app, coord0, 1, s0, now_ms)
         ready = coord_inputs.check(app, sample_plan, now_ms, lambda _p: True)
         terminal_plan = json.dumps(ready.plan_json)
         run_conf = json.dumps({"out": f"{root}/out/x", "user.name": user, "nominalTime": "x"})
@@ -151,7 +151,7 @@ def build_store(root: Path, coords: int, actions: int, workflows: bool) -> Path:
             for number in range(last_terminal + 1, actions + 1):
                 nominal = s0 + (number - 1) * HOUR
                 aid = action_id(cid, number)
-                plan = coord_inputs.plan(app, coord, number, nominal, nominal)
+                plan = coord_inputs.plan(tx.conn, app, coord, number, nominal, nominal)
                 deps = coord_inputs.dependencies(plan)
                 k = number - last_terminal
                 if k <= RUNNING + READY:

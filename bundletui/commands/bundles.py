@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bundletui.commands import coordinators as coordcmd
 from bundletui.commands.base import Ctx, fail, run
@@ -24,10 +24,12 @@ from bundletui.model.rollup import BundleRollupInput, bundle_rollup
 from bundletui.model.status import JOB_LIVE, JOB_TERMINAL, JobStatus
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 from bundletui.model.transitions import Children, Event, Machine, decide
-from bundletui.spec.load import Loaded, check_bundle_coordinators, load_bundle_coordinator
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
 from bundletui.store.rows import BundleActionRow, BundleRow, CoordRow
+
+if TYPE_CHECKING:
+    from bundletui.spec.load import Loaded
 
 J = JobStatus
 
@@ -47,6 +49,8 @@ def _decoded(app_json: str) -> BundleApp:
 
 def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
     """Store the bundle in PREP. Every coordinator is resolved first: bad input stores nothing."""
+    from bundletui.spec.load import check_bundle_coordinators
+
     check_bundle_coordinators(loaded, ctx.store.clock)
     app: BundleApp = loaded.app
 
@@ -139,6 +143,8 @@ def submit_child_tx(tx: Tx, store: Store, effects: Effects, bundle: BundleRow, n
     app = app_of(bundle)
     coord = next(c for c in app.coordinators if c.name == name)
     try:
+        from bundletui.spec.load import load_bundle_coordinator
+
         loaded = load_bundle_coordinator(app, coord, bundle.conf_dict(), bundle.id, store.clock)
     except BundletuiError as exc:
         jobs.update(tx, BundleActionRow, ba.id, status=J.FAILED, pending=0)

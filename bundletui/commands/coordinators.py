@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx, fail, run
@@ -29,9 +29,12 @@ from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import ACTION_TERMINAL, ActionStatus, JobStatus, WorkflowStatus
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 from bundletui.model.transitions import Event, Machine, decide
-from bundletui.spec.load import Loaded
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
+
+if TYPE_CHECKING:
+    from bundletui.spec.load import Loaded
+
 from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
 
 J = JobStatus

@@ -38,6 +38,7 @@ class WorkflowSubmission:
     user: str
     external_id: str | None = None
     priority: int = 0  # higher launches first when the engine's worker limit is reached
+    app_json: str | None = None  # ``app`` serialized, when the caller already has it
 
 
 def work_dir(store: Store, wf_id: str) -> Path:
@@ -80,7 +81,7 @@ def create_workflow_tx(
             "start_time": tx.now_ms if start else None,
             "conf": json.dumps(dict(sub.conf)),
             "definition": sub.definition,
-            "app": codec.dumps(sub.app),
+            "app": sub.app_json or codec.dumps(sub.app),
         },
     )
     tx.conn.executemany(

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bundletui.commands import coordinators as coordcmd
 from bundletui.commands import workflows as wfcmd
 from bundletui.errors import BundletuiError
+from bundletui.model import codec
 from bundletui.model.apps import CoordinatorApp, ExecutionOrder, WorkflowApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import action_id
@@ -52,6 +54,7 @@ class CoordinatorService:
         self.check: dict[str, None] = {}  # actions whose inputs should be checked now
         self._poll_backoff: dict[str, int] = {}
         self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
+        self._wf_paths: dict[str, Path] = {}  # coordinator -> its workflow definition file
 
     def install(self) -> None:
         e = self.engine
@@ -74,18 +77,19 @@ class CoordinatorService:
     # ------------------------------------------------------------------ pump
 
     def pump(self, tx: Tx) -> bool:
+        """Coordinators first (launches), then input checks; within the tick's time budget,
+        leaving the rest for the next tick (a restart's thousands of re-checks included)."""
+        deadline = self.engine.tick_deadline
         did = False
-        if self.check:
-            batch = list(self.check)
-            self.check.clear()
-            for aid in batch:
-                self.engine._guarded(tx, f"input check {aid}", self.check_action, tx, aid)
+        while self.dirty and time.monotonic() < deadline:
+            cid = next(iter(self.dirty))
+            del self.dirty[cid]
+            self.engine._guarded(tx, f"coordinator {cid}", self.process, tx, cid)
             did = True
-        if self.dirty:
-            batch = list(self.dirty)
-            self.dirty.clear()
-            for cid in batch:
-                self.engine._guarded(tx, f"coordinator {cid}", self.process, tx, cid)
+        while self.check and time.monotonic() < deadline:
+            aid = next(iter(self.check))
+            del self.check[aid]
+            self.engine._guarded(tx, f"input check {aid}", self.check_action, tx, aid)
             did = True
         return did
 
@@ -418,8 +422,12 @@ class CoordinatorService:
         from bundletui.spec.load import load_app
         from bundletui.spec.xmlsafe import AppKind
 
-        base = Path(coord.app_path).parent
-        path = resolve_app_path(app.workflow_app_path, AppKind.WORKFLOW, base)
+        path = self._wf_paths.get(coord.id)
+        if path is None:
+            base = Path(coord.app_path).parent
+            path = self._wf_paths[coord.id] = resolve_app_path(
+                app.workflow_app_path, AppKind.WORKFLOW, base
+            )
         # Keyed by the names the conf defines too: the <parameters> defaults kept here are those
         # this conf leaves undefined (two coordinators sharing a workflow file may differ).
         key = (str(path), path.stat().st_mtime, frozenset(conf))
@@ -431,13 +439,20 @@ class CoordinatorService:
                 loaded.definition,
                 loaded.app_path,
                 {k: v for k, v in loaded.conf.items() if k not in conf},
+                codec.dumps(loaded.app),  # serialized once, stored with every workflow
             )
             self._wf_cache[key] = cached
-        wf_app, definition, app_path, defaults = cached
+        wf_app, definition, app_path, defaults, app_json = cached
         assert isinstance(wf_app, WorkflowApp)
         merged = {**defaults, **conf}
         return wfcmd.WorkflowSubmission(
-            wf_app, merged, definition, app_path, coord.user, priority=coord.priority
+            wf_app,
+            merged,
+            definition,
+            app_path,
+            coord.user,
+            priority=coord.priority,
+            app_json=app_json,
         )
 
     # ------------------------------------------------------------------ recovery

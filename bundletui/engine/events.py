@@ -196,6 +196,8 @@ class EventService:
         """Held jobs to look at, or events past the cursor (an O(1) read of the last id)."""
         if self.recheck:
             return True
+        if not self.engine.store_changed:
+            return False  # no new event can have been written since the last look
         db = self.engine.db
         return store.max_event_id(db.conn) > int(db.meta(CURSOR) or 0)
 

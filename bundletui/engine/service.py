@@ -96,6 +96,8 @@ class Engine:
         self._data_version = -1
         self._outbox_dirty = True
         self.ticks = 0
+        self.store_changed = True  # cheap pending checks may skip store reads when False
+        self._did_last = True
         self.tick_deadline = 0.0
         self.state = "starting"  # starting | standby | active | stopped
         self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
@@ -363,13 +365,16 @@ class Engine:
     async def _sleep(self, seconds: float) -> None:
         assert self._wake is not None
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+            async with asyncio.timeout(seconds):  # no task per sleep, unlike wait_for
+                await self._wake.wait()
 
     def tick(self) -> bool:
         """Apply everything that is due or waiting; True when anything happened."""
         assert self.store is not None
         self.ticks += 1
         version = self.store.data_version()
+        # Did anybody (another process, or our own last tick) write since the last look?
+        self.store_changed = version != self._data_version or self._did_last
         if version != self._data_version:
             self._data_version = version
             self._outbox_dirty = True
@@ -379,6 +384,7 @@ class Engine:
         due = self.heap.pop_due(self.now_ms())
         self.tick_deadline = time.monotonic() + self.config.tick_budget
         if not (outbox or due or self._housekeeping_due or any(p() for p in self.pending_checks)):
+            self._did_last = False
             return False  # nothing to do: no write transaction, no revision, no data_version change
         with self.store.write() as tx:
             if not lease_store.holds(tx.conn, self.holder):
@@ -399,11 +405,15 @@ class Engine:
                 self._guarded(tx, f"housekeeping {name}", self.housekeeping[name][1], tx)
             self._housekeeping_due.clear()
             for pump in self.pumps:
+                # Each pump gets its own slice: a flood of input checks must not starve launches.
+                self.tick_deadline = time.monotonic() + self.config.tick_budget
                 if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
                     did = True
+
         self._run_after_commit()
         if did:
             self._outbox_dirty = True
+        self._did_last = did
         return did
 
     def _dispatch_outbox(self, tx: Tx, kind: str, target: str, args: dict[str, Any]) -> None:

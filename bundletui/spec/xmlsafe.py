@@ -19,12 +19,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import xmlschema
 from lxml import etree
 
 from bundletui.errors import SpecError
+
+if TYPE_CHECKING:
+    import xmlschema
 
 XSD_DIR = Path(__file__).with_name("xsd")
 
@@ -257,6 +259,8 @@ def _schema(spec: SchemaSpec) -> xmlschema.XMLSchema10:
 
 
 def _build_schema(spec: SchemaSpec) -> xmlschema.XMLSchema10:
+    import xmlschema  # ~0.3 s to import: only when a file is actually validated
+
     # sandbox: imports only from the XSD's own directory; defuse: no entities.
     return xmlschema.XMLSchema10(str(spec.xsd_path), allow="sandbox", defuse="always", timeout=1)
 
@@ -266,6 +270,8 @@ def _cached_schema(spec: SchemaSpec) -> xmlschema.XMLSchema10:
     the former unless the built validator is kept in the user's cache directory. The cache is
     only trusted when it is the user's own (0700 directory, file owned by them, not writable by
     others), and its name holds a digest of every XSD plus the xmlschema and Python versions."""
+    import xmlschema
+
     directory = _cache_dir()
     if directory is None:
         return _build_schema(spec)
@@ -342,6 +348,8 @@ def validate(root: Element, file: str, kinds: Iterable[AppKind] | None = None) -
             hint=f"a {spec.kind} file starts with <{spec.roots[0]}>",
         )
     # The tree is already parsed: the resource must never load anything (no location hints).
+    import xmlschema
+
     resource = xmlschema.XMLResource(root, allow="none", defuse="always")
     errors = _schema(spec).iter_errors(resource, use_location_hints=False)
     error = next(iter(errors), None)

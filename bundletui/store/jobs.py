@@ -368,3 +368,12 @@ def coord_text(conn: sqlite3.Connection | None, coord_id: str, column: str) -> s
         return ""
     row = conn.execute(f"SELECT {column} FROM coord_jobs WHERE id = ?", (coord_id,)).fetchone()
     return str(row[0]) if row else ""
+
+
+def anything_waits_on_files(conn: sqlite3.Connection) -> bool:
+    """Is some action waiting for a dependency, or some event schedule watching a feed?"""
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM input_deps WHERE available = 0)"
+        " OR EXISTS (SELECT 1 FROM event_feeds)"
+    ).fetchone()
+    return bool(row[0])

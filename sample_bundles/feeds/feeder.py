@@ -25,7 +25,10 @@ def drop(landing: Path, hour: datetime, rng: random.Random, clicks: int) -> Path
     part.parent.mkdir(parents=True, exist_ok=True)
     staging = part.parent / f".{hour:%H}.staging"
     staging.mkdir(exist_ok=True)
-    lines = [f"{hour:%Y-%m-%dT%H}:{rng.randrange(60):02d}\t{rng.choice(PAGES)}\tuser{rng.randrange(500)}\n" for _ in range(clicks)]
+    lines = [
+        f"{hour:%Y-%m-%dT%H}:{rng.randrange(60):02d}\t{rng.choice(PAGES)}\tuser{rng.randrange(500)}\n"
+        for _ in range(clicks)
+    ]
     (staging / "part-00000").write_text("".join(lines))
     os.replace(staging, part)
     (part / "_SUCCESS").touch()

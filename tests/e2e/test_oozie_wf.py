@@ -119,7 +119,11 @@ def test_rerun_failed_nodes_of_an_oozie_workflow(bt: Bt, tmp_path: Path) -> None
     assert info["status"] == "SUCCEEDED", bt.nodes(wf)
     assert info["run"] == 1 and info["errorMessage"] is None
     expected_right = right_runs + (0 if right_ok else 1)
-    assert Counter(trace_lines(tmp_path / "trace")) == {"left": 2, "right": expected_right, "after": 1}
+    assert Counter(trace_lines(tmp_path / "trace")) == {
+        "left": 2,
+        "right": expected_right,
+        "after": 1,
+    }
 
     after = actions(info)["after"]
     assert after["data"] == "run=1\n"  # wf:run() is the run number

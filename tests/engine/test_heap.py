@@ -9,7 +9,11 @@ def test_pop_in_time_order_and_replace() -> None:
     h.push(5, "m", "a")  # replaces 30
     assert h.peek_time() == 5
     due = h.pop_due(20)
-    assert [(d.time_ms, d.kind, d.key) for d in due] == [(5, "m", "a"), (10, "m", "b"), (20, "t", "a")]
+    assert [(d.time_ms, d.kind, d.key) for d in due] == [
+        (5, "m", "a"),
+        (10, "m", "b"),
+        (20, "t", "a"),
+    ]
     assert h.peek_time() is None and len(h) == 0
 
 

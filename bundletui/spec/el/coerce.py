@@ -9,7 +9,6 @@ concatenation), ``/`` always gives a float, ``%`` truncates like Java, ``"a" == 
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence, Set
@@ -404,8 +403,8 @@ def el_function(*params: object) -> Callable[[F], F]:
     count = len(coercers)
 
     def decorate(fn: F) -> F:
-        @functools.wraps(fn)
         def wrapper(*args: Any) -> Any:
+
             if len(args) != count:
                 plural = "" if count == 1 else "s"
                 raise ArgumentError(f"expects {count} argument{plural}, got {len(args)}")
@@ -417,6 +416,12 @@ def el_function(*params: object) -> Callable[[F], F]:
                     raise CoercionError(f"argument {index + 1}: {exc}") from None
             return fn(*coerced)
 
+        # What functools.wraps would copy, set directly: tables of these wrappers are built per
+        # coordinator and per workflow, and wraps' attribute loop was a measurable share of that.
+        wrapper.__name__ = getattr(fn, "__name__", "function")
+        wrapper.__qualname__ = getattr(fn, "__qualname__", wrapper.__name__)
+        wrapper.__doc__ = fn.__doc__
+        wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
         wrapper.__el_params__ = params  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 

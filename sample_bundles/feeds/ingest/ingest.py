@@ -27,7 +27,9 @@ def main() -> int:
     os.replace(tmp, out / "counts.tsv")
     print(f"clicks={sum(counts.values())}")
     print(f"pages={len(counts)}")
-    print(f"[ingest] {a.hour}: {sum(counts.values())} clicks on {len(counts)} pages", file=sys.stderr)
+    print(
+        f"[ingest] {a.hour}: {sum(counts.values())} clicks on {len(counts)} pages", file=sys.stderr
+    )
     return 0
 
 
