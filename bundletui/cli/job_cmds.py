@@ -347,18 +347,22 @@ def _print_node_log(
     current: NodeRow | None = node
     while current is not None:
         attempt = max(current.attempt, 1) if not follow or current.attempt > 0 else 0
-        if attempt != shown:
+        # a retry may start and end between two polls: each attempt in between is printed too
+        first = shown + 1 if shown else attempt
+        for step in range(first, attempt + 1) if attempt != shown else ():
             for p in positions:  # the rest of the previous attempt
                 positions[p] = _cat(Path(p), positions[p])
             out_path, err_path, _ = attempt_paths(
-                wfcmd.log_dir(store, node.wf_id), node.name, node.run, attempt
+                wfcmd.log_dir(store, node.wf_id), node.name, node.run, step
             )
             positions = dict.fromkeys([err_path] if stderr_only else [out_path, err_path], 0)
             if header:
-                out.print(f"[bold]── {node.name}[/bold] ({current.status}, attempt {attempt})")
+                status = current.status if step == attempt else "ended"
+                out.print(f"[bold]── {node.name}[/bold] ({status}, attempt {step})")
             elif shown:
-                err.print(f"── {node.name}: attempt {attempt}", markup=False)
-            shown = attempt
+                err.print(f"── {node.name}: attempt {step}", markup=False)
+            shown = step
+
         for p in positions:
             positions[p] = _cat(Path(p), positions[p])
         if not follow or current.status not in LIVE:

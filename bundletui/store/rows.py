@@ -13,10 +13,20 @@ from typing import Any, TypeVar
 R = TypeVar("R")
 
 
+_FIELDS: dict[type, list[str]] = {}
+
+
 def from_row(cls: type[R], row: sqlite3.Row | None) -> R | None:
     if row is None:
         return None
-    return cls(**{k: row[k] for k in row.keys()})  # noqa: SIM118 - sqlite3.Row
+    keys = row.keys()
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = columns(cls)
+    if keys == names:  # columns in field order (SELECT * and the head reads): positional
+        return cls(*row)
+    # sqlite3.Row looks a name up by a linear, case-insensitive scan: by name only when needed
+    return cls(**dict(zip(keys, row, strict=True)))
 
 
 def columns(cls: type) -> list[str]:
