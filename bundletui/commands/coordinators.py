@@ -44,6 +44,8 @@ W = WorkflowStatus
 BACKWARD_SUPPORT = False  # Oozie's default is True; the seed shows the *WITHERROR states
 _app_cache: dict[tuple[str, int, str], CoordinatorApp] = {}
 _conf_cache: dict[tuple[str, int, str], Mapping[str, str]] = {}
+_decoded_apps: dict[str, CoordinatorApp] = {}  # by definition text (immutable objects)
+_decoded_confs: dict[str, Mapping[str, str]] = {}
 
 
 def _key(coord: CoordRow) -> tuple[str, int, str]:
@@ -64,7 +66,11 @@ def app_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> Coordinat
         if not coord.app and conn is None:
             raise ValueError(f"app_of({coord.id}): a head row needs a connection")
         text = coord.app or jobs.coord_text(conn, coord.id, "app")
-        app = codec.loads(text, CoordinatorApp)
+        app = _decoded_apps.get(text)
+        if app is None:  # coordinators submitted from one definition share the decoded app
+            if len(_decoded_apps) > 2_000:
+                _decoded_apps.clear()
+            app = _decoded_apps[text] = codec.loads(text, CoordinatorApp)
         _app_cache[key] = app
     return app
 
@@ -81,7 +87,11 @@ def conf_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> Mapping[
         text = (
             coord.conf if coord.conf not in ("", "{}") else jobs.coord_text(conn, coord.id, "conf")
         )
-        conf = MappingProxyType(dict(json.loads(text or "{}")))
+        conf = _decoded_confs.get(text)
+        if conf is None:  # ... and the same conf object, so the compiled form is shared too
+            if len(_decoded_confs) > 2_000:
+                _decoded_confs.clear()
+            conf = _decoded_confs[text] = MappingProxyType(dict(json.loads(text or "{}")))
         _conf_cache[key] = conf
     return conf
 
@@ -167,7 +177,7 @@ def load(tx: Tx, coord_id: str) -> CoordRow:
 def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields: Any) -> CoordRow:
     """Write a coordinator's new status and pass it up to its bundle (seed: BundleStatusUpdateXCommand)."""
     jobs.update(tx, CoordRow, coord.id, status=status, **fields)
-    updated = jobs.must_coord_head(tx.conn, coord.id)
+    updated = jobs.updated(tx, coord, status=status, **fields)
     if coord.bundle_id and status != coord.status:
         from bundletui.commands.bundles import coordinator_changed
 

@@ -8,6 +8,7 @@ coordinator's ``last_action_number`` moves in the same transaction as the insert
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -54,7 +55,7 @@ class CoordinatorService:
         self.check: dict[str, None] = {}  # actions whose inputs should be checked now
         self._poll_backoff: dict[str, int] = {}
         self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
-        self._wf_paths: dict[str, Path] = {}  # coordinator -> its workflow definition file
+        self._wf_paths: dict[tuple[str, str], Path] = {}  # (coordinator file, app path) -> file
 
     def install(self) -> None:
         e = self.engine
@@ -105,8 +106,7 @@ class CoordinatorService:
             return
         status = JobStatus(coord.status)
         if status in MATERIALIZING and not coord.done_materialization:
-            self.materialize(tx, coord, now)
-            coord = jobs.must_coord_head(tx.conn, coord_id)
+            coord = self.materialize(tx, coord, now)
         self._check_unchecked(tx, coord_id)
         if JobStatus(coord.status) in SUBMITTABLE:
             self.submit_ready(tx, coord, now)
@@ -137,7 +137,8 @@ class CoordinatorService:
 
     # ------------------------------------------------------------------ materialize
 
-    def materialize(self, tx: Tx, coord: CoordRow, now: int) -> None:
+    def materialize(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
+        """Create the actions due by ``now``; returns the coordinator row as written."""
         app = coordcmd.app_of(coord, tx.conn)
         counts = jobs.action_counts(tx.conn, coord.id)
         if ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO):
@@ -169,17 +170,21 @@ class CoordinatorService:
         }
         if created and coord.status == J.PREP:
             t = decide(Machine.COORDINATOR, coord.status, Event.MATERIALIZE, coord.id)
-            coordcmd.set_status(tx, self.engine.effects, coord, t.to, **fields)
+            written = coordcmd.set_status(tx, self.engine.effects, coord, t.to, **fields)
         elif (
             created
             or fields["next_materialized_time"] != coord.next_materialized_time
             or done != bool(coord.done_materialization)
         ):
             jobs.update(tx, CoordRow, coord.id, **fields)
+            written = jobs.updated(tx, coord, **fields)
+        else:
+            written = coord
         if next_time is not None and next_time > now and (pause is None or next_time < pause):
             self.engine.heap.push(next_time, "coord.materialize", coord.id)
         elif next_time is not None and next_time <= now and created >= budget and budget == BATCH:
             self.mark(coord.id)  # a big catch-up: continue in the next tick
+        return written
 
     def _create_action(
         self, tx: Tx, coord: CoordRow, app: CoordinatorApp, number: int, nominal_ms: int, now: int
@@ -193,7 +198,7 @@ class CoordinatorService:
         if coord.timeout >= 0:
             timeout_at = max(nominal_ms, now) + (coord.timeout + 1) * 60_000
         decide(Machine.ACTION, None, Event.SUBMIT)
-        jobs.insert(
+        action = jobs.insert_returning(
             tx,
             ActionRow,
             {
@@ -210,7 +215,10 @@ class CoordinatorService:
         jobs.insert_input_deps(
             tx, ((aid, path, name, seq, 0) for seq, (path, name) in enumerate(deps))
         )
-        self._evaluate(tx, coord, app, jobs.must_get(tx.conn, ActionRow, aid), plan, now)
+        # no wake-up when READY: process() goes on to submit_ready for this coordinator
+        self._evaluate(
+            tx, coord, app, action, plan, now, {path: False for path, _name in deps}, wake=False
+        )
 
     # ------------------------------------------------------------------ inputs
 
@@ -235,14 +243,25 @@ class CoordinatorService:
         self._evaluate(tx, coord, app, action, plan, tx.now_ms)
 
     def _evaluate(
-        self, tx: Tx, coord: CoordRow, app: CoordinatorApp, action: ActionRow, plan: Any, now: int
+        self,
+        tx: Tx,
+        coord: CoordRow,
+        app: CoordinatorApp,
+        action: ActionRow,
+        plan: Any,
+        now: int,
+        available: dict[str, bool] | None = None,
+        *,
+        wake: bool = True,
     ) -> None:
-        """Check the action's inputs against the file system; READY, or schedule the next look."""
+        """Check the action's inputs against the file system; READY, or schedule the next look.
+        ``available``: the dependencies as recorded (read from the store when not given)."""
         from bundletui.engine import coord_inputs
 
-        available = {
-            path: bool(ok) for path, _name, _seq, ok in jobs.input_deps_of(tx.conn, action.id)
-        }
+        if available is None:
+            available = {
+                path: bool(ok) for path, _name, _seq, ok in jobs.input_deps_of(tx.conn, action.id)
+            }
         newly: list[str] = []
 
         def exists(path: str) -> bool:
@@ -267,7 +286,8 @@ class CoordinatorService:
             )
             self._poll_backoff.pop(action.id, None)
             self.engine.heap.cancel("action.timeout", action.id)
-            self.mark(coord.id)
+            if wake:
+                self.mark(coord.id)
             return
         jobs.update(
             tx,
@@ -396,8 +416,11 @@ class CoordinatorService:
                     tx, jobs.must_get(tx.conn, ActionRow, action.id), Event.STARTED
                 )
                 return
-        coordcmd.move_action(tx, action, Event.LAUNCH)
-        submitted = jobs.must_get(tx.conn, ActionRow, action.id)
+        # READY -> SUBMITTED -> RUNNING (or FAILED) in one transaction: both transitions are
+        # checked against the table, the row is written once, in its final state
+        launched = decide(Machine.ACTION, action.status, Event.LAUNCH, action.id).to
+        submitted = dataclasses.replace(action, status=launched)
+
         try:
             run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
             sub = self._workflow_submission(coord, app, run_conf)
@@ -422,10 +445,11 @@ class CoordinatorService:
         from bundletui.spec.load import load_app
         from bundletui.spec.xmlsafe import AppKind
 
-        path = self._wf_paths.get(coord.id)
+        where = (coord.app_path, app.workflow_app_path)
+        path = self._wf_paths.get(where)
         if path is None:
             base = Path(coord.app_path).parent
-            path = self._wf_paths[coord.id] = resolve_app_path(
+            path = self._wf_paths[where] = resolve_app_path(
                 app.workflow_app_path, AppKind.WORKFLOW, base
             )
         # Keyed by the names the conf defines too: the <parameters> defaults kept here are those
@@ -506,5 +530,11 @@ class CoordinatorService:
                 self.check[aid] = None
 
 
+# Launching is admission (a row or two per action); the workflow pump then runs what was
+# launched. Twice the slice: a herd is launched sooner, running workflows still get every tick.
+CoordinatorService.pump.budget_share = 2.0  # type: ignore[attr-defined]
+
+
 def _local(path: str) -> str:
+
     return path[7:] if path.startswith("file://") else path

@@ -406,7 +406,8 @@ class Engine:
             self._housekeeping_due.clear()
             for pump in self.pumps:
                 # Each pump gets its own slice: a flood of input checks must not starve launches.
-                self.tick_deadline = time.monotonic() + self.config.tick_budget
+                share = getattr(pump, "budget_share", 1.0)
+                self.tick_deadline = time.monotonic() + self.config.tick_budget * share
                 if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
                     did = True
 

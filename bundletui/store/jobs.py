@@ -6,6 +6,7 @@ Writes go through a :class:`Tx` so that every row written records the transactio
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -81,6 +82,18 @@ def _check(table: str, names: Iterable[str]) -> None:
 
 
 def insert(tx: Tx, cls: type, values: Mapping[str, Any]) -> None:
+    tx.conn.execute(*_insert_sql(tx, cls, values))
+
+
+def insert_returning(tx: Tx, cls: type[R], values: Mapping[str, Any]) -> R:
+    """Insert and return the row as stored (defaults filled in), without a second read."""
+    sql, params = _insert_sql(tx, cls, values)
+    row = from_row(cls, tx.conn.execute(sql + " RETURNING *", params).fetchone())
+    assert row is not None
+    return row
+
+
+def _insert_sql(tx: Tx, cls: type, values: Mapping[str, Any]) -> tuple[str, list[Any]]:
     table = TABLE_OF[cls]
     data = dict(values)
     if "rev" in _COLUMNS[table]:
@@ -90,7 +103,7 @@ def insert(tx: Tx, cls: type, values: Mapping[str, Any]) -> None:
     _check(table, data)
     names = ", ".join(data)
     marks = ", ".join("?" for _ in data)
-    tx.conn.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", list(data.values()))
+    return f"INSERT INTO {table} ({names}) VALUES ({marks})", list(data.values())
 
 
 def update(tx: Tx, cls: type, key: str, **values: Any) -> None:
@@ -100,6 +113,15 @@ def update(tx: Tx, cls: type, key: str, **values: Any) -> None:
     _check(table, values)
     sets = ", ".join(f"{k} = ?" for k in values)
     tx.conn.execute(f"UPDATE {table} SET {sets} WHERE id = ?", [*values.values(), key])
+
+
+def updated(tx: Tx, row: R, **values: Any) -> R:
+    """``row`` as :func:`update` just wrote it (no read back)."""
+    return dataclasses.replace(  # type: ignore[type-var]
+        row,
+        rev=tx.rev,
+        **{"last_modified": tx.now_ms, **values},
+    )
 
 
 def update_where(tx: Tx, cls: type, where: str, params: Sequence[Any], **values: Any) -> int:
