@@ -137,9 +137,11 @@ def write_coordinator(app_dir: Path, spec: CoordSpec) -> Path:
     return props
 
 
-def submit_many(home: Path, props: Path, count: int) -> list[str]:
+def submit_many(home: Path, props: Path, count: int, *, distinct: bool = False) -> list[str]:
     """``bundletui submit`` of one coordinator config, ``count`` times (one load, ``count``
-    command transactions). Returns the coordinator ids."""
+    command transactions). Returns the coordinator ids. ``distinct``: each is loaded with its
+    own ``-D herd.member=N``, so no two coordinators share a configuration (nor its compiled
+    form in the engine)."""
     from bundletui.commands.base import Ctx
     from bundletui.commands.submit import submit_loaded
     from bundletui.spec.load import load_job
@@ -148,6 +150,15 @@ def submit_many(home: Path, props: Path, count: int) -> list[str]:
     store = Store(home)
     try:
         ctx = Ctx(store, face="cli")
+        if distinct:
+            return [
+                submit_loaded(
+                    ctx,
+                    load_job(props, {"herd.member": str(i)}, store.clock, user=current_user()),
+                    start=True,
+                )
+                for i in range(count)
+            ]
         loaded = load_job(props, [], store.clock, user=current_user())
         return [submit_loaded(ctx, loaded, start=True) for _ in range(count)]
     finally:

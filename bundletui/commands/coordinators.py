@@ -185,9 +185,11 @@ def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields:
     return updated
 
 
-def rollup_tx(tx: Tx, effects: Effects, coord_id: str) -> CoordRow:
-    """Recompute the coordinator's status from its actions (oozie.md §2.3), same transaction."""
-    coord = jobs.must_coord_head(tx.conn, coord_id)
+def rollup_tx(tx: Tx, effects: Effects, coord_id: str, coord: CoordRow | None = None) -> CoordRow:
+    """Recompute the coordinator's status from its actions (oozie.md §2.3), same transaction.
+    ``coord``: the row as this transaction last wrote it, when the caller holds it."""
+    if coord is None:
+        coord = jobs.must_coord_head(tx.conn, coord_id)
     counts = {ActionStatus(k): v for k, v in jobs.action_counts(tx.conn, coord_id).items()}
     new = coord_rollup(
         CoordRollupInput(

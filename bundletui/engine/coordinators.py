@@ -108,9 +108,10 @@ class CoordinatorService:
         if status in MATERIALIZING and not coord.done_materialization:
             coord = self.materialize(tx, coord, now)
         self._check_unchecked(tx, coord_id)
-        if JobStatus(coord.status) in SUBMITTABLE:
-            self.submit_ready(tx, coord, now)
-        coordcmd.rollup_tx(tx, self.engine.effects, coord_id)
+        held: CoordRow | None = coord  # the row as last written, unless a launch failed
+        if JobStatus(coord.status) in SUBMITTABLE and not self.submit_ready(tx, coord, now):
+            held = None
+        coordcmd.rollup_tx(tx, self.engine.effects, coord_id, held)
 
     def _check_unchecked(self, tx: Tx, coord_id: str) -> None:
         """WAITING actions nobody has checked yet (a rerun put them back to WAITING, with
@@ -370,19 +371,23 @@ class CoordinatorService:
 
     # ------------------------------------------------------------------ launch
 
-    def submit_ready(self, tx: Tx, coord: CoordRow, now: int) -> None:
+    def submit_ready(self, tx: Tx, coord: CoordRow, now: int) -> bool:
+        """Launch READY actions within the free slots. False when a launch failed: its rollup
+        may then have written the coordinator's row."""
         counts = jobs.action_counts(tx.conn, coord.id)
         if not counts.get(A.READY):
-            return
+            return True
         active = counts.get(A.SUBMITTED, 0) + counts.get(A.RUNNING, 0)
         slots = 1_000_000 if coord.concurrency < 0 else coord.concurrency - active
         if slots <= 0:
-            return
+            return True
         execution = ExecutionOrder(coord.execution)
         order = "ASC" if execution is ExecutionOrder.FIFO else "DESC"
         # LAST_ONLY / NONE skip stale READY actions on the way: look past them (a pass that only
         # skipped would otherwise leave the rest READY with nothing to wake the coordinator)
         skipping = execution in (ExecutionOrder.LAST_ONLY, ExecutionOrder.NONE)
+        clean = True
+
         ready = jobs.select(
             tx.conn,
             ActionRow,
@@ -399,10 +404,15 @@ class CoordinatorService:
                 continue
             if slots <= 0:
                 continue  # no slot left; older ones may still be skipped
-            self.engine._guarded(tx, f"launch {action.id}", self.launch, tx, coord, app, action)
+            if not self.engine._guarded(
+                tx, f"launch {action.id}", self.launch, tx, coord, app, action
+            ):
+                clean = False
             slots -= 1
+        return clean
 
-    def launch(self, tx: Tx, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> None:
+    def launch(self, tx: Tx, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> bool:
+        """Start the action's workflow; False when the action failed instead."""
         from bundletui.engine import coord_inputs
 
         effects = self.engine.effects
@@ -415,7 +425,7 @@ class CoordinatorService:
                 coordcmd.move_action(
                     tx, jobs.must_get(tx.conn, ActionRow, action.id), Event.STARTED
                 )
-                return
+                return True
         # READY -> SUBMITTED -> RUNNING (or FAILED) in one transaction: both transitions are
         # checked against the table, the row is written once, in its final state
         launched = decide(Machine.ACTION, action.status, Event.LAUNCH, action.id).to
@@ -429,13 +439,14 @@ class CoordinatorService:
                 tx, submitted, Event.FAIL, error_code=exc.code, error_message=exc.message
             )
             coordcmd.rollup_tx(tx, effects, coord.id)
-            return
+            return False
         wf_id = wfcmd.create_workflow_tx(
             tx, self.engine.db, effects, sub, start=True, parent_id=action.id
         )
         coordcmd.move_action(
             tx, submitted, Event.STARTED, external_id=wf_id, run_conf=json.dumps(run_conf)
         )
+        return True
 
     def _workflow_submission(
         self, coord: CoordRow, app: CoordinatorApp, conf: dict[str, str]
@@ -531,8 +542,9 @@ class CoordinatorService:
 
 
 # Launching is admission (a row or two per action); the workflow pump then runs what was
-# launched. Twice the slice: a herd is launched sooner, running workflows still get every tick.
-CoordinatorService.pump.budget_share = 2.0  # type: ignore[attr-defined]
+# launched. Three times the slice: a herd is launched sooner (2,000 coordinators: 2.0 -> 1.6 s),
+# and running workflows still get a slice every tick.
+CoordinatorService.pump.budget_share = 3.0  # type: ignore[attr-defined]
 
 
 def _local(path: str) -> str:

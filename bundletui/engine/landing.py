@@ -116,6 +116,14 @@ class LandingWatcher:
         batch: list[tuple[str, str]] = []
         while self.events:
             batch.append(self.events.popleft())
+        # a directory that appeared may have filled before inotify watched it: what is in it
+        # now joins this batch (and the delayed re-walks below catch what comes later)
+        for change, path in list(batch):
+            if change == "added" and os.path.isdir(path):
+                batch.extend(self._undelivered(path))
+        # watchfiles hands over a set: put it back in landing order, so partitions that land
+        # within one debounce window are still consumed first-come, first-served
+        batch.sort(key=_landing_order)
         paths = sorted({p for _c, p in batch})
         if len(self._delivered) > DELIVERED_MAX:
             self._delivered.clear()
@@ -140,15 +148,20 @@ class LandingWatcher:
                 loop.call_later(delay, self._recheck, path)
 
     def _recheck(self, path: str) -> None:
-        found = False
+        found = self._undelivered(path)
+        if found:
+            self.events.extend(found)
+            self.engine.wake()
+
+    def _undelivered(self, path: str) -> list[tuple[str, str]]:
+        """The files and directories under ``path`` not handed on yet (or changed since)."""
+        found = []
         for root, _dirs, files in os.walk(path):
             for p in (root, *(os.path.join(root, f) for f in files)):
                 key = _identity(p)
                 if key is not None and self._delivered.get(p) != key:
-                    self.events.append(("recheck", p))
-                    found = True
-        if found:
-            self.engine.wake()
+                    found.append(("recheck", p))
+        return found
 
     def recover(self, tx: Tx) -> None:
         self.engine.coordinators.rescan(tx)
@@ -173,3 +186,10 @@ class _Either:
 
     def is_set(self) -> bool:
         return self._a.is_set() or self._b.is_set()
+
+
+def _landing_order(item: tuple[str, str]) -> tuple[int, str]:
+    try:
+        return os.stat(item[1]).st_mtime_ns, item[1]
+    except OSError:
+        return 0, item[1]

@@ -78,6 +78,7 @@ class Engine:
         self.outbox_handlers: dict[str, OutboxHandler] = {}
         self.due_handlers: dict[str, DueHandler] = {}
         self.after_commit: list[Callable[[], object]] = []
+        self._warmed = False
         self.pumps: list[Callable[[Tx], bool]] = []  # called every tick; True = did something
         self.pending_checks: list[Callable[[], bool]] = []  # does any pump have work? (cheap)
 
@@ -356,6 +357,11 @@ class Engine:
 
     async def _idle(self) -> None:
         assert self._wake is not None
+        if not self._warmed:
+            self._warmed = True
+            from bundletui.spec import xmlsafe
+
+            xmlsafe.warm()  # once, while nothing waits: the first launch needs a validator
         timeout = self.config.poll_interval
         nxt = self.heap.peek_time()
         if nxt is not None and not isinstance(self.clock, SimulatedClock):

@@ -170,8 +170,7 @@ def el_function(*types: type) -> Callable[[Callable[..., Any]], Callable[..., An
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         def arity(got: int) -> ArgumentError:
-            plural = "" if count == 1 else "s"
-            return ArgumentError(f"expects {count} argument{plural}, got {got}")
+            return _arity(count, got)
 
         if count == 0:
 
@@ -217,6 +216,51 @@ def el_function(*types: type) -> Callable[[Callable[..., Any]], Callable[..., An
         return wrapper
 
     return decorate
+
+
+def _el_method(*types: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """:func:`el_function` for a method: the wrapper is made once, with the class."""
+    count = len(types)
+
+    def decorate(method: Callable[..., Any]) -> Callable[..., Any]:
+        if count == 0:
+
+            def wrapper(self: Any, *args: Any) -> Any:
+                if args:
+                    raise _arity(count, len(args))
+                return method(self)
+
+        elif count == 1:
+            (t0,) = types
+
+            def wrapper(self: Any, *args: Any) -> Any:
+                if len(args) != 1:
+                    raise _arity(count, len(args))
+                a = args[0]
+                return method(self, a if type(a) is t0 else _coerced(t0, a, 1))
+
+        else:
+
+            def wrapper(self: Any, *args: Any) -> Any:
+                if len(args) != count:
+                    raise _arity(count, len(args))
+                return method(
+                    self,
+                    *[
+                        a if type(a) is t else _coerced(t, a, i + 1)
+                        for i, (t, a) in enumerate(zip(types, args, strict=True))
+                    ],
+                )
+
+        wrapper.__name__ = method.__name__
+        return wrapper
+
+    return decorate
+
+
+def _arity(count: int, got: int) -> ArgumentError:
+    plural = "" if count == 1 else "s"
+    return ArgumentError(f"expects {count} argument{plural}, got {got}")
 
 
 def _e1004(detail: str, hint: str | None = None) -> SpecError:
@@ -299,27 +343,42 @@ def _one(env: CoordELEnv, ds: Dataset, t: datetime | None) -> str:
 # --------------------------------------------------------------------------- the tables
 
 
-def coord_functions(env: CoordELEnv, phase: Phase) -> dict[str, Callable[..., Any]]:
-    """The ``coord:`` function table of ``phase``, every function reading ``env``."""
-    start = phase is Phase.START
+class _CoordFunctions:
+    """The ``coord:`` functions over one env; wrapped once, at class creation, so a table is
+    a set of bound methods (a compiled coordinator builds two: building closures and their
+    coercing wrappers per coordinator was most of a herd's compile time)."""
+
+    __slots__ = ("env", "start")
+
+    def __init__(self, env: CoordELEnv, start: bool) -> None:
+        self.env = env
+        self.start = start
 
     # -- instance functions (oozie.md §3.2) -------------------------------------------
 
-    def current(n: int) -> str:
-        ds = _need_dataset(env, "current")
-        return _one(env, ds, instances.current(ds, _need(env.nominal, "nominal time"), n))
+    @_el_method(int)
+    def current(self, n: int) -> str:
+        ds = _need_dataset(self.env, "current")
+        return _one(self.env, ds, instances.current(ds, _need(self.env.nominal, "nominal time"), n))
 
-    def current_range(a: int, b: int) -> str:
-        ds = _need_dataset(env, "currentRange")
-        return _render(env, ds, instances.current_range(ds, _need(env.nominal, "nominal"), a, b))
+    @_el_method(int, int)
+    def current_range(self, a: int, b: int) -> str:
+        ds = _need_dataset(self.env, "currentRange")
+        return _render(
+            self.env, ds, instances.current_range(ds, _need(self.env.nominal, "nominal"), a, b)
+        )
 
-    def offset(n: int, unit: str) -> str:
-        ds = _need_dataset(env, "offset")
+    @_el_method(int, str)
+    def offset(self, n: int, unit: str) -> str:
+        ds = _need_dataset(self.env, "offset")
         u = _unit(unit, "offset", _OFFSET_UNITS)
-        return _one(env, ds, instances.offset(ds, _need(env.nominal, "nominal time"), n, u))
+        return _one(
+            self.env, ds, instances.offset(ds, _need(self.env.nominal, "nominal time"), n, u)
+        )
 
-    def absolute(text: str) -> str:
-        ds = _need_dataset(env, "absolute")
+    @_el_method(str)
+    def absolute(self, text: str) -> str:
+        ds = _need_dataset(self.env, "absolute")
         when = parse_el_time(text, "absolute")
         ci = instances.current_instance(ds, when)
         ii = format_oozie_time(instances.initial_instance(ds))
@@ -335,146 +394,179 @@ def coord_functions(env: CoordELEnv, phase: Phase) -> dict[str, Callable[..., An
                 "Invalid data in coordinator xml. [initial-instance is not in phase with "
                 f"start-instance. initial-instance is {ii} and start-instance is {text}]",
             )
-        return _one(env, ds, when)
+        return _one(self.env, ds, when)
 
-    def absolute_range(text: str, end: int) -> str:
-        ds = _need_dataset(env, "absoluteRange")
+    @_el_method(str, int)
+    def absolute_range(self, text: str, end: int) -> str:
+        ds = _need_dataset(self.env, "absoluteRange")
         when = parse_el_time(text, "absoluteRange")
-        times = instances.absolute_range(ds, _need(env.nominal, "nominal time"), when, end)
-        return _render(env, ds, times)
+        times = instances.absolute_range(ds, _need(self.env.nominal, "nominal time"), when, end)
+        return _render(self.env, ds, times)
 
-    def end_of(kind: TimeUnit, name: str) -> Callable[[int], str]:
-        def fn(n: int) -> str:
-            ds = _need_dataset(env, name)
-            t = instances.end_of_start(ds, _need(env.nominal, "nominal time"), kind, n)
-            return _one(env, ds, t)
+    def _end_of(self, kind: TimeUnit, name: str, n: int) -> str:
+        ds = _need_dataset(self.env, name)
+        t = instances.end_of_start(ds, _need(self.env.nominal, "nominal time"), kind, n)
+        return _one(self.env, ds, t)
 
-        return fn
+    @_el_method(int)
+    def end_of_days(self, n: int) -> str:
+        return self._end_of(TimeUnit.DAY, "endOfDays", n)
 
-    def latest(n: int) -> str:
-        return latest_range(n, n)
+    @_el_method(int)
+    def end_of_weeks(self, n: int) -> str:
+        return self._end_of(TimeUnit.WEEK, "endOfWeeks", n)
 
-    def latest_range(a: int, b: int) -> str:
-        ds = _need_dataset(env, "latest")
+    @_el_method(int)
+    def end_of_months(self, n: int) -> str:
+        return self._end_of(TimeUnit.MONTH, "endOfMonths", n)
+
+    @_el_method(int)
+    def latest(self, n: int) -> str:
+        return self.latest_range(n, n)
+
+    @_el_method(int, int)
+    def latest_range(self, a: int, b: int) -> str:
+        ds = _need_dataset(self.env, "latest")
         if a > 0 or b > 0:
             raise _e1004(
                 "coord:latest: latest:n must be less than or equal to 0",
                 hint="latest(0) is the newest existing instance, latest(-1) the one before",
             )
-        if not start or env.exists is None:
+        if not self.start or self.env.exists is None:
             raise Deferred("latest is resolved at the input check")
         found = instances.latest_range(
-            ds, _need(env.actual, "actual time"), a, b, _done_exists(env, ds)
+            ds, _need(self.env.actual, "actual time"), a, b, _done_exists(self.env, ds)
         )
         if not found.resolved:
             raise Deferred("no such instance yet")
-        return _render(env, ds, found.instances)
+        return _render(self.env, ds, found.instances)
 
-    def future(n: int, limit: int) -> str:
-        return future_range(n, n, limit)
+    @_el_method(int, int)
+    def future(self, n: int, limit: int) -> str:
+        return self.future_range(n, n, limit)
 
-    def future_range(a: int, b: int, limit: int) -> str:
-        ds = _need_dataset(env, "future")
+    @_el_method(int, int, int)
+    def future_range(self, a: int, b: int, limit: int) -> str:
+        ds = _need_dataset(self.env, "future")
         if a < 0 or b < 0:
             raise _e1004("coord:future: future:n must be greater than or equal to 0")
         if limit <= 0:
             raise _e1004("coord:future: future:instance must be greater than 0")
-        if not start or env.exists is None:
+        if not self.start or self.env.exists is None:
             raise Deferred("future is resolved at the input check")
         found = instances.future_range(
-            ds, _need(env.nominal, "nominal time"), a, b, limit, _done_exists(env, ds)
+            ds, _need(self.env.nominal, "nominal time"), a, b, limit, _done_exists(self.env, ds)
         )
         if not found.resolved:
             raise Deferred("no such instance yet")
-        return _render(env, ds, found.instances)
+        return _render(self.env, ds, found.instances)
 
     # -- helpers (§3.3) ----------------------------------------------------------------
 
-    def hours_in_day(n: int) -> int:
-        ds = _need_dataset(env, "hoursInDay")
-        return instances.hours_in_day(ds, _need(env.nominal, "nominal time"), n)
+    @_el_method(int)
+    def hours_in_day(self, n: int) -> int:
+        ds = _need_dataset(self.env, "hoursInDay")
+        return instances.hours_in_day(ds, _need(self.env.nominal, "nominal time"), n)
 
-    def days_in_month(n: int) -> int:
-        ds = _need_dataset(env, "daysInMonth")
-        return instances.days_in_month(ds, _need(env.nominal, "nominal time"), n)
+    @_el_method(int)
+    def days_in_month(self, n: int) -> int:
+        ds = _need_dataset(self.env, "daysInMonth")
+        return instances.days_in_month(ds, _need(self.env.nominal, "nominal time"), n)
 
-    def tz_offset() -> int:
-        ds = _need_dataset(env, "tzOffset")
+    @_el_method()
+    def tz_offset(self) -> int:
+        ds = _need_dataset(self.env, "tzOffset")
         return instances.tz_offset(
-            ds.timezone, env.coord_timezone, _need(env.nominal, "nominal time")
+            ds.timezone, self.env.coord_timezone, _need(self.env.nominal, "nominal time")
         )
 
     # -- action / configuration functions (§3.4) ---------------------------------------
 
-    def nominal_time() -> str:
-        return _format(_need(env.nominal, "nominal time"))
+    @_el_method()
+    def nominal_time(self) -> str:
+        return _format(_need(self.env.nominal, "nominal time"))
 
-    def actual_time() -> str:
-        return _format(_need(env.actual, "actual time"))
+    @_el_method()
+    def actual_time(self) -> str:
+        return _format(_need(self.env.actual, "actual time"))
 
-    def action_id() -> str:
-        return env.action_id
+    @_el_method()
+    def action_id(self) -> str:
+        return self.env.action_id
 
-    def name() -> str:
-        return env.app_name
+    @_el_method()
+    def name(self) -> str:
+        return self.env.app_name
 
-    def user() -> str:
-        return env.user
+    @_el_method()
+    def user(self) -> str:
+        return self.env.user
 
-    def conf(key: str) -> str:
-        return env.conf.get(key, "")
+    @_el_method(str)
+    def conf(self, key: str) -> str:
+        return self.env.conf.get(key, "")
 
-    def data_in(key: str) -> str:
-        if not start:
+    @_el_method(str)
+    def data_in(self, key: str) -> str:
+        if not self.start:
             raise Deferred("dataIn is resolved at action start")
-        if key not in env.data_in:
-            known = ", ".join(env.data_in) or "none"
+        if key not in self.env.data_in:
+            known = ", ".join(self.env.data_in) or "none"
             raise _e1004(
                 f"coord:dataIn: no data-in or input-logic operator named [{key}]",
                 hint=f"defined: {known}",
             )
-        uris = env.data_in[key]
+        uris = self.env.data_in[key]
         if uris is None:
             raise Deferred("inputs not resolved yet")
         return ",".join(uris)
 
-    def data_out(key: str) -> str:
-        if not start:
+    @_el_method(str)
+    def data_out(self, key: str) -> str:
+        if not self.start:
             raise Deferred("dataOut is resolved at action start")
-        if key not in env.data_out:
-            known = ", ".join(env.data_out) or "none"
+        if key not in self.env.data_out:
+            known = ", ".join(self.env.data_out) or "none"
             raise _e1004(f"coord:dataOut: no data-out named [{key}]", hint=f"defined: {known}")
-        return ",".join(env.data_out[key])
+        return ",".join(self.env.data_out[key])
 
-    table: dict[str, Callable[..., Any]] = {
-        "coord:current": el_function(int)(current),
-        "coord:currentRange": el_function(int, int)(current_range),
-        "coord:offset": el_function(int, str)(offset),
-        "coord:absolute": el_function(str)(absolute),
-        "coord:absoluteRange": el_function(str, int)(absolute_range),
-        "coord:endOfDays": el_function(int)(end_of(TimeUnit.DAY, "endOfDays")),
-        "coord:endOfWeeks": el_function(int)(end_of(TimeUnit.WEEK, "endOfWeeks")),
-        "coord:endOfMonths": el_function(int)(end_of(TimeUnit.MONTH, "endOfMonths")),
-        "coord:latest": el_function(int)(latest),
-        "coord:latestRange": el_function(int, int)(latest_range),
-        "coord:future": el_function(int, int)(future),
-        "coord:futureRange": el_function(int, int, int)(future_range),
-        "coord:hoursInDay": el_function(int)(hours_in_day),
-        "coord:daysInMonth": el_function(int)(days_in_month),
-        "coord:tzOffset": el_function()(tz_offset),
-        "coord:nominalTime": el_function()(nominal_time),
-        "coord:actualTime": el_function()(actual_time),
-        "coord:actionId": el_function()(action_id),
-        "coord:name": el_function()(name),
-        "coord:user": el_function()(user),
-        "coord:conf": el_function(str)(conf),
-        "coord:dataIn": el_function(str)(data_in),
-        "coord:dataOut": el_function(str)(data_out),
-    }
+
+_COORD_TABLE: tuple[tuple[str, str], ...] = (
+    ("coord:current", "current"),
+    ("coord:currentRange", "current_range"),
+    ("coord:offset", "offset"),
+    ("coord:absolute", "absolute"),
+    ("coord:absoluteRange", "absolute_range"),
+    ("coord:endOfDays", "end_of_days"),
+    ("coord:endOfWeeks", "end_of_weeks"),
+    ("coord:endOfMonths", "end_of_months"),
+    ("coord:latest", "latest"),
+    ("coord:latestRange", "latest_range"),
+    ("coord:future", "future"),
+    ("coord:futureRange", "future_range"),
+    ("coord:hoursInDay", "hours_in_day"),
+    ("coord:daysInMonth", "days_in_month"),
+    ("coord:tzOffset", "tz_offset"),
+    ("coord:nominalTime", "nominal_time"),
+    ("coord:actualTime", "actual_time"),
+    ("coord:actionId", "action_id"),
+    ("coord:name", "name"),
+    ("coord:user", "user"),
+    ("coord:conf", "conf"),
+    ("coord:dataIn", "data_in"),
+    ("coord:dataOut", "data_out"),
+)
+
+
+def coord_functions(env: CoordELEnv, phase: Phase) -> dict[str, Callable[..., Any]]:
+    """The ``coord:`` function table of ``phase``, every function reading ``env``."""
+    fns = _CoordFunctions(env, phase is Phase.START)
+    table: dict[str, Callable[..., Any]] = {name: getattr(fns, attr) for name, attr in _COORD_TABLE}
     table.update(date_functions())
     return table
 
 
+@functools.cache  # pure functions: one table for every caller (callers copy, never mutate)
 def date_functions() -> dict[str, Callable[..., Any]]:
     """``dateOffset``, ``dateTzOffset``, ``formatTime``, ``epochTime``: pure, every phase."""
 
@@ -530,6 +622,7 @@ def _arg(a: Any) -> str:
     return f"'{a}'" if isinstance(a, str) else str(a)
 
 
+@functools.cache  # pure, like date_functions
 def instance_spec_functions() -> dict[str, Callable[..., Any]]:
     """Instance functions that describe the call instead of resolving it (materializer use)."""
 

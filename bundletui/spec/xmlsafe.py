@@ -258,6 +258,15 @@ def _schema(spec: SchemaSpec) -> xmlschema.XMLSchema10:
     return schema
 
 
+def warm(kinds: Iterable[AppKind] = (AppKind.WORKFLOW,)) -> None:
+    """Import xmlschema and load the validators of ``kinds`` now, while nothing waits (the
+    engine calls this when idle: the first launch of a coordinator herd must not pay it)."""
+    wanted = tuple(kinds)
+    for spec in list(_REGISTRY.values()):
+        if spec.kind in wanted:
+            _schema(spec)
+
+
 def _build_schema(spec: SchemaSpec) -> xmlschema.XMLSchema10:
     import xmlschema  # ~0.3 s to import: only when a file is actually validated
 

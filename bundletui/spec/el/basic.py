@@ -11,6 +11,7 @@ by default the functions return what an Oozie action finally sees (unescaped); p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -187,15 +188,9 @@ def basic_functions(
         moment = now()
         return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
-    def finish(text: str) -> str:
-        return escape_xml(text) if xml_escape else text
-
     def timestamp() -> str:
         """Processing-timezone (UTC) ``yyyy-MM-ddTHH:mmZ``."""
         return utc_now().strftime("%Y-%m-%dT%H:%MZ")
-
-    def to_json_str(value: object) -> str:
-        return finish(to_json(_require_map(value, "toJsonStr")))
 
     def to_properties_str(value: object) -> str:
         mapping = _require_map(value, "toPropertiesStr")
@@ -204,7 +199,23 @@ def basic_functions(
             k = _properties_escape(to_string(key), is_key=True)
             v = _properties_escape(to_string(val), is_key=False)
             lines.append(f"{k}={v}")
-        return finish("\n".join(lines) + "\n")
+        return _finish("\n".join(lines) + "\n", xml_escape)
+
+    return {
+        **_timeless_functions(xml_escape),
+        "timestamp": el_function()(timestamp),
+        "toPropertiesStr": el_function(object)(to_properties_str),
+    }
+
+
+def _finish(text: str, xml_escape: bool) -> str:
+    return escape_xml(text) if xml_escape else text
+
+
+@functools.cache  # no clock, no state: one table per escaping mode (tables are built per job)
+def _timeless_functions(xml_escape: bool) -> dict[str, Callable[..., Any]]:
+    def to_json_str(value: object) -> str:
+        return _finish(to_json(_require_map(value, "toJsonStr")), xml_escape)
 
     def to_configuration_str(value: object) -> str:
         mapping = _require_map(value, "toConfigurationStr")
@@ -215,7 +226,7 @@ def basic_functions(
             lines.append(f"    <value>{_xml_text_escape(to_string(val))}</value>")
             lines.append("  </property>")
         lines.append("</configuration>")
-        return finish("\n".join(lines))
+        return _finish("\n".join(lines), xml_escape)
 
     return {
         "firstNotNull": el_function(object, object)(first_not_null),
@@ -224,8 +235,6 @@ def basic_functions(
         "appendAll": el_function(str, str, str)(append_all),
         "trim": el_function(str)(trim),
         "urlEncode": el_function(str)(url_encode),
-        "timestamp": el_function()(timestamp),
         "toJsonStr": el_function(object)(to_json_str),
-        "toPropertiesStr": el_function(object)(to_properties_str),
         "toConfigurationStr": el_function(object)(to_configuration_str),
     }
