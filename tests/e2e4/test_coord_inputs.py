@@ -1,5 +1,5 @@
 """Issue 4 §2: datasets and input events end to end — done flags (default ``_SUCCESS``, a named
-file, empty = the directory itself), ranges, latest / future, input logic (or with wait, min),
+file, empty = the directory itself), ranges, latest / future, input logic (or with wait, min, combine),
 timeouts — with real partitions in the landing directory and the engine on the simulated clock.
 
 What a WAITING action waits for is read from ``info --json`` (``waitingFor``), what its workflow
@@ -189,6 +189,41 @@ def test_input_logic_or_with_wait_and_min(bt: Bt4) -> None:
         path(bt, "m", "2026-01-01T08:00Z"),
         path(bt, "m", NOMINAL),
     }
+
+
+def test_input_logic_combine_fills_each_hour_from_the_first_dataset_that_has_it(bt: Bt4) -> None:
+    """``combine``: the last three hours, each from A where A has it and from B where it does
+    not; READY only when every hour is in one of them, and ``coord:dataIn`` lists the picks."""
+    combined = coordinator_xml(
+        "combined",
+        ns="0.5",
+        start=NOMINAL,
+        end=END,
+        controls={"timeout": "-1"},
+        datasets=[hourly_ds("a"), hourly_ds("b")],
+        inputs=[
+            data_in("A", "a", start="${coord:current(-2)}", end="${coord:current(0)}"),
+            data_in("B", "b", start="${coord:current(-2)}", end="${coord:current(0)}"),
+        ],
+        input_logic=(
+            '<input-logic><combine name="AB"><data-in dataset="A"/><data-in dataset="B"/>'
+            "</combine></input-logic>"
+        ),
+        conf={"in": "${coord:dataIn('AB')}"},
+    )
+    coord = one_coordinator(bt, combined)
+    bt.land(partition("a", NOMINAL))
+    bt.land(partition("b", "2026-01-01T09:00Z"))
+    bt.sim(NOMINAL, "2026-01-01T10:20Z")
+    assert bt.actions(coord) == {1: "WAITING"}  # 08:00 is in neither
+    bt.land(partition("b", "2026-01-01T08:00Z"))
+    bt.sim(NOMINAL, "2026-01-01T10:40Z")
+    assert bt.actions(coord) == {1: "SUCCEEDED"}
+    assert run_conf(bt, coord)["in"].split(",") == [
+        path(bt, "a", NOMINAL),
+        path(bt, "b", "2026-01-01T09:00Z"),
+        path(bt, "b", "2026-01-01T08:00Z"),
+    ]
 
 
 def test_a_waiting_action_times_out_after_its_timeout(bt: Bt4) -> None:
