@@ -54,6 +54,7 @@ class CoordinatorService:
         self.dirty: dict[str, None] = {}
         self.check: dict[str, None] = {}  # actions whose inputs should be checked now
         self._poll_backoff: dict[str, int] = {}
+        self._raced: set[str] = set()  # actions re-checked once because an input landed mid-check
         self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
         self._wf_paths: dict[tuple[str, str], Path] = {}  # (coordinator file, app path) -> file
 
@@ -281,7 +282,14 @@ class CoordinatorService:
         missing = result.missing if result.ready else [p for p in result.missing if not exists(p)]
         for path in newly:
             jobs.mark_available(tx, action.id, path)
+        if not result.ready and not missing and action.id not in self._raced:
+            # every input exists now: one landed between the check and this look (a workflow
+            # writing it as we went). It is recorded available, so no landing event will wake
+            # this action again: check it once more now, or it would wait until its timeout.
+            self._raced.add(action.id)
+            self.check[action.id] = None
         if result.ready:
+            self._raced.discard(action.id)
             coordcmd.move_action(
                 tx, action, Event.INPUTS_READY, plan=json.dumps(result.plan_json), held_by=None
             )
@@ -330,6 +338,7 @@ class CoordinatorService:
             error_message="inputs did not arrive before the timeout",
         )
         self._poll_backoff.pop(aid, None)
+        self._raced.discard(aid)
         coordcmd.rollup_tx(tx, self.engine.effects, action.coord_id)
         self.mark(action.coord_id)
 
