@@ -199,21 +199,25 @@ class CoordinatorService:
         timeout_at = None
         if coord.timeout >= 0:
             timeout_at = max(nominal_ms, now) + (coord.timeout + 1) * 60_000
-        decide(Machine.ACTION, None, Event.SUBMIT)
-        action = jobs.insert_returning(
-            tx,
-            ActionRow,
-            {
-                "id": aid,
-                "coord_id": coord.id,
-                "action_number": number,
-                "nominal_time": nominal_ms,
-                "created_time": now,
-                "status": A.WAITING,
-                "timeout_at": timeout_at,
-                "plan": json.dumps({"plan": plan.to_dict()}),
-            },
-        )
+        created = decide(Machine.ACTION, None, Event.SUBMIT).to
+        values = {
+            "id": aid,
+            "coord_id": coord.id,
+            "action_number": number,
+            "nominal_time": nominal_ms,
+            "created_time": now,
+            "status": created,
+            "timeout_at": timeout_at,
+            "plan": json.dumps({"plan": plan.to_dict()}),
+        }
+        if not deps:  # no input on disk to wait for: READY at once is written with the row
+            result = coord_inputs.check(app, plan, now, _nothing_exists)
+            if result.ready:
+                values["status"] = decide(Machine.ACTION, created, Event.INPUTS_READY, aid).to
+                values["plan"] = json.dumps(result.plan_json)
+                jobs.insert(tx, ActionRow, values)
+                return  # process() goes on to submit_ready for this coordinator
+        action = jobs.insert_returning(tx, ActionRow, values)
         jobs.insert_input_deps(
             tx, ((aid, path, name, seq, 0) for seq, (path, name) in enumerate(deps))
         )
@@ -554,6 +558,10 @@ class CoordinatorService:
 # launched. Three times the slice: a herd is launched sooner (2,000 coordinators: 2.0 -> 1.6 s),
 # and running workflows still get a slice every tick.
 CoordinatorService.pump.budget_share = 3.0  # type: ignore[attr-defined]
+
+
+def _nothing_exists(_path: str) -> bool:
+    return False
 
 
 def _local(path: str) -> str:
