@@ -362,7 +362,6 @@ def _print_node_log(
             elif shown:
                 err.print(f"── {node.name}: attempt {step}", markup=False)
             shown = step
-
         for p in positions:
             positions[p] = _cat(Path(p), positions[p])
         if not follow or current.status not in LIVE:

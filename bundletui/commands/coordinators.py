@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -44,8 +45,6 @@ W = WorkflowStatus
 BACKWARD_SUPPORT = False  # Oozie's default is True; the seed shows the *WITHERROR states
 _app_cache: dict[tuple[str, int, str], CoordinatorApp] = {}
 _conf_cache: dict[tuple[str, int, str], Mapping[str, str]] = {}
-_decoded_apps: dict[str, CoordinatorApp] = {}  # by definition text (immutable objects)
-_decoded_confs: dict[str, Mapping[str, str]] = {}
 
 
 def _key(coord: CoordRow) -> tuple[str, int, str]:
@@ -66,12 +65,7 @@ def app_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> Coordinat
         if not coord.app and conn is None:
             raise ValueError(f"app_of({coord.id}): a head row needs a connection")
         text = coord.app or jobs.coord_text(conn, coord.id, "app")
-        app = _decoded_apps.get(text)
-        if app is None:  # coordinators submitted from one definition share the decoded app
-            if len(_decoded_apps) > 2_000:
-                _decoded_apps.clear()
-            app = _decoded_apps[text] = codec.loads(text, CoordinatorApp)
-        _app_cache[key] = app
+        app = _app_cache[key] = _decoded_app(text)
     return app
 
 
@@ -87,13 +81,20 @@ def conf_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> Mapping[
         text = (
             coord.conf if coord.conf not in ("", "{}") else jobs.coord_text(conn, coord.id, "conf")
         )
-        conf = _decoded_confs.get(text)
-        if conf is None:  # ... and the same conf object, so the compiled form is shared too
-            if len(_decoded_confs) > 2_000:
-                _decoded_confs.clear()
-            conf = _decoded_confs[text] = MappingProxyType(dict(json.loads(text or "{}")))
-        _conf_cache[key] = conf
+        conf = _conf_cache[key] = _decoded_conf(text)
     return conf
+
+
+# Coordinators submitted from one definition share one decoded app and one conf object, so
+# the EL compiler (cached per object) compiles their definition once.
+@lru_cache(maxsize=2048)
+def _decoded_app(text: str) -> CoordinatorApp:
+    return codec.loads(text, CoordinatorApp)
+
+
+@lru_cache(maxsize=2048)
+def _decoded_conf(text: str) -> Mapping[str, str]:
+    return MappingProxyType(dict(json.loads(text or "{}")))
 
 
 # ----------------------------------------------------------------------------- submit

@@ -400,7 +400,6 @@ class CoordinatorService:
         # skipped would otherwise leave the rest READY with nothing to wake the coordinator)
         skipping = execution in (ExecutionOrder.LAST_ONLY, ExecutionOrder.NONE)
         clean = True
-
         ready = jobs.select(
             tx.conn,
             ActionRow,
@@ -443,7 +442,6 @@ class CoordinatorService:
         # checked against the table, the row is written once, in its final state
         launched = decide(Machine.ACTION, action.status, Event.LAUNCH, action.id).to
         submitted = dataclasses.replace(action, status=launched)
-
         try:
             run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
             sub = self._workflow_submission(coord, app, run_conf)
@@ -554,16 +552,9 @@ class CoordinatorService:
                 self.check[aid] = None
 
 
-# Launching is admission (a row or two per action); the workflow pump then runs what was
-# launched. Three times the slice: a herd is launched sooner (2,000 coordinators: 2.0 -> 1.6 s),
-# and running workflows still get a slice every tick.
-CoordinatorService.pump.budget_share = 3.0  # type: ignore[attr-defined]
-
-
 def _nothing_exists(_path: str) -> bool:
     return False
 
 
 def _local(path: str) -> str:
-
     return path[7:] if path.startswith("file://") else path

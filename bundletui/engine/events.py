@@ -467,7 +467,6 @@ class EventService:
 
     def _spec(self, coord: CoordRow) -> EventSpec:
         spec = coordcmd.app_of(coord, self.engine.db.conn).events
-
         assert spec is not None, f"{coord.id} is not an event coordinator"
         return spec
 

@@ -80,6 +80,7 @@ class Engine:
         self.after_commit: list[Callable[[], object]] = []
         self._warmed = False
         self.pumps: list[Callable[[Tx], bool]] = []  # called every tick; True = did something
+        self.pump_shares: dict[Callable[[Tx], bool], float] = {}  # tick slices, 1 if not given
         self.pending_checks: list[Callable[[], bool]] = []  # does any pump have work? (cheap)
 
         self.busy_checks: list[Callable[[], bool]] = []  # anything running or ready?
@@ -342,7 +343,6 @@ class Engine:
         )
 
     def _until_reached(self) -> bool:
-
         if self.config.until is None:
             return False
         if self.clock.now() < self.config.until:
@@ -412,7 +412,7 @@ class Engine:
             self._housekeeping_due.clear()
             for pump in self.pumps:
                 # Each pump gets its own slice: a flood of input checks must not starve launches.
-                share = getattr(pump, "budget_share", 1.0)
+                share = self.pump_shares.get(pump, 1.0)
                 self.tick_deadline = time.monotonic() + self.config.tick_budget * share
                 if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
                     did = True

@@ -404,7 +404,6 @@ def el_function(*params: object) -> Callable[[F], F]:
 
     def decorate(fn: F) -> F:
         def wrapper(*args: Any) -> Any:
-
             if len(args) != count:
                 plural = "" if count == 1 else "s"
                 raise ArgumentError(f"expects {count} argument{plural}, got {len(args)}")
