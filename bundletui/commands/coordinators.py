@@ -250,11 +250,18 @@ def action_workflow_changed(tx: Tx, effects: Effects, act_id: str, wf: WorkflowR
         A.SUSPENDED,
     ):
         return
-    move_action(tx, action, event, **fields)
-    rollup_tx(tx, effects, action.coord_id)
-    effects.wake_coordinator(tx, action.coord_id)
+    to = move_action(tx, action, event, **fields)
+    coord = rollup_tx(tx, effects, action.coord_id)
+    if to not in ACTION_TERMINAL or coord.kind == "event" or _has_ready(tx, coord.id):
+        effects.wake_coordinator(tx, action.coord_id)
+    # else a freed slot has nothing to take and the roll-up is done: a pass would find
+    # nothing to do (materialization is timed by the heap; throttle counts WAITING only)
     if event is Event.SUCCEED:
         _outputs_written(tx, effects, action)
+
+
+def _has_ready(tx: Tx, coord_id: str) -> bool:
+    return bool(jobs.action_counts(tx.conn, coord_id).get(A.READY))
 
 
 def _outputs_written(tx: Tx, effects: Effects, action: ActionRow) -> None:
