@@ -100,6 +100,7 @@ class Engine:
         self.ticks = 0
         self.store_changed = True  # cheap pending checks may skip store reads when False
         self._did_last = True
+        self._sim_unsaved = False  # the simulated clock moved; the next tick's commit records it
         self.tick_deadline = 0.0
         self.state = "starting"  # starting | standby | active | stopped
         self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
@@ -352,8 +353,9 @@ class Engine:
     def _jump(self, time_ms: int) -> None:
         assert self.store is not None and isinstance(self.clock, SimulatedClock)
         self.clock.set(from_ms(time_ms))
-        with self.store.write() as tx:
-            self.store.set_meta(tx, "sim_now", str(to_ms(self.clock.now())))
+        # recorded by the next tick, which always follows: the new time commits with the work
+        # done at it (a crash in between resumes from the last recorded time and jumps again)
+        self._sim_unsaved = True
 
     async def _idle(self) -> None:
         assert self._wake is not None
@@ -389,7 +391,13 @@ class Engine:
         self._outbox_dirty = bool(outbox)
         due = self.heap.pop_due(self.now_ms())
         self.tick_deadline = time.monotonic() + self.config.tick_budget
-        if not (outbox or due or self._housekeeping_due or any(p() for p in self.pending_checks)):
+        if not (
+            outbox
+            or due
+            or self._housekeeping_due
+            or self._sim_unsaved
+            or any(p() for p in self.pending_checks)
+        ):
             self._did_last = False
             return False  # nothing to do: no write transaction, no revision, no data_version change
         with self.store.write() as tx:
@@ -397,6 +405,9 @@ class Engine:
                 raise EngineError(
                     "EB202", "engine lease lost during a tick", hint="another engine took over"
                 )
+            if self._sim_unsaved:
+                self.store.set_meta(tx, "sim_now", str(self.now_ms()))
+                self._sim_unsaved = False
             for item_id, kind, target, args in outbox:
                 did = True
                 if outbox_done(tx, item_id):
