@@ -210,24 +210,37 @@ class WorkflowRunner:
         deadline = self.engine.tick_deadline
         while budget > 0 and time.monotonic() < deadline:
             progressed = False
+            # each batch stops at the deadline (after one item at least): the rest waits for
+            # the next tick, so a herd of new workflows cannot crowd out the coordinators' slice
             if self.completions:
                 progressed = True
                 batch, self.completions = self.completions, []
-                for node_id, status, reason in batch:
+                for i, (node_id, status, reason) in enumerate(batch):
+                    if i and time.monotonic() >= deadline:
+                        self.completions[:0] = batch[i:]
+                        break
                     self._guard(
                         tx, f"completion of {node_id}", self._complete, tx, node_id, status, reason
                     )
-            if self.dirty:
+            if self.dirty and time.monotonic() < deadline:
                 progressed = True
-                batch_ids = list(self.dirty)
-                self.dirty.clear()
-                for wf_id in batch_ids:
+                for i, wf_id in enumerate(list(self.dirty)):
+                    if i and time.monotonic() >= deadline:
+                        break
+                    del self.dirty[wf_id]
                     self.finished.pop(wf_id, None)  # the full pass covers them
                     self._guard(tx, f"advance {wf_id}", self._advance, tx, wf_id)
-            if self.finished:
+            if self.finished and time.monotonic() < deadline:
                 progressed = True
                 batch_finished, self.finished = self.finished, {}
-                for wf_id, nodes in batch_finished.items():
+                for i, (wf_id, nodes) in enumerate(batch_finished.items()):
+                    if i and time.monotonic() >= deadline:
+                        rest = dict(list(batch_finished.items())[i:])
+                        for later, done in self.finished.items():
+                            rest.setdefault(later, {}).update(done)
+                        self.finished = rest
+                        break
+
                     self._guard(tx, f"advance {wf_id}", self._advance_after, tx, wf_id, nodes)
             if (
                 len(self.launchable)
