@@ -22,6 +22,9 @@ class Effects(Protocol):
     def node_done(self, tx: Tx, wf_id: str, node: str, status: str) -> None:
         """A node ended (lets the engine advance only what that node affects)."""
 
+    def nodes_ready(self, tx: Tx, wf_id: str, priority: int, node_ids: list[str]) -> None:
+        """Nodes were written READY (a new workflow's roots): launch them."""
+
     def signal_workflow(self, tx: Tx, wf_id: str, what: str) -> None:
         """``kill`` / ``stop`` / ``continue`` the running processes of a workflow."""
 
@@ -45,6 +48,9 @@ class OutboxEffects:
 
     def node_done(self, tx: Tx, wf_id: str, node: str, status: str) -> None:
         enqueue(tx, "wf.advance", wf_id)
+
+    def nodes_ready(self, tx: Tx, wf_id: str, priority: int, node_ids: list[str]) -> None:
+        enqueue(tx, "wf.advance", wf_id)  # the full pass queues READY nodes it finds
 
     def signal_workflow(self, tx: Tx, wf_id: str, what: str) -> None:
         enqueue(tx, "wf.signal", wf_id, {"what": what})

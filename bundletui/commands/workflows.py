@@ -15,7 +15,7 @@ from bundletui.commands.base import Ctx, fail, run
 from bundletui.commands.effects import Effects
 from bundletui.errors import CommandError
 from bundletui.model import codec
-from bundletui.model.apps import NodeType, WorkflowApp
+from bundletui.model.apps import NodeType, WorkflowApp, WorkflowForm
 from bundletui.model.ids import JobKind, node_id
 from bundletui.model.status import NODE_TERMINAL, NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
@@ -58,7 +58,8 @@ def create_workflow_tx(
     start: bool,
     parent_id: str | None = None,
 ) -> str:
-    """Write a workflow job (PREP, or RUNNING when ``start``) and its nodes (WAITING)."""
+    """Write a workflow job (PREP, or RUNNING when ``start``) and its nodes (WAITING; a started
+    DAG's roots READY, since its first pass would only make them so)."""
     wf_id = store.next_id(tx, JobKind.WORKFLOW, sub.user)
     decide(Machine.WORKFLOW, None, Event.SUBMIT)
     status = decide(Machine.WORKFLOW, W.PREP, Event.START).to if start else W.PREP
@@ -84,14 +85,29 @@ def create_workflow_tx(
             "app": sub.app_json or codec.dumps(sub.app),
         },
     )
+    roots = set()
+    if start and sub.app.form is WorkflowForm.DAG:
+        roots = {n.name for n in sub.app.nodes if not n.depends}
+    ready = decide(Machine.NODE, N.WAITING, Event.DEPS_MET).to
     tx.conn.executemany(
         "INSERT INTO wf_nodes (id, wf_id, name, type, status, last_modified, rev) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
-            (node_id(wf_id, n.name), wf_id, n.name, str(n.type), N.WAITING, tx.now_ms, tx.rev)
+            (
+                node_id(wf_id, n.name),
+                wf_id,
+                n.name,
+                str(n.type),
+                ready if n.name in roots else N.WAITING,
+                tx.now_ms,
+                tx.rev,
+            )
             for n in sub.app.nodes
         ],
     )
-    if start:
+    if roots:
+        ids = [node_id(wf_id, n.name) for n in sub.app.nodes if n.name in roots]
+        effects.nodes_ready(tx, wf_id, sub.priority, ids)
+    elif start:
         effects.advance_workflow(tx, wf_id)
     return wf_id
 

@@ -26,6 +26,10 @@ class EngineEffects:
     def node_done(self, tx: Tx, wf_id: str, node: str, status: str) -> None:
         self.engine.workflows.node_done(wf_id, node, status)
 
+    def nodes_ready(self, tx: Tx, wf_id: str, priority: int, node_ids: list[str]) -> None:
+        for nid in node_ids:
+            self.engine.workflows.launchable.add(nid, priority)
+
     def signal_workflow(self, tx: Tx, wf_id: str, what: str) -> None:
         self.engine.workflows.signal(tx, wf_id, what)
 

@@ -364,3 +364,18 @@ def test_a_command_acts_within_moments_with_an_engine_running(bt: Bt, tmp_path: 
         timings.append(marker.stat().st_mtime - (bt.row(wf).start_time or 0) / 1000)
     print("start commit -> job's effect: " + ", ".join(f"{t * 1000:.0f} ms" for t in timings))
     assert max(timings) < 2.0
+
+
+def test_started_dag_is_written_with_its_roots_ready_and_runs_when_an_engine_comes(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """``submit --start`` with no engine: JobControl's READY roots are written at once (the
+    first pass would only make them so); an engine started later runs the whole DAG."""
+    flag = tmp_path / "no-such-flag"
+    wf = bt.submit(BRANCHES, {"dir": str(tmp_path), "failFlag": str(flag)})
+    nodes = bt.nodes(wf)
+    assert nodes.pop("root") == "READY"
+    assert set(nodes.values()) == {"WAITING"}
+    bt.engine()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert trace_lines(tmp_path / "trace")[0] == "root"
