@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from bundletui.model.clock import Clock
 from bundletui.model.status import NodeStatus
@@ -121,5 +122,33 @@ def workflow_context(
     state = WorkflowState(wf, conf, lookup, failed, current)
     return ELContext(
         variables={**BASIC_CONSTANTS, **WF_CONSTANTS, **property_variables(conf)},
-        functions={**basic_functions(clock.now), **wf_functions(state), **fs_functions()},
+        functions=_FunctionsOnDemand(
+            lambda: {**basic_functions(clock.now), **wf_functions(state), **fs_functions()}
+        ),
     )
+
+
+class _FunctionsOnDemand(Mapping[str, Callable[..., Any]]):
+    """The function table, built at the first function an expression calls: most of a
+    workflow's expressions name only its properties (``${out}``), and building the ``wf:``
+    table per workflow was a measurable share of a launch."""
+
+    __slots__ = ("_build", "_table")
+
+    def __init__(self, build: Callable[[], dict[str, Callable[..., Any]]]) -> None:
+        self._build: Callable[[], dict[str, Callable[..., Any]]] | None = build
+        self._table: dict[str, Callable[..., Any]] = {}
+
+    def _get(self) -> dict[str, Callable[..., Any]]:
+        if self._build is not None:
+            self._table, self._build = self._build(), None
+        return self._table
+
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        return self._get()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())

@@ -368,7 +368,8 @@ class WorkflowRunner:
                 fields["error_code"] = first.error_code
                 fields["error_message"] = f"node {first.name}: {first.error_message}"
         jobs.update(tx, WorkflowRow, wf.id, **fields)
-        workflow_finished(tx, self.engine.effects, jobs.must_get(tx.conn, WorkflowRow, wf.id))
+        # the row as written (no read-back; a head row: propagation needs no definition)
+        workflow_finished(tx, self.engine.effects, jobs.updated(tx, wf, **fields))
 
     # ------------------------------------------------------------------ launch
 

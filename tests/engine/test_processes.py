@@ -463,7 +463,11 @@ def test_kill_group_tolerates_dead_and_foreign_groups(tmp_path: Path) -> None:
 
 async def test_stop_and_continue_freeze_the_whole_job(tmp_path: Path) -> None:
     job = Job(tmp_path)
-    launched = job.start(["sh", "-c", "touch started; sleep 0.3; exit 5"])
+    # the job waits for a gate, not a fixed sleep: on a loaded machine a sleep may end before
+    # the stop arrives
+    launched = job.start(
+        ["sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.02; done; exit 5"]
+    )
     watcher = ProcessWatcher()
     fut = asyncio.get_running_loop().create_future()
     watcher.watch_child(launched, lambda pid, st: fut.set_result(st))
@@ -471,13 +475,13 @@ async def test_stop_and_continue_freeze_the_whole_job(tmp_path: Path) -> None:
     assert stop_group(launched.pgid, start_ticks=launched.start_ticks)
     job_pids = children_of(launched.pid)
     assert job_pids
-    # a child that had just exited (the `touch`) may be a zombie its stopped shell never reaps
+    # a child that had just exited (a `sleep`) may stay a zombie its stopped shell never reaps
     await asyncio.to_thread(
         wait_until, lambda: all(state_of(p) in ("T", "Z") for p in (launched.pid, *job_pids))
     )
     assert state_of(launched.pid) == "T"
-
-    await asyncio.sleep(0.6)  # twice the job's sleep: frozen, it cannot have finished
+    (job.dir / "go").touch()
+    await asyncio.sleep(0.5)  # frozen, it cannot see the gate and finish
     assert not fut.done()
     assert is_alive(launched.pid, launched.start_ticks)
     assert continue_group(launched.pgid, start_ticks=launched.start_ticks)
