@@ -85,9 +85,10 @@ def create_workflow_tx(
             "app": sub.app_json or codec.dumps(sub.app),
         },
     )
-    roots = set()
+    roots: list[str] = []
     if start and sub.app.form is WorkflowForm.DAG:
-        roots = {n.name for n in sub.app.nodes if not n.depends}
+        roots = [n.name for n in sub.app.nodes if not n.depends]
+    is_root = set(roots)
     ready = decide(Machine.NODE, N.WAITING, Event.DEPS_MET).to
     tx.conn.executemany(
         "INSERT INTO wf_nodes (id, wf_id, name, type, status, last_modified, rev) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -97,7 +98,7 @@ def create_workflow_tx(
                 wf_id,
                 n.name,
                 str(n.type),
-                ready if n.name in roots else N.WAITING,
+                ready if n.name in is_root else N.WAITING,
                 tx.now_ms,
                 tx.rev,
             )
@@ -105,8 +106,7 @@ def create_workflow_tx(
         ],
     )
     if roots:
-        ids = [node_id(wf_id, n.name) for n in sub.app.nodes if n.name in roots]
-        effects.nodes_ready(tx, wf_id, sub.priority, ids)
+        effects.nodes_ready(tx, wf_id, sub.priority, [node_id(wf_id, r) for r in roots])
     elif start:
         effects.advance_workflow(tx, wf_id)
     return wf_id

@@ -232,16 +232,12 @@ class WorkflowRunner:
                     self._guard(tx, f"advance {wf_id}", self._advance, tx, wf_id)
             if self.finished and time.monotonic() < deadline:
                 progressed = True
-                batch_finished, self.finished = self.finished, {}
-                for i, (wf_id, nodes) in enumerate(batch_finished.items()):
+                for i, wf_id in enumerate(list(self.finished)):
                     if i and time.monotonic() >= deadline:
-                        rest = dict(list(batch_finished.items())[i:])
-                        for later, done in self.finished.items():
-                            rest.setdefault(later, {}).update(done)
-                        self.finished = rest
                         break
-
-                    self._guard(tx, f"advance {wf_id}", self._advance_after, tx, wf_id, nodes)
+                    nodes = self.finished.pop(wf_id, None)
+                    if nodes is not None:
+                        self._guard(tx, f"advance {wf_id}", self._advance_after, tx, wf_id, nodes)
             if (
                 len(self.launchable)
                 and len(self.running) + len(self.spawns) < self.engine.config.max_workers
