@@ -168,6 +168,12 @@ def jobs_put(store: Store, call: Call) -> Reply:
     fn = {"kill": dispatch.kill, "suspend": dispatch.suspend, "resume": dispatch.resume}.get(action)
     if fn is None:
         raise bad_value("action", action, "bulk actions are kill, suspend and resume")
+    if not call.params.text("filter").strip():  # Oozie: never every job at once
+        raise ApiError(
+            "E0305",
+            "filter params must be specified for bulk write API",
+            hint="select the jobs, e.g. filter=status=RUNNING;name=ingest",
+        )
     kind = job_type(call.params)
     page = listing(store, call.params)
     ctx = Ctx(store, face="api", user=call.user)

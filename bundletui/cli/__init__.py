@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import Any
+
 import typer
 
 app = typer.Typer(
@@ -35,6 +39,36 @@ def _register() -> None:
     console_cmds.register(app)
 
 
+class _ReaderMayLeave:
+    """stdout for ``bundletui … | head``: once the reader has gone, the rest of the output goes
+    nowhere and the command ends as it would have (click would exit 1 on EPIPE; Oozie's CLI
+    exits 0, and ``set -o pipefail`` scripts depend on it)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def _gone(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())  # the buffered rest flushes into it
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main() -> None:
     _register()
+    sys.stdout = _ReaderMayLeave(sys.stdout)  # type: ignore[assignment]
     app()

@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Kill a job and everything under it (or chosen coordinator actions)."""
         ctx = _ctx(home)
-        if action or date:
+        if action is not None or date is not None:  # given empty: an error, not a whole kill
             for killed in dispatch.kill_actions(ctx, job_id, actions=action, dates=date):
                 typer.echo(killed)
         else:

@@ -27,6 +27,7 @@ from typing import Any
 import typer
 
 from bundletui.errors import BundletuiError
+from bundletui.model.ids import IdKind, kind_of
 
 EXIT_ERROR = 255  # Oozie's CLI ends with System.exit(-1)
 RULER = "-" * 132
@@ -154,9 +155,12 @@ class Args:
         if text is None:
             return None
         try:
-            return int(text.strip())
+            value = int(text.strip())
         except ValueError:
-            raise CliError(f'For input string: "{text}" (-{name} takes a number)') from None
+            value = None
+        if value is None or not -(2**31) <= value < 2**31:  # Java's Integer.parseInt
+            raise CliError(f'For input string: "{text}" (-{name} takes a number)')
+        return value
 
 
 def parse_args(argv: list[str], table: dict[str, Opt], *, need_operation: bool) -> Args:
@@ -355,8 +359,15 @@ def _local(rfc: str, zone: tzinfo | None) -> datetime:
 
 
 def cols(widths: tuple[int, ...], *values: Any) -> str:
-    """Java's ``String.format("%-As%-Bs…", values…)``: pad, never cut, extra values ignored."""
-    return "".join(f"{mask_none(v):<{w}}" for w, v in zip(widths, values, strict=False))
+    """Java's ``String.format("%-As%-Bs…", values…)``: pad, never cut, extra values ignored.
+    One departure: a value as wide as its column still gets a space before the next one (Java
+    runs them together, ``…-C@100WAITING``, and ``awk '{print $1}'`` would read both)."""
+    out = []
+    n = min(len(widths), len(values))
+    for i, (w, v) in enumerate(zip(widths, values, strict=False)):
+        text = mask_none(v)
+        out.append(f"{text:<{w}}" if len(text) < w or i == n - 1 else text + " ")
+    return "".join(out)
 
 
 def mask_none(value: Any) -> str:
@@ -374,10 +385,11 @@ def _conf_args(front: Front) -> tuple[str | None, list[str]]:
     """-config / -D the way OozieCLI.getConfiguration checks them."""
     config = front.args.get("config")
     if config is not None and not Path(config).exists():
+        # OozieCLI: isConfigurationSpecified() says no without -D; with -D, getConfiguration()
+        # then refuses the missing file
         if front.args.defines:
-            config = None  # Oozie: a missing file is "no file" when -D is given
-        else:
-            raise CliError("configuration is not specified")
+            raise CliError(f"configuration file [{config}] not found")
+        raise CliError("configuration is not specified")
     if config is None and not front.args.defines:
         raise CliError("configuration is not specified")
     if config is not None and not config.endswith((".properties", ".xml")):
@@ -494,7 +506,7 @@ def op_kill(front: Front) -> None:
 
     job_id = _value(front, "kill")
     action, date = front.args.get("action"), front.args.get("date")
-    if "-C" in job_id and (action is not None or date is not None):
+    if kind_of(job_id) is IdKind.COORDINATOR and (action is not None or date is not None):
         if action is not None and date is not None:
             raise CliError(
                 "Invalid options provided for rerun: either date or action expected. "
@@ -532,7 +544,9 @@ def op_rerun(front: Front) -> None:
 
     job_id = _value(front, "rerun")
     a = front.args
-    if "-W" in job_id:
+    # by the id's suffix (OozieCLI looks for "-W" anywhere, which a user named W… would match)
+    kind = kind_of(job_id)
+    if kind is IdKind.WORKFLOW:
         conf = _rerun_conf(front)
         skip = [
             s.strip() for s in conf.get("oozie.wf.rerun.skip.nodes", "").split(",") if s.strip()
@@ -540,7 +554,7 @@ def op_rerun(front: Front) -> None:
         failed = conf.get("oozie.wf.rerun.failnodes", "").strip().lower() == "true"
         dispatch.rerun(front.ctx(), job_id, skip_nodes=skip, failed_nodes=failed)
         return
-    if "-B" in job_id:
+    if kind is IdKind.BUNDLE:
         if a.has("action"):
             raise CliError(
                 "Invalid options provided for bundle rerun. action is not valid for bundle rerun"
@@ -975,7 +989,6 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
     a coordinator with -action/-date: its actions' workflows; otherwise the job's audit log."""
     from bundletui.cli.job_cmds import _print_logs
     from bundletui.commands import coord_queries
-    from bundletui.model.ids import IdKind, kind_of
     from bundletui.store import jobs
     from bundletui.store.rows import NodeRow, WorkflowRow
 
@@ -1022,10 +1035,14 @@ def _scoped_actions(front: Front, coord_id: str) -> list[dict[str, Any]]:
     from bundletui.commands import coord_queries
     from bundletui.commands.coordinators import parse_action_scope, parse_date_scope
     from bundletui.model.timeutil import format_oozie_time
+    from bundletui.store import jobs
 
     conn = front.store.conn
     if front.args.get("action"):
-        ids = [f"{coord_id}@{n}" for n in parse_action_scope(front.args.get("action") or "")]
+        coord = jobs.coord_head(conn, coord_id)
+        upto = coord.last_action_number if coord is not None else None
+        numbers = parse_action_scope(front.args.get("action") or "", upto, coord_id)
+        ids = [f"{coord_id}@{n}" for n in numbers]
         return [coord_queries.action_info(conn, i) for i in ids]
     out: list[dict[str, Any]] = []
     for lo, hi in parse_date_scope(front.args.get("date") or ""):
@@ -1120,6 +1137,12 @@ def jobs_command(front: Front) -> None:
         {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}[kind]
     ]
     bulk = next((op for op in ("kill", "suspend", "resume") if a.has(op)), None)
+    if bulk is not None and not flt.strip():  # Oozie's server refuses: never every job at once
+        raise BundletuiError(
+            "E0305",
+            "filter params must be specified for bulk write API",
+            hint="select the jobs, e.g. -filter 'status=RUNNING;name=ingest'",
+        )
     if bulk is not None:
         items = _bulk(front, bulk, kind, items)
         if not items:

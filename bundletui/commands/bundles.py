@@ -266,11 +266,15 @@ def _cascade(
     event: Event,
     args: dict[str, Any] | None = None,
     only: set[str] | None = None,
+    pending_too: bool = False,
 ) -> int:
-    """Mark the affected bundle actions pending and ask the engine to act on each coordinator."""
+    """Mark the affected bundle actions pending and ask the engine to act on each coordinator.
+    ``pending_too``: also a live child whose last command has not acted yet — its status is not
+    the one that command will give it (a resume right after a suspend must follow it)."""
     n = 0
     for ba in jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,)):
-        if only is not None and ba.status not in only:
+        queued = pending_too and ba.pending > 0 and ba.status not in JOB_TERMINAL
+        if only is not None and ba.status not in only and not queued:
             continue
         if ba.coord_id is None:
             if event is Event.KILL and ba.status not in JOB_TERMINAL:
@@ -303,7 +307,15 @@ def suspend_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=tx.now_ms)
     if t.children is Children.SUSPEND:
         only = {J.RUNNING, J.RUNNINGWITHERROR, J.PREP, J.PAUSED, J.PAUSEDWITHERROR}
-        _cascade(tx, effects, bundle, "coord.suspend", Event.SUSPEND, only={str(s) for s in only})
+        _cascade(
+            tx,
+            effects,
+            bundle,
+            "coord.suspend",
+            Event.SUSPEND,
+            only={str(s) for s in only},
+            pending_too=True,
+        )
 
 
 def resume_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
@@ -311,7 +323,15 @@ def resume_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=None)
     if t.children is Children.RESUME:
         only = {J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED}
-        _cascade(tx, effects, bundle, "coord.resume", Event.RESUME, only={str(s) for s in only})
+        _cascade(
+            tx,
+            effects,
+            bundle,
+            "coord.resume",
+            Event.RESUME,
+            only={str(s) for s in only},
+            pending_too=True,
+        )
     effects.wake_bundle(tx, bundle.id)
 
 

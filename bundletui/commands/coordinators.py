@@ -293,8 +293,12 @@ def _outputs_written(tx: Tx, effects: Effects, action: ActionRow) -> None:
 # ----------------------------------------------------------------------------- scopes
 
 
-def parse_action_scope(text: str) -> list[int]:
-    """``1,3-4,7-40`` -> [1, 3, 4, 7, …, 40]."""
+MAX_ACTION_NUMBER = 2**31 - 1  # Oozie's action numbers are Java ints
+
+
+def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -> list[int]:
+    """``1,3-4,7-40`` -> [1, 3, 4, 7, …, 40]. ``upto``: the highest number ``coord_id`` has;
+    a range reaching past it is an error before it is spelled out (``1-999999999``)."""
     numbers: list[int] = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         lo, sep, hi = part.partition("-")
@@ -307,13 +311,25 @@ def parse_action_scope(text: str) -> list[int]:
                 f"Invalid parameter [action scope {text}]",
                 hint="use numbers and ranges, e.g. 1,3-4",
             ) from None
-        if a > b or a < 1:
+        if a > b or a < 1 or b > MAX_ACTION_NUMBER:
             raise CommandError(
                 "E0302",
                 f"Invalid parameter [action range {part}]",
-                hint="ranges go low-high, from 1",
+                hint=f"ranges go low-high, from 1 to at most {MAX_ACTION_NUMBER}",
+            )
+        if upto is not None and b > upto:
+            raise CommandError(
+                "E0605",
+                f"Action does not exist [{coord_id}@{max(a, upto + 1)}]",
+                hint=f"the coordinator has {upto} actions",
             )
         numbers.extend(range(a, b + 1))
+    if not numbers:
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [action scope {text!r}]",
+            hint="give action numbers and ranges, e.g. 1,3-4",
+        )
     return numbers
 
 
@@ -337,14 +353,14 @@ def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
 def select_actions(
     tx: Tx, coord: CoordRow, *, actions: str | None = None, dates: str | None = None
 ) -> list[ActionRow]:
-    if bool(actions) == bool(dates):
+    if (actions is None) == (dates is None):
         raise CommandError(
             "E0305",
             "Missing parameter [action or date scope]",
             hint="give exactly one of --action 1,3-4 or --date d1::d2",
         )
-    if actions:
-        numbers = parse_action_scope(actions)
+    if actions is not None:
+        numbers = parse_action_scope(actions, coord.last_action_number, coord.id)
         rows = jobs.select(
             tx.conn,
             ActionRow,
@@ -362,7 +378,14 @@ def select_actions(
             )
         return rows
     rows = []
-    for a, b in parse_date_scope(dates or ""):
+    ranges = parse_date_scope(dates or "")
+    if not ranges:
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [date scope {dates!r}]",
+            hint="give nominal times and ranges, e.g. 2026-01-01T00:00Z::2026-01-02T00:00Z",
+        )
+    for a, b in ranges:
         rows += jobs.select(
             tx.conn,
             ActionRow,
@@ -455,7 +478,7 @@ def kill(
 ) -> list[str]:
     def body(tx: Tx) -> list[str]:
         coord = load(tx, coord_id)
-        if actions or dates:
+        if actions is not None or dates is not None:  # a scope given empty kills nothing
             return kill_actions_tx(
                 tx, ctx.effects, coord, select_actions(tx, coord, actions=actions, dates=dates)
             )

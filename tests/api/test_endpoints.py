@@ -481,6 +481,7 @@ def test_bundle_controls_and_bulk(lhttp: httpx.Client, live: Live, tmp_path: Pat
     assert again["total"] == 0  # already suspended: skipped, as Oozie's bulk commands do
     oozie_error(lhttp.put("v1/jobs?action=start&jobtype=coordinator"), 400, "E0303")
     oozie_error(lhttp.put("v1/jobs?jobtype=coordinator"), 400, "E0305")
+    oozie_error(lhttp.put("v1/jobs?action=kill&jobtype=coordinator"), 400, "E0305")  # no filter
 
     dry = lhttp.put(f"v2/job/{bid}?action=dryrun")
     assert dry.status_code == 200 and "<bundle-app" in dry.json()["id"]

@@ -201,6 +201,25 @@ def test_req_18_20_suspend_and_resume_cascade_to_coordinators_actions_and_workfl
     bt.fails("resume", bundle_id, code="E1100")
 
 
+def test_a_resume_right_after_a_suspend_follows_it_before_the_children_acted(bt: Bt4) -> None:
+    """Both with no engine up: the resume must not skip the coordinators whose suspend is still
+    queued (their bundle actions still say RUNNING), or they end SUSPENDED under a RUNNING
+    bundle and the roll-up pulls the bundle back to SUSPENDED."""
+    bundle_id = bt.submit_job(two_coordinators(bt), start=True)
+    engine = bt.engine("--clock", "simulated", "--start-time", START)
+    wait_for(lambda: len(coord_statuses(bt, bundle_id)) == 2, 20, "coordinators submitted")
+    engine.stop()
+
+    bt.cli("suspend", bundle_id)
+    bt.cli("resume", bundle_id)
+    assert bt.status(bundle_id) == "RUNNING"
+    assert pending(bt, bundle_id) == (1, {"busy": 2, "starved": 2})
+    bt.engine("--clock", "simulated", "--start-time", START)
+    wait_for(lambda: pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0}), 20, "cleared")
+    assert coord_statuses(bt, bundle_id) == {"busy": "RUNNING", "starved": "RUNNING"}
+    assert bt.status(bundle_id) == "RUNNING"
+
+
 # ----------------------------------------------------------------------------- 19 (pause)
 
 
