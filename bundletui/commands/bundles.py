@@ -447,6 +447,13 @@ def rerun_tx(
     nocleanup: bool,
 ) -> int:
     """``-coordinator c1,c2`` and/or ``-date d1::d2`` (oozie.md §1.7)."""
+    for option, given in (("--coordinator", coordinators), ("--date", dates)):
+        if given is not None and not given.replace(",", "").strip():  # "" is not "all"
+            raise CommandError(
+                "E1018",
+                f"Coord Job Rerun Error: {option} is empty",
+                hint="name the coordinators or dates, or leave the option out",
+            )
     if not coordinators and not dates:
         raise CommandError(
             "E1018",

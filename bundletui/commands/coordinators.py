@@ -175,6 +175,14 @@ def load(tx: Tx, coord_id: str) -> CoordRow:
 # ----------------------------------------------------------------------------- status changes
 
 
+def action_timeout_at(coord: CoordRow, nominal_ms: int, created_ms: int) -> int | None:
+    """When a WAITING action times out: ``timeout`` minutes from max(nominal, created)
+    (oozie.md §2.4); never with a negative timeout."""
+    if coord.timeout < 0:
+        return None
+    return max(nominal_ms, created_ms) + (coord.timeout + 1) * 60_000
+
+
 def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields: Any) -> CoordRow:
     """Write a coordinator's new status and pass it up to its bundle (seed: BundleStatusUpdateXCommand)."""
     jobs.update(tx, CoordRow, coord.id, status=status, **fields)
@@ -353,7 +361,13 @@ def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
 def select_actions(
     tx: Tx, coord: CoordRow, *, actions: str | None = None, dates: str | None = None
 ) -> list[ActionRow]:
-    if (actions is None) == (dates is None):
+    if actions is not None and dates is not None:
+        raise CommandError(
+            "E0302",
+            "Invalid parameter [both an action and a date scope]",
+            hint="give exactly one of --action 1,3-4 or --date d1::d2",
+        )
+    if actions is None and dates is None:
         raise CommandError(
             "E0305",
             "Missing parameter [action or date scope]",
@@ -696,7 +710,8 @@ def rerun_tx(
             "error_code": None,
             "error_message": None,
             "held_by": None,
-            "created_time": tx.now_ms,
+            "created_time": tx.now_ms,  # and the timeout counts from it again (oozie.md §2.4)
+            "timeout_at": action_timeout_at(coord, action.nominal_time, tx.now_ms),
         }
         conf = action.run_conf_dict()
         if failed and action.external_id:
@@ -756,7 +771,7 @@ def ignore_tx(
     actions: str | None = None,
     dates: str | None = None,
 ) -> list[str]:
-    if actions or dates:
+    if actions is not None or dates is not None:  # a scope given empty ignores nothing
         rows = select_actions(tx, coord, actions=actions, dates=dates)
         bad = [r for r in rows if r.status not in (A.FAILED, A.KILLED, A.TIMEDOUT)]
         if bad:

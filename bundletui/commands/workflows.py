@@ -151,6 +151,7 @@ def suspend_tx(tx: Tx, effects: Effects, wf: WorkflowRow, *, freeze: bool = Fals
     for child in _running_children(tx, wf.id):
         if child.status == W.RUNNING:
             suspend_tx(tx, effects, child, freeze=freeze)
+    _tell_parent(tx, effects, wf, t.to)
 
 
 def suspend(ctx: Ctx, wf_id: str, *, freeze: bool = False) -> None:
@@ -172,6 +173,16 @@ def resume_tx(tx: Tx, effects: Effects, wf: WorkflowRow) -> None:
         if child.status == W.SUSPENDED:
             resume_tx(tx, effects, child)
     effects.advance_workflow(tx, wf.id)
+    _tell_parent(tx, effects, wf, t.to)
+
+
+def _tell_parent(tx: Tx, effects: Effects, wf: WorkflowRow, status: str) -> None:
+    """A coordinator action follows its workflow into SUSPENDED and back (oozie.md §2.4), also
+    when the workflow itself was suspended; from a coordinator's suspend it already has."""
+    if wf.parent_id:
+        from bundletui.commands.propagate import workflow_finished
+
+        workflow_finished(tx, effects, jobs.updated(tx, wf, status=status))
 
 
 def resume(ctx: Ctx, wf_id: str) -> None:

@@ -196,9 +196,7 @@ class CoordinatorService:
         aid = action_id(coord.id, number)
         plan = coord_inputs.plan(tx.conn, app, coord, number, nominal_ms, now)
         deps = coord_inputs.dependencies(plan)
-        timeout_at = None
-        if coord.timeout >= 0:
-            timeout_at = max(nominal_ms, now) + (coord.timeout + 1) * 60_000
+        timeout_at = coordcmd.action_timeout_at(coord, nominal_ms, now)
         created = decide(Machine.ACTION, None, Event.SUBMIT).to
         values = {
             "id": aid,

@@ -472,6 +472,8 @@ def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
     )
     bundle_id = bt.submit_job(config)
     bt.fails("rerun", bundle_id, "--coordinator", "a", code="E1100")  # PREP: nothing to rerun
+    for empty in (["--coordinator", ""], ["--coordinator", ",", "--date", START]):
+        bt.fails("rerun", bundle_id, *empty, code="E1018")  # an empty list is not "all of them"
     bt.cli("start", bundle_id)
     bt.sim(START, "2026-01-01T04:00Z")
     assert bt.status(bundle_id) == "SUCCEEDED"

@@ -96,6 +96,8 @@ def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None
 
     # the whole coordinator: its WAITING action is killed too; KILLED -> IGNORED -> RUNNING,
     # and materialization resumes where it stopped
+    bt.fails("ignore", coord_id, "--action", "", code="E0302")  # not the whole coordinator
+    bt.fails("ignore", coord_id, "--action", "3", "--date", T0, code="E0302")  # not both
     bt.cli("kill", coord_id)
     assert bt.status(coord_id) == "KILLED" and bt.actions(coord_id)[6] == "KILLED"
     bt.fails("kill", coord_id, "--action", "6", code="E1020")
@@ -165,6 +167,21 @@ def test_rerun_actions_and_dates_with_cleanup_nocleanup_and_failed(bt: Bt4) -> N
     assert bt.status(coord_id) == "SUCCEEDED"
 
 
+def test_a_rerun_timedout_action_times_out_from_its_new_creation(bt: Bt4) -> None:
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T01:00Z", timeout="60"), flag="/none")
+    bt.sim(T0, "2026-01-01T03:00Z")  # input never lands: 01:01 comes and goes
+    assert bt.actions(coord_id) == {1: "TIMEDOUT"}
+    bt.cli("rerun", coord_id, "--action", "1")
+    ((created, timeout_at),) = bt.sql(
+        "SELECT created_time, timeout_at FROM coord_actions WHERE id = ?", f"{coord_id}@1"
+    )
+    assert timeout_at - created == 61 * 60_000  # from the rerun, not from the nominal time
+    bt.sim(T0, "2026-01-01T03:30Z")
+    assert bt.actions(coord_id) == {1: "WAITING"}
+    bt.sim(T0, "2026-01-01T04:05Z")
+    assert bt.actions(coord_id) == {1: "TIMEDOUT"}
+
+
 def test_rerun_refresh_re_resolves_latest(bt: Bt4) -> None:
     coord_id = submit(
         bt,
@@ -229,6 +246,15 @@ def test_concurrency_suspend_resume_and_change_concurrency(bt: Bt4) -> None:
     bt.cli("resume", coord_id)
     assert bt.status(coord_id) == "RUNNING"
     assert running() == [1, 2]
+
+    # the action follows its workflow when the workflow itself is suspended and resumed
+    wf = bt.peek(f"{coord_id}@1")["externalId"]
+    bt.cli("suspend", wf)
+    assert (bt.peek(wf)["status"], bt.actions(coord_id)[1]) == ("SUSPENDED", "SUSPENDED")
+    assert bt.status(coord_id) == "RUNNING"
+    bt.cli("resume", wf)
+    assert (bt.peek(wf)["status"], bt.actions(coord_id)[1]) == ("RUNNING", "RUNNING")
+
     bt.cli("change", coord_id, "--value", "concurrency=3")
     wait_for(lambda: running() == [1, 2, 3], 20, "a third slot used")
     hold.unlink()
