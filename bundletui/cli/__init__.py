@@ -70,5 +70,5 @@ class _ReaderMayLeave:
 
 def main() -> None:
     _register()
-    sys.stdout = _ReaderMayLeave(sys.stdout)  # type: ignore[assignment]
+    sys.stdout = _ReaderMayLeave(sys.stdout)
     app()

@@ -25,7 +25,15 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--landing", help="Landing directory to watch (default <home>/landing)."),
         ] = None,
-        clock: Annotated[str, typer.Option("--clock", help="real | simulated")] = "real",
+        clock: Annotated[
+            str,
+            typer.Option(
+                "--clock",
+                help="real | simulated (default: real; a store last run on a simulated clock "
+                "needs it said)",
+                show_default=False,
+            ),
+        ] = "",
         start_time: Annotated[
             str | None,
             typer.Option("--start-time", help="Simulated clock start, yyyy-MM-ddTHH:mmZ."),
@@ -73,7 +81,7 @@ def register(app: typer.Typer) -> None:
         """Run the engine in the foreground until Ctrl-C / SIGTERM (running jobs keep running)."""
         from bundletui.engine.service import Engine, EngineConfig
 
-        if clock not in ("real", "simulated"):
+        if clock not in ("", "real", "simulated"):
             raise BundletuiError(
                 "E0303",
                 f"Invalid parameter value, [clock] = [{clock}]",

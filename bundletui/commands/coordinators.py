@@ -726,11 +726,34 @@ def rerun_tx(
             jobs.update(tx, ActionRow, action.id, plan=None)
         else:
             tx.conn.execute("UPDATE input_deps SET available = 0 WHERE action_id = ?", (action.id,))
+            pinned = _pinned_plan(stored)
+            if pinned is not None:
+                jobs.update(tx, ActionRow, action.id, plan=pinned)
     if t is not None and t.to != coord.status:
         set_status(tx, effects, coord, t.to)
     rollup_tx(tx, effects, coord.id)
     effects.wake_coordinator(tx, coord.id)
     return [r.id for r in rows]
+
+
+def _pinned_plan(stored: dict[str, Any]) -> str | None:
+    """Without ``--refresh``, latest() / future() stay as they were first resolved (only
+    ``--refresh`` re-evaluates them, oozie.md §2.6): the resolved URIs become the plan's."""
+    from bundletui.spec.materialize import ActionPlan
+
+    resolved = stored.get("data_in") or {}
+    if not stored.get("plan") or not resolved:
+        return None
+    plan = ActionPlan.from_dict(stored["plan"])
+    ins = [
+        d._replace(uris=tuple(resolved[d.name]), pending=())
+        if d.pending and resolved.get(d.name) is not None
+        else d
+        for d in plan.data_ins
+    ]
+    if ins == list(plan.data_ins):
+        return None
+    return json.dumps({"plan": plan._replace(data_ins=tuple(ins)).to_dict()})
 
 
 _RERUN_FROM = frozenset(

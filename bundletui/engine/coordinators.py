@@ -165,9 +165,16 @@ class CoordinatorService:
             self._create_action(tx, coord, app, idx + 1, nominal_ms, now)
             created += 1
             index = idx + 1
+        recorded = next_time
+        if done:  # Oozie records the first nominal time not materialized, at or after the end
+            after = next(
+                iter_nominal_times(app.start, None, app.frequency, app.timezone, first_index=index),
+                None,
+            )
+            recorded = to_ms(after[1]) if after is not None else None
         fields: dict[str, Any] = {
             "last_action_number": index,
-            "next_materialized_time": next_time,
+            "next_materialized_time": recorded,
             "done_materialization": int(done),
         }
         if created and coord.status == J.PREP:

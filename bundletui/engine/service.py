@@ -52,7 +52,7 @@ DueHandler = Callable[[Tx, str], None]
 class EngineConfig:
     home: Path
     landing: Path | None = None
-    clock: str = "real"  # real | simulated
+    clock: str = "real"  # real | simulated | "" (the store's: refused if it was simulated)
     start_time: datetime | None = None
     until: datetime | None = None
     max_workers: int = 32
@@ -179,6 +179,7 @@ class Engine:
         self._wake = asyncio.Event()
         self.store = Store(self.config.home, clock=self.real_clock)
         try:
+            self._check_clock()
             await self._acquire_lease()
             if self._stop:
                 return
@@ -227,7 +228,7 @@ class Engine:
                 self.holder,
                 os.getpid(),
                 socket.gethostname(),
-                self.config.clock,
+                self.config.clock or "real",
                 to_ms(self.real_clock.now()),
                 ttl_ms,
             )
@@ -267,6 +268,19 @@ class Engine:
         finally:
             hb_store.close()
 
+    def _check_clock(self) -> None:
+        """Before the lease: a store last run on a simulated clock is not moved to the real one
+        (its whole backlog due at once, timeouts included) unless that is asked for."""
+        assert self.store is not None
+        if not self.config.clock and self.store.meta("clock") == "simulated":
+            at = stored_sim_now(self.store)
+            raise EngineError(
+                "EB203",
+                f"this store runs on a simulated clock (at {at.isoformat() if at else '?'})",
+                hint="pass --clock simulated to go on with it, or --clock real to move it to the "
+                "real clock (everything due until now then happens at once)",
+            )
+
     def _setup_clock(self) -> None:
         assert self.store is not None
         if self.config.clock == "simulated":
@@ -282,6 +296,13 @@ class Engine:
                 )
             if resumed and self.config.start_time and resumed < self.config.start_time:
                 start = self.config.start_time
+            elif resumed and self.config.start_time and self.config.start_time < resumed:
+                log.warning(
+                    "--start-time %s is before the store's simulated now; a clock does not go "
+                    "back: resuming at %s",
+                    self.config.start_time.isoformat(),
+                    resumed.isoformat(),
+                )
             self.clock = SimulatedClock(start)
             with self.store.write() as tx:
                 set_clock_mode(self.store, tx, "simulated", start)

@@ -199,10 +199,11 @@ def test_rerun_refresh_re_resolves_latest(bt: Bt4) -> None:
     aid = f"{coord_id}@1"
     assert run_conf(bt, aid)["l"].endswith("l/2026/01/01/08")
     bt.land(partition("l", "2026-01-01T11:00Z"))  # after the action's creation time
+    bt.land(partition("l", "2026-01-01T09:00Z"))  # before it, but after the first resolution
     bt.sim("2026-01-01T10:00Z", "2026-01-01T12:00Z")
     bt.cli("rerun", coord_id, "--action", "1")
     bt.sim("2026-01-01T10:00Z", "2026-01-01T12:00Z")
-    assert run_conf(bt, aid)["l"].endswith("l/2026/01/01/08")  # latest as of its creation
+    assert run_conf(bt, aid)["l"].endswith("l/2026/01/01/08")  # as first resolved
     bt.cli("rerun", coord_id, "--action", "1", "--refresh")
     bt.sim("2026-01-01T10:00Z", "2026-01-01T12:00Z")
     assert run_conf(bt, aid)["l"].endswith("l/2026/01/01/11")  # re-resolved now

@@ -101,6 +101,9 @@ def test_nominal_times_frequency_el_end_of_periods_cron_and_end_exclusive(bt: Bt
         assert info["status"] == "SUCCEEDED", name
         assert info["doneMaterialization"] is True
         assert info["lastActionNumber"] == len(got[name])
+    # done: both name the first nominal time not materialized, at or after the end (§2.5)
+    twenty = bt.peek(ids["twenty"])
+    assert twenty["nextMaterializedTime"] == twenty["lastAction"] == "Fri, 06 Mar 2026 01:00:00 GMT"
     # numbers are contiguous and unique per coordinator (the store's unique keys)
     for name, coord_id in ids.items():
         assert list(bt.actions(coord_id)) == list(range(1, len(got[name]) + 1))
