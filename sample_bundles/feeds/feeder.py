@@ -3,6 +3,10 @@
     python3 sample_bundles/feeds/feeder.py --landing ~/.bundletui/landing \
         --start 2026-01-01T00:00Z --hours 48 --interval 2
 
+``--start`` is the bundle's start: on the real clock, submit the bundle with
+``-D start=<23 hours ago>`` and feed from there (the README's *landing directory* has the
+commands); the shipped job.properties names January 2026, for simulated-clock runs.
+
 Each partition is written under a temporary name and renamed into place, then its _SUCCESS
 flag is written last — so a watcher never sees a half-written partition.
 """
