@@ -557,14 +557,16 @@ def change_tx(tx: Tx, effects: Effects, coord: CoordRow, value: str) -> None:
                 hint="status=RUNNING",
             )
         t = decide(Machine.COORDINATOR, coord.status, Event.CHANGE_STATUS_RUNNING, coord.id)
+        nxt = coord.next_materialized_time
+        if nxt is None and coord.last_action_number == 0:
+            nxt = coord.start_time  # killed before its first materialization: it starts now
         coord = set_status(
             tx,
             effects,
             coord,
             t.to,
             done_materialization=0
-            if coord.next_materialized_time is not None
-            and coord.next_materialized_time < coord.end_time
+            if nxt is not None and nxt < coord.end_time
             else coord.done_materialization,
         )
     if "concurrency" in changes:

@@ -138,7 +138,6 @@ def test_system_mode(http: httpx.Client, bare: Live) -> None:
         ('"', "application/xml;charset=UTF-8"),
         ("'", "application/xml"),
         (None, "text/xml; charset=utf-8"),
-        (None, None),
     ],
 )
 def test_submit_tolerates_declarations_and_content_types(
@@ -156,6 +155,9 @@ def test_submit_tolerates_declarations_and_content_types(
 
 def test_submit_errors(http: httpx.Client, bare: Live, tmp_path: Path) -> None:
     conf = coord_conf(bare)
+    for content_type in (None, "text/plain"):  # Oozie's validateContentType: XML only
+        headers = {"Content-Type": content_type} if content_type else {}
+        oozie_error(http.post("v2/jobs", content=conf_xml(conf), headers=headers), 400, "E0300")
     oozie_error(
         http.post("v2/jobs", params={"action": "run"}, content=conf_xml(conf), headers=XML),
         400,

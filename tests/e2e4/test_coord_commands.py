@@ -167,6 +167,16 @@ def test_rerun_actions_and_dates_with_cleanup_nocleanup_and_failed(bt: Bt4) -> N
     assert bt.status(coord_id) == "SUCCEEDED"
 
 
+def test_killed_before_its_first_action_then_status_running_materializes(bt: Bt4) -> None:
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T03:00Z"), flag="/none")
+    bt.cli("kill", coord_id)  # PREP: nothing materialized yet
+    assert bt.status(coord_id) == "KILLED"
+    bt.cli("change", coord_id, "--value", "status=RUNNING")
+    assert bt.status(coord_id) == "RUNNING"
+    bt.sim(T0, "2026-01-01T03:00Z")
+    assert bt.actions(coord_id) == dict.fromkeys((1, 2, 3), "WAITING")
+
+
 def test_a_rerun_timedout_action_times_out_from_its_new_creation(bt: Bt4) -> None:
     coord_id = submit(bt, hourly_with_inputs("2026-01-01T01:00Z", timeout="60"), flag="/none")
     bt.sim(T0, "2026-01-01T03:00Z")  # input never lands: 01:01 comes and goes
