@@ -226,14 +226,26 @@ def register(app: typer.Typer) -> None:
         job_id: IdArg,
         json_out: JsonOpt = False,
         length: Annotated[
-            int | None, typer.Option("--len", help="Coordinator actions to show.")
+            int | None, typer.Option("--len", min=0, help="Coordinator actions to show.")
         ] = None,
-        offset: Annotated[int, typer.Option("--offset", help="First action (1-based).")] = 1,
+        offset: Annotated[int, typer.Option("--offset", min=1, help="First action (1-based).")] = 1,
         order: Annotated[str, typer.Option("--order", help="asc or desc.")] = "asc",
         filter_text: Annotated[str, typer.Option("--filter", help="status=…;nominaltime>=…")] = "",
         home: HomeOpt = None,
     ) -> None:
         """Show a job: status, times, and its nodes / actions / coordinators."""
+        from bundletui.model.ids import IdKind, kind_of
+
+        if order.lower() not in ("asc", "desc"):
+            raise CommandError(
+                "E0303", f"Invalid parameter value, [order] = [{order}]", hint="asc or desc"
+            )
+        if (filter_text or order.lower() != "asc") and kind_of(job_id) is not IdKind.COORDINATOR:
+            raise CommandError(
+                "E0302",
+                "Invalid parameter [--filter / --order apply to a coordinator's actions]",
+                hint="give a coordinator id (…-C), or leave them out",
+            )
         store = Store(home)
         data = queries.job_info(
             store.conn, job_id, offset=offset, length=length, order=order, filter_text=filter_text
@@ -254,8 +266,8 @@ def register(app: typer.Typer) -> None:
         filter_text: Annotated[
             str, typer.Option("--filter", help="status=RUNNING;name=x (same key = OR)")
         ] = "",
-        length: Annotated[int, typer.Option("--len")] = 100,
-        offset: Annotated[int, typer.Option("--offset")] = 1,
+        length: Annotated[int, typer.Option("--len", min=1)] = 100,
+        offset: Annotated[int, typer.Option("--offset", min=1)] = 1,
         json_out: JsonOpt = False,
         home: HomeOpt = None,
     ) -> None:

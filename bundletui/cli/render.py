@@ -128,14 +128,11 @@ _JOB_COLUMNS = {
 def render_jobs(kind: str, data: dict[str, Any]) -> None:
     key, id_key, name_key, start_key = _JOB_COLUMNS[kind]
     table = Table(box=None, header_style="bold")
-    for col in (
-        "Job ID",
-        "Name",
-        "Status",
-        "User",
-        "Started" if kind != "bundle" else "Kick-off",
-        "Ended",
-    ):
+    # a coordinator's times are its configured window, not when it started or ended
+    start_col, end_col = {"bundle": ("Kick-off", "Ended"), "coordinator": ("Start", "End")}.get(
+        kind, ("Started", "Ended")
+    )
+    for col in ("Job ID", "Name", "Status", "User", start_col, end_col):
         table.add_column(col, no_wrap=col in ("Job ID", "Status"))
     for job in data[key]:
         table.add_row(

@@ -257,10 +257,19 @@ def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
     bundle: BundleApp = loaded.app
     out = []
     for coord in bundle.coordinators:
-        if coord.enabled:
+        if not coord.enabled:
+            continue
+        try:
             out.append(
                 load_bundle_coordinator(
                     bundle, coord, loaded.conf, "0000000-000000000000000-bundletui-check-B", clock
                 )
             )
+        except BundletuiError as exc:
+            # the file and line are the coordinator's; say which bundle entry submitted it (two
+            # entries may share one coordinator.xml with different configurations)
+            exc.message += (
+                f' [bundle coordinator "{coord.name}" of {bundle.source or "the bundle"}]'
+            )
+            raise
     return out

@@ -356,6 +356,7 @@ def test_a_critical_coordinator_failing_to_submit_fails_the_bundle_and_kills_its
     bt.sim(START, "2026-01-01T02:00Z")
 
     assert bt.status(bundle_id) == "FAILED"
+    assert bt.peek(bundle_id)["endTime"] is not None  # a FAILED bundle has ended
     actions = bt.bundle_actions(bundle_id)
     assert actions["core"] == ("FAILED", 0)
     coord_ids = dict(
@@ -567,3 +568,16 @@ def test_an_ignored_coordinator_leaves_its_bundle_roll_up(bt: Bt4) -> None:
     bt.sim(START, "2026-01-01T05:00Z")
     assert bt.status(ids["a"]) == "SUCCEEDED"
     assert bt.status(bundle_id) == "SUCCEEDED"
+
+
+def test_a_bundle_with_every_coordinator_disabled_fails_at_start_and_says_why(bt: Bt4) -> None:
+    bt.apps.write("hourly.xml", coordinator_xml("hourly"))
+    bt.apps.write("bundle.xml", bundle_xml("off", [BC("off", "hourly.xml", enabled="false")]))
+    config = bt.apps.props(
+        "job.properties",
+        {"oozie.bundle.application.path": "bundle.xml", "start": START, "end": "2026-01-01T04:00Z"},
+    )
+    bundle_id = bt.submit_job(config, start=True)
+    assert bt.status(bundle_id) == "FAILED"
+    log = bt.cli("oozie", "job", "-log", bundle_id).stdout
+    assert "E1318" in log and 'enabled="false"' in log, log

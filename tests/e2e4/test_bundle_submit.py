@@ -154,6 +154,7 @@ def test_req_10_no_partial_submission_one_bad_coordinator_stores_nothing(bt: Bt4
     r = bt.cli("submit", str(props(bt, bundle)), "-D", f"trace={bt.trace}", "--start", check=False)
     assert r.code != 0 and "Traceback" not in r.stderr, r
     assert "broken.xml" in r.stderr, r
+    assert 'bundle coordinator "beta" of ' in r.stderr, r  # which entry of the bundle
     assert set(stored_rows(bt).values()) == {0}
 
 
