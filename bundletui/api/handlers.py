@@ -133,7 +133,7 @@ def listing(store: Store, params: Params) -> dict[str, Any]:
     offset = offset if offset >= 1 else LISTING_OFFSET
     length = length if length >= 1 else LISTING_LEN
     flt, nothing = _without_premater(params.get("filter") or "")
-    tz = params.text("timezone") or "GMT"
+    tz = params.timezone()
     if nothing:
         return {_ENVELOPE[kind]: [], "total": 0, "offset": offset, "len": length}
     if kind == "wf":
@@ -264,9 +264,11 @@ def _kind(job_id: str) -> IdKind:
 def job_get(store: Store, call: Call) -> Reply:
     job_id = call.resource
     _kind(job_id)
+    if call.params.has("action"):  # a PUT's parameter on a GET: refused, never an info
+        raise ApiError("E0302", "Invalid parameter [action]", hint="action is for PUT requests")
     show = call.params.get("show")
     show = "info" if show is None or not show.strip() else show.strip()
-    tz = call.params.text("timezone") or "GMT"
+    tz = call.params.timezone()
     if show == "info":
         return Reply(info(store, call, tz))
     if show == "status":
@@ -286,6 +288,14 @@ def info(store: Store, call: Call, tz: str) -> dict[str, Any]:
     v2 to 0 (``len<0`` too), so v2 lists no actions unless asked (oozie.md §7.1)."""
     p = call.params
     offset = max(p.integer("offset", 1), 1)
+    if kind_of(call.resource) is IdKind.WORKFLOW:
+        # V1JobServlet.getWorkflowJob: its actions paged from offset, len < 1 = all of them
+        data = queries.job_info(store.conn, call.resource, tz=tz)
+        length = p.integer("len", 0)
+        if length >= 1 or offset > 1:
+            stop = offset - 1 + length if length >= 1 else None
+            data["actions"] = data["actions"][offset - 1 : stop]
+        return data
     if call.version >= 2:
         length = p.integer("len", 0)
         length = length if length >= 0 else 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
 
-from bundletui.errors import ApiError
+from bundletui.errors import ApiError, BundletuiError
 
 
 def parse_query(raw: bytes | str) -> dict[str, str]:
@@ -64,6 +64,20 @@ class Params:
                 hint=f"{name} must fit in 32 bits",
             )
         return value
+
+    def timezone(self) -> str:
+        """The display zone (default GMT), checked here: a bad one is E0303, not a failure of
+        whatever it is later used for."""
+        from bundletui.model.timeutil import parse_timezone
+
+        tz = self.text("timezone") or "GMT"
+        try:
+            parse_timezone(tz)
+        except BundletuiError as exc:
+            raise ApiError(
+                "E0303", f"Invalid parameter value, [timezone] = [{tz}]", hint=exc.hint
+            ) from None
+        return tz
 
     def boolean(self, name: str, default: bool = False) -> bool:
         raw = self.text(name).lower()

@@ -250,7 +250,12 @@ def _zone(tzid: str) -> tzinfo:
 
     from bundletui.model.timeutil import parse_timezone
 
-    zone = parse_timezone(tzid)
+    try:
+        zone = parse_timezone(tzid)
+    except BundletuiError as exc:  # a display option, not a coordinator attribute (E1003)
+        raise BundletuiError(
+            "E0303", f"Invalid parameter value, [timezone] = [{tzid}]", hint=exc.hint
+        ) from None
     # UTC under the name the user gave it: Java prints "GMT" or "UTC" as asked.
     return timezone(timedelta(0), tzid) if tzid in ("UTC", "GMT") else zone
 

@@ -344,7 +344,7 @@ def test_coordinator_action_pages(lhttp: httpx.Client, live: Live) -> None:
 
     pst = lhttp.get(f"v1/job/{cid}", params={"timezone": "America/Los_Angeles", "len": "1"}).json()
     assert pst["actions"][0]["nominalTime"].endswith(" PST")
-    oozie_error(lhttp.get(f"v1/job/{cid}", params={"timezone": "Mars/Olympus"}), 400, "E1003")
+    oozie_error(lhttp.get(f"v1/job/{cid}", params={"timezone": "Mars/Olympus"}), 400, "E0303")
 
     action = lhttp.get(f"v2/job/{cid}@3").json()
     assert (action["id"], action["actionNumber"]) == (f"{cid}@3", 3)
@@ -381,6 +381,7 @@ def test_put_errors(http: httpx.Client, bare: Live) -> None:
     oozie_error(
         http.put(f"v2/job/{cid}", params={"action": "suspend", "show": "info"}), 400, "E0302"
     )
+    oozie_error(http.get(f"v2/job/{cid}", params={"action": "kill"}), 400, "E0302")  # GET
     oozie_error(http.put(f"v2/job/{cid}", params={"action": "explode"}), 400, "E0303")
     oozie_error(http.put(f"v2/job/{cid}", params={"action": "start"}), 400, "E0303")
     oozie_error(http.put(f"v2/job/{cid}", params={"action": "change"}), 400, "E0305")
@@ -498,6 +499,9 @@ def test_workflow_log_definition_and_rerun(lhttp: httpx.Client, live: Live, tmp_
     assert {a["name"]: a["status"] for a in done["actions"]} == dict.fromkeys(
         ("extract", "class-prior", "cond-prob", "predict"), "OK"
     )
+    names = [a["name"] for a in done["actions"]]
+    paged = lhttp.get(f"v2/job/{wf}", params={"offset": "2", "len": "2"}).json()["actions"]
+    assert [a["name"] for a in paged] == names[1:3]  # a workflow's actions are paged too
     node = lhttp.get(f"v2/job/{wf}@predict").json()
     assert (node["id"], node["name"], node["toString"]) == (
         f"{wf}@predict",

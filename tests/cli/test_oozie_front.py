@@ -518,6 +518,10 @@ def test_jobs_listings(world: World) -> None:
     assert out.lines[2].startswith(world.wf)
     out = oozie(world.home, "oozie", "jobs", "-jobtype", "coord", "-filter", "status=KILLED")
     assert (out.code, out.stdout) == (0, "No Jobs match your criteria!\n")
+    out = oozie(world.home, "oozie", "jobs", "-jobtype", "coord", "-timezone", "Bogus/Zone")
+    assert out.code == 255 and out.stderr.startswith(
+        "Error: E0303 : E0303: Invalid parameter value, [timezone] = [Bogus/Zone]"
+    ), out
     out = oozie(world.home, "oozie", "jobs", "-jobtype", "bundle")
     assert out.stdout == "No Jobs match your criteria!\n"
     out = oozie(world.home, "oozie", "jobs", "-jobtype", "coordinator", "-filter", "unit=days")
