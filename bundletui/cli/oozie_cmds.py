@@ -438,12 +438,25 @@ def op_dryrun(front: Front) -> None:
         return
     instances = _dryrun_actions(loaded) if loaded.kind is AppKind.COORDINATOR else []
     say("***coordJob after parsing: ***")
-    say(loaded.definition.rstrip("\n"))
+    say(_with_properties(loaded.definition, loaded.conf).rstrip("\n"))
     say(f"***total coord actions is {len(instances)} ***")
     for i, text in enumerate(instances, 1):
         say(RULER)
         say(f"coordAction instance: {i}:")
         say(text)
+
+
+def _with_properties(definition: str, conf: dict[str, str]) -> str:
+    """The definition with the job's properties put in (``${start}`` -> its value, XML-escaped),
+    as Oozie's dryrun shows the job after its first EL pass; functions (``${coord:…}``) and
+    unknown names stay as written."""
+    from xml.sax.saxutils import escape
+
+    def put(m: re.Match[str]) -> str:
+        value = conf.get(m.group(1))
+        return m.group(0) if value is None else escape(value, {'"': "&quot;"})
+
+    return re.sub(r"\$\{([A-Za-z_][\w.-]*)\}", put, definition)
 
 
 def _dryrun_actions(loaded: Any) -> list[str]:

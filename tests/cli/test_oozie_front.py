@@ -193,6 +193,7 @@ def test_dryrun(fresh: World) -> None:
     out = oozie(fresh.home, "oozie", "job", "-dryrun", "-config", str(fresh.apps.hourly_props))
     assert out.code == 0, out
     assert out.lines[0] == "***coordJob after parsing: ***"
+    assert 'start="2024-01-01T00:00Z"' in out.stdout and "${start}" not in out.stdout, out
     assert "***total coord actions is 1 ***" in out.lines
     at = out.lines.index("***total coord actions is 1 ***")
     assert out.lines[at + 1 : at + 3] == [RULER, "coordAction instance: 1:"]
