@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,16 @@ from bundletui.errors import BundletuiError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out = Console(highlight=False, soft_wrap=True)
+
+def _piped_width() -> int | None:
+    """Piped (``bundletui jobs | grep …``) with no COLUMNS: wide enough that no table cell is
+    cut to ``naiv…``; a terminal, or COLUMNS, gives its own width."""
+    if os.environ.get("COLUMNS") or sys.stdout.isatty():
+        return None
+    return 400
+
+
+out = Console(highlight=False, soft_wrap=True, width=_piped_width())
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 HomeOpt = Annotated[

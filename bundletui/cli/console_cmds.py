@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from bundletui.cli._common import HomeOpt, err, handle_errors
-from bundletui.store.db import resolve_home
+from bundletui.errors import StoreError
+from bundletui.store.db import DB_NAME, resolve_home
 
 
 def register(app: typer.Typer) -> None:
@@ -57,6 +58,13 @@ def register(app: typer.Typer) -> None:
             landing = demo_setup.landing
         else:
             home_dir = resolve_home(home)
+            if read_only and not (home_dir / DB_NAME).exists():
+                # read-only creates nothing: a mistyped --home is said, not a new empty store
+                raise StoreError(
+                    "EB001",
+                    f"no store at {home_dir / DB_NAME}",
+                    hint="check --home / BUNDLETUI_HOME; a read-only console opens an existing store",
+                )
         config = ConsoleConfig(
             home=home_dir,
             landing=landing,

@@ -483,6 +483,16 @@ def rerun_tx(
             dates
             or f"{format_oozie_time(from_ms(coord.start_time))}::{format_oozie_time(from_ms(coord.end_time))}"
         )
+        # Checked now, not only when the engine runs it: a refusal there would be a log line
+        # while this command said "ok" (Oozie queues it and says nothing either).
+        try:
+            coordcmd.rerun_rows(tx, coord, dates=scope)
+        except CommandError as exc:
+            if exc.code == "E0605" and not names:
+                continue  # no action of this one in the dates: nothing of it to rerun
+            raise CommandError(
+                exc.code, f"{exc.message} [coordinator {ba.coord_name}]", hint=exc.hint
+            ) from None
         jobs.update(tx, BundleActionRow, ba.id, pending=ba.pending + 1)
         effects.child_command(
             tx,

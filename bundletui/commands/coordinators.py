@@ -665,17 +665,11 @@ def change(ctx: Ctx, coord_id: str, value: str) -> None:
 # ----------------------------------------------------------------------------- rerun / ignore
 
 
-def rerun_tx(
-    tx: Tx,
-    effects: Effects,
-    coord: CoordRow,
-    *,
-    actions: str | None = None,
-    dates: str | None = None,
-    refresh: bool = False,
-    nocleanup: bool = False,
-    failed: bool = False,
-) -> list[str]:
+def rerun_rows(
+    tx: Tx, coord: CoordRow, *, actions: str | None = None, dates: str | None = None
+) -> list[ActionRow]:
+    """The actions a rerun would take, or why it is refused (a bundle rerun checks its
+    coordinators with this before it queues anything)."""
     if coord.status in (J.PREP, J.PREPSUSPENDED, J.PREPPAUSED):
         raise CommandError.from_template(
             "E1018", f"coordinator {coord.id} is {coord.status}: no actions are materialized"
@@ -692,6 +686,21 @@ def rerun_tx(
             f"Coord Job Rerun Error: part or all actions are not eligible to rerun! ({not_done[0].id} is {not_done[0].status})",
             hint="only TIMEDOUT, SUCCEEDED, KILLED, FAILED or IGNORED actions can be rerun",
         )
+    return rows
+
+
+def rerun_tx(
+    tx: Tx,
+    effects: Effects,
+    coord: CoordRow,
+    *,
+    actions: str | None = None,
+    dates: str | None = None,
+    refresh: bool = False,
+    nocleanup: bool = False,
+    failed: bool = False,
+) -> list[str]:
+    rows = rerun_rows(tx, coord, actions=actions, dates=dates)
     t = (
         decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
         if coord.status in _RERUN_FROM

@@ -138,7 +138,8 @@ class Engine:
         if running is self._loop:
             self._wake.set()
         else:
-            self._loop.call_soon_threadsafe(self._wake.set)
+            with contextlib.suppress(RuntimeError):  # its loop closed: it ended, nothing to wake
+                self._loop.call_soon_threadsafe(self._wake.set)
 
     def every(self, name: str, seconds: float, fn: Callable[[Tx], None]) -> None:
         """Run ``fn`` inside a tick every ``seconds`` of real time (safety-net rescans)."""

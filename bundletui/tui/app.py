@@ -58,6 +58,7 @@ from bundletui.tui.model import (
     Op,
     Target,
     availability,
+    past_tense,
 )
 from bundletui.tui.views import LogScreen, TextScreen, save_path, syntax
 from bundletui.tui.widgets import ActionTable, HeaderBar, HeaderState, JobTree, Pane
@@ -615,6 +616,9 @@ class MainScreen(Screen[None]):
     def _load_page(self, coord_id: str, offset: int) -> None:
         table = self.query_one(ActionTable)
         size = table.page_size
+        # the page asked for, now: a poll's refresh while this loads asks for it too (it read
+        # the old offset and, loading exclusively, undid a `]` pressed just before)
+        table.page_offset = offset
         self.query_one(ContentSwitcher).border_title = "actions, newest first"
 
         def then(data: dict[str, Any]) -> None:
@@ -849,6 +853,11 @@ class MainScreen(Screen[None]):
         count = f"{len(targets)} marked jobs" if len(targets) > 1 else targets[0].describe()
         if hidden:
             count += f" ({hidden} hidden by the filter)"
+        marked = self.model.marked_items() if verb in BULK else []
+        left = len(marked) - len(targets)
+        if marked and left > 0:  # marked, but the verb does not apply (a KILLED job's kill)
+            jobs = "job" if left == 1 else "jobs"
+            count += f"; {left} other marked {jobs} cannot be {past_tense(verb)}"
         title = f"{verb.capitalize()} {count}?"
 
         def done(ok: bool | None) -> None:
@@ -1466,7 +1475,10 @@ class ConsoleApp(App[None]):
             else:
                 mode = "none" if live_lease(cfg.home) is not None else "embedded"
         if mode == "embedded":
-            engine_config = cfg.engine_config or EngineConfig(home=cfg.home, landing=cfg.landing)
+            # clock "": a store last run on a simulated clock is refused (EB203), not moved
+            engine_config = cfg.engine_config or EngineConfig(
+                home=cfg.home, landing=cfg.landing, clock=""
+            )
             self.embedded = EmbeddedEngine(engine_config)
             self.embedded.start_thread()
         self.engine_mode = mode

@@ -269,7 +269,7 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
                     yield RadioButton("failed nodes only", value=True, id="m-failed", compact=True)
                     yield RadioButton("every node", id="m-all", compact=True)
                     yield RadioButton(
-                        "every node but these (succeeded ones, compact=True):", id="m-skip"
+                        "every node but these (succeeded ones):", id="m-skip", compact=True
                     )
                 yield Input(placeholder="node names, a,b", id="skip", compact=True)
             if kind == "coord":

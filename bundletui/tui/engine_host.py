@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bundletui.engine.service import Engine, EngineConfig
+from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock, to_ms
 from bundletui.store.db import Store
 from bundletui.store.lease import Lease, read_lease
@@ -98,6 +99,9 @@ class EmbeddedEngine:
         self._attach_logging()
         try:
             asyncio.run(self.engine.run())
+        except BundletuiError as exc:  # a refusal (EB203: a simulated store): said, not a crash
+            self.error = f"{exc} ({exc.hint})" if exc.hint else str(exc)
+            logging.getLogger("bundletui.engine").error("embedded engine: %s", exc.describe())
         except Exception as exc:  # shown in the header; the console keeps working
             self.error = f"{type(exc).__name__}: {exc}"
             logging.getLogger("bundletui.engine").exception("embedded engine failed")

@@ -521,7 +521,7 @@ def availability(
         ok = [m for m in marked if availability(action, m).enabled]
         if ok:
             return ENABLED
-        return _grey(f"{action}: none of the {len(marked)} marked jobs can be {_past(action)}")
+        return _grey(f"{action}: none of the {len(marked)} marked jobs can be {past_tense(action)}")
     if action in ("filter", "faults", "freeze", "help", "command", "quit", "submit"):
         return ENABLED
     if item is None or item.kind == MORE:
@@ -553,9 +553,11 @@ def availability(
             if status == want and item.row.link:
                 return ENABLED
             return _grey(
-                f"{action}: {what} (only a {want} action's workflow can be {_past(action)})"
+                f"{action}: {what} (only a {want} action's workflow can be {past_tense(action)})"
             )
-        return _grey(f"{action}: a workflow node cannot be {_past(action)}; select its workflow")
+        return _grey(
+            f"{action}: a workflow node cannot be {past_tense(action)}; select its workflow"
+        )
     if action == "kill":
         if kind in _MACHINE:
             return (
@@ -593,7 +595,7 @@ def availability(
     return ENABLED
 
 
-def _past(action: str) -> str:
+def past_tense(action: str) -> str:
     return {"suspend": "suspended", "resume": "resumed", "kill": "killed"}.get(action, action)
 
 

@@ -482,10 +482,8 @@ def test_bundle_info_block(fresh: World) -> None:
         "Error: Filter option is currently not supported for a Bundle job",
     )
     out = oozie(fresh.home, "oozie", "job", "-rerun", bid, "-coordinator", "hourly")
-    assert (out.code, out.stdout) == (
-        0,
-        f"Coordinators [hourly] of bundle {bid} are scheduled to rerun on date ranges [null].\n",
-    )
+    assert (out.code, out.stdout) == (255, ""), out  # PREP: refused now, not by the engine later
+    assert "E1018" in out.stderr and "[coordinator hourly]" in out.stderr, out
     out = oozie(fresh.home, "oozie", "job", "-rerun", bid, "-action", "1")
     assert (out.code, out.stderr.strip()) == (
         255,

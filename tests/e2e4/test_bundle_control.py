@@ -581,3 +581,12 @@ def test_a_bundle_with_every_coordinator_disabled_fails_at_start_and_says_why(bt
     assert bt.status(bundle_id) == "FAILED"
     log = bt.cli("oozie", "job", "-log", bundle_id).stdout
     assert "E1318" in log and 'enabled="false"' in log, log
+
+
+def test_a_bundle_rerun_its_coordinators_would_refuse_is_refused_at_once(bt: Bt4) -> None:
+    bundle_id = bt.submit_job(two_coordinators(bt), start=True)
+    bt.sim(START, "2026-01-01T01:30Z")
+    assert "WAITING" in bt.actions(bt.coords_of(bundle_id)["starved"]).values()
+    r = bt.fails("rerun", bundle_id, "--coordinator", "starved", code="E1018")
+    assert "[coordinator starved]" in r.stderr and "is WAITING" in r.stderr, r
+    assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})  # nothing was queued

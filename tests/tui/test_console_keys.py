@@ -176,6 +176,16 @@ async def test_marks_make_a_bulk_kill_that_needs_typing(env: Env) -> None:
             lambda: {h.status(ActionRow, first), h.status(ActionRow, second)} == {"KILLED"},
             what="both killed",
         )
+        third = f"{hourly}@5"
+        await h.select(third)
+        await h.press("m")  # 3 marked; the two KILLED ones cannot be killed again
+        await h.until(lambda: len(h.main.model.marks) == 3, what="three marked")
+        await h.press("k")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert [t.id for t in dialog.targets] == [third]
+        assert "2 other marked jobs cannot be killed" in dialog.title_text, dialog.title_text
+        await h.press("escape")
         await h.press("M")
         assert not h.main.model.marks
 

@@ -330,3 +330,22 @@ async def test_freeze_key_and_the_paged_action_table(env: Env) -> None:
         await h.until(
             lambda: h.main.model.counts_of(hourly).get("SUCCEEDED") == 1, what="caught up"
         )
+
+
+async def test_its_own_engine_does_not_move_a_simulated_store_to_the_real_clock(env: Env) -> None:
+    from datetime import UTC, datetime
+
+    from bundletui.store.clockstate import set_clock_mode
+
+    with env.store() as store, store.write() as tx:
+        set_clock_mode(store, tx, "simulated", datetime(2024, 1, 1, tzinfo=UTC))
+    async with console(env, engine="auto", ready=False) as h:
+        assert h.app.engine_mode == "embedded"
+        await h.until(
+            lambda: "EB203" in str(h.main.query_one("#header").render()), what="refused, said"
+        )
+    with env.store() as store:  # still simulated, at its time: nothing was made due
+        assert store.meta("clock") == "simulated"
+        assert store.meta("sim_now") == str(
+            int(datetime(2024, 1, 1, tzinfo=UTC).timestamp() * 1000)
+        )
