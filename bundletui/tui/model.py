@@ -448,7 +448,10 @@ class ConsoleModel:
         for kid in reversed(desired):
             if kid not in present:
                 adds.append((kid, nxt))
-            nxt = kid
+            else:
+                # before the next kid already in the tree: a run of new ones goes in, in order,
+                # before it (the immediate next one may itself be new and not added yet)
+                nxt = kid
         self.shown[parent] = list(desired)
         for kid, before in reversed(adds):
             ops.append(Add(kid, parent, before))

@@ -53,7 +53,7 @@ def test_first_load_orders_and_adds_parents_before_children() -> None:
     )  # fmt: skip
     adds = [op for op in ops if isinstance(op, Add)]
     assert [a.id for a in adds if a.parent is None] == ["B2", "B1", "C0", "W"]  # newest first
-    assert adds.index(Add("C1", "B1", None)) > adds.index(Add("B1", None, "C0"))
+    assert adds.index(Add("C1", "B1", None)) > adds.index(Add("B1", None, None))
     assert m.in_tree == {"B1", "B2", "C0", "C1", "W"}
 
 
@@ -85,7 +85,18 @@ def test_more_placeholder_counts_actions_not_loaded() -> None:
     ops = m.set_children("C1", [action("C1", 8), action("C1", 9), action("C1", 10)], total=10)
     assert m.items["C1"].children == [more_id("C1"), "C1@8", "C1@9", "C1@10"]
     assert m.items[more_id("C1")].total == 7
-    assert ops[0] == Add(more_id("C1"), "C1", "C1@8")
+    assert ops[0] == Add(more_id("C1"), "C1", None)  # all new: each goes in at the end
+
+
+def test_cleared_filter_puts_the_hidden_actions_back_in_order() -> None:
+    m = loaded()
+    m.set_children("C1", [action("C1", 1), action("C1", 2), action("C1", 3, "READY")], total=3)
+    m.set_filter("ready")  # @3 and its ancestors only
+    assert m.shown["C1"] == ["C1@3"]
+    ops, _expand = m.set_filter("")
+    adds = [op for op in ops if isinstance(op, Add) and op.parent == "C1"]
+    # each before one already in the tree, in order: a run of new ones never lands at the end
+    assert adds == [Add("C1@1", "C1", "C1@3"), Add("C1@2", "C1", "C1@3")]
 
 
 def test_reloaded_children_remove_deleted_actions() -> None:
