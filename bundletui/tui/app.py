@@ -432,7 +432,9 @@ class MainScreen(Screen[None]):
             if view:
                 self._sticky = self._sticky or lost  # back on it when the filter lets it be
             else:
-                self.notify(f"{lost} is no longer shown; the cursor moved to its parent")
+                top = lost not in self.model.items or not self.model.ancestors(lost)
+                where = "the row in its place" if top else "its parent"
+                self.notify(f"{lost} is no longer shown; the cursor moved to {where}")
         self._sync_selection()
 
     def _after_data_change(self, changed: set[str]) -> None:

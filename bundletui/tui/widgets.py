@@ -157,6 +157,7 @@ class JobTree(Tree[str]):
         """Apply model operations; returns a note when the job under the cursor vanished."""
         cursor = self.cursor_node
         cursor_id = cursor.data if cursor is not None else None
+        cursor_line = self.cursor_line
         lost: str | None = None
         relabelled = False
         for op in ops:
@@ -203,8 +204,11 @@ class JobTree(Tree[str]):
         _ = self._tree_lines  # rebuild now so line numbers are right
         ancestors = self.model.ancestors(lost) if lost in self.model.items else []
         survivor = next((self.nodes[a] for a in ancestors if a in self.nodes), None)
-        if survivor is None and self.root.children:
-            survivor = self.root.children[0]
+        if survivor is None:  # a top-level job left the view: the row that took its place
+            last = self.last_line
+            if last >= 0:
+                self.cursor_line = min(max(cursor_line, 0), last)
+            return lost
         self.move_cursor(survivor)
         return lost
 
