@@ -293,6 +293,7 @@ def coordinator_json(
         "toString": f"Coordinator application id[{coord.id}] status[{coord.status}]",
         "total": page.total if page else 0,
         # ours, beside Oozie's keys
+        "schedule": "event" if coord.kind == "event" else "time",  # triggers, or nominal times
         "pending": bool(coord.pending),
         "lastActionNumber": coord.last_action_number,
         "doneMaterialization": bool(coord.done_materialization),

@@ -154,20 +154,26 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p.field("id", info["coordJobId"])
     p.field("bundle", info.get("bundleId"))
     p.field("app path", info.get("coordJobPath"), path=True)
-    p.field(
-        "schedule",
-        f"every {info.get('frequency')} {_UNITS.get(str(info.get('timeUnit')), '')}"
-        f" ({info.get('timeZone')})",
-    )
-    p.field(
-        "controls",
-        f"{info.get('executionPolicy')} concurrency {info.get('concurrency')}"
-        f" throttle {info.get('mat_throttling')} timeout {_timeout(info.get('timeOut'))}",
-    )
+    event = info.get("schedule") == "event"
+    if event:  # no frequency, throttle or next nominal time: its trigger starts its jobs
+        p.field("schedule", "event-triggered: a job each time its trigger is satisfied")
+        p.field("controls", f"{info.get('executionPolicy')} concurrency {info.get('concurrency')}")
+    else:
+        p.field(
+            "schedule",
+            f"every {info.get('frequency')} {_UNITS.get(str(info.get('timeUnit')), '')}"
+            f" ({info.get('timeZone')})",
+        )
+        p.field(
+            "controls",
+            f"{info.get('executionPolicy')} concurrency {info.get('concurrency')}"
+            f" throttle {info.get('mat_throttling')} timeout {_timeout(info.get('timeOut'))}",
+        )
     p.field("start", _t(info.get("startTime")))
     p.field("end", _t(info.get("endTime")))
     p.field("pause time", _t(info.get("pauseTime")))
-    p.field("next", _t((info.get("materialization") or {}).get("next")))
+    if not event:
+        p.field("next", _t((info.get("materialization") or {}).get("next")))
     counts = info.get("counts") or {}
     if counts:
         line = Text(f"{'actions':<11}", style="dim")
@@ -190,7 +196,20 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
     if mat.get("heldBy") and not mat.get("done"):
         reasons.append(f"not materializing: {mat['heldBy']}")
     waiting = counts.get("WAITING", 0)
-    if waiting:
+    if waiting and info.get("schedule") == "event":
+        # held by run constraints (window, delay, concurrency), not inputs: say the first one's
+        held = next(
+            (
+                a["waitingFor"].get("detail") or a["waitingFor"].get("reason")
+                for a in info.get("actions") or []
+                if a.get("status") == "WAITING" and a.get("waitingFor")
+            ),
+            None,
+        )
+        reasons.append(
+            f"{waiting} job(s) WAITING" + (f", {held}" if held else " for their run constraints")
+        )
+    elif waiting:
         reasons.append(f"{waiting} action(s) WAITING for inputs")
     ready = counts.get("READY", 0)
     active = counts.get("RUNNING", 0) + counts.get("SUBMITTED", 0)

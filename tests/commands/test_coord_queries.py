@@ -50,7 +50,7 @@ ACTION_KEYS = {
 }  # fmt: skip
 # Ours, beside Oozie's (never instead of them).
 COORD_EXTRA = {
-    "pending", "lastActionNumber", "doneMaterialization", "counts", "materialization",
+    "schedule", "pending", "lastActionNumber", "doneMaterialization", "counts", "materialization",
     "lastModifiedTime", "page",
 }  # fmt: skip
 ACTION_EXTRA = {"pending", "waitingFor", "dependencies", "coordJobName"}

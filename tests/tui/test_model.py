@@ -274,3 +274,20 @@ def test_scopes() -> None:
     assert check_date_scope("2026-01-01T00:00Z::2026-01-02T00:00Z") is None
     assert "dates look like" in (check_date_scope("yesterday") or "")
     assert number_ranges([7, 1, 2, 3, 9, 10]) == "1-3,7,9-10"
+
+
+def test_details_of_an_event_coordinator_name_its_constraint_not_inputs() -> None:
+    from bundletui.tui.details import coordinator_page
+
+    held = "held by time-window until Sat, 21 Nov 2026 22:00:00 GMT"
+    info = {
+        "coordJobName": "train-on-arrival", "coordJobId": "0000005-x-C", "status": "RUNNING",
+        "schedule": "event", "frequency": 0, "timeUnit": "MINUTE", "timeZone": "UTC",
+        "executionPolicy": "FIFO", "concurrency": 1, "mat_throttling": 12, "timeOut": -1,
+        "counts": {"WAITING": 4},
+        "materialization": {"next": "Fri, 20 Nov 2026 00:00:00 GMT", "done": False},
+        "actions": [{"status": "WAITING", "waitingFor": {"reason": "constraint", "detail": held}}],
+    }  # fmt: skip
+    text = coordinator_page(info).plain
+    assert f"4 job(s) WAITING, {held}" in text and "for inputs" not in text
+    assert "event-triggered" in text and "every 0" not in text and "throttle" not in text
