@@ -41,7 +41,11 @@ def register(app: typer.Typer) -> None:
         conf: dict[str, str] | None = None
         try:
             if config is not None or define:
-                conf = read_conf_file(config) if config is not None else {}
+                from bundletui.spec.dryrun import default_landing
+
+                # the defaults a submit gives (landing = <home>/landing), under what was given
+                conf = {"landing": default_landing()}
+                conf.update(read_conf_file(config) if config is not None else {})
                 conf.update(parse_overrides(define or []))
         except BundletuiError as exc:
             print_error(exc)

@@ -405,12 +405,12 @@ _BYTE_UNITS = {
 
 def parse_bytes(text: str) -> int:
     """``100GB`` -> bytes (binary units, as Oozie's KB..PB EL constants)."""
-    t = text.strip().upper().replace(" ", "")
-    digits = t.rstrip("KMGTPB")
-    unit = t[len(digits) :]
-    if not digits or unit not in _BYTE_UNITS:
+    import re
+
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGTP]?B)?", text.strip().upper().replace(" ", ""))
+    if m is None or (m.group(2) or "B") not in _BYTE_UNITS:
         raise ValueError(f"not a size: {text!r} (use e.g. 500MB, 100GB)")
-    return int(float(digits) * _BYTE_UNITS[unit])
+    return int(float(m.group(1)) * _BYTE_UNITS[m.group(2) or "B"])
 
 
 def parse_duration_ms(text: str) -> int:

@@ -481,3 +481,15 @@ def test_make_demo_command(tmp_path: Path) -> None:
     assert code == 0, err
     assert out.count("Coordinator ") >= 1
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_validate_with_properties_gets_the_landing_default_as_submit_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BUNDLETUI_HOME", str(tmp_path / "home"))
+    coord = Path(__file__).resolve().parents[2] / "sample_bundles/feeds/ingest/coordinator.xml"
+    args = ["validate", str(coord), "-D", "start=2026-01-01T00:00Z", "-D", "end=2026-01-02T00:00Z"]
+    _register()
+    result = RUNNER.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "Valid coordinator-app" in result.output
