@@ -428,6 +428,9 @@ class MainScreen(Screen[None]):
         tree = self.query_one(JobTree)
         with self.app.batch_update():
             lost = tree.apply(ops)
+        if tree.cursor_node is None and tree.root.children:  # the first job of an empty store
+            _ = tree._tree_lines
+            tree.move_cursor(tree.root.children[0])
         if lost is not None:
             if view:
                 self._sticky = self._sticky or lost  # back on it when the filter lets it be
@@ -1053,7 +1056,10 @@ class MainScreen(Screen[None]):
     def _saver(self, name: str, suffix: str) -> Callable[[str], Path]:
         def save(text: str) -> Path:
             stamp = f"{self.config.clock.now():%Y%m%dT%H%M%S}"
-            path = save_path(self.config.home, name, suffix, stamp)
+            demo = self.config.demo
+            # a --demo home is deleted on exit: what is saved from it must outlive it
+            where = Path.cwd() if demo is not None and demo.temporary else self.config.home
+            path = save_path(where, name, suffix, stamp)
             path.write_text(text, encoding="utf-8")
             return path
 

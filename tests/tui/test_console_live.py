@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 
 import pytest
 from textual.widgets import Log
@@ -349,3 +350,15 @@ async def test_its_own_engine_does_not_move_a_simulated_store_to_the_real_clock(
         assert store.meta("sim_now") == str(
             int(datetime(2024, 1, 1, tzinfo=UTC).timestamp() * 1000)
         )
+
+
+async def test_the_first_job_of_an_empty_store_is_selected(env: Env, tmp_path: Path) -> None:
+    empty = Env(env.root, tmp_path / "empty-home", env.landing, env.out, props=dict(env.props))
+    async with console(empty, ready=False) as h:
+        assert h.tree.cursor_node is None
+        await h.press("colon")
+        await h.type(f"submit {env.props['wf']}")
+        await h.press("enter")
+        await h.until(lambda: len(h.tree.root.children) == 1, what="the job in the tree")
+        wf = h.tree.root.children[0].data
+        await h.until(lambda: h.main.selected_id == wf, what="selected, details shown")
