@@ -297,6 +297,9 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
                     id="failed",
                     compact=True,
                 )
+            if kind == "bundle":  # tui.md safety rule 4: a bundle-level rerun is typed
+                yield Label(f"Type {self.target.name!r} to confirm:")
+                yield Input(placeholder=self.target.name, id="typed", compact=True)
             yield Label("", id="problem", classes="error")
             yield Label("A rerun cannot be undone.", classes="note")
             with Horizontal(classes="buttons"):
@@ -340,6 +343,8 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
             return "give action numbers or dates"
         if kind == "bundle" and not coordinators and not dates:
             return "give coordinator names or dates"
+        if kind == "bundle" and self._value("#typed") != self.target.name:
+            return f"type {self.target.name!r} to confirm"
         return RerunChoice(
             skip,
             failed_nodes,

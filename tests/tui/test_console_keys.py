@@ -256,3 +256,17 @@ async def test_a_workflow_rerun_and_its_options(env: Env) -> None:
             what="run + 1",
         )
         assert h.audit()[0].command == "rerun"
+
+
+async def test_a_bundle_rerun_must_be_typed(env: Env) -> None:
+    async with console(env) as h:
+        await h.select(env.bundle)
+        await h.press("R")
+        dialog = h.app.screen
+        assert isinstance(dialog, RerunDialog) and dialog.target.id == env.bundle
+        name = dialog.target.name
+        assert dialog.choice() == f"type {name!r} to confirm"  # the prefilled scope is not enough
+        dialog.query_one("#typed", Input).value = name
+        choice = dialog.choice()
+        assert not isinstance(choice, str) and choice.coordinators
+        await h.press("escape")
