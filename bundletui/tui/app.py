@@ -709,6 +709,8 @@ class MainScreen(Screen[None]):
             return f"engine: active (attached to pid {lease.pid}@{lease.host})", "green"
         if lease is not None:
             return f"engine: none (pid {lease.pid}'s lease expired)", "bold red"
+        if self.config.read_only:  # no command is sent from here: nothing waits
+            return "engine: none", "yellow"
         return "engine: none (commands wait)", "yellow"
 
     def header_state(self) -> HeaderState:

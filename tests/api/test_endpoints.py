@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import timedelta
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
@@ -464,9 +465,22 @@ def test_bundle_controls_and_bulk(lhttp: httpx.Client, live: Live, tmp_path: Pat
         ready = len(found) == len(names) and all(c["status"] == "RUNNING" for c in found)
         return found if ready else None
 
-    wait_until(coords, 30, "running coordinators")
+    found = wait_until(coords, 30, "running coordinators")
+    # ingest's actions still wait for data: its rerun is refused at once, naming it
+    err = oozie_error(
+        lhttp.put(f"v2/job/{bid}?action=bundle-rerun&coord-scope=ingest", headers=XML),
+        400,
+        "E1018",
+    )
+    assert "[coordinator ingest]" in err, err
+    ingest = next(c["coordJobId"] for c in found if c["coordJobName"] == "ingest")
+    first = lhttp.get(f"v2/job/{ingest}", params={"len": "1"}).json()["actions"][0]
+    killed = lhttp.put(f"v2/job/{ingest}?action=kill&type=action&scope=1", headers=XML)
+    assert killed.status_code == 200, killed.text
+    when = oozie_time(parsedate_to_datetime(first["nominalTime"]))
     r = lhttp.put(
-        f"v2/job/{bid}?action=bundle-rerun&coord-scope=ingest&refresh=false&nocleanup=true",
+        f"v2/job/{bid}?action=bundle-rerun&coord-scope=ingest&date-scope={when}"
+        "&refresh=false&nocleanup=true",
         headers=XML,
     )
     assert (r.status_code, r.content) == (200, b""), r.text
