@@ -484,6 +484,11 @@ def test_bundle_controls_and_bulk(lhttp: httpx.Client, live: Live, tmp_path: Pat
         headers=XML,
     )
     assert (r.status_code, r.content) == (200, b""), r.text
+    wait_until(  # the engine reran @1: no KILLED action left, so no ...WITHERROR status
+        lambda: lhttp.get(f"v2/job/{ingest}", params={"len": "0"}).json()["status"] == "RUNNING",
+        30,
+        "ingest rerun",
+    )
     oozie_error(lhttp.put(f"v2/job/{bid}?action=bundle-rerun", headers=XML), 400, "E1018")
 
     bulk = lhttp.put(
