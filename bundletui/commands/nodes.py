@@ -51,6 +51,8 @@ def node_finished(
     if not ok:
         fields["error_code"] = error_code
         fields["error_message"] = error_message
+    elif node.error_code or node.error_message:  # an earlier attempt's: this one succeeded
+        fields["error_code"] = fields["error_message"] = None
     if data is not None:
         fields["data"] = json.dumps(data)
     jobs.update(tx, NodeRow, node.id, **fields)

@@ -273,7 +273,14 @@ class Engine:
         """Before the lease: a store last run on a simulated clock is not moved to the real one
         (its whole backlog due at once, timeouts included) unless that is asked for."""
         assert self.store is not None
-        if not self.config.clock and self.store.meta("clock") == "simulated":
+        simulated = self.store.meta("clock") == "simulated"
+        if self.config.clock == "simulated" and self.config.start_time is None and not simulated:
+            raise EngineError(  # said before the lease: no "engine active" line first
+                "EB201",
+                "a simulated clock needs --start-time",
+                hint="e.g. --start-time 2026-01-01T00:00Z",
+            )
+        if not self.config.clock and simulated:
             at = stored_sim_now(self.store)
             raise EngineError(
                 "EB203",

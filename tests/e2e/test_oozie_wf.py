@@ -93,6 +93,7 @@ def test_report_retry_succeeds_on_second_attempt(bt: Bt, tmp_path: Path) -> None
     assert info["status"] == "SUCCEEDED", info
     report = actions(info)["report"]
     assert report["attempt"] == 2 and report["retries"] == 1
+    assert (report["errorCode"], report["errorMessage"]) == (None, None)  # not attempt 1's
     assert (tmp_path / "report" / ".attempts").read_text() == "2"
     assert (tmp_path / "report" / "_SUCCESS").exists()
 
