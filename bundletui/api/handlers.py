@@ -288,14 +288,10 @@ def info(store: Store, call: Call, tz: str) -> dict[str, Any]:
     v2 to 0 (``len<0`` too), so v2 lists no actions unless asked (oozie.md §7.1)."""
     p = call.params
     offset = max(p.integer("offset", 1), 1)
-    if kind_of(call.resource) is IdKind.WORKFLOW:
-        # V1JobServlet.getWorkflowJob: its actions paged from offset, len < 1 = all of them
-        data = queries.job_info(store.conn, call.resource, tz=tz)
-        length = p.integer("len", 0)
-        if length >= 1 or offset > 1:
-            stop = offset - 1 + length if length >= 1 else None
-            data["actions"] = data["actions"][offset - 1 : stop]
-        return data
+    if kind_of(call.resource) is IdKind.WORKFLOW:  # len < 1: all of its actions
+        return queries.job_info(
+            store.conn, call.resource, offset=offset, length=p.integer("len", 0), tz=tz
+        )
     if call.version >= 2:
         length = p.integer("len", 0)
         length = length if length >= 0 else 0

@@ -700,11 +700,9 @@ def op_info(front: Front) -> None:
     else:
         if a.has("filter"):
             raise CliError("Filter option is currently not supported for a Workflow job")
-        data = queries.job_info(conn, job_id)
-        offset, length = a.int_value("offset") or 0, a.int_value("len") or 0
-        if offset > 1 or length > 0:
-            first = max(offset, 1) - 1
-            data["actions"] = data["actions"][first : first + length if length > 0 else None]
+        data = queries.job_info(
+            conn, job_id, offset=a.int_value("offset") or 1, length=a.int_value("len") or 0
+        )
         print_job(front, data)
 
 

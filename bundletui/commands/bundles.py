@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from bundletui.commands import coordinators as coordcmd
 from bundletui.commands.base import Ctx, fail, run
 from bundletui.commands.effects import Effects
-from bundletui.errors import TEMPLATES, BundletuiError, CommandError
+from bundletui.errors import BundletuiError, CommandError
 from bundletui.model import codec
 from bundletui.model.apps import BundleApp
 from bundletui.model.clock import from_ms, to_ms
@@ -109,7 +109,7 @@ def start_tx(tx: Tx, effects: Effects, bundle: BundleRow, event: Event = Event.S
         jobs.update(
             tx, BundleRow, bundle.id, status=J.FAILED, start_time=tx.now_ms, end_time=tx.now_ms
         )
-        error = TEMPLATES["E1318"].format(bundle.id)
+        error = CommandError.from_template("E1318", bundle.id)
         jobs.audit(
             tx,
             user="engine",
@@ -118,7 +118,7 @@ def start_tx(tx: Tx, effects: Effects, bundle: BundleRow, event: Event = Event.S
             target=bundle.id,
             args={},
             result="error",
-            error=f'E1318: {error} (every coordinator is enabled="false")',
+            error=f'{error} (every coordinator is enabled="false")',
         )
         return
     for coord in enabled:

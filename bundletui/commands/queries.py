@@ -138,10 +138,17 @@ def job_info(
     filter_text: str = "",
     tz: str = "GMT",
 ) -> dict[str, Any]:
-    """Oozie's info JSON for any id (bundle, coordinator, action, workflow, node)."""
+    """Oozie's info JSON for any id (bundle, coordinator, action, workflow, node). A
+    workflow's actions are paged too (V1JobServlet.getWorkflowJob: from ``offset``; a
+    ``length`` below 1 means all of them)."""
     kind = kind_of(job_id)
     if kind is IdKind.WORKFLOW:
-        return workflow_json(conn, _must(conn, WorkflowRow, job_id), tz=tz)
+        data = workflow_json(conn, _must(conn, WorkflowRow, job_id), tz=tz)
+        if offset > 1 or (length or 0) > 0:
+            first = max(offset, 1) - 1
+            stop = first + length if length is not None and length > 0 else None
+            data["actions"] = data["actions"][first:stop]
+        return data
     if kind is IdKind.WORKFLOW_NODE:
         node = jobs.get(conn, NodeRow, job_id)
         if node is None:

@@ -275,11 +275,7 @@ class Engine:
         assert self.store is not None
         simulated = self.store.meta("clock") == "simulated"
         if self.config.clock == "simulated" and self.config.start_time is None and not simulated:
-            raise EngineError(  # said before the lease: no "engine active" line first
-                "EB201",
-                "a simulated clock needs --start-time",
-                hint="e.g. --start-time 2026-01-01T00:00Z",
-            )
+            raise _needs_start_time()  # said before the lease: no "engine active" line first
         if not self.config.clock and simulated:
             at = stored_sim_now(self.store)
             raise EngineError(
@@ -296,12 +292,8 @@ class Engine:
                 stored_sim_now(self.store) if self.store.meta("clock") == "simulated" else None
             )
             start = resumed or self.config.start_time
-            if start is None:
-                raise EngineError(
-                    "EB201",
-                    "a simulated clock needs --start-time",
-                    hint="e.g. --start-time 2026-01-01T00:00Z",
-                )
+            if start is None:  # a simulated store without its time (see _check_clock)
+                raise _needs_start_time()
             if resumed and self.config.start_time and resumed < self.config.start_time:
                 start = self.config.start_time
             elif resumed and self.config.start_time and self.config.start_time < resumed:
@@ -505,3 +497,9 @@ class Engine:
                 action()
             except Exception:
                 log.exception("after-commit action failed")
+
+
+def _needs_start_time() -> EngineError:
+    return EngineError(
+        "EB201", "a simulated clock needs --start-time", hint="e.g. --start-time 2026-01-01T00:00Z"
+    )
