@@ -80,7 +80,8 @@ class Engine:
         self.after_commit: list[Callable[[], object]] = []
         self._warmed = False
         self.pumps: list[Callable[[Tx], bool]] = []  # called every tick; True = did something
-        self.pump_shares: dict[Callable[[Tx], bool], float] = {}  # tick slices, 1 if not given
+        # a pump's tick slice, in tick budgets (1 if not given), asked each tick
+        self.pump_shares: dict[Callable[[Tx], bool], Callable[[], float]] = {}
         self.pending_checks: list[Callable[[], bool]] = []  # does any pump have work? (cheap)
 
         self.busy_checks: list[Callable[[], bool]] = []  # anything running or ready?
@@ -444,7 +445,7 @@ class Engine:
             self._housekeeping_due.clear()
             for pump in self.pumps:
                 # Each pump gets its own slice: a flood of input checks must not starve launches.
-                share = self.pump_shares.get(pump, 1.0)
+                share = self.pump_shares[pump]() if pump in self.pump_shares else 1.0
                 self.tick_deadline = time.monotonic() + self.config.tick_budget * share
                 if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
                     did = True

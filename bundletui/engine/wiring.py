@@ -35,6 +35,9 @@ def install(engine: Engine) -> None:
         engine.workflows.pump,
     ]
     # Launching is admission (a row or two per action); the workflow pump then runs what was
-    # launched. Three times the slice: a herd is launched sooner (2,000 coordinators: 2.0 ->
-    # 1.6 s), and running workflows still get a slice every tick.
-    engine.pump_shares[engine.coordinators.pump] = 3.0
+    # launched. Admission first: the coordinators get three slices, and while due coordinators
+    # are left over (a herd) running workflows get a small slice, so the herd is launched
+    # sooner without the tick (and the write lock) growing; they get a whole one again after.
+    coordinators = engine.coordinators
+    engine.pump_shares[coordinators.pump] = lambda: 3.0
+    engine.pump_shares[engine.workflows.pump] = lambda: 0.3 if coordinators.dirty else 1.0

@@ -73,6 +73,7 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             raise StoreError("EB002", f"cannot open store {self.path}: {exc}") from exc
         self.conn.row_factory = sqlite3.Row
+        self._stamp: str | None = None
 
         pragmas = [
             "PRAGMA journal_mode=WAL",
@@ -181,7 +182,9 @@ class Store:
         seq = tx.conn.execute(
             "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'id_seq' RETURNING value"
         ).fetchone()[0]
-        return job_id(int(seq), self.meta("stamp") or "000000000000000", user, kind)
+        if self._stamp is None:  # written once, when the store was created
+            self._stamp = self.meta("stamp") or "000000000000000"
+        return job_id(int(seq), self._stamp, user, kind)
 
     def close(self) -> None:
         self.conn.close()
