@@ -50,6 +50,16 @@ def register(app: typer.Typer) -> None:
                 "--lease-ttl", help="Seconds before a dead engine's lease can be taken over."
             ),
         ] = 5.0,
+        settle: Annotated[
+            float,
+            typer.Option(
+                "--settle",
+                min=0.0,
+                help="Seconds a file must stop growing before it counts as a partition of an "
+                'event feed with done-flag="" (slow writers: raise it, or write elsewhere and '
+                "rename into place).",
+            ),
+        ] = 0.5,
         verbose: Annotated[
             bool, typer.Option("--verbose", "-v", help="Log every transition.")
         ] = False,
@@ -101,6 +111,7 @@ def register(app: typer.Typer) -> None:
             until=parse_oozie_time(until, what="--until") if until else None,
             max_workers=max_workers,
             lease_ttl=lease_ttl,
+            settle=settle,
             exit_when_idle=exit_when_idle,
         )
         engine = Engine(config)

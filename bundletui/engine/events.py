@@ -53,7 +53,6 @@ log = logging.getLogger("bundletui.engine.events")
 A = ActionStatus
 J = JobStatus
 ACTIVE = (J.RUNNING, J.RUNNINGWITHERROR)
-SETTLE_MS = 500
 RESCAN_MS = 300_000
 CURSOR = "events_cursor"
 
@@ -63,6 +62,8 @@ class EventService:
         self.engine = engine
         self.recheck: dict[str, None] = {}  # schedules whose held jobs should be looked at again
         self.settling: dict[str, int] = {}  # file-mode partition candidates: path -> size seen
+        # how long a file of a feed without done-flag must stop growing (run --settle)
+        self.settle_ms = int(engine.config.settle * 1000)
 
     def install(self) -> None:
         e = self.engine
@@ -110,7 +111,7 @@ class EventService:
         elif p.is_file() and not hidden(p, feed):
             size = p.stat().st_size
             self.settling[str(p)] = size
-            self.engine.heap.push(tx.now_ms + SETTLE_MS, "events.settle", str(p))
+            self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", str(p))
 
     def on_settle(self, tx: Tx, path: str) -> None:
         """A file partition counts once it stopped growing (written, or renamed into place)."""
@@ -121,7 +122,7 @@ class EventService:
         size = p.stat().st_size
         if size != before:
             self.settling[path] = size
-            self.engine.heap.push(tx.now_ms + SETTLE_MS, "events.settle", path)
+            self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", path)
             return
         for ancestor in p.parents:
             for _coord, feed_path, flag in store.feeds_at(tx.conn, str(ancestor)):
@@ -155,10 +156,10 @@ class EventService:
                 for part, size in scan_partitions(Path(feed_path), flag)
             )
             for completed, part, size in found:
-                if not flag and real_now - completed < SETTLE_MS:
+                if not flag and real_now - completed < self.settle_ms:
                     if not store.known_paths(tx.conn, "partition", [part]):
                         self.settling[part] = size  # may still be growing: settle first
-                        self.engine.heap.push(tx.now_ms + SETTLE_MS, "events.settle", part)
+                        self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", part)
                     continue
                 store.record_event(
                     tx,

@@ -57,6 +57,7 @@ class EngineConfig:
     until: datetime | None = None
     max_workers: int = 32
     lease_ttl: float = 5.0
+    settle: float = 0.5  # seconds a file of a feed without done-flag must stop growing
     poll_interval: float = 0.05
     backward_support: bool = False
     watch: bool = True  # watch the landing directory
@@ -223,7 +224,7 @@ class Engine:
     async def _acquire_lease(self) -> None:
         assert self.store is not None
         ttl_ms = int(self.config.lease_ttl * 1000)
-        announced = False
+        announced = stalled = False
         while not self._stop:
             other = lease_store.try_acquire(
                 self.store,
@@ -245,6 +246,15 @@ class Engine:
                     other.host,
                 )
                 announced = True
+            if not stalled and other.expires <= to_ms(self.real_clock.now()):
+                log.warning(
+                    "pid %s's lease expired but the process lives (stopped with Ctrl-Z, or "
+                    "stalled): not taking over, it would go on starting jobs when it resumes; "
+                    "resume it, or stop it (kill %s) and this engine takes over",
+                    other.pid,
+                    other.pid,
+                )
+                stalled = True
             await self._sleep(min(self.config.lease_ttl / 3, 1.0))
 
     async def _heartbeat(self) -> None:

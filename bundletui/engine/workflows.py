@@ -723,6 +723,11 @@ class WorkflowRunner:
             status = processes.read_exit(exit_path)
             if status is not None:
                 self.completions.append((node.id, status, None))
+            elif wf.status not in (W.RUNNING, W.SUSPENDED):
+                # never started, and its workflow was killed (or ended) meanwhile: a kill
+                # command reaches WAITING and READY nodes, and the engine's signal RUNNING
+                # ones that it finds alive; this one is neither, so it is killed here
+                self._kill_node(tx, node)
             else:
                 # Marked RUNNING but the engine died before starting it: start it now (same attempt).
                 jobs.update(

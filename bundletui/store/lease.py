@@ -42,7 +42,7 @@ def try_acquire(
         if (
             current is not None
             and current.holder != holder
-            and current.expires > now_ms
+            and (current.expires > now_ms or alive_here(current, host))
             and not _dead_here(current, host)
         ):
             conn.execute("COMMIT")
@@ -80,6 +80,33 @@ def release(store: Store, holder: str) -> None:
     store.conn.execute("DELETE FROM engine_lease WHERE id = 1 AND holder = ?", (holder,))
 
 
+def alive_here(lease: Lease, host: str) -> bool:
+    """The holder runs on this host and its process lives, even if its lease expired: it is
+    stopped (Ctrl-Z, SIGSTOP) or stalled, not gone, and would go on starting jobs when it
+    resumes. A zombie, or a pid reused since (a process started after the lease was taken),
+    does not count. Only another host's holder is judged by its lease's expiry alone."""
+    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
+        return False  # another engine of this process (a console's thread): its lease decides
+    found = _proc(lease.pid)
+    if found is None:
+        return False
+    state, started = found
+    return state not in (b"Z", b"X") and started <= lease.acquired + 1_000  # btime: seconds
+
+
+def _proc(pid: int) -> tuple[bytes, int] | None:
+    """``pid``'s state letter and start time (epoch ms), from /proc; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        with open("/proc/stat", "rb") as f:
+            btime = next(int(line.split()[1]) for line in f if line.startswith(b"btime "))
+        ticks = int(fields[19])  # field 22 of stat, counted after "pid (comm)"
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    return fields[0], btime * 1000 + ticks * 1000 // os.sysconf("SC_CLK_TCK")
+
+
 def _dead_here(lease: Lease, host: str) -> bool:
     """The holder ran on this host and its process is gone (kill -9): no need to wait the TTL."""
     if lease.host != host or lease.pid <= 0:
@@ -90,4 +117,5 @@ def _dead_here(lease: Lease, host: str) -> bool:
         return True
     except PermissionError:
         return False
-    return False
+    found = _proc(lease.pid)
+    return found is not None and found[0] in (b"Z", b"X")  # killed, not yet reaped

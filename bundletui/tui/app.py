@@ -707,10 +707,12 @@ class MainScreen(Screen[None]):
         now_ms = to_ms(RealClock().now())
         if lease is not None and lease.expires > now_ms:
             return f"engine: active (attached to pid {lease.pid}@{lease.host})", "green"
-        if lease is not None:
-            return f"engine: none (pid {lease.pid}'s lease expired)", "bold red"
         if self.config.read_only:  # no command is sent from here: nothing waits
+            if lease is not None:
+                return f"engine: none (pid {lease.pid}'s lease expired)", "bold red"
             return "engine: none", "yellow"
+        if lease is not None:
+            return f"engine: none (pid {lease.pid}'s lease expired; :engine start)", "bold red"
         return "engine: none (commands wait)", "yellow"
 
     def header_state(self) -> HeaderState:
@@ -1296,15 +1298,32 @@ class MainScreen(Screen[None]):
             )
         elif verb == "stats":
             self._open_text("console diagnostics", Text(self.stats_text()), "stats")
+        elif verb == "engine" and cmd.args:
+            self._start_engine()
         elif verb == "engine":
             embedded = self.console.embedded
             if embedded is None:
-                self.notify("no engine runs in this console", severity="warning")
+                self.notify(
+                    "no engine runs in this console (:engine start runs one)", severity="warning"
+                )
                 return
             text = "\n".join(embedded.ring.lines) or "(nothing logged yet)"
             self._open_text(
                 f"engine log ({self.alias(str(embedded.log_path))})", Text(text), "engine"
             )
+
+    def _start_engine(self) -> None:
+        console = self.console
+        if self.config.read_only:
+            self.notify("engine start: the console is read-only", severity="warning")
+            return
+        running = console.embedded
+        if running is not None and not running.done.is_set():
+            self.notify(f"an engine already runs in this console ({running.status.state})")
+            return
+        console.start_engine()
+        self.notify("engine started in this console (standby while another holds the store)")
+        self._refresh_header()
 
     def stats_text(self) -> str:
         tree = self.query_one(JobTree)
@@ -1484,20 +1503,27 @@ class ConsoleApp(App[None]):
                 mode = "none"
             else:
                 mode = "none" if live_lease(cfg.home) is not None else "embedded"
-        if mode == "embedded":
-            # clock "": a store last run on a simulated clock is refused (EB203), not moved
-            engine_config = cfg.engine_config or EngineConfig(
-                home=cfg.home, landing=cfg.landing, clock=""
-            )
-            self.embedded = EmbeddedEngine(engine_config)
-            self.embedded.start_thread()
         self.engine_mode = mode
+        if mode == "embedded":
+            self.start_engine()
         if cfg.handle_signals:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP):
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                     loop.add_signal_handler(sig, self.exit)
         self.push_screen(MainScreen(cfg, self.backend, self))
+
+    def start_engine(self) -> None:
+        """Run an engine in this console: active at once when nobody holds the lease, else a
+        standby that takes over when the holder stops or dies (its lease expires)."""
+        cfg = self.config
+        # clock "": a store last run on a simulated clock is refused (EB203), not moved
+        engine_config = cfg.engine_config or EngineConfig(
+            home=cfg.home, landing=cfg.landing, clock=""
+        )
+        self.embedded = EmbeddedEngine(engine_config)
+        self.embedded.start_thread()
+        self.engine_mode = "embedded"
 
     @property
     def main(self) -> MainScreen:

@@ -73,7 +73,7 @@ COMMANDS: dict[str, str] = {
     "faults": "toggle faults only (same as x)",
     "freeze": "toggle frozen updates (same as f)",
     "audit": "the audit log: every command run against this store",
-    "engine": "the embedded engine's log",
+    "engine": ":engine - this console's engine log; :engine start - run an engine here",
     "stats": "diagnostics: polls, rows applied, poll time, tree size, engine ticks",
     "help": "the key and command reference (same as ?)",
     "quit": "quit (also :q)",
@@ -127,6 +127,10 @@ def parse_command(text: str) -> Command:
         return Command(verb, [config], defines)
     if verb == "filter":
         return Command(verb, [" ".join(args)])
+    if verb == "engine" and args and [a.lower() for a in args] != ["start"]:
+        raise ValueError(f"unknown :engine {' '.join(args)} (:engine shows its log, :engine start)")
+    if verb == "engine":
+        return Command(verb, [a.lower() for a in args])
     return Command(verb, args)
 
 

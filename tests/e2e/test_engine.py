@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from collections import Counter
 from pathlib import Path
@@ -27,6 +28,36 @@ def test_standby_takes_over_after_kill_9_and_the_workflow_completes(bt: Bt, tmp_
     took = time.monotonic() - killed_at
     print(f"standby active {took * 1000:.0f} ms after the active engine was kill -9-ed")
     assert took < 1 + 2.0  # the TTL, plus a generous margin for a loaded machine
+    (gate / "second").touch()
+    (gate / "third").touch()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert Counter(trace_lines(tmp_path / "trace")) == {"first": 1, "second": 1, "third": 1}
+
+
+def test_a_stopped_engine_is_not_taken_over_when_its_lease_expires(bt: Bt, tmp_path: Path) -> None:
+    """Ctrl-Z (SIGSTOP) of the active engine: its lease runs out, but a standby taking over
+    would start the same attempts again when the stopped one resumes (it has launches
+    committed and not yet started). The standby waits; it takes over once the engine is gone."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    first = bt.engine("--lease-ttl", "1")
+    second = bt.engine("--lease-ttl", "1", wait=False)
+    second.wait_log("standby", timeout=10)
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
+    bt.wait_node(wf, "first", "RUNNING")
+    first.proc.send_signal(signal.SIGSTOP)
+    try:
+        second.wait_log("lease expired but the process lives", timeout=10)
+        time.sleep(1.0)  # well past the TTL
+        assert "engine active" not in second.log()
+    finally:
+        first.proc.send_signal(signal.SIGCONT)
+    (gate / "first").touch()
+    bt.wait_node(wf, "second", "RUNNING")  # the resumed engine goes on
+    assert "engine active" not in second.log()
+    first.proc.send_signal(signal.SIGSTOP)
+    first.kill9()  # gone while stopped: the standby takes over at once
+    second.wait_active(timeout=10)
     (gate / "second").touch()
     (gate / "third").touch()
     assert bt.wait(wf)["status"] == "SUCCEEDED"

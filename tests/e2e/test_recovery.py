@@ -57,6 +57,22 @@ def test_marked_running_but_never_started_is_started_once(bt: Bt, tmp_path: Path
     assert Path(exit_path).read_text() == "0\n"
 
 
+def test_never_started_in_a_workflow_killed_while_down_is_killed_not_readied(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """``kill`` while no engine runs reaches WAITING/READY nodes; the engine kills RUNNING ones
+    it finds alive. One marked RUNNING but never started is neither: it must end KILLED, not
+    sit READY under a KILLED workflow."""
+    wf, exit_path = stage(bt, tmp_path)
+    bt.cli("kill", wf)
+    engine = bt.engine()
+    wait_for(lambda: bt.nodes(wf)["first"] == "KILLED", 10, "first killed")
+    engine.stop()
+    assert bt.nodes(wf) == {"first": "KILLED", "second": "KILLED", "third": "KILLED"}
+    assert not Path(exit_path).exists()  # and it was never started
+    assert trace_lines(tmp_path / "trace") == []
+
+
 def test_ended_while_down_before_its_pid_was_recorded(bt: Bt, tmp_path: Path) -> None:
     """The exit file says how it ended: it is not run again."""
     wf, exit_path = stage(bt, tmp_path)

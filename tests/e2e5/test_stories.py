@@ -395,6 +395,32 @@ def test_story9_data_in_n_chunks_runs_once_after_all_arrived(bt: Bt5) -> None:
     assert len(bt.actions(coord)) == 1
 
 
+def test_a_writer_that_pauses_longer_than_the_default_settle_needs_run_settle(bt: Bt5) -> None:
+    """A file of a feed without done-flag counts once it stopped growing for ``--settle``
+    seconds: a writer pausing 1 s mid-file is taken whole with ``--settle 2``."""
+    app = bt.write(
+        "slow.xml",
+        event_coordinator(
+            "slow",
+            feeds=[Feed("c", "${landing}/slow", done_flag="")],
+            trigger='<partitions feed="c" count="1"/>',
+        ),
+    )
+    coord = bt.submit(app, start=FAR_START, end=FAR_END)
+    bt.engine("--settle", "2")
+    d = bt.landing / "slow" / "2026-03-01"
+    d.mkdir(parents=True)
+    with (d / "part.csv").open("w") as f:
+        f.write("a" * 100)
+        f.flush()
+        time.sleep(1.0)  # a stall the default 0.5 s would take for the end of the file
+        f.write("b" * 100)
+    (action,) = bt.wait_actions(coord, 1, timeout=15)
+    assert [e["size"] for e in action["trigger"]["events"]] == [200]
+    time.sleep(1.0)
+    assert len(bt.actions(coord)) == 1
+
+
 # ----------------------------------------------------------------------------- story 10
 
 

@@ -282,6 +282,60 @@ async def test_attaches_to_a_running_engine(env: Env) -> None:
         thread.join(10)
 
 
+async def test_engine_start_stands_by_and_takes_over_when_the_attached_engine_stops(
+    env: Env,
+) -> None:
+    headless = EmbeddedEngine(EngineConfig(home=env.home, landing=env.landing, lease_ttl=2.0))
+    thread: threading.Thread = headless.start_thread()
+    try:
+        await until_active(headless)
+        async with console(env, engine="auto", ready=False) as h:
+            assert h.app.embedded is None
+            await h.press("colon")
+            await h.type("engine")
+            await h.press("enter")
+            assert h.warned(":engine start runs one")
+            await h.press("colon")
+            await h.type("engine start")
+            await h.press("enter")
+            embedded = h.app.embedded
+            assert embedded is not None
+            await h.until(
+                lambda: "engine: standby (in console" in str(h.main.query_one("#header").render()),
+                what="standby",
+            )
+
+            headless.stop()  # the attached engine goes away: the console's takes the store
+            thread.join(10)
+            await h.until(lambda: embedded.status.state == "active", what="took over")
+            await h.until(
+                lambda: "engine: active (in console" in str(h.main.query_one("#header").render()),
+                what="header",
+            )
+            await h.until(lambda: len(h.coords()) == 2, what="bundle started")
+            hourly = hourly_of(h)
+            await h.select(hourly)
+            await h.press("s", "tab", "enter")  # carried out by the console's engine now
+            await h.until(lambda: h.coords()["hourly"].status == "SUSPENDED", what="suspended")
+
+            await h.press("colon")
+            await h.type("engine start")
+            await h.press("enter")
+            assert h.warned("an engine already runs in this console (active)")
+            assert h.app.embedded is embedded
+    finally:
+        headless.stop()
+        thread.join(10)
+
+
+async def until_active(engine: EmbeddedEngine) -> None:
+    for _ in range(200):
+        if engine.status.state == "active":
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"engine not active: {engine.status}")
+
+
 async def test_works_at_80_by_24(env: Env) -> None:
     async with console(env, size=(80, 24)) as h:
         hourly = hourly_of(h)
