@@ -64,6 +64,15 @@ def handle_errors(fn: F) -> F:
         except BundletuiError as exc:
             print_error(exc)
             raise typer.Exit(1) from None
+        except OverflowError as exc:  # a number too big for SQLite or the calendar: the input's
+            print_error(
+                BundletuiError(
+                    "E0303",
+                    f"a number given is out of range ({exc})",
+                    hint="counts, sizes and frequencies must fit in a 32-bit int, as in Oozie",
+                )
+            )
+            raise typer.Exit(1) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 

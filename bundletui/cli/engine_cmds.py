@@ -47,7 +47,10 @@ def register(app: typer.Typer) -> None:
         lease_ttl: Annotated[
             float,
             typer.Option(
-                "--lease-ttl", help="Seconds before a dead engine's lease can be taken over."
+                "--lease-ttl",
+                min=0.5,
+                max=3600.0,
+                help="Seconds before a dead engine's lease can be taken over.",
             ),
         ] = 5.0,
         settle: Annotated[
@@ -55,6 +58,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--settle",
                 min=0.0,
+                max=3600.0,
                 help="Seconds a file must stop growing before it counts as a partition of an "
                 'event feed with done-flag="" (slow writers: raise it, or write elsewhere and '
                 "rename into place).",
@@ -96,6 +100,12 @@ def register(app: typer.Typer) -> None:
                 "E0303",
                 f"Invalid parameter value, [clock] = [{clock}]",
                 hint="use --clock real or --clock simulated",
+            )
+        if landing is not None and landing.exists() and not landing.is_dir():
+            raise BundletuiError(
+                "E0303",
+                f"Invalid parameter value, [--landing] = [{landing}]: a file, not a directory",
+                hint="give the directory where data lands (made if missing)",
             )
         logging.basicConfig(
             level=logging.DEBUG if verbose else logging.INFO,

@@ -21,23 +21,24 @@ from bundletui.commands import dispatch, queries
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx
 from bundletui.errors import CommandError
-from bundletui.model.clock import from_ms
+from bundletui.model.clock import RealClock, from_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
-from bundletui.store.db import Store, current_user
+from bundletui.store.db import DB_NAME, Store, current_user, resolve_home
 from bundletui.store.rows import NodeRow, WorkflowRow
 
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
 
 
 def _ctx(home: Path | None) -> Ctx:
-    return Ctx(Store(home), face="cli")
+    """A command on jobs that exist: a mistyped ``--home`` is EB001, not a new empty store."""
+    return Ctx(Store(home, create=False), face="cli")
 
 
-def submit_defaults(store: Store) -> dict[str, str]:
+def submit_defaults(home: Path) -> dict[str, str]:
     """Properties a submission gets unless it sets them: ``landing`` = <home>/landing."""
-    return {"landing": str(store.home / "landing")}
+    return {"landing": str(home / "landing")}
 
 
 def _t(ms: int | None) -> str:
@@ -66,16 +67,18 @@ def register(app: typer.Typer) -> None:
         from bundletui.commands.submit import submit_loaded
         from bundletui.spec.load import load_job
 
-        ctx = _ctx(home)
+        where = resolve_home(home)
+        # the store is made by the first submission that is valid, not by a failed one
+        store = Store(where, create=False) if (where / DB_NAME).exists() else None
         loaded = load_job(
             config,
             define or [],
-            ctx.store.clock,
+            store.clock if store is not None else RealClock(),
             user=current_user(),
             external_id=external_id,
-            defaults=submit_defaults(ctx.store),
+            defaults=submit_defaults(where),
         )
-
+        ctx = Ctx(store or Store(where), face="cli")
         job_id = submit_loaded(ctx, loaded, start=start)
         typer.echo(job_id)
 
@@ -246,7 +249,7 @@ def register(app: typer.Typer) -> None:
                 "Invalid parameter [--filter / --order apply to a coordinator's actions]",
                 hint="give a coordinator id (…-C), or leave them out",
             )
-        store = Store(home)
+        store = Store(home, create=False)
         data = queries.job_info(
             store.conn, job_id, offset=offset, length=length, order=order, filter_text=filter_text
         )
@@ -274,7 +277,7 @@ def register(app: typer.Typer) -> None:
         """List jobs of one type, newest first."""
         from bundletui.cli.render import render_jobs
 
-        store = Store(home)
+        store = Store(home, create=False)
         kind = {
             "wf": "workflow",
             "workflows": "workflow",
@@ -305,7 +308,7 @@ def register(app: typer.Typer) -> None:
         """Print the application XML a job was submitted with."""
         from bundletui.commands.coord_queries import definition_of
 
-        typer.echo(definition_of(Store(home).conn, job_id), nl=False)
+        typer.echo(definition_of(Store(home, create=False).conn, job_id), nl=False)
 
     @app.command()
     @handle_errors
@@ -318,7 +321,7 @@ def register(app: typer.Typer) -> None:
         home: HomeOpt = None,
     ) -> None:
         """Print a node's stdout/stderr (a workflow id: every node's)."""
-        store = Store(home)
+        store = Store(home, create=False)
         kind = kind_of(job_id)
         if kind is IdKind.WORKFLOW_NODE:
             node = store_jobs.get(store.conn, NodeRow, job_id)

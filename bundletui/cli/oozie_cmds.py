@@ -414,7 +414,7 @@ def _load(front: Front) -> Any:
         defines,
         front.store.clock,
         user=current_user(),
-        defaults=submit_defaults(front.store),
+        defaults=submit_defaults(front.store.home),
     )
 
 

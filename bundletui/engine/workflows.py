@@ -29,7 +29,7 @@ from bundletui.commands.nodes import app_of, node_finished, node_retry
 from bundletui.commands.propagate import workflow_finished
 from bundletui.engine import processes
 from bundletui.engine.fs_ops import run_fs_action
-from bundletui.errors import BundletuiError
+from bundletui.errors import BundletuiError, EngineError
 from bundletui.model.apps import (
     FsAction,
     FsOp,
@@ -41,7 +41,7 @@ from bundletui.model.apps import (
     WorkflowApp,
     WorkflowForm,
 )
-from bundletui.model.ids import node_id
+from bundletui.model.ids import IdKind, kind_of, node_id
 from bundletui.model.status import NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.model.wfgraph import NodeState, Step, advance, advance_dag_after, index_of
@@ -61,6 +61,7 @@ CAPTURE_LIMIT = 2048  # oozie.action.max.output.data
 UNKNOWN_EXIT = "EB0503"
 MAX_LAUNCHES_PER_TICK = 2000
 KILL_GRACE = 5.0  # seconds between SIGTERM and SIGKILL when a node is killed
+MAX_SUBWORKFLOW_DEPTH = 50  # Oozie's oozie.action.subworkflow.max.depth
 
 
 @dataclass
@@ -485,6 +486,19 @@ class WorkflowRunner:
 
         external = f"{node.id}@{node.run}"
         existing = jobs.workflow_by_external_id(tx.conn, external)
+        if existing is None and _depth(tx, wf) >= MAX_SUBWORKFLOW_DEPTH:
+            node_finished(
+                tx,
+                self.engine.effects,
+                wf,
+                node,
+                ok=False,
+                spec=spec,
+                error_code="EB0506",
+                error_message=f"sub-workflow depth cannot exceed {MAX_SUBWORKFLOW_DEPTH}"
+                f" (oozie.action.subworkflow.max.depth): does [{action.app_path}] start itself?",
+            )
+            return
         if existing is None:
             conf = dict(self.conf(tx, wf.id)) if action.propagate_configuration else {}
             conf.update(dict(action.configuration))
@@ -534,6 +548,10 @@ class WorkflowRunner:
                 started.append((plan, launched, None))
             except BundletuiError as exc:
                 started.append((plan, None, exc))
+            except (OSError, ValueError) as exc:  # one bad plan fails its node, not the batch
+                program = plan.argv[0] if plan.argv else ""
+                failure = EngineError(processes.SPAWN_FAILED, f"Cannot start [{program}]: {exc}")
+                started.append((plan, None, failure))
         with store.write() as tx:
             for plan, launched, error in started:
                 if launched is not None:
@@ -754,6 +772,16 @@ class WorkflowRunner:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def _depth(tx: Tx, wf: WorkflowRow) -> int:
+    """How many workflows ``wf`` runs under (0 for a top-level one or a coordinator's)."""
+    depth, parent = 0, wf.parent_id
+    while parent and kind_of(parent) is IdKind.WORKFLOW:
+        depth += 1
+        row = jobs.workflow_head(tx.conn, parent)
+        parent = row.parent_id if row is not None else None
+    return depth
 
 
 def _kill_hard(pid: int, ticks: int | None) -> None:

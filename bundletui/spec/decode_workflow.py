@@ -167,7 +167,15 @@ def _action(doc: XmlDocument, node_el: Element, body: Element, node: str) -> Act
 
 
 def _shell(doc: XmlDocument, el: Element, node: str) -> ShellAction:
-    exec_ = xmlsafe.text(xmlsafe.child(el, "exec"))
+    exec_el = xmlsafe.child(el, "exec")
+    exec_ = xmlsafe.text(exec_el)
+    if not exec_.strip():
+        raise where(doc, exec_el if exec_el is not None else el, "exec").error(
+            BAD_VALUE,
+            f"node [{node}] has an empty <exec>: there is no program to run",
+            hint="name the program, e.g. <exec>/bin/echo</exec>, and pass its arguments in"
+            " <argument> elements",
+        )
     arguments = tuple(xmlsafe.text(a) for a in xmlsafe.children(el, "argument"))
     env_vars: list[str] = []
     for e in xmlsafe.children(el, "env-var"):

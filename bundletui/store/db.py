@@ -33,6 +33,24 @@ def default_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".bundletui"
 
 
+def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """What went wrong opening the store file, said for a person, with what to do."""
+    text = str(exc)
+    if "not a database" in text or "malformed" in text:
+        hint = (
+            "the file is not a bundletui store, or it is damaged: move it aside (and its -wal"
+            " and -shm files) and submit again, or restore it from a backup"
+        )
+    elif "unable to open" in text or "readonly" in text:
+        hint = (
+            f"the store's directory {path.parent} must be writable: SQLite keeps its -wal and"
+            " -shm files next to the store, even for reading"
+        )
+    else:
+        hint = "check the file and its directory"
+    return StoreError("EB002", f"cannot open store {path}: {text}", hint=hint)
+
+
 def resolve_home(home: str | Path | None) -> Path:
     return Path(home).expanduser().resolve() if home else default_home().resolve()
 
@@ -85,9 +103,14 @@ class Store:
             "PRAGMA temp_store=FILE",
             "PRAGMA cache_size=-65536",
         ]
-        for pragma in pragmas:
-            self.conn.execute(pragma)
-        self._migrate()
+        try:
+            for pragma in pragmas:
+                self.conn.execute(pragma)
+            self._check_is_ours()
+            self._migrate()
+        except sqlite3.Error as exc:
+            self.conn.close()
+            raise _open_error(self.path, exc) from exc
         self.clock: Clock = clock or self._clock_from_store()
 
     @property
@@ -99,6 +122,23 @@ class Store:
         return sqlite_utils.Database(self.conn)
 
     # ------------------------------------------------------------------ schema
+
+    def _check_is_ours(self) -> None:
+        """A SQLite file with tables but no schema version of ours is someone else's
+        database: it is refused, never given our tables."""
+        if self.conn.execute("PRAGMA user_version").fetchone()[0]:
+            return
+        other = self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' LIMIT 1"
+        ).fetchone()
+        if other is not None:
+            self.conn.close()
+            raise StoreError(
+                "EB004",
+                f"{self.path} is a SQLite database of something else (it has a table"
+                f" [{other[0]}] and no bundletui schema)",
+                hint="point --home at a directory of its own; bundletui makes bundletui.db there",
+            )
 
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]

@@ -71,6 +71,33 @@ def test_independent_jobs_run_in_parallel(bt: Bt, tmp_path: Path) -> None:
     assert a0 >= max(l1, r1), "after started before both its dependencies ended"
 
 
+def test_a_program_that_resolves_to_nothing_fails_its_node_alone(bt: Bt, tmp_path: Path) -> None:
+    """``<exec>${prog}</exec>`` with prog empty cannot be started: that node FAILS with a
+    spawn error, and the job launched in the same batch runs (it used to stay RUNNING, pid-less,
+    with the whole batch)."""
+    bt.engine()
+    wf = bt.submit(FIXTURES / "blankexec" / "job.properties", {"dir": str(tmp_path), "prog": ""})
+    done = bt.wait(wf)
+    assert done["status"] == "FAILED"
+    assert bt.nodes(wf) == {"bad": "FAILED", "good": "SUCCEEDED"}
+    bad = bt.peek(f"{wf}@bad")
+    assert bad["errorMessage"].startswith("EB0501: Cannot start []")  # the spawn's own error
+    assert "argv must start with a program" in bad["errorMessage"]
+    assert "good" in stamps(tmp_path / "stamps")
+
+
+def test_a_workflow_that_starts_itself_stops_at_depth_50(bt: Bt) -> None:
+    """Without a limit it made thousands of workflows and ``kill`` overflowed Python's stack."""
+    bt.engine()
+    wf = bt.submit(FIXTURES / "recursive" / "job.properties")
+    assert bt.wait(wf, timeout=60)["status"] == "FAILED"
+    rows = bt.store.conn.execute("SELECT id FROM wf_jobs ORDER BY id").fetchall()
+    assert len(rows) == 51  # the top one and 50 below it
+    deepest = rows[-1][0]
+    node = bt.peek(f"{deepest}@again")
+    assert node["errorCode"] == "EB0506" and "depth cannot exceed 50" in node["errorMessage"]
+
+
 def max_overlap(spans: list[tuple[float, float]]) -> int:
     events = sorted(itertools.chain(((s, 1) for s, _ in spans), ((e, -1) for _, e in spans)))
     level = best = 0

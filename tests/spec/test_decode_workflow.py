@@ -150,6 +150,22 @@ def test_dag_form() -> None:
     assert predict.action == SubWorkflowAction("predict/workflow.xml", propagate_configuration=True)
 
 
+def test_an_empty_exec_is_refused_where_it_is_written() -> None:
+    data = b"""<workflow-app xmlns="uri:oozie:workflow:0.5" name="w">
+  <start to="a"/>
+  <action name="a">
+    <shell xmlns="uri:oozie:shell-action:0.3">
+      <exec>   </exec>
+    </shell>
+    <ok to="e"/><error to="e"/>
+  </action>
+  <end name="e"/>
+</workflow-app>"""
+    err = error("w.xml", data)
+    assert err.message == "node [a] has an empty <exec>: there is no program to run"
+    assert err.line == 5 and "<exec>/bin/echo</exec>" in (err.hint or "")
+
+
 def test_unsupported_action_types_are_named() -> None:
     data = b"""<workflow-app xmlns="uri:oozie:workflow:1.0" name="w">
   <start to="mr"/>

@@ -1,0 +1,75 @@
+"""A store that is missing, not a store, or somebody else's: one clear error, nothing made."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
+ROOT = Path(__file__).resolve().parents[2]
+NAIVE_BAYES = ROOT / "sample_bundles" / "naive-bayes" / "job.properties"
+
+
+def bt(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [BUNDLETUI, *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_reading_commands_on_a_missing_store_say_so_and_create_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "typo"
+    for args in (
+        ["jobs"],
+        ["info", "0000001-260101000000000-bundletui-u-C"],
+        ["kill", "0000001-260101000000000-bundletui-u-C"],
+        ["log", "0000001-260101000000000-bundletui-u-W"],
+    ):
+        done = bt(*args, "--home", str(home))
+        assert done.returncode == 1, args
+        assert done.stderr.startswith(f"Error: EB001: no store at {home / 'bundletui.db'}"), args
+        assert "Traceback" not in done.stderr
+    assert not home.exists()
+
+
+def test_a_failed_first_submit_creates_no_store(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.wf.application.path={tmp_path}/nowhere.xml\n")
+    done = bt("submit", str(props), "--home", str(home))
+    assert done.returncode == 1 and done.stderr.startswith("Error: E")
+    assert not (home / "bundletui.db").exists()
+    ok = bt("submit", str(NAIVE_BAYES), "--home", str(home))
+    assert ok.returncode == 0, ok.stderr
+    assert (home / "bundletui.db").exists()
+
+
+def test_a_file_that_is_not_a_database_is_one_error_with_a_hint(tmp_path: Path) -> None:
+    (tmp_path / "bundletui.db").write_text("hello, not a database\n")
+    for args in (["jobs"], ["submit", str(NAIVE_BAYES)], ["run", "--exit-when-idle"]):
+        done = bt(*args, "--home", str(tmp_path))
+        assert done.returncode == 1, args
+        lines = done.stderr.splitlines()
+        assert lines[0].startswith("Error: EB002: cannot open store"), done.stderr
+        assert (
+            "not a database" in lines[0] and "hint: the file is not a bundletui store" in lines[1]
+        )
+        assert "Traceback" not in done.stderr
+    assert (tmp_path / "bundletui.db").read_text() == "hello, not a database\n"
+
+
+def test_somebody_elses_sqlite_database_is_refused_not_given_our_tables(tmp_path: Path) -> None:
+    db = tmp_path / "bundletui.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.commit()
+    conn.close()
+    done = bt("jobs", "--home", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"Error: EB004: {db} is a SQLite database of something else")
+    conn = sqlite3.connect(db)
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    conn.close()
+    assert tables == ["accounts"] and version == 0
