@@ -486,16 +486,17 @@ class WorkflowRunner:
 
         external = f"{node.id}@{node.run}"
         existing = jobs.workflow_by_external_id(tx.conn, external)
-        if existing is None and _depth(tx, wf) >= MAX_SUBWORKFLOW_DEPTH:
+
+        def fail(code: str, message: str) -> None:
+            effects = self.engine.effects
             node_finished(
-                tx,
-                self.engine.effects,
-                wf,
-                node,
-                ok=False,
-                spec=spec,
-                error_code="EB0506",
-                error_message=f"sub-workflow depth cannot exceed {MAX_SUBWORKFLOW_DEPTH}"
+                tx, effects, wf, node, ok=False, spec=spec, error_code=code, error_message=message
+            )
+
+        if existing is None and _depth(tx, wf) >= MAX_SUBWORKFLOW_DEPTH:
+            fail(
+                "EB0506",
+                f"sub-workflow depth cannot exceed {MAX_SUBWORKFLOW_DEPTH}"
                 f" (oozie.action.subworkflow.max.depth): does [{action.app_path}] start itself?",
             )
             return
@@ -506,16 +507,7 @@ class WorkflowRunner:
             try:
                 sub = load_subworkflow(action.app_path, conf, user=wf.user, external_id=external)
             except BundletuiError as exc:
-                node_finished(
-                    tx,
-                    self.engine.effects,
-                    wf,
-                    node,
-                    ok=False,
-                    spec=spec,
-                    error_code=exc.code,
-                    error_message=exc.message,
-                )
+                fail(exc.code, exc.message)
                 return
             sub = dataclasses.replace(sub, priority=wf.priority)  # a child runs at its parent's
             child_id = wfcmd.create_workflow_tx(
