@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 
 from bundletui.cli._common import HomeOpt, err, handle_errors
-from bundletui.errors import StoreError
-from bundletui.store.db import DB_NAME, resolve_home
+from bundletui.store.db import Store, resolve_home
 
 
 def register(app: typer.Typer) -> None:
@@ -58,13 +57,8 @@ def register(app: typer.Typer) -> None:
             landing = demo_setup.landing
         else:
             home_dir = resolve_home(home)
-            if read_only and not (home_dir / DB_NAME).exists():
-                # read-only creates nothing: a mistyped --home is said, not a new empty store
-                raise StoreError(
-                    "EB001",
-                    f"no store at {home_dir / DB_NAME}",
-                    hint="check --home / BUNDLETUI_HOME; a read-only console opens an existing store",
-                )
+            if read_only:  # creates nothing: a mistyped --home is EB001, not a new empty store
+                Store(home_dir, create=False).close()
         config = ConsoleConfig(
             home=home_dir,
             landing=landing,

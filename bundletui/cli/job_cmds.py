@@ -237,8 +237,6 @@ def register(app: typer.Typer) -> None:
         home: HomeOpt = None,
     ) -> None:
         """Show a job: status, times, and its nodes / actions / coordinators."""
-        from bundletui.model.ids import IdKind, kind_of
-
         if order.lower() not in ("asc", "desc"):
             raise CommandError(
                 "E0303", f"Invalid parameter value, [order] = [{order}]", hint="asc or desc"

@@ -10,6 +10,7 @@ pending job has accumulated and the moment, and gets a verdict and the next time
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -405,8 +406,6 @@ _BYTE_UNITS = {
 
 def parse_bytes(text: str) -> int:
     """``100GB`` -> bytes (binary units, as Oozie's KB..PB EL constants)."""
-    import re
-
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGTP]?B)?", text.strip().upper().replace(" ", ""))
     if m is None or (m.group(2) or "B") not in _BYTE_UNITS:
         raise ValueError(f"not a size: {text!r} (use e.g. 500MB, 100GB)")

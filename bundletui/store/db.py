@@ -111,6 +111,9 @@ class Store:
         except sqlite3.Error as exc:
             self.conn.close()
             raise _open_error(self.path, exc) from exc
+        except StoreError:
+            self.conn.close()
+            raise
         self.clock: Clock = clock or self._clock_from_store()
 
     @property
@@ -132,7 +135,6 @@ class Store:
             "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' LIMIT 1"
         ).fetchone()
         if other is not None:
-            self.conn.close()
             raise StoreError(
                 "EB004",
                 f"{self.path} is a SQLite database of something else (it has a table"
