@@ -110,16 +110,7 @@ def start_tx(tx: Tx, effects: Effects, bundle: BundleRow, event: Event = Event.S
             tx, BundleRow, bundle.id, status=J.FAILED, start_time=tx.now_ms, end_time=tx.now_ms
         )
         error = CommandError.from_template("E1318", bundle.id)
-        jobs.audit(
-            tx,
-            user="engine",
-            face="engine",
-            command="start",
-            target=bundle.id,
-            args={},
-            result="error",
-            error=f'{error} (every coordinator is enabled="false")',
-        )
+        _engine_error(tx, "start", bundle.id, {}, f'{error} (every coordinator is enabled="false")')
         return
     for coord in enabled:
         jobs.insert(
@@ -178,16 +169,7 @@ def submit_child_tx(tx: Tx, store: Store, effects: Effects, bundle: BundleRow, n
                     Event.KILL,
                 )
         note = f"coordinator {name} failed to submit: {exc.code}: {exc.message}"
-        jobs.audit(
-            tx,
-            user="engine",
-            face="engine",
-            command="submit",
-            target=bundle.id,
-            args={"coordinator": name},
-            result="error",
-            error=note,
-        )
+        _engine_error(tx, "submit", bundle.id, {"coordinator": name}, note)
         rollup_tx(tx, effects, bundle.id)
         return
     status = {
@@ -268,6 +250,20 @@ def rollup_tx(tx: Tx, effects: Effects, bundle_id: str) -> None:
 
 
 # ----------------------------------------------------------------------------- cascades
+
+
+def _engine_error(tx: Tx, command: str, bundle_id: str, args: dict[str, Any], error: str) -> None:
+    """An audit row for what the engine's own step on a bundle refused (no user ran it)."""
+    jobs.audit(
+        tx,
+        user="engine",
+        face="engine",
+        command=command,
+        target=bundle_id,
+        args=args,
+        result="error",
+        error=error,
+    )
 
 
 def _cascade(
