@@ -17,10 +17,14 @@ Modes:
 
 Same run: raw sqlite3 inserting the same number of rows into a table shaped like
 coord_actions (same columns, keys and file system, one transaction, WAL NORMAL): the ceiling.
+And the floor: the rows the engine wrote for one action (action, workflow, node), copied with new
+ids into the store as submitted, in their final state, with the action's file created and no
+scheduling logic at all, one commit per simulated hour (as the engine commits), without the
+files, and one commit per 100 hours: what this machine allows before any engine work.
 
 Usage: python bench/bench_pipeline.py [--coords 10] [--hours 8760] [--mode step|catchup|both]
          [--form dag|oozie] [--concurrency 1] [--throttle 12] [--dir DIR] [--keep]
-         [--profile FILE] [--pyinstrument FILE.html]
+         [--profile FILE] [--pyinstrument FILE.html] [--floor-sample N]
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import json
 import logging
 import os
 import shutil
@@ -107,6 +112,93 @@ def sqlite_ceiling(path: Path, rows: int) -> float:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
+# ----------------------------------------------------------------------------- the floor
+
+
+def store_floor(
+    submitted: Path, done: Path, out: Path, coords: int, rows: int, per_tx: int, files: bool
+) -> float:
+    """actions/s writing what the engine writes per action, with no scheduling logic at all.
+
+    ``submitted``: a copy of the store as submitted (coordinators, no actions); ``done``: the
+    engine's store after the run, whose first action, workflow and node rows are the templates.
+    Per action: its coord_actions, wf_jobs and wf_nodes rows in their final state (same columns,
+    sizes, indexes and count triggers, new ids and times), its file created with ``os.open``
+    when ``files``; per transaction: each coordinator's row updated and the store's rev bumped,
+    as the engine does; ``per_tx`` actions per write transaction (10 = one simulated hour).
+    """
+    src = sqlite3.connect(done)
+    try:
+        action = src.execute("SELECT * FROM coord_actions ORDER BY rowid LIMIT 1").fetchone()
+        wf = src.execute("SELECT * FROM wf_jobs WHERE id = ?", (action[7],)).fetchone()
+        node = src.execute("SELECT * FROM wf_nodes WHERE wf_id = ?", (wf[0],)).fetchone()
+    finally:
+        src.close()
+    path = submitted.with_name(f"floor-{per_tx}-{int(files)}.db")
+    shutil.copy(submitted, path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for pragma in (
+            "PRAGMA journal_mode=WAL",
+            "PRAGMA synchronous=NORMAL",
+            "PRAGMA foreign_keys=ON",
+            "PRAGMA temp_store=FILE",
+            "PRAGMA cache_size=-65536",
+        ):
+            conn.execute(pragma)
+        ids = [r[0] for r in conn.execute("SELECT id FROM coord_jobs ORDER BY id")][:coords]
+        dirs = [out / f"floor-{per_tx}-{int(files)}" / f"c{c}" for c in range(len(ids))]
+        for d in dirs:
+            d.mkdir(parents=True, exist_ok=True)
+        insert = {
+            table: f"INSERT INTO {table} VALUES ({','.join('?' * len(row))})"
+            for table, row in (("coord_actions", action), ("wf_jobs", wf), ("wf_nodes", node))
+        }
+        conf, plan = json.loads(action[8]), json.loads(action[13])
+        base = int(START.timestamp() * 1000)
+        rev = 1_000
+        t = time.perf_counter()
+        n = 0
+        while n < rows:
+            conn.execute("BEGIN IMMEDIATE")
+            a_rows, w_rows, n_rows = [], [], []
+            for _ in range(min(per_tx, rows - n)):
+                c, number = n % len(ids), n // len(ids) + 1
+                nominal = base + (number - 1) * 3_600_000
+                aid, wid = f"{ids[c]}@{number}", f"{n:07d}-floor-W"
+                target = dirs[c] / f"{number:08d}"
+                conf["out"] = str(target)
+                plan["plan"]["number"] = number
+                run_conf = json.dumps(conf)
+                a_rows.append(
+                    (
+                        *(aid, ids[c], number, nominal, nominal, *action[5:7], wid, run_conf),
+                        *(*action[9:13], json.dumps(plan), action[14], nominal, rev),
+                    )
+                )
+                w_rows.append((wid, *wf[1:4], aid, *wf[5:19], run_conf, *wf[20:22], rev))
+                n_rows.append((f"{wid}@{node[2]}", wid, *node[2:18], nominal, rev))
+                if files:
+                    os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+                n += 1
+            conn.executemany(insert["wf_jobs"], w_rows)
+            conn.executemany(insert["wf_nodes"], n_rows)
+            conn.executemany(insert["coord_actions"], a_rows)
+            conn.executemany(
+                "UPDATE coord_jobs SET last_action_number = ?, rev = ?, last_modified = ?"
+                " WHERE id = ?",
+                [(n // len(ids), rev, base, cid) for cid in ids],
+            )
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'rev'", (str(rev),))
+            conn.execute("COMMIT")
+            rev += 1
+        return rows / (time.perf_counter() - t)
+    finally:
+        conn.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
 # ----------------------------------------------------------------------------- one run
 
 
@@ -120,6 +212,7 @@ class Run:
     ticks: int
     commits: int
     ceiling: float
+    floors: dict[str, float]
 
     @property
     def rate(self) -> float:
@@ -136,6 +229,7 @@ def run_once(
     throttle: int,
     profiler: Any = None,
     sql_counts: dict[str, int] | None = None,
+    floor_sample: int = 20_000,
 ) -> Run:
     from bundletui.engine.service import Engine, EngineConfig
 
@@ -161,6 +255,10 @@ def run_once(
     total = coords * hours
     ceiling = sqlite_ceiling(root / "ceiling.db", total)
 
+    submitted = root / "submitted.db"
+    with connect(home) as live, sqlite3.connect(submitted) as copy:
+        live.backup(copy)
+
     logging.getLogger("bundletui").setLevel(logging.WARNING)
     engine = Engine(
         EngineConfig(
@@ -184,7 +282,20 @@ def run_once(
     engine_s, engine_cpu = time.perf_counter() - t, time.process_time() - c
     commits = _rev(home) - rev0
     _verify(home, out, ids, hours)
-    return Run(mode, total, submit_s, engine_s, engine_cpu, engine.ticks, commits, ceiling)
+    sample = min(total, floor_sample)
+    floors = (
+        {
+            label: store_floor(submitted, home / "bundletui.db", out, coords, sample, per_tx, files)
+            for label, per_tx, files in (
+                ("one commit per simulated hour, files created", coords, True),
+                ("one commit per simulated hour, no files", coords, False),
+                ("one commit per 100 simulated hours, files created", coords * 100, True),
+            )
+        }
+        if sample
+        else {}
+    )
+    return Run(mode, total, submit_s, engine_s, engine_cpu, engine.ticks, commits, ceiling, floors)
 
 
 def _rev(home: Path) -> int:
@@ -238,6 +349,12 @@ def main() -> None:
     ap.add_argument("--profile", metavar="FILE", help="cProfile the engine run into FILE")
     ap.add_argument("--pyinstrument", metavar="FILE", help="pyinstrument the engine run (HTML)")
     ap.add_argument(
+        "--floor-sample",
+        type=int,
+        default=20_000,
+        help="actions written by each floor measurement (0: skip the floor)",
+    )
+    ap.add_argument(
         "--trace-sql", action="store_true", help="count the engine's SQL statements by shape"
     )
     args = ap.parse_args()
@@ -271,6 +388,7 @@ def main() -> None:
                 args.throttle,
                 profiler,
                 sql_counts,
+                args.floor_sample,
             )
         finally:
             if not args.keep:
@@ -291,6 +409,11 @@ def main() -> None:
             f"[{mode}] ceiling: raw sqlite3, {r.actions:,} coord_actions-shaped rows in one"
             f" transaction: {r.ceiling:,.0f} rows/s ({r.ceiling / r.rate:,.0f}x ours)"
         )
+        for label, rate in r.floors.items():
+            print(
+                f"[{mode}] floor: the engine's own rows (action, workflow, node; coordinators and"
+                f" rev per commit), no scheduling logic, {label}: {rate:,.0f} actions/s"
+            )
         if sql_counts is not None:
             print_sql_counts(sql_counts, r.actions, "action")
         if args.profile:
