@@ -391,7 +391,7 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
             s.strip() for s in conf.get("oozie.wf.rerun.skip.nodes", "").split(",") if s.strip()
         ]
         failed = conf.get("oozie.wf.rerun.failnodes", "").strip().lower() == "true"
-        dispatch.rerun(ctx, job_id, skip_nodes=skip, failed_nodes=failed)
+        dispatch.rerun(ctx, job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)
         return Reply()
     if kind is IdKind.BUNDLE:
         coords = p.text("coord-scope") or None

@@ -171,10 +171,21 @@ def register(app: typer.Typer) -> None:
                 help="Coordinator: re-run only the failed nodes of each action's workflow.",
             ),
         ] = False,
+        config: Annotated[
+            Path | None,
+            typer.Option(
+                "--config", help="Workflow: a properties/XML file of new property values."
+            ),
+        ] = None,
+        define: DefineOpt = None,
         home: HomeOpt = None,
     ) -> None:
         """Re-run a workflow (same id, run + 1), coordinator actions, or a bundle's coordinators."""
+        from bundletui.spec.config import parse_overrides, read_conf_file
+
         skip = [s.strip() for s in (skip_nodes or "").split(",") if s.strip()]
+        conf = read_conf_file(config) if config is not None else {}
+        conf.update(parse_overrides(define or []))
         ids = dispatch.rerun(
             _ctx(home),
             job_id,
@@ -186,6 +197,7 @@ def register(app: typer.Typer) -> None:
             refresh=refresh,
             nocleanup=nocleanup,
             failed=failed,
+            conf=conf,
         )
         for rid in ids:
             if rid != job_id:

@@ -570,7 +570,7 @@ def op_rerun(front: Front) -> None:
             s.strip() for s in conf.get("oozie.wf.rerun.skip.nodes", "").split(",") if s.strip()
         ]
         failed = conf.get("oozie.wf.rerun.failnodes", "").strip().lower() == "true"
-        dispatch.rerun(front.ctx(), job_id, skip_nodes=skip, failed_nodes=failed)
+        dispatch.rerun(front.ctx(), job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)
         return
     if kind is IdKind.BUNDLE:
         if a.has("action"):
@@ -622,7 +622,7 @@ def _rerun_conf(front: Front) -> dict[str, str]:
 
     conf: dict[str, str] = {}
     config = front.args.get("config")
-    if config is not None and Path(config).exists():
+    if config is not None:
         conf.update(read_conf_file(config))
     conf.update(parse_overrides(front.args.defines))
     return conf

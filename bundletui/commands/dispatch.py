@@ -5,8 +5,11 @@ The CLI, the console and the HTTP API call these, so a rule is never written twi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from bundletui.commands import workflows as wf
 from bundletui.commands.base import Ctx, fail
+from bundletui.errors import CommandError
 from bundletui.model.ids import IdKind, kind_of
 
 
@@ -116,6 +119,13 @@ def kill_actions(
     return coordinators.kill(ctx, coord_id, actions=actions, dates=dates)
 
 
+_RERUN_OPTIONS: dict[IdKind, tuple[str, ...]] = {
+    IdKind.WORKFLOW: ("--skip-nodes", "--failed-nodes", "-D/--config"),
+    IdKind.COORDINATOR: ("--action", "--date", "--refresh", "--nocleanup", "--failed"),
+    IdKind.BUNDLE: ("--coordinator", "--date", "--refresh", "--nocleanup"),
+}
+
+
 def rerun(
     ctx: Ctx,
     job_id: str,
@@ -128,10 +138,31 @@ def rerun(
     refresh: bool = False,
     nocleanup: bool = False,
     failed: bool = False,
+    conf: Mapping[str, str] | None = None,
 ) -> list[str]:
+    """``conf``: a workflow's new properties (-D / --config), laid over its own."""
     kind = _kind(job_id)
+    given = {
+        "--skip-nodes": bool(skip_nodes),
+        "--failed-nodes": failed_nodes,
+        "--action": actions is not None,
+        "--date": dates is not None,
+        "--coordinator": coordinators is not None,
+        "--refresh": refresh,
+        "--nocleanup": nocleanup,
+        "--failed": failed,
+        "-D/--config": bool(conf),
+    }
+    allowed = _RERUN_OPTIONS.get(kind)
+    wrong = [name for name, on in given.items() if on and allowed and name not in allowed]
+    if allowed and wrong:
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [{', '.join(wrong)}]: not an option for a {kind.name.lower()}'s rerun",
+            hint=f"a {kind.name.lower()}'s rerun takes {', '.join(allowed)}",
+        )
     if kind is IdKind.WORKFLOW:
-        wf.rerun(ctx, job_id, skip_nodes=skip_nodes or [], failed_nodes=failed_nodes)
+        wf.rerun(ctx, job_id, skip_nodes=skip_nodes or [], failed_nodes=failed_nodes, conf=conf)
         return [job_id]
     if kind is IdKind.COORDINATOR:
         from bundletui.commands import coordinators as c

@@ -18,7 +18,7 @@ from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import Node
 from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
-from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus
+from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
 from bundletui.model.timeutil import format_rfc822, parse_oozie_time
 from bundletui.store import jobs
 from bundletui.store.rows import NodeRow, WorkflowRow
@@ -285,6 +285,13 @@ def list_workflows(
     now_ms: int | None = None,
 ) -> dict[str, Any]:
     flt = JobFilter.parse(filter_text, [*WF_FILTER_COLUMNS, *EXTRA_KEYS])
+    for value in flt.clauses.get("status", []):
+        if value.upper() not in WorkflowStatus.__members__:
+            raise CommandError(
+                "E0420",
+                f"Invalid jobs filter [{filter_text}], invalid status [{value}]",
+                hint=f"a workflow's status is one of {', '.join(WorkflowStatus)}",
+            )
     where, params = JobFilter(
         {k: v for k, v in flt.clauses.items() if k in WF_FILTER_COLUMNS or k == "text"}
     ).sql(WF_FILTER_COLUMNS)

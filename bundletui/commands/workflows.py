@@ -229,8 +229,11 @@ def rerun_tx(
     *,
     skip_nodes: Iterable[str] = (),
     failed_nodes: bool = False,
+    conf: Mapping[str, str] | None = None,
 ) -> None:
-    """Same id, ``run`` + 1: re-run the failed nodes (or all but ``skip_nodes``)."""
+    """Same id, ``run`` + 1: re-run the failed nodes (or all but ``skip_nodes``). ``conf`` is
+    laid over the workflow's (Oozie's DagEngine.reRun copies the rerun's properties over the
+    job's), so the re-run nodes see the new values."""
     skip = set(skip_nodes)
     if skip and failed_nodes:
         raise CommandError(
@@ -280,6 +283,11 @@ def rerun_tx(
             transition=None,
             external_id=None,
         )
+    fields = {}
+    if conf:
+        from bundletui.spec.config import expand_conf
+
+        fields["conf"] = json.dumps(expand_conf({**json.loads(wf.conf), **conf}))
     jobs.update(
         tx,
         WorkflowRow,
@@ -290,21 +298,39 @@ def rerun_tx(
         error_code=None,
         error_message=None,
         start_time=tx.now_ms,
+        **fields,
     )
     effects.advance_workflow(tx, wf.id)
 
 
+RERUN_KEYS = ("oozie.wf.rerun.skip.nodes", "oozie.wf.rerun.failnodes")
+
+
 def rerun(
-    ctx: Ctx, wf_id: str, *, skip_nodes: Iterable[str] = (), failed_nodes: bool = False
+    ctx: Ctx,
+    wf_id: str,
+    *,
+    skip_nodes: Iterable[str] = (),
+    failed_nodes: bool = False,
+    conf: Mapping[str, str] | None = None,
 ) -> None:
     skip = list(skip_nodes)
+    # the rerun's own keys steer this rerun only; the application path cannot change
+    new = {
+        k: v
+        for k, v in (conf or {}).items()
+        if k not in RERUN_KEYS and k != "oozie.wf.application.path"
+    }
+    args: dict[str, object] = {"skip_nodes": skip, "failed_nodes": failed_nodes}
+    if new:
+        args["conf"] = new
     run(
         ctx,
         "rerun",
         wf_id,
-        {"skip_nodes": skip, "failed_nodes": failed_nodes},
+        args,
         lambda tx: rerun_tx(
-            tx, ctx.effects, load(tx, wf_id), skip_nodes=skip, failed_nodes=failed_nodes
+            tx, ctx.effects, load(tx, wf_id), skip_nodes=skip, failed_nodes=failed_nodes, conf=new
         ),
     )
 

@@ -113,8 +113,9 @@ def attempt_paths(log_dir: Path, name: str, run: int, attempt: int) -> tuple[str
 
 
 class WorkflowRunner:
-    """Keeps, per workflow id, its decoded definition and conf (immutable per id), so a node's
-    launch or completion costs what that node touches, not the size of its workflow."""
+    """Keeps, per workflow id, its decoded definition (immutable per id) and conf (per run: a
+    rerun may lay new properties over it), so a node's launch or completion costs what that
+    node touches, not the size of its workflow."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -127,7 +128,7 @@ class WorkflowRunner:
         self.watcher: processes.ProcessWatcher | None = None
         self.adopt: list[tuple[str, int, int, str]] = []
         self._apps: OrderedDict[str, WorkflowApp] = OrderedDict()
-        self._confs: OrderedDict[str, dict[str, str]] = OrderedDict()
+        self._confs: OrderedDict[tuple[str, int], dict[str, str]] = OrderedDict()
 
     # ------------------------------------------------------------------ wiring
 
@@ -191,11 +192,11 @@ class WorkflowRunner:
                 self._apps.popitem(last=False)
         return app
 
-    def conf(self, tx: Tx, wf_id: str) -> dict[str, str]:
-        conf = self._confs.get(wf_id)
+    def conf(self, tx: Tx, wf: WorkflowRow) -> dict[str, str]:
+        conf = self._confs.get((wf.id, wf.run))
         if conf is None:
-            conf = dict(json.loads(jobs.workflow_conf_json(tx.conn, wf_id)))
-            self._confs[wf_id] = conf
+            conf = dict(json.loads(jobs.workflow_conf_json(tx.conn, wf.id)))
+            self._confs[(wf.id, wf.run)] = conf
             if len(self._confs) > 4096:
                 self._confs.popitem(last=False)
         return conf
@@ -501,7 +502,7 @@ class WorkflowRunner:
             )
             return
         if existing is None:
-            conf = dict(self.conf(tx, wf.id)) if action.propagate_configuration else {}
+            conf = dict(self.conf(tx, wf)) if action.propagate_configuration else {}
             conf.update(dict(action.configuration))
             conf.setdefault("user.name", wf.user)
             try:
@@ -827,7 +828,7 @@ class _ElEnv:
             self._ctx = workflow_context(
                 self._runner.engine.clock,
                 wf,
-                self._runner.conf(tx, wf.id),
+                self._runner.conf(tx, wf),
                 lambda name: jobs.get(tx.conn, NodeRow, node_id(wf.id, name)),
                 lambda: jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'FAILED'", (wf.id,)),
                 self._current,

@@ -314,6 +314,22 @@ def test_jobs_filter(bt: Bt, tmp_path: Path) -> None:
     assert ids("name=chain;status=PREP") == {prep}  # different keys: AND
     r = bt.cli("jobs", "--filter", "colour=red", check=False)
     assert r.code == 1 and r.stderr.startswith("Error: ")
+    assert ids("status=succeeded") == {ok}  # statuses in any case, as Oozie
+    r = bt.cli("jobs", "--filter", "status=SUCEEDED", check=False)  # a typo lists nothing: refused
+    assert r.code == 1
+    assert "E0420" in r.stderr and "invalid status [SUCEEDED]" in r.stderr
+
+
+def test_rerun_refuses_options_of_another_kind_of_job(bt: Bt, tmp_path: Path) -> None:
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path)}, start=False)
+    audit = bt.store.conn.execute("SELECT count(*) FROM audit_log").fetchone()[0]
+    for option in (("--date", "2025-01-01T00:00Z"), ("--action", "1"), ("--refresh",)):
+        r = bt.cli("rerun", wf, *option, check=False)
+        assert r.code == 1, r
+        assert f"Invalid parameter [{option[0]}]" in r.stderr
+        assert "a workflow's rerun takes --skip-nodes, --failed-nodes" in r.stderr
+    assert bt.store.conn.execute("SELECT count(*) FROM audit_log").fetchone()[0] == audit
+    assert bt.peek(wf)["status"] == "PREP"
 
 
 def test_submit_external_id_is_idempotent(bt: Bt, tmp_path: Path) -> None:
@@ -379,3 +395,46 @@ def test_started_dag_is_written_with_its_roots_ready_and_runs_when_an_engine_com
     bt.engine()
     assert bt.wait(wf)["status"] == "SUCCEEDED"
     assert trace_lines(tmp_path / "trace")[0] == "root"
+
+
+def test_rerun_lays_new_properties_over_the_workflows(bt: Bt, tmp_path: Path) -> None:
+    """``rerun -D`` (and Oozie's ``-rerun -D``): the re-run nodes see the new values, as
+    Oozie's DagEngine.reRun copies the rerun's properties over the job's."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="exits">\n'
+        "  <parameters><property><name>code</name></property></parameters>\n"
+        '  <job name="first"><shell><exec>python3</exec><argument>-c</argument>'
+        "<argument>import sys; sys.exit(int(sys.argv[1]))</argument>"
+        "<argument>${code}</argument></shell></job>\n"
+        '  <job name="second"><depends>first</depends><shell><exec>python3</exec>'
+        "<argument>-c</argument><argument>import sys; sys.exit(int(sys.argv[1]) - 1)</argument>"
+        "<argument>${code}</argument></shell></job>\n"
+        "</dag-app>\n"
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\ncode=3\n")
+    bt.engine()
+    wf = bt.submit(app / "job.properties")
+    assert bt.wait(wf)["status"] == "FAILED"
+    assert bt.nodes(wf)["first"] == "FAILED"
+
+    bt.cli("rerun", wf, "-D", "code=0")  # first passes; second exits -1: fails
+    data = bt.wait(wf)
+    assert data["status"] == "FAILED" and data["run"] == 1
+    assert bt.nodes(wf) == {"first": "SUCCEEDED", "second": "FAILED"}
+    assert "<name>code</name>\r\n    <value>0</value>" in bt.info(wf)["conf"]  # as Oozie shows it
+
+    # Oozie's front: -D properties and the rerun key; only the failed node runs again
+    props = tmp_path / "rerun.properties"
+    props.write_text("oozie.wf.rerun.failnodes=true\n")
+    bt.cli("oozie", "job", "-rerun", wf, "-config", str(props), "-D", "code=1")
+    data = bt.wait(wf)
+    assert data["status"] == "SUCCEEDED" and data["run"] == 2
+    conf = bt.store.conn.execute("SELECT conf FROM wf_jobs WHERE id = ?", (wf,)).fetchone()[0]
+    assert '"code": "1"' in conf and "oozie.wf.rerun" not in conf
+
+    r = bt.cli(
+        "oozie", "job", "-rerun", wf, "-config", str(tmp_path / "missing.properties"), check=False
+    )
+    assert r.code != 0 and "missing.properties" in r.stderr
