@@ -129,7 +129,7 @@ def render_jobs(kind: str, data: dict[str, Any]) -> None:
     key, id_key, name_key, start_key = _JOB_COLUMNS[kind]
     table = Table(box=None, header_style="bold")
     # a coordinator's times are its configured window, not when it started or ended
-    start_col, end_col = {"bundle": ("Kick-off", "Ended"), "coordinator": ("Start", "End")}.get(
+    start_col, end_col = {"bundle": ("Kick-off", "End"), "coordinator": ("Start", "End")}.get(
         kind, ("Started", "Ended")
     )
     for col in ("Job ID", "Name", "Status", "User", start_col, end_col):

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from bundletui.cli._common import out, styled
 from bundletui.model.ids import IdKind
+from bundletui.model.status import JOB_LIVE
 from bundletui.store.db import Store
 
 # Short action-status words for one-line counts ("3 ok · 2 wait").
@@ -93,7 +94,11 @@ def render_bundle(data: dict[str, Any]) -> None:
             ("Kickoff time", when(data["kickoffTime"], zone=True)),
             ("Pause time", when(data["pauseTime"], zone=True)),
             ("Started", when(data["startTime"], zone=True)),
-            ("Ended", when(data["endTime"], zone=True)),
+            # a running bundle's end time is the one `change endtime=` set, not when it ended
+            (
+                "End" if data["status"] in JOB_LIVE else "Ended",
+                when(data["endTime"], zone=True),
+            ),
             (
                 "Coordinators",
                 f"{len(data.get('bundleActions', coords))}  ({counts_text(data.get('counts', {}))})",

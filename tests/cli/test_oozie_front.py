@@ -495,6 +495,13 @@ def test_bundle_info_block(fresh: World) -> None:
     assert fits_80(human.lines), human.stdout
     assert "Kickoff time : 2023-12-31 00:00 GMT" in human.stdout
     assert "hourly" in human.stdout and "daily" in human.stdout
+    # a RUNNING bundle's end time is a plan (change endtime=), not when it ended
+    oozie(fresh.home, "change", bid, "--value", "endtime=2024-06-01T00:00Z")
+    human = oozie(fresh.home, "info", bid, columns=80)
+    assert "End          : 2024-06-01 00:00 GMT" in human.stdout, human.stdout
+    assert "Ended" not in human.stdout
+    listing = oozie(fresh.home, "jobs", "--type", "bundle", columns=120)
+    assert listing.lines[0].split() == ["Job", "ID", "Name", "Status", "User", "Kick-off", "End"]
 
 
 # ----------------------------------------------------------------------------- jobs
