@@ -29,6 +29,7 @@ from bundletui.commands.nodes import app_of, node_finished, node_retry
 from bundletui.commands.propagate import workflow_finished
 from bundletui.engine import processes
 from bundletui.engine.fs_ops import run_fs_action
+from bundletui.engine.wfel import app_dir
 from bundletui.errors import BundletuiError, EngineError
 from bundletui.model.apps import (
     FsAction,
@@ -506,7 +507,14 @@ class WorkflowRunner:
             conf.update(dict(action.configuration))
             conf.setdefault("user.name", wf.user)
             try:
-                sub = load_subworkflow(action.app_path, conf, user=wf.user, external_id=external)
+                # a relative app-path is the parent's neighbour, wherever the engine runs
+                sub = load_subworkflow(
+                    action.app_path,
+                    conf,
+                    user=wf.user,
+                    external_id=external,
+                    base_dir=app_dir(wf.app_path),
+                )
             except BundletuiError as exc:
                 fail(exc.code, exc.message)
                 return

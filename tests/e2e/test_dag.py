@@ -254,3 +254,30 @@ def test_kill_of_the_parent_kills_the_running_sub_workflow(bt: Bt, tmp_path: Pat
     assert set(bt.nodes(child_id).values()) == {"KILLED"}
     assert set(bt.nodes(wf).values()) == {"SUCCEEDED", "KILLED"}
     assert bt.nodes(wf)["child"] == "KILLED"
+
+
+def test_a_relative_sub_workflow_path_is_next_to_its_parent(bt: Bt, tmp_path: Path) -> None:
+    """``<app-path>child</app-path>`` names the parent's neighbour, not a path under the
+    directory the engine was started in."""
+    app = tmp_path / "app"
+    (app / "child").mkdir(parents=True)
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="parent">\n'
+        '  <job name="child"><sub-workflow><app-path>child</app-path>'
+        "<propagate-configuration/></sub-workflow></job>\n"
+        "</dag-app>\n"
+    )
+    (app / "child" / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="child">\n'
+        '  <job name="touch"><fs><touchz path="${out}"/></fs></job>\n'
+        "</dag-app>\n"
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\n")
+    out = tmp_path / "touched"
+    bt.engine()
+    wf = bt.submit(app / "job.properties", {"out": str(out)})
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED", bt.nodes(wf)
+    assert out.exists()
+    child = bt.peek(f"{wf}@child")["externalId"]
+    assert bt.peek(child)["appPath"] == str(app / "child" / "workflow.xml")
