@@ -62,7 +62,8 @@ def program_finished(tx: Tx, coord_id: str, action_id: str, status: str) -> None
 
 
 def suspended(tx: Tx, coord: CoordRow) -> None:
-    """A suspended schedule's pending jobs are deleted; their waiting actions are killed."""
+    """A suspended schedule's pending jobs are deleted (seed 004); their waiting actions are
+    SKIPPED: they will not run, on purpose, so a suspend and resume leaves no error status."""
     for job in ev.delete_pending_jobs(tx, coord.id):
         if job.action_id:
             action = jobs.get(tx.conn, ActionRow, job.action_id)
@@ -73,7 +74,7 @@ def suspended(tx: Tx, coord: CoordRow) -> None:
                 move_action(
                     tx,
                     action,
-                    Event.KILL,
+                    Event.SKIP,
                     error_code="EB0801",
                     error_message="schedule suspended: pending job deleted",
                 )
