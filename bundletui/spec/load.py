@@ -1,7 +1,8 @@
 """From a job configuration to checked, resolved application objects.
 
 ``properties/XML config (+ -D)`` -> app path -> XML validated against our XSDs -> ``<parameters>``
-defaults -> submit-phase EL -> frozen model objects -> semantic checks. Used by ``submit``,
+defaults -> submit-phase EL -> frozen model objects -> semantic checks (a workflow's: its graph,
+and its nodes' run-time EL against the conf it will run with). Used by ``submit``,
 ``validate``, ``dryrun``, sub-workflow launches and a bundle's start (its coordinators).
 Nothing here touches the store.
 """
@@ -31,6 +32,7 @@ from bundletui.spec.decode_coordinator import decode_coordinator
 from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
 from bundletui.spec.submit_el import DATE_VARIABLES, SubmitResolver
+from bundletui.spec.workflow_el import check_workflow_el
 from bundletui.spec.xmlsafe import EVENTS_NAMESPACE, AppKind, XmlDocument, load_document
 
 App = BundleApp | CoordinatorApp | WorkflowApp
@@ -133,7 +135,11 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
 
         check_coordinator(app, doc.file)
         return app
-    return decode_workflow(doc, resolver)
+    workflow = decode_workflow(doc, resolver)
+    if not resolver.lenient:
+        # the conf is the one the workflow will run with: EL that can never work fails now
+        check_workflow_el(workflow, resolver.conf)
+    return workflow
 
 
 def check_coordinator(app: CoordinatorApp, file: str) -> None:

@@ -43,7 +43,7 @@ Errors are :class:`ELError` (a ``SpecError``, code E1004) naming the expression 
 
 from __future__ import annotations
 
-from bundletui.spec.el.basic import BASIC_CONSTANTS, basic_functions
+from bundletui.spec.el.basic import BASIC_CONSTANTS, BASIC_FUNCTION_NAMES, basic_functions
 from bundletui.spec.el.coerce import (
     el_function,
     to_boolean,
@@ -65,7 +65,9 @@ from bundletui.spec.el.evaluator import (
 )
 from bundletui.spec.el.exceptions import Deferred, ELError
 from bundletui.spec.el.wf import (
+    FS_FUNCTION_NAMES,
     WF_CONSTANTS,
+    WF_FUNCTION_NAMES,
     WorkflowELState,
     fs_functions,
     local_path,
@@ -74,7 +76,10 @@ from bundletui.spec.el.wf import (
 
 __all__ = [
     "BASIC_CONSTANTS",
+    "BASIC_FUNCTION_NAMES",
+    "FS_FUNCTION_NAMES",
     "WF_CONSTANTS",
+    "WF_FUNCTION_NAMES",
     "Deferred",
     "ELContext",
     "ELError",

@@ -238,3 +238,11 @@ def _timeless_functions(xml_escape: bool) -> dict[str, Callable[..., Any]]:
         "toJsonStr": el_function(object)(to_json_str),
         "toConfigurationStr": el_function(object)(to_configuration_str),
     }
+
+
+def _no_clock() -> datetime:  # pragma: no cover - the names table never calls its functions
+    raise AssertionError("BASIC_FUNCTION_NAMES is for names only")
+
+
+BASIC_FUNCTION_NAMES: frozenset[str] = frozenset(basic_functions(_no_clock))
+"""The names :func:`basic_functions` binds (for checks that need no clock)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -105,14 +105,7 @@ class Template:
         try:
             parts = parse_template(text)
         except ParseFailure as failure:
-            raise ELError(
-                f"syntax error: {failure.message}",
-                template=text,
-                expression=expression_extent(text, failure.start),
-                offset=failure.pos,
-                hint=failure.hint
-                or "see the EL syntax: ${name}, ${ns:fn(args)}, operators, 'quoted strings'",
-            ) from None
+            raise syntax_error(text, failure) from None
         compiled: list[tuple[str, str, Compiled | None]] = []
         variables: set[str] = set()
         functions: set[str] = set()
@@ -191,6 +184,49 @@ class Template:
         )
 
 
+def syntax_error(text: str, failure: ParseFailure) -> ELError:
+    """The E1004 error for a template ``text`` that :func:`parse_template` refused."""
+    return ELError(
+        f"syntax error: {failure.message}",
+        template=text,
+        expression=expression_extent(text, failure.start),
+        offset=failure.pos,
+        hint=failure.hint
+        or "see the EL syntax: ${name}, ${ns:fn(args)}, operators, 'quoted strings'",
+    )
+
+
+def did_you_mean(name: str, names: Iterable[str]) -> str | None:
+    """The name of ``names`` closest to a misspelt ``name``, if one is close enough."""
+    close = difflib.get_close_matches(name, list(names), n=1)
+    return close[0] if close else None
+
+
+def dotted_variable_hint(
+    name: str, dotted: str, readers: tuple[str, ...] = ("wf:conf", "coord:conf")
+) -> str:
+    """Why ``${a.b}`` does not read the property ``a.b`` (it reads ``b`` of a variable ``a``)."""
+    read = " or ".join(f"{fn}('{dotted}')" for fn in readers)
+    return (
+        f"'{dotted}' reads property '{dotted[len(name) + 1 :]}' of a variable '{name}'; "
+        f"a property whose name has dots is read with {read}"
+    )
+
+
+def dotted_name(node: Node) -> str | None:
+    """``a.b.c`` for an access chain of identifier keys rooted at a variable, else None."""
+    names: list[str] = []
+    while isinstance(node, Access):
+        key = node.key
+        if not (isinstance(key, LiteralNode) and isinstance(key.value, str)):
+            return None
+        names.append(key.value)
+        node = node.target
+    if not isinstance(node, Variable) or not names:
+        return None
+    return ".".join([node.name, *reversed(names)])
+
+
 @functools.lru_cache(maxsize=8192)
 def compile_template(text: str) -> Template:
     """Parse and compile ``text`` once; raises :class:`ELError` (E1004) on a syntax error."""
@@ -248,20 +284,6 @@ def _compile_literal(value: Any) -> Compiled:
     return literal
 
 
-def _dotted_name(node: Node) -> str | None:
-    """``a.b.c`` for an access chain of identifier keys rooted at a variable, else None."""
-    names: list[str] = []
-    while isinstance(node, Access):
-        key = node.key
-        if not (isinstance(key, LiteralNode) and isinstance(key.value, str)):
-            return None
-        names.append(key.value)
-        node = node.target
-    if not isinstance(node, Variable) or not names:
-        return None
-    return ".".join([node.name, *reversed(names)])
-
-
 def _unknown_variable(name: str, pos: int, ctx: ELContext, dotted: str | None) -> Any:
     mode = ctx.on_unknown_variable
     if mode == "empty":
@@ -269,15 +291,12 @@ def _unknown_variable(name: str, pos: int, ctx: ELContext, dotted: str | None) -
     if mode == "echo":
         raise Deferred(f"unknown variable {name}")
     if dotted is not None:
-        hint = (
-            f"'{dotted}' reads property '{dotted[len(name) + 1 :]}' of a variable '{name}'; "
-            f"a property whose name has dots is read with wf:conf('{dotted}') or coord:conf('{dotted}')"
-        )
+        hint = dotted_variable_hint(name, dotted)
     else:
         hint = f"define it in job.properties or with -D {name}=..."
-        close = difflib.get_close_matches(name, list(ctx.variables), n=1)
+        close = did_you_mean(name, ctx.variables)
         if close:
-            hint += f" (did you mean {close[0]}?)"
+            hint += f" (did you mean {close}?)"
     raise EvalFailure(f"unresolved variable [{name}]", pos, hint=hint)
 
 
@@ -302,8 +321,8 @@ def _compile_call(node: Call) -> Compiled:
     def lookup(ctx: ELContext) -> Callable[..., Any]:
         fn = ctx.functions.get(name)
         if fn is None:
-            close = difflib.get_close_matches(name, list(ctx.functions), n=1)
-            hint = f"did you mean {close[0]}?" if close else "no such function is available here"
+            close = did_you_mean(name, ctx.functions)
+            hint = f"did you mean {close}?" if close else "no such function is available here"
             raise EvalFailure(f"unknown function [{name}]", pos, hint=hint)
         return fn
 
@@ -355,7 +374,7 @@ def _compile_call(node: Call) -> Compiled:
 
 
 def _compile_access(node: Access, dotted: str | None = None) -> Compiled:
-    target = _compile(node.target, dotted or _dotted_name(node))
+    target = _compile(node.target, dotted or dotted_name(node))
     pos = node.pos
     if isinstance(node.key, LiteralNode):
         key_value = node.key.value

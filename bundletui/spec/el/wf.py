@@ -14,7 +14,7 @@ import re
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import quote, urlsplit
 
 from bundletui.errors import SpecError
@@ -233,3 +233,11 @@ def fs_functions(
         "fs:fileSize": el_function(str)(file_size),
         "fs:blockSize": el_function(str)(block_size),
     }
+
+
+# The tables' names, for checks made before any workflow runs (a submit). Building a table only
+# makes closures: ``state`` is read when a function is called, never here.
+WF_FUNCTION_NAMES: frozenset[str] = frozenset(wf_functions(cast(WorkflowELState, None)))
+"""The names :func:`wf_functions` binds (``wf:id``, ``wf:conf`` ...)."""
+FS_FUNCTION_NAMES: frozenset[str] = frozenset(fs_functions())
+"""The names :func:`fs_functions` binds (``fs:exists`` ...)."""
