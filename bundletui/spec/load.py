@@ -113,7 +113,7 @@ def load_app(
     doc = load_document(path, kinds=kinds)
     merged = apply_parameters(read_parameters(doc), conf, file=doc.file)
     user = merged.get("user.name", "")
-    resolver = SubmitResolver(merged, clock, user=user)
+    resolver = SubmitResolver(merged, clock, user=user, kind=doc.kind)
     app = _decode(doc, resolver)
     if app_name and hasattr(app, "name"):
         app = replace(app, name=app_name)
@@ -171,7 +171,7 @@ def validate_file(
         merged = {p.name: p.default for p in params if p.default is not None}
     else:
         merged = apply_parameters(params, given, file=doc.file)
-    resolver = SubmitResolver(merged, clock, lenient=lenient)
+    resolver = SubmitResolver(merged, clock, lenient=lenient, kind=doc.kind)
     from bundletui.spec.submit_el import NeedsValues
 
     try:
