@@ -47,6 +47,11 @@ class Resolver(Protocol):
         """Resolve job properties and submit-time functions; echo deferred ones verbatim."""
         ...
 
+    def settled_text(self, value: str, where: Where) -> str:
+        """:meth:`text` for a value the decoder checks now (a flag): ``validate`` without
+        values for its variables stops here instead of checking the unresolved text."""
+        ...
+
     def frequency(self, value: str, where: Where) -> Frequency:
         """A coordinator/dataset frequency: integer minutes, ``coord:days(1)``…, or a cron; the
         number (minutes for ``coord:hours``) is a Java int."""

@@ -149,6 +149,11 @@ class SubmitResolver:
     def text(self, value: str, where: Where) -> str:
         return str(self._render(value, where, self._text_ctx))
 
+    def settled_text(self, value: str, where: Where) -> str:
+        text = self.text(value, where)
+        self._require_resolved(text, where)
+        return text
+
     def frequency(self, value: str, where: Where) -> Frequency:
         raw = value.strip()
         if _looks_like_cron(raw):

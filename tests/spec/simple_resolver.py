@@ -42,6 +42,9 @@ class SimpleResolver:
 
         return _EXPR.sub(sub, value)
 
+    def settled_text(self, value: str, where: Where) -> str:
+        return self.text(value, where)
+
     def integer(self, value: str, where: Where) -> int:
         return java_int(self.text(value, where).strip(), where, where.field)
 
