@@ -159,7 +159,8 @@ class Validation:
 def validate_file(
     path: str | Path, clock: Clock, conf: Mapping[str, str] | None = None
 ) -> Validation:
-    """Schema + semantic checks; without values for its variables only the schema is checked."""
+    """Schema + semantic checks; without values for its variables only the schema is checked.
+    With values, a bundle's enabled coordinators are resolved too, as ``submit`` does."""
     doc = load_document(path)
     kind_name = {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
         doc.kind, "workflow-app"
@@ -175,11 +176,13 @@ def validate_file(
     from bundletui.spec.submit_el import NeedsValues
 
     try:
-        _decode(doc, resolver)
+        app = _decode(doc, resolver)
     except NeedsValues:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     if lenient and resolver.unresolved:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
+    if not lenient and isinstance(app, BundleApp):
+        _resolve_coordinators(app, merged, clock)  # what submit checks too
     return Validation(kind_name, doc.file, True)
 
 
@@ -254,7 +257,12 @@ def load_bundle_coordinator(
 
 def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
     """Resolve every enabled coordinator of a bundle now, so bad input fails the submit."""
-    bundle: BundleApp = loaded.app
+    return _resolve_coordinators(loaded.app, loaded.conf, clock)
+
+
+def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clock) -> list[Loaded]:
+    """Each enabled coordinator as the bundle's start submits it (``submit`` and ``validate``
+    check a bundle with this)."""
     out = []
     for coord in bundle.coordinators:
         if not coord.enabled:
@@ -262,7 +270,7 @@ def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
         try:
             out.append(
                 load_bundle_coordinator(
-                    bundle, coord, loaded.conf, "0000000-000000000000000-bundletui-check-B", clock
+                    bundle, coord, conf, "0000000-000000000000000-bundletui-check-B", clock
                 )
             )
         except BundletuiError as exc:

@@ -1,4 +1,5 @@
-"""The submit resolver's numbers are Java ints (``load_app``, ``validate_file``)."""
+"""``validate_file`` checks what ``submit`` checks, and the submit resolver's numbers are
+Java ints (``load_app``, ``validate_file``, ``check_bundle_coordinators``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,18 @@ import pytest
 from bundletui.errors import SpecError
 from bundletui.model.clock import SimulatedClock
 from bundletui.model.frequency import TimeUnit
-from bundletui.spec.load import load_app, validate_file
+from bundletui.spec.load import check_bundle_coordinators, load_app, validate_file
 
 CLOCK = SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC))
+
+BUNDLE = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
+  <coordinator name="first">
+    <app-path>{app}</app-path>
+    <configuration><property><name>end</name><value>{end}</value></property></configuration>
+  </coordinator>
+  <coordinator name="off" enabled="false"><app-path>not-there.xml</app-path></coordinator>
+</bundle-app>
+"""
 
 COORD = """<coordinator-app name="c" frequency="{frequency}" start="${{start}}" end="${{end}}"
     timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
@@ -31,6 +41,20 @@ WORKFLOW = """<workflow-app name="w" xmlns="uri:oozie:workflow:0.5">
 """
 
 
+def bundle(
+    root: Path,
+    *,
+    app: str = "coordinator.xml",
+    end: str = "2026-01-02T00:00Z",
+    frequency: str = "60",
+    controls: str = "",
+) -> Path:
+    (root / "coordinator.xml").write_text(COORD.format(frequency=frequency, controls=controls))
+    path = root / "bundle.xml"
+    path.write_text(BUNDLE.format(app=app, end=end))
+    return path
+
+
 def coordinator(root: Path, frequency: str = "60", controls: str = "") -> Path:
     path = root / "coordinator.xml"
     path.write_text(COORD.format(frequency=frequency, controls=controls))
@@ -44,6 +68,56 @@ def validate_error(path: Path, conf: dict[str, str] | None = None) -> SpecError:
     with pytest.raises(SpecError) as info:
         validate_file(path, CLOCK, CONF if conf is None else conf)
     return info.value
+
+
+def submit_error(path: Path, conf: dict[str, str] | None = None) -> SpecError:
+    """What submit does with a bundle: load it, then resolve its coordinators."""
+    with pytest.raises(SpecError) as info:
+        check_bundle_coordinators(load_app(path, CONF if conf is None else conf, CLOCK), CLOCK)
+    return info.value
+
+
+def same(a: SpecError, b: SpecError) -> tuple[str, str | None, int | None, str, str | None]:
+    assert (a.code, a.file, a.line, a.message, a.hint) == (
+        b.code,
+        b.file,
+        b.line,
+        b.message,
+        b.hint,
+    )
+    return a.code, a.file, a.line, a.message, a.hint
+
+
+def test_a_bundle_is_valid_when_its_coordinators_are(tmp_path: Path) -> None:
+    v = validate_file(bundle(tmp_path), CLOCK, CONF)
+    assert (v.kind_name, v.checked_semantics) == ("bundle-app", True)  # "off" is not read
+
+
+@pytest.mark.parametrize(
+    ("kw", "code", "words"),
+    [
+        ({"end": "2025-01-01T00:00Z"}, "E1003", "Start Time must be earlier than End Time"),
+        ({"app": "missing.xml"}, "E1001", "missing.xml does not exist"),
+        ({"frequency": "${every}"}, "E1004", "every"),
+        ({"frequency": "${coord:minutes(2147483648)}"}, "E1003", "is out of range"),
+    ],
+)
+def test_validate_resolves_each_enabled_coordinator_as_submit_does(
+    tmp_path: Path, kw: dict[str, str], code: str, words: str
+) -> None:
+    path = bundle(tmp_path, **kw)
+    _code, _file, _line, message, _hint = same(validate_error(path), submit_error(path))
+    assert _code == code and words in message
+    assert message.endswith(f'[bundle coordinator "first" of {path}]')
+
+
+def test_validate_without_values_does_not_resolve_the_coordinators(tmp_path: Path) -> None:
+    """No values (validate without --config / -D): the lenient, schema-only mode. The bundle
+    file is checked as far as it can be; its coordinators need values to be resolved."""
+    v = validate_file(bundle(tmp_path, end="2025-01-01T00:00Z"), CLOCK, None)
+    assert (v.kind_name, v.checked_semantics) == ("bundle-app", True)
+    v = validate_file(bundle(tmp_path, end="${e}"), CLOCK, None)
+    assert v.checked_semantics is False and v.needs == ("e",)
 
 
 @pytest.mark.parametrize(
@@ -78,8 +152,7 @@ def test_submit_resolver_numbers_are_java_ints(
     assert (err.code, err.file, err.line) == ("E1003", str(path), 1 if not controls else 3)
     assert err.message == f"Invalid coordinator application attributes, {message}"
     assert message.endswith("is not an integer") or "2147483647" in (err.hint or "")
-    other = validate_error(path)
-    assert (other.code, other.line, other.message) == (err.code, err.line, err.message)
+    same(err, validate_error(path))
 
 
 def test_in_range_frequencies_are_accepted_however_long(tmp_path: Path) -> None:
