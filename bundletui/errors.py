@@ -27,6 +27,7 @@ TEMPLATES: dict[str, str] = {
     "E1022": "Cannot delete running/completed coordinator action: [{0}]",
     "E1024": "Cannot run ignore command: [{0}]",
     "E1100": "Command precondition does not hold before execution, [{0}]",
+    "E1303": "Invalid bundle application attributes [{0}], {1}",
     "E1304": "Duplicate bundle application coordinator name [{0}]",
     "E1305": "Empty bundle application coordinator name.",
     "E1312": "Bundle Job can not be suspended as job finished or failed or killed, id : {0}, status : {1}",

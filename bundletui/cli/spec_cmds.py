@@ -35,18 +35,21 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOpt = False,
     ) -> None:
         """Check files against the schema and Oozie's submit-time rules; exit 1 on any error."""
-        from bundletui.spec.config import parse_overrides, read_conf_file
+        from bundletui.spec.config import expand_conf, parse_overrides, read_conf_file
         from bundletui.spec.load import validate_file
 
         conf: dict[str, str] | None = None
         try:
             if config is not None or define:
                 from bundletui.spec.dryrun import default_landing
+                from bundletui.store.db import current_user
 
-                # the defaults a submit gives (landing = <home>/landing), under what was given
-                conf = {"landing": default_landing()}
-                conf.update(read_conf_file(config) if config is not None else {})
-                conf.update(parse_overrides(define or []))
+                given = read_conf_file(config) if config is not None else {}
+                given.update(parse_overrides(define or []))
+                # what a submit gives: its defaults (landing = <home>/landing) under the given
+                # values, expanded as submit expands them, and the user's name
+                conf = {"landing": default_landing(), **expand_conf(given)}
+                conf.setdefault("user.name", current_user())
         except BundletuiError as exc:
             print_error(exc)
             raise typer.Exit(1) from None

@@ -42,6 +42,7 @@ from bundletui.model.apps import (
     WorkflowApp,
     WorkflowForm,
 )
+from bundletui.model.clock import LATEST_MS
 from bundletui.model.ids import IdKind, kind_of, node_id
 from bundletui.model.status import NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
@@ -638,8 +639,8 @@ class WorkflowRunner:
         if retries_done < spec.retry_max and wf.status in (W.RUNNING, W.SUSPENDED):
             interval = spec.retry_interval * 60_000
             if spec.retry_policy is RetryPolicy.EXPONENTIAL:
-                interval *= 2**retries_done
-            due = tx.now_ms + interval
+                interval *= 2 ** min(retries_done, 64)  # 2**64 ms are past LATEST_MS anyway
+            due = min(tx.now_ms + interval, max(tx.now_ms, LATEST_MS))
             node_retry(tx, node, due, exit_code=exit_code, error_code=code, error_message=message)
             self.engine.heap.push(due, "node.due", node.id)
             return

@@ -73,3 +73,10 @@ def to_ms(t: datetime) -> int:
 
 def from_ms(ms: int) -> datetime:
     return EPOCH + timedelta(milliseconds=ms)
+
+
+# The latest time the engine schedules anything at (9999-01-01): a due time computed past the
+# end of ``datetime`` (a retry-interval of 2**31-1 minutes, doubled) waits until then instead,
+# so ``from_ms`` of it, and a simulated clock jumping to it, stay in range, with a year to spare
+# for the arithmetic around it.
+LATEST_MS = to_ms(datetime(9999, 1, 1, tzinfo=UTC))

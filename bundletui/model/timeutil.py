@@ -21,12 +21,13 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bundletui.errors import ModelError
+from bundletui.errors import TEMPLATES, ModelError
 from bundletui.model.frequency import Frequency, TimeUnit, end_flag
 
 __all__ = [
     "MAX_TIMEOUT_MINUTES",
     "UTC",
+    "DateOutOfRange",
     "TzLike",
     "add",
     "calendar_unit",
@@ -52,6 +53,12 @@ __all__ = [
 ]
 
 TzLike = tzinfo | str
+
+
+class DateOutOfRange(ModelError, OverflowError):
+    """Calendar arithmetic past year 9999: an E1004 error where it is reported, and an
+    ``OverflowError`` like Python's own ``datetime`` overflow where it is caught."""
+
 
 OOZIE_MASK = "yyyy-MM-dd'T'HH:mm'Z'"
 _TIME_HINT = (
@@ -388,7 +395,9 @@ def _add_months(t: datetime, months: int, zone: tzinfo) -> datetime:
     idx = local.year * 12 + (local.month - 1) + months
     year, month0 = divmod(idx, 12)
     if not 1 <= year <= 9999:
-        raise ModelError.from_template("E1004", f"date out of range adding {months} months")
+        raise DateOutOfRange(
+            "E1004", TEMPLATES["E1004"].format(f"date out of range adding {months} months")
+        )
     day = min(local.day, days_in_month(year, month0 + 1))
     return local_to_utc(local.replace(year=year, month=month0 + 1, day=day), zone)
 
@@ -490,7 +499,25 @@ def iter_nominal_times(
 
     Numeric frequencies compute each time from start (never cumulatively); MINUTE / HOUR
     steps and DAY / WEEK steps in fixed-offset zones are plain timedelta arithmetic.
+
+    The times end where ``datetime`` does: a nominal time past 9999-12-31 (a frequency of
+    ``${coord:months(2147483647)}``, a huge number of minutes) is past any ``end`` a
+    coordinator can have, so the sequence simply stops, as it does at the end.
     """
+    try:
+        yield from _nominal_times(start, end, freq, tz, pause, first_index)
+    except OverflowError:  # DateOutOfRange too
+        return
+
+
+def _nominal_times(
+    start: datetime,
+    end: datetime | None,
+    freq: Frequency,
+    tz: TzLike,
+    pause: datetime | None,
+    first_index: int,
+) -> Iterator[tuple[int, datetime]]:
     zone = _tz(tz)
     limit = end
     if pause is not None and (limit is None or pause < limit):
@@ -508,12 +535,15 @@ def iter_nominal_times(
     base = effective_start(start, freq, zone)
     unit = calendar_unit(freq.unit)
     step: timedelta | None = None
-    if unit is TimeUnit.MINUTE:
-        step = timedelta(minutes=freq.value)
-    elif unit is TimeUnit.HOUR:
-        step = timedelta(hours=freq.value)
-    elif isinstance(zone, timezone) and unit in (TimeUnit.DAY, TimeUnit.WEEK):
-        step = timedelta(days=freq.value * (7 if unit is TimeUnit.WEEK else 1))
+    try:
+        if unit is TimeUnit.MINUTE:
+            step = timedelta(minutes=freq.value)
+        elif unit is TimeUnit.HOUR:
+            step = timedelta(hours=freq.value)
+        elif isinstance(zone, timezone) and unit in (TimeUnit.DAY, TimeUnit.WEEK):
+            step = timedelta(days=freq.value * (7 if unit is TimeUnit.WEEK else 1))
+    except OverflowError:  # a step longer than timedelta allows: only the first time fits
+        step = None
     k = first_index
     if step is not None:
         when = base + step * k

@@ -2,8 +2,8 @@
 
 Oozie resolves a whole bundle at submit time, so names, app paths and configuration values
 all go through ``resolver.text``. Coordinator names must be non-empty (E1305) and unique
-(E1304) after resolution. App paths are kept as written (after EL); a relative one is
-relative to the bundle file (``BundleApp.source``).
+(E1304) after resolution, ``critical`` true or false (E1303). App paths are kept as written
+(after EL); a relative one is relative to the bundle file (``BundleApp.source``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bundletui.spec.decode_common import (
     split_parameters,
     where,
 )
-from bundletui.spec.resolver import Resolver
+from bundletui.spec.resolver import Resolver, Where
 from bundletui.spec.xmlsafe import AppKind, XmlDocument
 
 
@@ -54,8 +54,9 @@ def decode_bundle(doc: XmlDocument, resolver: Resolver) -> BundleApp:
             )
         first_line[cname] = el.sourceline
         critical_raw = el.get("critical")
-        critical = critical_raw is not None and java_boolean(
-            resolver.text(critical_raw, where(doc, el, "coordinator/@critical"))
+        at = where(doc, el, "coordinator/@critical")
+        critical = critical_raw is not None and _critical(
+            resolver.settled_text(critical_raw, at), at, cname
         )
         enabled_raw = el.get("enabled")
         enabled = enabled_raw is None or java_boolean(
@@ -77,3 +78,20 @@ def decode_bundle(doc: XmlDocument, resolver: Resolver) -> BundleApp:
         parameters=defaults,
         required_parameters=required,
     )
+
+
+def _critical(value: str, here: Where, coordinator: str) -> bool:
+    """``critical``: true or false (any case, spaces around), nothing else. Oozie's
+    ``Boolean.parseBoolean`` would read a typo (``ture``, ``yes``) as false: the coordinator
+    would silently stop being critical."""
+    text = value.strip()
+    if text.lower() not in ("true", "false"):
+        raise here.error(
+            "E1303",
+            TEMPLATES["E1303"].format(
+                "critical",
+                f"critical [{text}] of coordinator [{coordinator}] is neither true nor false",
+            ),
+            hint="critical must be true or false (leave it out for a non-critical coordinator)",
+        )
+    return text.lower() == "true"

@@ -1,6 +1,8 @@
-"""Small pieces the three decoders share: places, configurations, flags."""
+"""Small pieces the three decoders share: places, configurations, flags, integers."""
 
 from __future__ import annotations
+
+import re
 
 from bundletui.errors import SpecError
 from bundletui.model.apps import Conf
@@ -11,6 +13,12 @@ from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
 
 # Our own code: a workflow / DAG attribute whose value is not usable (retry-max, max-parallel…).
 BAD_VALUE = "EB0720"
+
+# Java's int: Oozie reads every number of an application with Integer.parseInt.
+JAVA_INT_MIN = -(2**31)
+JAVA_INT_MAX = 2**31 - 1
+_JAVA_INT = re.compile(r"[+-]?[0-9]+")
+_COORD_PREFIX = "Invalid coordinator application attributes, "
 
 
 def where(doc: XmlDocument, el: Element, field: str) -> Where:
@@ -73,3 +81,48 @@ def split_parameters(doc: XmlDocument) -> tuple[Conf, tuple[str, ...]]:
 def java_boolean(value: str) -> bool:
     """``Boolean.parseBoolean``: true only for "true", any case."""
     return value.strip().lower() == "true"
+
+
+def java_int(
+    value: object,
+    here: Where,
+    what: str,
+    *,
+    code: str = "E1003",
+    written: str | None = None,
+    range_hint: str | None = None,
+) -> int:
+    """Every integer of an application, as Oozie's ``Integer.parseInt``: a whole number (or
+    an EL result that is one) from -2147483648 to 2147483647, else a :class:`SpecError` at
+    ``here``. Bigger numbers would only fail later, in the engine's date arithmetic.
+
+    ``code`` is E1003 for coordinators (the message starts as Oozie's) and ``BAD_VALUE`` for
+    workflows; ``written`` is the text as written when ``value`` is what it evaluated to
+    (``${coord:hours(2)}`` -> 120), shown next to the value; ``range_hint`` replaces the
+    hint for a number out of range."""
+    prefix = _COORD_PREFIX if code == "E1003" else ""
+    what = what.lstrip("@")
+    shown = f"[{value}]" if written is None or written == str(value) else f"[{written}] (= {value})"
+    if isinstance(value, bool):
+        raise here.error(code, f"{prefix}{what} {shown} is not a number")
+    if isinstance(value, int):
+        number = value
+    else:
+        text = str(value).strip()
+        if not _JAVA_INT.fullmatch(text):
+            example = ", or an EL frequency such as ${coord:hours(2)}" if prefix else ""
+            raise here.error(
+                code,
+                f"{prefix}{what} {shown} is not an integer",
+                hint=f"give a whole number{example}",
+            )
+        number = int(text)
+    if not JAVA_INT_MIN <= number <= JAVA_INT_MAX:
+        raise here.error(
+            code,
+            f"{prefix}{what} {shown} is out of range",
+            hint=range_hint
+            or f"{what} must be a whole number from {JAVA_INT_MIN} to {JAVA_INT_MAX} (a Java "
+            "int, as Oozie reads it)",
+        )
+    return number

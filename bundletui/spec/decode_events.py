@@ -33,7 +33,13 @@ from bundletui.model.events import (
 )
 from bundletui.model.frequency import Frequency, TimeUnit
 from bundletui.spec import xmlsafe
-from bundletui.spec.decode_common import expect_kind, read_conf, split_parameters, where
+from bundletui.spec.decode_common import (
+    JAVA_INT_MAX,
+    expect_kind,
+    read_conf,
+    split_parameters,
+    where,
+)
 from bundletui.spec.resolver import Resolver, Where
 from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
 
@@ -214,9 +220,19 @@ def _node(
 
 def _duration(doc: XmlDocument, el: Element, field: str, text: str) -> int:
     try:
-        return parse_duration_ms(text)
+        ms = parse_duration_ms(text)
     except ValueError as exc:
         raise _bad(doc, el, field, str(exc), "ISO-8601: PT5M, PT3H, P1D") from None
+    if ms > JAVA_INT_MAX * 60_000:  # the engine's times would leave the calendar
+        raise _bad(
+            doc,
+            el,
+            field,
+            f"{field} [{text.strip()}] is out of range",
+            f"a duration is at most {JAVA_INT_MAX} minutes (about 4085 years), the longest "
+            "timeout or wait a coordinator can have",
+        )
+    return ms
 
 
 def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Constraints:

@@ -115,7 +115,7 @@ def load_app(
     doc = load_document(path, kinds=kinds)
     merged = apply_parameters(read_parameters(doc), conf, file=doc.file)
     user = merged.get("user.name", "")
-    resolver = SubmitResolver(merged, clock, user=user)
+    resolver = SubmitResolver(merged, clock, user=user, kind=doc.kind)
     app = _decode(doc, resolver)
     if app_name and hasattr(app, "name"):
         app = replace(app, name=app_name)
@@ -165,7 +165,8 @@ class Validation:
 def validate_file(
     path: str | Path, clock: Clock, conf: Mapping[str, str] | None = None
 ) -> Validation:
-    """Schema + semantic checks; without values for its variables only the schema is checked."""
+    """Schema + semantic checks; without values for its variables only the schema is checked.
+    With values, a bundle's enabled coordinators are resolved too, as ``submit`` does."""
     doc = load_document(path)
     kind_name = {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
         doc.kind, "workflow-app"
@@ -177,15 +178,17 @@ def validate_file(
         merged = {p.name: p.default for p in params if p.default is not None}
     else:
         merged = apply_parameters(params, given, file=doc.file)
-    resolver = SubmitResolver(merged, clock, lenient=lenient)
+    resolver = SubmitResolver(merged, clock, lenient=lenient, kind=doc.kind)
     from bundletui.spec.submit_el import NeedsValues
 
     try:
-        _decode(doc, resolver)
+        app = _decode(doc, resolver)
     except NeedsValues:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     if lenient and resolver.unresolved:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
+    if not lenient and isinstance(app, BundleApp):
+        _resolve_coordinators(app, merged, clock)  # what submit checks too
     return Validation(kind_name, doc.file, True)
 
 
@@ -260,7 +263,12 @@ def load_bundle_coordinator(
 
 def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
     """Resolve every enabled coordinator of a bundle now, so bad input fails the submit."""
-    bundle: BundleApp = loaded.app
+    return _resolve_coordinators(loaded.app, loaded.conf, clock)
+
+
+def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clock) -> list[Loaded]:
+    """Each enabled coordinator as the bundle's start submits it (``submit`` and ``validate``
+    check a bundle with this)."""
     out = []
     for coord in bundle.coordinators:
         if not coord.enabled:
@@ -268,7 +276,7 @@ def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
         try:
             out.append(
                 load_bundle_coordinator(
-                    bundle, coord, loaded.conf, "0000000-000000000000000-bundletui-check-B", clock
+                    bundle, coord, conf, "0000000-000000000000000-bundletui-check-B", clock
                 )
             )
         except BundletuiError as exc:

@@ -54,6 +54,7 @@ grid (minute/hour steps, or day/week steps in a fixed-offset zone) take an arith
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -956,11 +957,16 @@ def _verdict(
     waiting: list[datetime],
 ) -> _Result:
     """Oozie's getEvalResult: all found, or at least ``min``; ``wait`` holds a shortfall."""
-    if not found_all and wait is not None and wait > 0 and now is not None:
-        expiry = base + timedelta(minutes=wait)
-        if (now - base) // timedelta(minutes=1) < wait:
-            waiting.append(expiry)
-            return _Result(_WAITING)
+    if (
+        not found_all
+        and wait is not None
+        and wait > 0
+        and now is not None
+        and (now - base) // timedelta(minutes=1) < wait
+    ):
+        with contextlib.suppress(OverflowError):  # runs out after year 9999: no wake-up
+            waiting.append(base + timedelta(minutes=wait))
+        return _Result(_WAITING)
     if found_all or (min_ is not None and min_ > 0 and len(available) >= min_) or min_ == 0:
         return _Result(_TRUE, available)
     return _Result(_FALSE)

@@ -47,12 +47,19 @@ class Resolver(Protocol):
         """Resolve job properties and submit-time functions; echo deferred ones verbatim."""
         ...
 
+    def settled_text(self, value: str, where: Where) -> str:
+        """:meth:`text` for a value the decoder checks now (a flag): ``validate`` without
+        values for its variables stops here instead of checking the unresolved text."""
+        ...
+
     def frequency(self, value: str, where: Where) -> Frequency:
-        """A coordinator/dataset frequency: integer minutes, ``coord:days(1)``…, or a cron."""
+        """A coordinator/dataset frequency: integer minutes, ``coord:days(1)``…, or a cron; the
+        number (minutes for ``coord:hours``) is a Java int."""
         ...
 
     def timeout_minutes(self, value: str, where: Where) -> int:
-        """A duration in minutes (``coord:hours(2)`` -> 120; 1 day = 1440, 1 month = 30 days)."""
+        """A duration in minutes (``coord:hours(2)`` -> 120; 1 day = 1440, 1 month = 30 days),
+        a Java int."""
         ...
 
     def datetime(self, value: str, where: Where) -> datetime:
@@ -60,7 +67,7 @@ class Resolver(Protocol):
         ...
 
     def integer(self, value: str, where: Where) -> int:
-        """A plain integer after EL."""
+        """A plain integer after EL, in Java's int range (Oozie's ``Integer.parseInt``)."""
         ...
 
     def timezone(self, value: str, where: Where) -> str:

@@ -26,6 +26,7 @@ from bundletui.model.timeutil import (
     parse_timezone,
     to_minutes,
 )
+from bundletui.spec.decode_common import BAD_VALUE, JAVA_INT_MAX, java_int
 from bundletui.spec.el import (
     BASIC_CONSTANTS,
     Deferred,
@@ -37,6 +38,7 @@ from bundletui.spec.el import (
     property_variables,
 )
 from bundletui.spec.resolver import Where
+from bundletui.spec.xmlsafe import AppKind
 
 DATE_VARIABLES = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE"})
 
@@ -113,6 +115,7 @@ class SubmitResolver:
     app_name: str = ""
     lenient: bool = False
     unresolved: set[str] = field(default_factory=set)
+    kind: AppKind | None = None  # the file's: a workflow's bad numbers are BAD_VALUE errors
 
     def __post_init__(self) -> None:
         variables = {**BASIC_CONSTANTS, **property_variables(self.conf)}
@@ -146,6 +149,11 @@ class SubmitResolver:
     def text(self, value: str, where: Where) -> str:
         return str(self._render(value, where, self._text_ctx))
 
+    def settled_text(self, value: str, where: Where) -> str:
+        text = self.text(value, where)
+        self._require_resolved(text, where)
+        return text
+
     def frequency(self, value: str, where: Where) -> Frequency:
         raw = value.strip()
         if _looks_like_cron(raw):
@@ -158,7 +166,7 @@ class SubmitResolver:
         result = self._evaluate(raw, where, self._freq_ctx)
         if isinstance(result, str) and _looks_like_cron(result):
             return self.frequency(result, where)
-        number = _to_int(result, where, "frequency")
+        number = self._int(result, where, "frequency", value, _FREQUENCY_RANGE)
         if self._capture.used:
             return Frequency(number, self._capture.unit, end_of=self._capture.end_of)
         if number <= 0:
@@ -172,11 +180,10 @@ class SubmitResolver:
     def timeout_minutes(self, value: str, where: Where) -> int:
         self._capture.used = False
         result = self._evaluate(value.strip(), where, self._freq_ctx)
-        number = _to_int(result, where, "timeout")
-        if self._capture.used:
-            unit = self._capture.unit
-            # coord:hours(n) already returned minutes
-            return number if unit is TimeUnit.MINUTE else to_minutes(number, unit)
+        number = self._int(result, where, "timeout", value)
+        if self._capture.used and self._capture.unit is not TimeUnit.MINUTE:
+            # coord:hours(n) already returned minutes; days and months are converted here
+            return self._int(to_minutes(number, self._capture.unit), where, "timeout", value)
         return number
 
     def datetime(self, value: str, where: Where) -> datetime:
@@ -188,9 +195,8 @@ class SubmitResolver:
             raise where.error(exc.code, exc.message, exc.hint) from None
 
     def integer(self, value: str, where: Where) -> int:
-        return _to_int(
-            self._evaluate(value.strip(), where, self._text_ctx), where, where.field or "value"
-        )
+        result = self._evaluate(value.strip(), where, self._text_ctx)
+        return self._int(result, where, where.field or "value", value)
 
     def timezone(self, value: str, where: Where) -> str:
         text = self.text(value, where).strip()
@@ -202,6 +208,14 @@ class SubmitResolver:
             raise where.error(exc.code, exc.message, exc.hint) from None
 
     # -------------------------------------------------------------- helpers
+
+    def _int(
+        self, result: Any, where: Where, what: str, written: str, range_hint: str | None = None
+    ) -> int:
+        code = BAD_VALUE if self.kind is AppKind.WORKFLOW else "E1003"
+        return java_int(
+            result, where, what, code=code, written=written.strip(), range_hint=range_hint
+        )
 
     def _evaluate(self, value: str, where: Where, ctx: ELContext) -> Any:
         if not has_el(value):
@@ -240,6 +254,12 @@ class SubmitResolver:
             )
 
 
+_FREQUENCY_RANGE = (
+    f"a frequency is a Java int from 1 to {JAVA_INT_MAX}: minutes (coord:hours(n) is n*60 of "
+    "them), or the n of ${coord:days(n)} / ${coord:months(n)}"
+)
+
+
 def _hint_for(message: str) -> str | None:
     if "unresolved variable" in message or "unknown variable" in message:
         return "define it in the job's .properties file, or pass -D name=value"
@@ -249,20 +269,3 @@ def _hint_for(message: str) -> str | None:
 def _looks_like_cron(text: str) -> bool:
     parts = text.split()
     return len(parts) == 5 and "${" not in text
-
-
-def _to_int(value: Any, where: Where, what: str) -> int:
-    if isinstance(value, bool):
-        raise where.error(
-            "E1003", f"Invalid coordinator application attributes, {what} [{value}] is not a number"
-        )
-    if isinstance(value, int):
-        return value
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        raise where.error(
-            "E1003",
-            f"Invalid coordinator application attributes, {what} [{value}] is not an integer",
-            hint="give a whole number, or an EL frequency such as ${coord:hours(2)}",
-        ) from None

@@ -427,3 +427,35 @@ def test_frequency_constructors_match_oozie_table() -> None:  # oozie.md §3.1
             fq.days(bad)
         assert info.value.code == "E1004"
         assert "must be greater than zero" in info.value.message
+
+
+@pytest.mark.parametrize("tz", ["UTC", LA, "GMT+05:30"])
+@pytest.mark.parametrize(
+    "freq",
+    [
+        Frequency(2147483647, MIN),
+        Frequency(2147483647, DAY),
+        Frequency(2147483647, WEEK),
+        Frequency(2147483647, MONTH),
+        Frequency(2147483647, DAY, end_of=TimeUnit.END_OF_DAY),
+    ],
+)
+def test_nominal_times_end_where_the_calendar_does(freq: Frequency, tz: str) -> None:
+    """Frequencies inside Java's int whose next time is past year 9999 (2147483647 minutes is
+    4085 years): the sequence stops there, as at the coordinator's end, instead of raising
+    OverflowError into the engine (which then left the coordinator in PREP for good)."""
+    start = T("8000-01-01T00:00Z")
+    got = list(iter_nominal_times(start, T("9999-12-31T00:00Z"), freq, tz))
+    assert len(got) == 1 and got[0][0] == 0
+    assert list(iter_nominal_times(start, None, freq, tz, first_index=1)) == []
+
+
+def test_a_huge_step_from_a_recent_start_still_gives_the_times_in_range() -> None:
+    freq = Frequency(2147483647, MIN)
+    got = [
+        format_oozie_time(t)
+        for _, t in iter_nominal_times(T("2026-01-01T00:00Z"), None, freq, "UTC")
+    ]
+    assert got == ["2026-01-01T00:00Z", "6109-01-24T02:07Z"]
+    months = Frequency(2147483647, MONTH, end_of=TimeUnit.END_OF_MONTH)
+    assert times("9999-12-15T00:00Z", "9999-12-31T00:00Z", months, "UTC") == []  # start' past 9999

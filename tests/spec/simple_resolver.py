@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bundletui.model.frequency import Frequency, TimeUnit
+from bundletui.spec.decode_common import java_int
 from bundletui.spec.resolver import Where
 
 _EXPR = re.compile(r"\$\{([^}]*)\}")
@@ -41,16 +42,11 @@ class SimpleResolver:
 
         return _EXPR.sub(sub, value)
 
+    def settled_text(self, value: str, where: Where) -> str:
+        return self.text(value, where)
+
     def integer(self, value: str, where: Where) -> int:
-        text = self.text(value, where).strip()
-        try:
-            return int(text)
-        except ValueError:
-            raise where.error(
-                "E1003",
-                f"Invalid coordinator application attributes, "
-                f"{where.field} must be an integer: [{text}]",
-            ) from None
+        return java_int(self.text(value, where).strip(), where, where.field)
 
     def frequency(self, value: str, where: Where) -> Frequency:
         text = self.text(value, where).strip()

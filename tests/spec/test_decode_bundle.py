@@ -105,3 +105,39 @@ def test_wrong_kind_is_refused() -> None:
     with pytest.raises(SpecError) as info:
         decode_bundle(doc, SimpleResolver())
     assert "expected a bundle application" in info.value.message
+
+
+CRITICAL = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
+  <coordinator name="hourly"
+      critical="{critical}">
+    <app-path>/apps/hourly</app-path>
+  </coordinator>
+</bundle-app>
+"""
+
+
+@pytest.mark.parametrize("value", ["maybe", "ture", "yes", "1", "", "${flag}", "${coord:user()}"])
+def test_critical_is_true_or_false_and_nothing_else(tmp_path: Path, value: str) -> None:
+    """Boolean.parseBoolean would make a typo non-critical without a word: refused instead."""
+    path = tmp_path / "bundle.xml"
+    path.write_text(CRITICAL.format(critical=value))
+    with pytest.raises(SpecError) as info:
+        decode(path, {"flag": " on "})
+    err = info.value
+    shown = {"${flag}": "on", "${coord:user()}": "${coord:user()}"}.get(value, value)
+    assert (err.code, err.file, err.line) == ("E1303", str(path), 2)
+    assert err.message == (
+        f"Invalid bundle application attributes [critical], critical [{shown}] of coordinator "
+        "[hourly] is neither true nor false"
+    )
+    assert (err.hint or "").startswith("critical must be true or false")
+
+
+@pytest.mark.parametrize(
+    ("value", "critical"),
+    [("true", True), (" TRUE ", True), ("False", False), ("${flag}", True), ("\tfalse\n", False)],
+)
+def test_critical_true_or_false_in_any_case(tmp_path: Path, value: str, critical: bool) -> None:
+    path = tmp_path / "bundle.xml"
+    path.write_text(CRITICAL.format(critical=value))
+    assert decode(path, {"flag": " True"}).coordinators[0].critical is critical

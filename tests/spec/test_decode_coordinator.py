@@ -335,3 +335,49 @@ def test_resolver_sees_each_value_with_its_place() -> None:
     assert ("coordinator-app/@frequency", 1) in fields
     assert ("input-events start-instance", 30) in fields
     assert ("action/workflow/app-path", 47) in fields
+
+
+@pytest.mark.parametrize(
+    ("body", "attrs", "field", "value"),
+    [
+        ("", 'frequency="99999999999999999999"', "frequency", "99999999999999999999"),
+        ("", 'frequency="2147483648"', "frequency", "2147483648"),
+        ("  <controls><timeout>2147483648</timeout></controls>", "", "timeout", "2147483648"),
+        (
+            "  <controls><concurrency>-2147483649</concurrency></controls>",
+            "",
+            "controls/concurrency",
+            "-2147483649",
+        ),
+        (
+            "  <controls><throttle>99999999999</throttle></controls>",
+            "",
+            "controls/throttle",
+            "99999999999",
+        ),
+    ],
+)
+def test_numbers_outside_java_int_are_refused(
+    body: str, attrs: str, field: str, value: str
+) -> None:
+    """Oozie parses numbers with Integer.parseInt: a bigger one is an error at submit, not an
+    OverflowError in the engine's date arithmetic later."""
+    err = error("c.xml", coord(body, attrs=attrs or 'frequency="60"'))
+    assert (err.code, err.file, err.line) == ("E1003", "c.xml", 1 if attrs else 3)
+    assert err.message.startswith("Invalid coordinator application attributes, ")
+    assert err.message.endswith(f"{field} [{value}] is out of range")
+    assert "from -2147483648 to 2147483647" in (err.hint or "")
+
+
+def test_java_int_limits_themselves_are_accepted() -> None:
+    app = decode(
+        "c.xml",
+        data=coord(
+            "  <controls><timeout>-2147483648</timeout><concurrency>2147483647</concurrency>"
+            "</controls>",
+            attrs='frequency="2147483647"',
+        ),
+    )
+    assert app.frequency.value == 2147483647
+    assert app.controls.concurrency == 2147483647
+    assert app.controls.timeout == 86400  # negative: Oozie's 60-day maximum

@@ -249,3 +249,18 @@ def test_large_dag_decodes_quickly() -> None:
     app = decode("chain.xml", data)
     assert len(app.nodes) == 2000
     assert time.perf_counter() - started < 3.0
+
+
+@pytest.mark.parametrize(
+    ("attr", "value"),
+    [("retry-max", "2147483648"), ("retry-interval", "99999999999999999999")],
+)
+def test_retry_numbers_outside_java_int_are_refused(attr: str, value: str) -> None:
+    wf = (FIX / "workflow-1.0.xml").read_bytes()
+    old = {"retry-max": b'retry-max="3"', "retry-interval": b'retry-interval="5"'}[attr]
+    err = error("w.xml", wf.replace(old, f'{attr}="{value}"'.encode()))
+    assert (err.file, err.line) == ("w.xml", 3)
+    assert err.message.endswith(f"{attr} [{value}] is out of range")
+    assert "from -2147483648 to 2147483647" in (err.hint or "")
+    ok = decode("w.xml", wf.replace(old, f'{attr}="2147483647"'.encode())).node("run")
+    assert getattr(ok, attr.replace("-", "_")) == 2147483647

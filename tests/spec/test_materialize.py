@@ -931,3 +931,15 @@ def test_compiled_coordinator_is_cached_by_identity(tmp_path: Path) -> None:
     c = coordinator(tmp_path, datasets=ds("h"))
     assert compile_coordinator(c.app, c.conf) is compile_coordinator(c.app, c.conf)
     assert isinstance(c.app, CoordinatorApp)
+
+
+def test_a_wait_that_runs_out_after_year_9999_just_waits(tmp_path: Path) -> None:
+    """wait="2147483647" (a Java int of minutes, 4085 years) from a nominal time in year 9000:
+    the action waits, with no wake-up to schedule, instead of an OverflowError."""
+    c = logic_coord(tmp_path, '<data-in name="some" dataset="A" min="2" wait="2147483647"/>')
+    p = plan(c, "9000-01-01T05:00Z")
+    touch(tmp_path, "a/9000010105", "a/9000010104")
+    r = check(c, p, "9000-01-01T06:00Z")
+    assert not r.ready and r.waiting_until is None
+    touch(tmp_path, "a/9000010103")
+    assert check(c, p, "9000-01-01T06:00Z").ready

@@ -1,0 +1,144 @@
+"""``bundletui validate`` refuses what ``submit`` refuses, through the real console script.
+
+A bundle is valid only if each of its enabled coordinators is (the file is there, start before
+end, every variable has a value): ``validate BUNDLE --config job.properties`` resolves them as
+``submit`` does and prints the same error, ``[bundle coordinator "NAME" of FILE]`` included.
+Also a critical flag that is neither true nor false, and numbers outside Java's int.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
+
+BUNDLE = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
+  <coordinator name="first" critical="{critical}">
+    <app-path>{app}</app-path>
+  </coordinator>
+  <coordinator name="off" enabled="false">
+    <app-path>missing-too.xml</app-path>
+  </coordinator>
+</bundle-app>
+"""
+
+COORD = """<coordinator-app name="c" frequency="{frequency}" start="${{start}}" end="${{end}}"
+    timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
+  <action><workflow><app-path>/apps/wf</app-path>
+    <configuration><property><name>out</name><value>${{outDir}}</value></property>
+    </configuration>
+  </workflow></action>
+</coordinator-app>
+"""
+
+
+def bt(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [BUNDLETUI, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "BUNDLETUI_HOME": str(home), "NO_COLOR": "1"},
+    )
+
+
+def write(
+    root: Path,
+    *,
+    app: str = "coordinator.xml",
+    critical: str = "true",
+    frequency: str = "60",
+    start: str = "2026-01-01T00:00Z",
+    end: str = "2026-01-02T00:00Z",
+) -> tuple[Path, Path]:
+    """bundle.xml, coordinator.xml and job.properties; (bundle, properties)."""
+    (root / "bundle.xml").write_text(BUNDLE.format(critical=critical, app=app))
+    (root / "coordinator.xml").write_text(COORD.format(frequency=frequency))
+    props = root / "job.properties"
+    props.write_text(
+        f"oozie.bundle.application.path=bundle.xml\nstart={start}\nend={end}\noutDir=/tmp/out\n"
+    )
+    return root / "bundle.xml", props
+
+
+def refused(done: subprocess.CompletedProcess[str]) -> list[str]:
+    """The error lines of a refused command (no traceback, nothing on stdout)."""
+    assert done.returncode == 1, done
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("Error: "), done.stderr
+    return lines
+
+
+def validate_and_submit(root: Path, **kw: str) -> tuple[list[str], list[str]]:
+    bundle, props = write(root, **kw)
+    home = root / "home"
+    checked = refused(bt("validate", str(bundle), "--config", str(props), home=home))
+    submitted = refused(bt("submit", str(props), home=home))
+    return checked, submitted
+
+
+def test_a_valid_bundle_is_still_valid_and_without_values_only_its_schema_is_checked(
+    tmp_path: Path,
+) -> None:
+    bundle, props = write(tmp_path)
+    done = bt("validate", str(bundle), "--config", str(props), home=tmp_path / "home")
+    assert done.returncode == 0, done
+    assert done.stdout.strip() == f"Valid bundle-app: {bundle}"
+    # a coordinator with start > end is not looked at without values (schema only)
+    write(tmp_path, start="2027-01-01T00:00Z")
+    done = bt("validate", str(bundle), home=tmp_path / "home")
+    assert done.returncode == 0, done
+    assert done.stdout.startswith(f"Valid bundle-app: {bundle}")
+
+
+@pytest.mark.parametrize(
+    ("kw", "code", "words"),
+    [
+        ({"start": "2027-01-01T00:00Z"}, "E1003", "Start Time must be earlier than End Time"),
+        ({"app": "nowhere.xml"}, "E1001", "nowhere.xml does not exist"),
+        ({"frequency": "${every}"}, "E1004", "every"),
+        ({"frequency": "${coord:hours(35791395)}"}, "E1003", "(= 2147483700) is out of range"),
+    ],
+)
+def test_validate_refuses_a_bundle_whose_coordinator_submit_refuses(
+    tmp_path: Path, kw: dict[str, str], code: str, words: str
+) -> None:
+    checked, submitted = validate_and_submit(tmp_path, **kw)
+    assert checked[0].startswith(f"Error: {code}: "), checked
+    assert words in checked[0]
+    suffix = f'[bundle coordinator "first" of {tmp_path / "bundle.xml"}]'
+    assert checked[0].endswith(suffix), checked
+    # the same error as submit's, hint included (submit names the files as resolved paths)
+    assert checked == submitted
+
+
+def test_a_critical_flag_that_is_not_true_or_false_is_refused(tmp_path: Path) -> None:
+    checked, submitted = validate_and_submit(tmp_path, critical="ture")
+    assert checked == [
+        f"Error: E1303: {tmp_path / 'bundle.xml'}:2: Invalid bundle application attributes "
+        "[critical], critical [ture] of coordinator [first] is neither true nor false",
+        "  hint: critical must be true or false (leave it out for a non-critical coordinator)",
+    ]
+    assert checked == submitted
+    write(tmp_path, critical=" FALSE ")
+    done = bt("validate", str(tmp_path / "bundle.xml"), "--config", str(tmp_path / "job.properties"),
+              home=tmp_path / "home")  # fmt: skip
+    assert done.returncode == 0, done
+
+
+def test_validate_expands_the_properties_as_submit_does(tmp_path: Path) -> None:
+    """A property defined with a dotted one (start=${run.day}T00:00Z): submit expands the file's
+    variables before resolving the applications, so validate does too."""
+    bundle, props = write(tmp_path, start="${run.day}T00:00Z")
+    props.write_text(props.read_text() + "run.day=2026-01-01\n")
+    for app in (bundle, tmp_path / "coordinator.xml"):
+        done = bt("validate", str(app), "--config", str(props), home=tmp_path / "home")
+        assert done.returncode == 0, done
+    assert bt("submit", str(props), home=tmp_path / "home").returncode == 0

@@ -1,0 +1,225 @@
+"""``validate_file`` checks what ``submit`` checks, and the submit resolver's numbers are
+Java ints (``load_app``, ``validate_file``, ``check_bundle_coordinators``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bundletui.errors import SpecError
+from bundletui.model.clock import SimulatedClock
+from bundletui.model.frequency import TimeUnit
+from bundletui.spec.load import check_bundle_coordinators, load_app, validate_file
+
+CLOCK = SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC))
+
+BUNDLE = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
+  <coordinator name="first">
+    <app-path>{app}</app-path>
+    <configuration><property><name>end</name><value>{end}</value></property></configuration>
+  </coordinator>
+  <coordinator name="off" enabled="false"><app-path>not-there.xml</app-path></coordinator>
+</bundle-app>
+"""
+
+COORD = """<coordinator-app name="c" frequency="{frequency}" start="${{start}}" end="${{end}}"
+    timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
+  {controls}
+  <action><workflow><app-path>/apps/wf</app-path></workflow></action>
+</coordinator-app>
+"""
+
+WORKFLOW = """<workflow-app name="w" xmlns="uri:oozie:workflow:0.5">
+  <start to="a"/>
+  <action name="a" retry-max="{retry_max}" retry-interval="{retry_interval}">
+    <fs><mkdir path="/tmp/x"/></fs><ok to="end"/><error to="end"/>
+  </action>
+  <end name="end"/>
+</workflow-app>
+"""
+
+
+def bundle(
+    root: Path,
+    *,
+    app: str = "coordinator.xml",
+    end: str = "2026-01-02T00:00Z",
+    frequency: str = "60",
+    controls: str = "",
+) -> Path:
+    (root / "coordinator.xml").write_text(COORD.format(frequency=frequency, controls=controls))
+    path = root / "bundle.xml"
+    path.write_text(BUNDLE.format(app=app, end=end))
+    return path
+
+
+def coordinator(root: Path, frequency: str = "60", controls: str = "") -> Path:
+    path = root / "coordinator.xml"
+    path.write_text(COORD.format(frequency=frequency, controls=controls))
+    return path
+
+
+CONF = {"start": "2026-01-01T00:00Z", "end": "2026-01-02T00:00Z"}
+
+
+def validate_error(path: Path, conf: dict[str, str] | None = None) -> SpecError:
+    with pytest.raises(SpecError) as info:
+        validate_file(path, CLOCK, CONF if conf is None else conf)
+    return info.value
+
+
+def submit_error(path: Path, conf: dict[str, str] | None = None) -> SpecError:
+    """What submit does with a bundle: load it, then resolve its coordinators."""
+    with pytest.raises(SpecError) as info:
+        check_bundle_coordinators(load_app(path, CONF if conf is None else conf, CLOCK), CLOCK)
+    return info.value
+
+
+def same(a: SpecError, b: SpecError) -> tuple[str, str | None, int | None, str, str | None]:
+    assert (a.code, a.file, a.line, a.message, a.hint) == (
+        b.code,
+        b.file,
+        b.line,
+        b.message,
+        b.hint,
+    )
+    return a.code, a.file, a.line, a.message, a.hint
+
+
+def test_a_bundle_is_valid_when_its_coordinators_are(tmp_path: Path) -> None:
+    v = validate_file(bundle(tmp_path), CLOCK, CONF)
+    assert (v.kind_name, v.checked_semantics) == ("bundle-app", True)  # "off" is not read
+
+
+@pytest.mark.parametrize(
+    ("kw", "code", "words"),
+    [
+        ({"end": "2025-01-01T00:00Z"}, "E1003", "Start Time must be earlier than End Time"),
+        ({"app": "missing.xml"}, "E1001", "missing.xml does not exist"),
+        ({"frequency": "${every}"}, "E1004", "every"),
+        ({"frequency": "${coord:minutes(2147483648)}"}, "E1003", "is out of range"),
+    ],
+)
+def test_validate_resolves_each_enabled_coordinator_as_submit_does(
+    tmp_path: Path, kw: dict[str, str], code: str, words: str
+) -> None:
+    path = bundle(tmp_path, **kw)
+    _code, _file, _line, message, _hint = same(validate_error(path), submit_error(path))
+    assert _code == code and words in message
+    assert message.endswith(f'[bundle coordinator "first" of {path}]')
+
+
+def test_validate_without_values_does_not_resolve_the_coordinators(tmp_path: Path) -> None:
+    """No values (validate without --config / -D): the lenient, schema-only mode. The bundle
+    file is checked as far as it can be; its coordinators need values to be resolved."""
+    v = validate_file(bundle(tmp_path, end="2025-01-01T00:00Z"), CLOCK, None)
+    assert (v.kind_name, v.checked_semantics) == ("bundle-app", True)
+    v = validate_file(bundle(tmp_path, end="${e}"), CLOCK, None)
+    assert v.checked_semantics is False and v.needs == ("e",)
+
+
+@pytest.mark.parametrize(
+    ("frequency", "controls", "message"),
+    [
+        (
+            "${coord:hours(35791395)}",
+            "",
+            "frequency [${coord:hours(35791395)}] (= 2147483700) is out of range",
+        ),
+        ("${2147483647 + 1}", "", "frequency [${2147483647 + 1}] (= 2147483648) is out of range"),
+        ("1_000", "", "frequency [1_000] is not an integer"),
+        (
+            "60",
+            "<controls><timeout>${coord:days(2000000)}</timeout></controls>",
+            "timeout [${coord:days(2000000)}] (= 2880000000) is out of range",
+        ),
+        (
+            "60",
+            "<controls><concurrency>${9999999999}</concurrency></controls>",
+            "controls/concurrency [${9999999999}] (= 9999999999) is out of range",
+        ),
+    ],
+)
+def test_submit_resolver_numbers_are_java_ints(
+    tmp_path: Path, frequency: str, controls: str, message: str
+) -> None:
+    path = coordinator(tmp_path, frequency, controls)
+    with pytest.raises(SpecError) as info:
+        load_app(path, CONF, CLOCK)
+    err = info.value
+    assert (err.code, err.file, err.line) == ("E1003", str(path), 1 if not controls else 3)
+    assert err.message == f"Invalid coordinator application attributes, {message}"
+    assert message.endswith("is not an integer") or "2147483647" in (err.hint or "")
+    same(err, validate_error(path))
+
+
+def test_in_range_frequencies_are_accepted_however_long(tmp_path: Path) -> None:
+    """Within Java's int a frequency is valid at submit, even if its second nominal time is
+    past year 9999: materialization ends there (tests/model/test_nominal.py)."""
+    for frequency, unit in [
+        ("2147483647", TimeUnit.MINUTE),
+        ("${coord:days(2147483647)}", TimeUnit.DAY),
+        ("${coord:months(2147483647)}", TimeUnit.MONTH),
+    ]:
+        app = load_app(coordinator(tmp_path, frequency), CONF, CLOCK).app
+        assert (app.frequency.value, app.frequency.unit) == (2147483647, unit)
+
+
+@pytest.mark.parametrize(
+    ("retry_max", "retry_interval", "message"),
+    [
+        ("2147483648", "1", "retry-max [2147483648] is out of range"),
+        ("1", "${n}", "retry-interval [${n}] (= 99999999999999999999) is out of range"),
+        ("x", "1", "retry-max [x] is not an integer"),
+    ],
+)
+def test_a_workflows_numbers_are_refused_with_the_workflow_code(
+    tmp_path: Path, retry_max: str, retry_interval: str, message: str
+) -> None:
+    path = tmp_path / "workflow.xml"
+    path.write_text(WORKFLOW.format(retry_max=retry_max, retry_interval=retry_interval))
+    with pytest.raises(SpecError) as info:
+        load_app(path, {"n": "99999999999999999999"}, CLOCK)
+    err = info.value
+    assert (err.code, err.file, err.line, err.message) == ("EB0720", str(path), 3, message)
+    assert err.hint is not None
+    path.write_text(WORKFLOW.format(retry_max="1", retry_interval="2147483647"))
+    node = load_app(path, {}, CLOCK).app.node("a")
+    assert (node.retry_max, node.retry_interval) == (1, 2147483647)
+
+
+EVENTS = """<coordinator-app name="ev" xmlns="uri:bundletui:coordinator:1.0"
+    start="2026-01-01T00:00Z" end="2027-01-01T00:00Z" timezone="UTC" priority="{priority}">
+  <feeds><feed name="f" path="/tmp/f" done-flag="_SUCCESS"/></feeds>
+  <trigger><partitions feed="f" count="1"/></trigger>
+  <constraints><delay>{delay}</delay></constraints>
+  <action><workflow><app-path>/apps/wf</app-path></workflow></action>
+</coordinator-app>
+"""
+
+
+@pytest.mark.parametrize(
+    ("priority", "delay", "line", "message"),
+    [
+        ("2147483648", "PT5M", 1, "coordinator-app/@priority [2147483648] is out of range"),
+        ("1", "P1491309D", 5, "constraints/delay [P1491309D] is out of range"),
+        ("1", "P9999999999999D", 5, "constraints/delay [P9999999999999D] is out of range"),
+    ],
+)
+def test_event_coordinator_numbers_and_durations_are_bounded(
+    tmp_path: Path, priority: str, delay: str, line: int, message: str
+) -> None:
+    """An event coordinator's durations are at most a Java int of minutes, like a timeout: a
+    longer one used to reach the engine (an OverflowError storing its due time)."""
+    path = tmp_path / "events.xml"
+    path.write_text(EVENTS.format(priority=priority, delay=delay))
+    with pytest.raises(SpecError) as info:
+        load_app(path, {}, CLOCK)
+    err = info.value
+    assert (err.code, err.file, err.line) == ("E1003", str(path), line)
+    assert err.message == f"Invalid coordinator application attributes, {message}"
+    assert "2147483647" in (err.hint or "")
+    path.write_text(EVENTS.format(priority="2147483647", delay="P1491308D"))  # the limits
+    assert load_app(path, {}, CLOCK).app.events.priority == 2147483647
