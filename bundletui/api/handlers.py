@@ -17,6 +17,7 @@ from bundletui import __version__
 from bundletui.api.params import Params
 from bundletui.commands import coord_queries, dispatch, queries
 from bundletui.commands.base import Ctx
+from bundletui.commands.workflows import rerun_keys
 from bundletui.errors import ApiError, BundletuiError
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import jobs as store_jobs
@@ -387,10 +388,7 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
 
         body = call.body.strip()
         conf = parse_hadoop_xml(body, "<request body>") if body else {}
-        skip = [
-            s.strip() for s in conf.get("oozie.wf.rerun.skip.nodes", "").split(",") if s.strip()
-        ]
-        failed = conf.get("oozie.wf.rerun.failnodes", "").strip().lower() == "true"
+        skip, failed = rerun_keys(conf)
         dispatch.rerun(ctx, job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)
         return Reply()
     if kind is IdKind.BUNDLE:

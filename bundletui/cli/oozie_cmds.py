@@ -565,11 +565,10 @@ def op_rerun(front: Front) -> None:
     # by the id's suffix (OozieCLI looks for "-W" anywhere, which a user named W… would match)
     kind = kind_of(job_id)
     if kind is IdKind.WORKFLOW:
+        from bundletui.commands.workflows import rerun_keys
+
         conf = _rerun_conf(front)
-        skip = [
-            s.strip() for s in conf.get("oozie.wf.rerun.skip.nodes", "").split(",") if s.strip()
-        ]
-        failed = conf.get("oozie.wf.rerun.failnodes", "").strip().lower() == "true"
+        skip, failed = rerun_keys(conf)
         dispatch.rerun(front.ctx(), job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)
         return
     if kind is IdKind.BUNDLE:

@@ -35,8 +35,8 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOpt = False,
     ) -> None:
         """Check files against the schema and Oozie's submit-time rules; exit 1 on any error."""
-        from bundletui.spec.config import expand_conf, parse_overrides, read_conf_file
-        from bundletui.spec.load import validate_file
+        from bundletui.spec.config import parse_overrides, read_conf_file
+        from bundletui.spec.load import submission_conf, validate_file
 
         conf: dict[str, str] | None = None
         try:
@@ -46,10 +46,10 @@ def register(app: typer.Typer) -> None:
 
                 given = read_conf_file(config) if config is not None else {}
                 given.update(parse_overrides(define or []))
-                # what a submit gives: its defaults (landing = <home>/landing) under the given
-                # values, expanded as submit expands them, and the user's name
-                conf = {"landing": default_landing(), **expand_conf(given)}
-                conf.setdefault("user.name", current_user())
+                # what a submit gives (landing = <home>/landing, the user's name)
+                conf = submission_conf(
+                    given, user=current_user(), defaults={"landing": default_landing()}
+                )
         except BundletuiError as exc:
             print_error(exc)
             raise typer.Exit(1) from None

@@ -153,9 +153,9 @@ def rerun(
         "--failed": failed,
         "-D/--config": bool(conf),
     }
-    allowed = _RERUN_OPTIONS.get(kind)
-    wrong = [name for name, on in given.items() if on and allowed and name not in allowed]
-    if allowed and wrong:
+    allowed = _RERUN_OPTIONS.get(kind, ())
+    wrong = [name for name, on in given.items() if on and name not in allowed]
+    if allowed and wrong:  # other kinds of id are refused below
         raise CommandError(
             "E0302",
             f"Invalid parameter [{', '.join(wrong)}]: not an option for a {kind.name.lower()}'s rerun",

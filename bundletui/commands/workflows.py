@@ -306,6 +306,14 @@ def rerun_tx(
 RERUN_KEYS = ("oozie.wf.rerun.skip.nodes", "oozie.wf.rerun.failnodes")
 
 
+def rerun_keys(conf: Mapping[str, str]) -> tuple[list[str], bool]:
+    """Oozie's rerun properties in a rerun's conf: the nodes to skip, and whether only the
+    failed nodes run again (the Oozie front and the HTTP API read them so)."""
+    skip_text, failed_text = (conf.get(key, "") for key in RERUN_KEYS)
+    skip = [s.strip() for s in skip_text.split(",") if s.strip()]
+    return skip, failed_text.strip().lower() == "true"
+
+
 def rerun(
     ctx: Ctx,
     wf_id: str,

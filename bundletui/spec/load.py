@@ -89,8 +89,7 @@ def load_configured(
     external_id: str | None = None,
     defaults: Mapping[str, str] | None = None,
 ) -> Loaded:
-    conf = {**(defaults or {}), **expand_conf(dict(job.conf))}
-    conf.setdefault("user.name", user)
+    conf = submission_conf(job.conf, user=user, defaults=defaults)
     return load_app(
         job.app_path,
         conf,
@@ -99,6 +98,16 @@ def load_configured(
         external_id=external_id or conf.get(EXTERNAL_ID_PROPERTY) or None,
         source=job.source,
     )
+
+
+def submission_conf(
+    given: Mapping[str, str], *, user: str, defaults: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """A submission's conf: ``defaults`` under the given values, expanded as Oozie's server
+    expands them, and ``user.name`` unless given (``submit`` and ``validate`` both use it)."""
+    conf = {**(defaults or {}), **expand_conf(dict(given))}
+    conf.setdefault("user.name", user)
+    return conf
 
 
 def load_app(

@@ -38,12 +38,11 @@ from bundletui.spec.el import (
     property_variables,
 )
 from bundletui.spec.el.evaluator import (
+    compile_template,
     did_you_mean,
     dotted_name,
     dotted_variable_hint,
-    syntax_error,
 )
-from bundletui.spec.el.exceptions import ParseFailure
 from bundletui.spec.el.nodes import Access, Call, ExprPart, Variable, walk
 from bundletui.spec.el.nodes import Node as ELNode
 from bundletui.spec.el.parser import parse_template
@@ -102,11 +101,17 @@ def node_templates(node: Node) -> Iterator[tuple[str, str]]:
 
 def template_problem(text: str, variables: frozenset[str]) -> ELError | None:
     """Why ``text`` can never be rendered with ``variables`` and the run-time functions: a
-    syntax error, an unknown function or an undefined variable (the first one), else None."""
+    syntax error, an unknown function or an undefined variable (the first one), else None.
+
+    The names come from the compiled template (cached: the engine renders this text with it
+    later); only a template with a problem is walked again, to say where and why."""
     try:
-        parts = parse_template(text)
-    except ParseFailure as failure:
-        return syntax_error(text, failure)
+        compiled = compile_template(text)
+    except ELError as error:  # a syntax error
+        return error
+    if compiled.functions <= RUNTIME_FUNCTIONS and compiled.variables <= variables:
+        return None
+    parts = parse_template(text)
     for part in parts:
         if not isinstance(part, ExprPart):
             continue
