@@ -155,6 +155,7 @@ def render_coordinator(data: dict[str, Any]) -> None:
             ("App Path", _e(data["coordJobPath"])),
             ("Bundle", _e(data.get("bundleId"))),
             ("Status", status),
+            *_error_row(data),
             ("Start", when(data["startTime"], zone=True)),
             ("End", when(data["endTime"], zone=True)),
             ("Pause time", when(data["pauseTime"], zone=True)),
@@ -171,6 +172,14 @@ def render_coordinator(data: dict[str, Any]) -> None:
     if actions:
         out.print()
         _action_table(actions)
+
+
+def _error_row(data: dict[str, Any]) -> list[tuple[str, str]]:
+    if not data.get("errorCode"):
+        return []
+    return [
+        ("Error", f"[red]{escape(data['errorCode'])}: {escape(data['errorMessage'] or '')}[/red]")
+    ]
 
 
 def _page_text(n: int, total: int, page: dict[str, Any]) -> str:

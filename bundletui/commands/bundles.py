@@ -237,9 +237,10 @@ def rollup_tx(tx: Tx, effects: Effects, bundle_id: str) -> None:
     fields: dict[str, Any] = {}
     if int(pending) != bundle.pending:
         fields["pending"] = int(pending)
-    if bundle.status in (J.KILLED, J.FAILED):
+    if bundle.status in (J.KILLED, J.FAILED) and new is not J.DONEWITHERROR:
         # A killed or failed bundle stays so: while its children are still acting (pending)
-        # the roll-up's "running" rule would otherwise revive it as RUNNING.
+        # the roll-up's "running" rule would otherwise revive it as RUNNING. (The one move
+        # allowed: FAILED -> DONEWITHERROR after its failed child ended so.)
         new = None
     if new is not None:
         fields["status"] = new

@@ -300,6 +300,8 @@ def coordinator_json(
         "counts": _ordered_counts(counts, [s.value for s in ActionStatus]),
         "materialization": materialization(coord, counts, tz),
         "lastModifiedTime": rfc822(coord.last_modified, tz),
+        "errorCode": coord.error_code,  # why materialization failed the job
+        "errorMessage": coord.error_message,
     }
     if page is not None:
         out["page"] = {

@@ -568,6 +568,8 @@ def change_tx(tx: Tx, effects: Effects, coord: CoordRow, value: str) -> None:
             done_materialization=0
             if nxt is not None and nxt < coord.end_time
             else coord.done_materialization,
+            error_code=None,  # a failed materialization is tried again
+            error_message=None,
         )
     if "concurrency" in changes:
         try:

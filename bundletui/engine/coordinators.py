@@ -12,6 +12,7 @@ import dataclasses
 import json
 import logging
 import os
+import sqlite3
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -107,7 +108,7 @@ class CoordinatorService:
             return
         status = JobStatus(coord.status)
         if status in MATERIALIZING and not coord.done_materialization:
-            coord = self.materialize(tx, coord, now)
+            coord = self._materialize_or_fail(tx, coord, now)
         self._check_unchecked(tx, coord_id)
         held: CoordRow | None = coord  # the row as last written, unless a launch failed
         if JobStatus(coord.status) in SUBMITTABLE and not self.submit_ready(tx, coord, now):
@@ -138,6 +139,35 @@ class CoordinatorService:
         return coord
 
     # ------------------------------------------------------------------ materialize
+
+    def _materialize_or_fail(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
+        """Materialization that throws fails the coordinator, as Oozie's
+        CoordMaterializeTransitionXCommand does: this batch's actions are discarded, the error is
+        kept on the row for ``info``, and the bundle hears of it. Retrying each tick would only
+        fail the same way; ``change status=RUNNING`` (after fixing the cause) tries again."""
+        tx.conn.execute("SAVEPOINT materialize")
+        mark = len(self.engine.after_commit)
+        try:
+            written = self.materialize(tx, coord, now)
+        except sqlite3.Error:
+            raise
+        except Exception as exc:
+            tx.conn.execute("ROLLBACK TO materialize")
+            tx.conn.execute("RELEASE materialize")
+            del self.engine.after_commit[mark:]
+            if isinstance(exc, BundletuiError):
+                code, message = exc.code, str(exc).removeprefix(f"{exc.code}: ")
+                message += f" (hint: {exc.hint})" if exc.hint else ""
+                log.error("coordinator %s: materialization failed: %s", coord.id, exc.describe())
+            else:  # not a user mistake we know of: keep the traceback in the log
+                code, message = "E1012", f"Coord Job Materialization Error: {exc!r}"
+                log.exception("coordinator %s: materialization failed", coord.id)
+            t = decide(Machine.COORDINATOR, coord.status, Event.MATERIALIZE_FAILED, coord.id)
+            return coordcmd.set_status(
+                tx, self.engine.effects, coord, t.to, error_code=code, error_message=message
+            )
+        tx.conn.execute("RELEASE materialize")
+        return written
 
     def materialize(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
         """Create the actions due by ``now``; returns the coordinator row as written."""

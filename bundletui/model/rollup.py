@@ -51,10 +51,26 @@ def bundle_rollup(inp: BundleRollupInput, *, backward_support: bool = False) -> 
     return None if result == inp.status else result
 
 
+def _failed_child_ended_with_error(inp: BundleRollupInput, total: int) -> bool:
+    """A coordinator whose materialization failed is FAILED at once, and DONEWITHERROR once the
+    actions it had made are done (§2.3 rule 1); a bundle that went FAILED with it follows. Only
+    that move: a bundle failed by a critical child, or killed, stays as it is."""
+    c = inp.counts
+    return (
+        inp.status is J.FAILED
+        and not inp.critical_submit_failed
+        and total > 0
+        and total == _n(c, J.SUCCEEDED, J.FAILED, J.KILLED, J.DONEWITHERROR)
+        and c.get(J.DONEWITHERROR, 0) > 0
+    )
+
+
 def _bundle_rollup(inp: BundleRollupInput) -> JobStatus | None:
     c = inp.counts
     total = sum(v for k, v in c.items() if k is not J.IGNORED)
     if inp.status in (J.KILLED, J.FAILED) and not inp.pending:
+        if _failed_child_ended_with_error(inp, total):
+            return J.DONEWITHERROR
         return None  # killed/failed bundles stay so
     if inp.critical_submit_failed and inp.status not in (J.KILLED, J.FAILED):
         return J.FAILED

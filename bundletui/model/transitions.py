@@ -328,7 +328,9 @@ _DOCUMENTED_MOVES: dict[JobStatus, frozenset[JobStatus]] = {
     ),
     J.SUCCEEDED: frozenset({J.RUNNING}),
     J.DONEWITHERROR: frozenset({J.RUNNINGWITHERROR}),
-    J.FAILED: frozenset({J.RUNNINGWITHERROR, J.IGNORED, J.RUNNING}),
+    # FAILED -> DONEWITHERROR: a coordinator whose materialization failed, once the actions it
+    # had made are done (§2.3 roll-up rule 1), and its bundle with it
+    J.FAILED: frozenset({J.RUNNINGWITHERROR, J.IGNORED, J.RUNNING, J.DONEWITHERROR}),
     J.KILLED: frozenset({J.IGNORED, J.RUNNING}),
     J.IGNORED: frozenset({J.RUNNING}),
 }

@@ -435,6 +435,13 @@ _END_OF = {"endOfDays": TimeUnit.DAY, "endOfWeeks": TimeUnit.WEEK, "endOfMonths"
 _OFFSET_UNITS = ("MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "YEAR")
 
 
+def _out_of_calendar(kind: str, name: str) -> SpecError:
+    return _e1010(
+        f"{kind} [{name}]: an instance falls outside the calendar (years 1 to 9999)",
+        hint="check the numbers given to coord:current / offset / future in this event",
+    )
+
+
 def _e1010(detail: str, hint: str | None = None) -> SpecError:
     return SpecError("E1010", f"Invalid data in coordinator xml. [{detail}]", hint=hint)
 
@@ -633,53 +640,18 @@ class CompiledCoordinator:
     def plan(
         self, *, coord_id: str, number: int, nominal: datetime, actual: datetime
     ) -> ActionPlan:
-        env = self._inst_env
         data_ins: list[DataInPlan] = []
         for spec in self._data_ins:
-            if spec.fast is not None:
-                uris, dones = spec.planner.current_uris(nominal, spec.fast[0], spec.fast[1])
-                data_ins.append(DataInPlan(spec.name, spec.dataset, uris, dones))
-                continue
-            env.dataset = spec.planner.ds
-            env.nominal, env.actual = nominal, actual
-            all_pairs: list[tuple[str, str]] = []
-            pending: list[Pending] = []
-            for first, second in spec.items:
-                if second is None:
-                    got = self._resolve_one(spec.planner, first.call(self._inst_ctx), nominal)
-                else:
-                    env.nominal, env.actual = nominal, actual
-                    a = first.call(self._inst_ctx)
-                    b = second.call(self._inst_ctx)
-                    got = self._resolve_range(spec.planner, a, b, nominal)
-                if isinstance(got, Pending):
-                    pending.append(got)
-                else:
-                    all_pairs.extend(got)
-            data_ins.append(
-                DataInPlan(
-                    spec.name,
-                    spec.dataset,
-                    tuple([p[0] for p in all_pairs]),
-                    tuple([p[1] for p in all_pairs]),
-                    tuple(pending),
-                )
-            )
+            try:
+                data_ins.append(self._plan_in(spec, nominal, actual))
+            except OverflowError:
+                raise _out_of_calendar("data-in", spec.name) from None
         data_outs: list[DataOutPlan] = []
         for out in self._data_outs:
-            if out.fast is not None:
-                uris = out.planner.current_uris(nominal, out.fast, out.fast)[0]
-                data_outs.append(DataOutPlan(out.name, out.dataset, uris))
-                continue
-            env.dataset = out.planner.ds
-            env.nominal, env.actual = nominal, actual
-            got = self._resolve_one(out.planner, out.expr.call(self._inst_ctx), nominal)
-            if isinstance(got, Pending):
-                raise _e1010(
-                    f"data-out [{out.name}]: coord:latest()/future() not permitted in output-event",
-                    hint="an output instance must be current(n) or offset(n, unit)",
-                )
-            data_outs.append(DataOutPlan(out.name, out.dataset, tuple([p[0] for p in got])))
+            try:
+                data_outs.append(self._plan_out(out, nominal, actual))
+            except OverflowError:
+                raise _out_of_calendar("data-out", out.name) from None
         return ActionPlan(
             number,
             nominal,
@@ -688,6 +660,50 @@ class CompiledCoordinator:
             tuple(data_ins),
             tuple(data_outs),
         )
+
+    def _plan_in(self, spec: _DataInSpec, nominal: datetime, actual: datetime) -> DataInPlan:
+        if spec.fast is not None:
+            uris, dones = spec.planner.current_uris(nominal, spec.fast[0], spec.fast[1])
+            return DataInPlan(spec.name, spec.dataset, uris, dones)
+        env = self._inst_env
+        env.dataset = spec.planner.ds
+        env.nominal, env.actual = nominal, actual
+        all_pairs: list[tuple[str, str]] = []
+        pending: list[Pending] = []
+        for first, second in spec.items:
+            if second is None:
+                got = self._resolve_one(spec.planner, first.call(self._inst_ctx), nominal)
+            else:
+                env.nominal, env.actual = nominal, actual
+                a = first.call(self._inst_ctx)
+                b = second.call(self._inst_ctx)
+                got = self._resolve_range(spec.planner, a, b, nominal)
+            if isinstance(got, Pending):
+                pending.append(got)
+            else:
+                all_pairs.extend(got)
+        return DataInPlan(
+            spec.name,
+            spec.dataset,
+            tuple([p[0] for p in all_pairs]),
+            tuple([p[1] for p in all_pairs]),
+            tuple(pending),
+        )
+
+    def _plan_out(self, out: _DataOutSpec, nominal: datetime, actual: datetime) -> DataOutPlan:
+        if out.fast is not None:
+            uris = out.planner.current_uris(nominal, out.fast, out.fast)[0]
+            return DataOutPlan(out.name, out.dataset, uris)
+        env = self._inst_env
+        env.dataset = out.planner.ds
+        env.nominal, env.actual = nominal, actual
+        got = self._resolve_one(out.planner, out.expr.call(self._inst_ctx), nominal)
+        if isinstance(got, Pending):
+            raise _e1010(
+                f"data-out [{out.name}]: coord:latest()/future() not permitted in output-event",
+                hint="an output instance must be current(n) or offset(n, unit)",
+            )
+        return DataOutPlan(out.name, out.dataset, tuple([p[0] for p in got]))
 
     def _resolve_one(
         self, planner: _DatasetPlanner, call: InstanceCall, nominal: datetime

@@ -109,6 +109,8 @@ class CoordRow:
     definition: str
     app: str
     rev: int
+    error_code: str | None = None  # set when materialization failed the coordinator
+    error_message: str | None = None
 
     def conf_dict(self) -> dict[str, str]:
         return dict(_json(self.conf))

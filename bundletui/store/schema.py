@@ -328,4 +328,9 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX audit_log_target ON audit_log(target);
     """,
+    # 2: why a coordinator FAILED when its materialization did (oozie.md §2.3)
+    """
+    ALTER TABLE coord_jobs ADD COLUMN error_code TEXT;
+    ALTER TABLE coord_jobs ADD COLUMN error_message TEXT;
+    """,
 ]

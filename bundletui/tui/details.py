@@ -149,8 +149,11 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p = _Page(alias)
     status = info["status"]
     p.head(f"coordinator {info['coordJobName']}", status)
-    why, ok = _coord_why(info)
-    p.why(why, "green" if ok else "yellow")
+    if info.get("errorCode"):  # materialization failed the job: that is the why
+        p.why(f"{info['errorCode']} {info.get('errorMessage') or ''}".strip(), "red")
+    else:
+        why, ok = _coord_why(info)
+        p.why(why, "green" if ok else "yellow")
     p.field("id", info["coordJobId"])
     p.field("bundle", info.get("bundleId"))
     p.field("app path", info.get("coordJobPath"), path=True)

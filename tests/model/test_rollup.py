@@ -55,6 +55,17 @@ class TestBundle:
         assert b(J.RUNNING, J.RUNNING, J.FAILED) == J.RUNNINGWITHERROR
         assert b(J.RUNNINGWITHERROR, J.RUNNING, J.RUNNING) == J.RUNNING
 
+    def test_a_failed_bundle_follows_its_failed_child_to_done_with_error(self) -> None:
+        """The child's materialization failed while actions it had made still ran: it ends
+        DONEWITHERROR, and so does the bundle that had gone FAILED with it. Nothing else moves
+        a failed or killed bundle."""
+        assert b(J.FAILED, J.DONEWITHERROR) == J.DONEWITHERROR
+        assert b(J.FAILED, J.DONEWITHERROR, J.FAILED, J.SUCCEEDED) == J.DONEWITHERROR
+        assert b(J.FAILED, J.DONEWITHERROR, critical_submit_failed=True) is None
+        assert b(J.FAILED, J.DONEWITHERROR, J.RUNNING) is None
+        assert b(J.FAILED, J.FAILED, J.SUCCEEDED) is None
+        assert b(J.KILLED, J.DONEWITHERROR) is None
+
     def test_backward_support_hides_witherror(self) -> None:
         inp = BundleRollupInput(status=J.RUNNING, counts={J.RUNNING: 1, J.FAILED: 1})
         assert bundle_rollup(inp, backward_support=True) is None

@@ -291,3 +291,19 @@ def test_details_of_an_event_coordinator_name_its_constraint_not_inputs() -> Non
     text = coordinator_page(info).plain
     assert f"4 job(s) WAITING, {held}" in text and "for inputs" not in text
     assert "event-triggered" in text and "every 0" not in text and "throttle" not in text
+
+
+def test_details_of_a_coordinator_failed_by_materialization_say_why() -> None:
+    from bundletui.tui.details import coordinator_page
+
+    info = {
+        "coordJobName": "far", "coordJobId": "0000002-x-C", "status": "FAILED",
+        "frequency": 60, "timeUnit": "MINUTE", "timeZone": "UTC", "executionPolicy": "FIFO",
+        "concurrency": 1, "mat_throttling": 12, "timeOut": 120, "counts": {},
+        "materialization": {"next": "Thu, 01 Jan 2026 00:00:00 GMT", "done": False,
+                            "heldBy": "coordinator FAILED"},
+        "errorCode": "E1010", "errorMessage": "Invalid data in coordinator xml. [data-in [in]]",
+    }  # fmt: skip
+    text = coordinator_page(info).plain
+    assert "E1010 Invalid data in coordinator xml. [data-in [in]]" in text
+    assert "not materializing" not in text  # the error is the why, not the hold it causes
