@@ -9,7 +9,9 @@ import pytest
 
 from bundletui.errors import StoreError
 from bundletui.model.ids import JobKind, is_job_id
+from bundletui.store import jobs
 from bundletui.store.db import Store
+from bundletui.store.rows import CoordRow
 from bundletui.store.schema import MIGRATIONS
 
 
@@ -43,6 +45,25 @@ def test_reopen_does_not_migrate_again(tmp_path: Path) -> None:
     Store(tmp_path).close()
     store = Store(tmp_path)
     assert store.meta("id_seq") == "0"
+
+
+def test_a_schema_1_store_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
+    """A store written by the first schema gains coord_jobs.error_code/error_message on open;
+    its coordinator reads back with them empty."""
+    store = Store(tmp_path)
+    _coord(store.conn, "0000001-x-C")
+    store.conn.execute("ALTER TABLE coord_jobs DROP COLUMN error_code")
+    store.conn.execute("ALTER TABLE coord_jobs DROP COLUMN error_message")
+    store.conn.execute("PRAGMA user_version=1")
+    store.close()
+    store = Store(tmp_path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
+    row = jobs.get(store.conn, CoordRow, "0000001-x-C")
+    assert row is not None and (row.app_name, row.error_code, row.error_message) == (
+        "c",
+        None,
+        None,
+    )
 
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
