@@ -51,7 +51,7 @@ ACTION_KEYS = {
 # Ours, beside Oozie's (never instead of them).
 COORD_EXTRA = {
     "schedule", "pending", "lastActionNumber", "doneMaterialization", "counts", "materialization",
-    "lastModifiedTime", "page",
+    "lastModifiedTime", "page", "errorCode", "errorMessage",
 }  # fmt: skip
 ACTION_EXTRA = {"pending", "waitingFor", "dependencies", "coordJobName"}
 BUNDLE_EXTRA = {"pending", "lastModifiedTime", "bundleActions", "counts"}
