@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +19,9 @@ from bundletui.cli._common import (
 )
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock
+
+if TYPE_CHECKING:
+    from bundletui.spec.load import Validation
 
 
 def register(app: typer.Typer) -> None:
@@ -68,12 +71,7 @@ def register(app: typer.Typer) -> None:
                     }
                 )
                 if not json_out:
-                    note = (
-                        ""
-                        if v.checked_semantics
-                        else f" (schema only: give values for {', '.join(v.needs) or 'its variables'} with --config or -D to check the rest)"
-                    )
-                    out.print(f"Valid {v.kind_name}: {path}{note}", markup=False)
+                    out.print(f"Valid {v.kind_name}: {path}{_unchecked_note(v)}", markup=False)
             except BundletuiError as exc:
                 failed = True
                 results.append(
@@ -175,3 +173,13 @@ def register(app: typer.Typer) -> None:
             print_json(result, compact=big)  # years of actions: hundreds of MB, no indent
         else:
             render_dryrun(result)
+
+
+def _unchecked_note(v: Validation) -> str:
+    """What ``validate`` could not check without the submission's values."""
+    if v.checked_semantics:
+        return ""
+    if v.kind_name == "bundle-app" and not v.needs:
+        return " (its coordinators are checked with the values: add --config job.properties or -D)"
+    names = ", ".join(v.needs) or "its variables"
+    return f" (schema only: give values for {names} with --config or -D to check the rest)"

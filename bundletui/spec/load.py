@@ -32,7 +32,7 @@ from bundletui.spec.decode_coordinator import decode_coordinator
 from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
 from bundletui.spec.submit_el import DATE_VARIABLES, SubmitResolver
-from bundletui.spec.workflow_el import check_workflow_el
+from bundletui.spec.workflow_el import check_workflow_el, runtime_variables
 from bundletui.spec.xmlsafe import EVENTS_NAMESPACE, AppKind, XmlDocument, load_document
 
 App = BundleApp | CoordinatorApp | WorkflowApp
@@ -145,9 +145,9 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
         check_coordinator(app, doc.file)
         return app
     workflow = decode_workflow(doc, resolver)
-    if not resolver.lenient:
-        # the conf is the one the workflow will run with: EL that can never work fails now
-        check_workflow_el(workflow, resolver.conf)
+    # with the run's conf, EL that can never work fails now; without (validate), what no
+    # values could fix: syntax and unknown functions
+    check_workflow_el(workflow, resolver.conf, variables_known=not resolver.lenient)
     return workflow
 
 
@@ -196,7 +196,16 @@ def validate_file(
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     if lenient and resolver.unresolved:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
-    if not lenient and isinstance(app, BundleApp):
+    if lenient and isinstance(app, WorkflowApp):
+        try:  # syntax and functions passed: a problem now is a variable with no value yet
+            check_workflow_el(app, merged)
+        except SpecError:
+            known = runtime_variables(merged)
+            needs = tuple(n for n in _variables_without_values(doc, merged) if n not in known)
+            return Validation(kind_name, doc.file, False, needs)
+    if isinstance(app, BundleApp):
+        if lenient:  # its coordinators are resolved with the submission's values only
+            return Validation(kind_name, doc.file, False)
         _resolve_coordinators(app, merged, clock)  # what submit checks too
     return Validation(kind_name, doc.file, True)
 

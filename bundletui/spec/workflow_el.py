@@ -56,14 +56,18 @@ def runtime_variables(conf: Mapping[str, str]) -> frozenset[str]:
     return frozenset({*BASIC_CONSTANTS, *WF_CONSTANTS, *property_variables(conf)})
 
 
-def check_workflow_el(app: WorkflowApp, conf: Mapping[str, str]) -> None:
-    """Raise a :class:`SpecError` (E1004) for the first node expression that cannot work."""
+def check_workflow_el(
+    app: WorkflowApp, conf: Mapping[str, str], *, variables_known: bool = True
+) -> None:
+    """Raise a :class:`SpecError` (E1004) for the first node expression that cannot work.
+    Without the run's values (``validate`` without ``--config``) any variable may still come:
+    only syntax and function names are checked then."""
     variables: frozenset[str] | None = None  # built at the first expression: most have none
     for node in app.nodes:
         for field, text in node_templates(node):
             if "${" not in text:
                 continue
-            if variables is None:
+            if variables is None and variables_known:
                 variables = runtime_variables(conf)
             problem = template_problem(text, variables)
             if problem is not None:
@@ -99,9 +103,10 @@ def node_templates(node: Node) -> Iterator[tuple[str, str]]:
         yield "<message>", node.message
 
 
-def template_problem(text: str, variables: frozenset[str]) -> ELError | None:
+def template_problem(text: str, variables: frozenset[str] | None) -> ELError | None:
     """Why ``text`` can never be rendered with ``variables`` and the run-time functions: a
     syntax error, an unknown function or an undefined variable (the first one), else None.
+    ``variables`` None: any variable may be defined (not checked).
 
     The names come from the compiled template (cached: the engine renders this text with it
     later); only a template with a problem is walked again, to say where and why."""
@@ -109,7 +114,9 @@ def template_problem(text: str, variables: frozenset[str]) -> ELError | None:
         compiled = compile_template(text)
     except ELError as error:  # a syntax error
         return error
-    if compiled.functions <= RUNTIME_FUNCTIONS and compiled.variables <= variables:
+    if compiled.functions <= RUNTIME_FUNCTIONS and (
+        variables is None or compiled.variables <= variables
+    ):
         return None
     parts = parse_template(text)
     for part in parts:
@@ -129,7 +136,7 @@ def template_problem(text: str, variables: frozenset[str]) -> ELError | None:
                     offset=n.pos,
                     hint=_function_hint(n.name),
                 )
-            elif isinstance(n, Variable) and n.name not in variables:
+            elif isinstance(n, Variable) and variables is not None and n.name not in variables:
                 return ELError(
                     f"unresolved variable [{n.name}]",
                     template=text,

@@ -142,3 +142,19 @@ def test_validate_expands_the_properties_as_submit_does(tmp_path: Path) -> None:
         done = bt("validate", str(app), "--config", str(props), home=tmp_path / "home")
         assert done.returncode == 0, done
     assert bt("submit", str(props), home=tmp_path / "home").returncode == 0
+
+
+def test_validate_without_values_says_a_bundles_coordinators_were_not_checked(
+    tmp_path: Path,
+) -> None:
+    """A bundle without --config: its file passes, and the note says its coordinators need the
+    submission's values (they were not resolved), instead of a bare "Valid"."""
+    bundle, props = write(tmp_path, start="2027-01-01T00:00Z")  # a coordinator submit refuses
+    done = bt("validate", str(bundle), home=tmp_path / "home")
+    assert (done.returncode, done.stderr) == (0, ""), done
+    assert done.stdout == (
+        f"Valid bundle-app: {bundle} (its coordinators are checked with the values: add "
+        "--config job.properties or -D)\n"
+    )
+    done = bt("validate", str(bundle), "--config", str(props), home=tmp_path / "home")
+    assert done.returncode == 1 and "E1003" in done.stderr, done

@@ -74,9 +74,18 @@ def test_validate_with_config_and_submit_refuse_it(
     assert done.stderr.splitlines() == [error.format(file=workflow), hint]
     assert not home.exists()  # no store file, no rows
 
-    # without values validate checks the schema only (the EL's variables need a conf)
+    # without values, validate still refuses what no value could fix (syntax, a function
+    # name); a variable may get its value at submit, so it is named in a note instead
     done = bt("validate", "workflow.xml", cwd=tmp_path)
-    assert done.returncode == 0, done
+    if "unresolved variable" in error:
+        assert done.returncode == 0, done
+        assert done.stdout == (
+            "Valid workflow-app: workflow.xml (schema only: give values for ok, undefinedvar with "
+            "--config or -D to check the rest)\n"
+        )
+    else:
+        assert done.returncode == 1 and done.stdout == "", done
+        assert done.stderr.splitlines() == [error.format(file="workflow.xml"), hint]
 
 
 def test_a_valid_workflow_still_submits(tmp_path: Path) -> None:

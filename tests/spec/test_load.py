@@ -113,9 +113,10 @@ def test_validate_resolves_each_enabled_coordinator_as_submit_does(
 
 def test_validate_without_values_does_not_resolve_the_coordinators(tmp_path: Path) -> None:
     """No values (validate without --config / -D): the lenient, schema-only mode. The bundle
-    file is checked as far as it can be; its coordinators need values to be resolved."""
+    file is checked as far as it can be; its coordinators need values to be resolved, so it is
+    never reported as wholly checked."""
     v = validate_file(bundle(tmp_path, end="2025-01-01T00:00Z"), CLOCK, None)
-    assert (v.kind_name, v.checked_semantics) == ("bundle-app", True)
+    assert (v.kind_name, v.checked_semantics, v.needs) == ("bundle-app", False, ())
     v = validate_file(bundle(tmp_path, end="${e}"), CLOCK, None)
     assert v.checked_semantics is False and v.needs == ("e",)
 
