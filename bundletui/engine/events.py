@@ -240,7 +240,16 @@ class EventService:
         spec = self._spec(coord)
         rows = store.job_events(tx.conn, job_id)
         events = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
-        crons, next_cron = self._crons(spec, coord, job.created_time, tx.now_ms)
+        # the schedule's first job counts a cron time at its very start (Quartz's first fire
+        # time may equal the start); a job opened by a firing must not count that firing's time
+        first = (
+            job.created_time <= coord.start_time
+            and not tx.conn.execute(
+                "SELECT 1 FROM job_queue WHERE coord_id = ? AND id < ? LIMIT 1", (coord.id, job_id)
+            ).fetchone()
+        )
+        opened = job.created_time - 1 if first else job.created_time
+        crons, next_cron = self._crons(spec, coord, opened, tx.now_ms)
         window = Window(job.created_time, events, crons)
         verdict = evaluate(spec, window, tx.now_ms)
         if verdict.fired:

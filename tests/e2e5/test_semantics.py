@@ -245,6 +245,24 @@ def test_cron_leaf_across_daylight_saving_time(bt: Bt5) -> None:
     ]
 
 
+def test_a_cron_time_at_the_schedules_start_fires_once(bt: Bt5) -> None:
+    """Hourly cron, start 00:00 (the simulated clock starts there too): it fires at 00:00, as
+    Quartz's first fire time may equal the start (it used to begin at 01:00), and the job the
+    00:00 firing opens does not fire a second time for it."""
+    coord = bt.submit(
+        bt.write(
+            "hourly.xml", event_coordinator("hourly", trigger='<cron expression="0 * * * *"/>')
+        )
+    )
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T03:30Z")
+    assert [fmt_ms(a["nominal"]) for a in bt.actions(coord)] == [
+        "2026-01-01T00:00Z",
+        "2026-01-01T01:00Z",
+        "2026-01-01T02:00Z",
+        "2026-01-01T03:00Z",
+    ]
+
+
 def test_concurrency_holds_fired_jobs_until_a_run_ends(bt: Bt5) -> None:
     """concurrency max=1: jobs fired while a run is going wait ("concurrency (1/1 running)",
     with no time to look again) and launch one by one as runs end."""
