@@ -34,8 +34,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bundletui.api import handlers
-from bundletui.api.handlers import JSON, Call, Reply, ServerState
+from bundletui.api.handlers import JSON, Call, Reply
 from bundletui.api.params import Params, parse_query
+from bundletui.commands.base import system_mode
 from bundletui.errors import ApiError, BundletuiError, StoreError
 from bundletui.store.db import Store, current_user, resolve_home
 
@@ -48,12 +49,12 @@ _STORE_UNUSABLE = ("EB001", "EB002", "EB003")
 
 
 class Api:
-    """One server's state: the home, the token, Oozie's system mode, the worker threads."""
+    """One server's state: the home, the token, the worker threads (Oozie's system mode is in
+    the store, shared with every face)."""
 
     def __init__(self, home: str | Path | None, token: str | None = None, workers: int = 4):
         self.home = resolve_home(home)
         self.token = token or None
-        self.state = ServerState()
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="bundletui-api")
         self._local = threading.local()
         self._stores: list[Store] = []
@@ -112,6 +113,8 @@ def status_of(error: BundletuiError) -> int:
     if isinstance(error, ApiError):
         return error.status
     if isinstance(error, StoreError) and error.code in _STORE_UNUSABLE:
+        return 503
+    if error.code == "E0002":  # safe mode, as the guard below answers
         return 503
     return 400
 
@@ -207,8 +210,10 @@ async def _read_body(request: Request) -> bytes:
 
 
 def _guard_mode(api: Api, call: Call, *, admin: bool = False) -> None:
-    mode = api.state.mode
-    if admin or mode == "NORMAL":
+    if admin:
+        return
+    mode = system_mode(api.store().conn)
+    if mode == "NORMAL":
         return
     if mode == "NOWEBSERVICE" or call.method != "GET":
         raise ApiError(
@@ -251,7 +256,7 @@ async def openapi(api: Api, request: Request) -> Reply:
 async def admin(api: Api, request: Request) -> Reply:
     call = await _call(api, request, str(request.path_params["resource"]))
     _guard_mode(api, call, admin=True)
-    return handlers.admin(api.state, call)
+    return await api.run(api.with_store(handlers.admin), call)
 
 
 async def jobs(api: Api, request: Request) -> Reply:

@@ -15,8 +15,9 @@ from typing import Any
 
 from bundletui import __version__
 from bundletui.api.params import Params
+from bundletui.commands import admin as admin_cmd
 from bundletui.commands import coord_queries, dispatch, queries
-from bundletui.commands.base import Ctx
+from bundletui.commands.base import SYSTEM_MODES, Ctx
 from bundletui.commands.workflows import rerun_keys
 from bundletui.errors import ApiError, BundletuiError
 from bundletui.model.ids import IdKind, kind_of
@@ -27,7 +28,6 @@ JSON = "application/json;charset=UTF-8"
 TEXT = "text/plain;charset=UTF-8"
 XML = "application/xml;charset=UTF-8"
 
-SYSTEM_MODES = ("NORMAL", "NOWEBSERVICE", "SAFEMODE")
 LISTING_OFFSET, LISTING_LEN = 1, 50  # GET /jobs defaults (oozie.md §7.1)
 V1_ACTIONS_LEN = 1000  # oozie.coord.actions.default.length; v2's default is 0
 HTTP_JOB_TYPES = ("mapreduce", "pig", "hive", "sqoop")  # Oozie's proxy submissions
@@ -55,13 +55,6 @@ class Reply:
     media_type: str = JSON
 
 
-@dataclass
-class ServerState:
-    """What the API keeps in memory: Oozie's system mode (``PUT admin/status``)."""
-
-    mode: str = "NORMAL"
-
-
 def bad_value(name: str, value: object, hint: str | None = None) -> ApiError:
     return ApiError("E0303", f"Invalid parameter value, [{name}] = [{value}]", hint=hint)
 
@@ -73,18 +66,18 @@ def missing(name: str, hint: str | None = None) -> ApiError:
 # ----------------------------------------------------------------------------- admin
 
 
-def admin(state: ServerState, call: Call) -> Reply:
+def admin(store: Store, call: Call) -> Reply:
     if call.resource == "status":
         if call.method == "GET":
-            return Reply({"systemMode": state.mode})
-        mode = call.params.text("systemmode").upper()
+            return Reply({"systemMode": admin_cmd.current_mode(store)})
+        mode = call.params.text("systemmode")
         if not mode:
             raise missing("systemmode", hint="systemmode=NORMAL|NOWEBSERVICE|SAFEMODE")
-        if mode not in SYSTEM_MODES:
+        if mode.upper() not in SYSTEM_MODES:
             raise bad_value(
                 "systemmode", call.params.get("systemmode"), "NORMAL, NOWEBSERVICE or SAFEMODE"
             )
-        state.mode = mode
+        admin_cmd.set_system_mode(Ctx(store, face="api", user=call.user), mode)
         return Reply()
     if call.method != "GET":
         raise ApiError(

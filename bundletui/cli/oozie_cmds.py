@@ -134,6 +134,18 @@ JOBS_OPTIONS: dict[str, Opt] = {
 }
 
 
+ADMIN_OPTIONS: dict[str, Opt] = {
+    "status": Opt(action=True),
+    "systemmode": Opt(value=True, action=True),
+    "version": Opt(action=True),
+    "home": Opt(value=True),
+    "oozie": Opt(value=True, ignored=True),
+    "auth": Opt(value=True, ignored=True),
+}
+
+VERSION_OPTIONS: dict[str, Opt] = {"oozie": Opt(value=True, ignored=True)}
+
+
 @dataclass
 class Args:
     """A parsed Oozie command line: first value of each option (as commons-cli's
@@ -261,16 +273,20 @@ def _zone(tzid: str) -> tzinfo:
 
 
 def run(kind: str, argv: list[str]) -> int:
-    """Run ``oozie job`` or ``oozie jobs``; the exit code (0, or 255 like Oozie)."""
-    table = JOB_OPTIONS if kind == "job" else JOBS_OPTIONS
+    """Run ``oozie job|jobs|admin|version``; the exit code (0, or 255 like Oozie)."""
+    table = _TABLES[kind]
     try:
-        args = parse_args(argv, table, need_operation=kind == "job")
+        args = parse_args(argv, table, need_operation=kind in ("job", "admin"))
         home = args.get("home") or os.environ.get("BUNDLETUI_HOME")
         front = Front(args, Path(home) if home else None)
         _notes(args, table)
         if kind == "job":
             assert args.operation is not None
             JOB_OPERATIONS[args.operation](front)
+        elif kind == "admin":
+            admin_command(front)
+        elif kind == "version":
+            say(f"Oozie client build version: {_build_version()}")
         else:
             jobs_command(front)
         sys.stdout.flush()
@@ -304,6 +320,43 @@ def _notes(args: Args, table: dict[str, Opt]) -> None:
             )
 
 
+_TABLES = {
+    "job": JOB_OPTIONS,
+    "jobs": JOBS_OPTIONS,
+    "admin": ADMIN_OPTIONS,
+    "version": VERSION_OPTIONS,
+}
+
+
+def _build_version() -> str:
+    from bundletui import __version__
+
+    return f"bundletui-{__version__}"
+
+
+def admin_command(front: Front) -> None:
+    """``oozie admin -status | -systemmode MODE | -version``. The mode is the store's, shared
+    with the HTTP API and every other process (SAFEMODE refuses every change to jobs)."""
+    if front.args.operation == "version":
+        say(f"Oozie server build version: {_build_version()}")
+        return
+    from bundletui.commands import admin
+    from bundletui.commands.base import Ctx
+    from bundletui.store.db import Store
+
+    store = Store(front.home, create=False)
+    try:
+        if front.args.operation == "systemmode":
+            mode = admin.set_system_mode(
+                Ctx(store, face="oozie-cli"), front.args.get("systemmode") or ""
+            )
+        else:
+            mode = admin.current_mode(store)
+        say(f"System mode: {mode}")
+    finally:
+        store.close()
+
+
 USAGE = {
     "job": (
         "bundletui oozie job <OPTIONS> : job operations\n"
@@ -319,6 +372,13 @@ USAGE = {
         "             [-verbose] [-allruns] [-localtime] [-timezone ID]\n"
         "  --home DIR  the store (default $BUNDLETUI_HOME or ~/.bundletui); -oozie URL is ignored"
     ),
+    "admin": (
+        "bundletui oozie admin <OPTIONS> : admin operations\n"
+        "  -status                  the system mode\n"
+        "  -systemmode NORMAL|NOWEBSERVICE|SAFEMODE   set it (SAFEMODE: no job changes)\n"
+        "  -version                 the build version  --home DIR"
+    ),
+    "version": "bundletui oozie version : the client build version",
     "jobs": (
         "bundletui oozie jobs <OPTIONS> : jobs status\n"
         "  -jobtype wf|coordinator|bundle  -filter name=value;...  -len n  -offset n\n"
@@ -1430,5 +1490,15 @@ def register(app: typer.Typer) -> None:
     def jobs_(ctx: typer.Context) -> None:
         """Job listings: -jobtype wf|coordinator|bundle -filter … -len … -offset …"""
         raise typer.Exit(run("jobs", list(ctx.args)))
+
+    @oozie.command("admin", context_settings=_PASS_THROUGH, add_help_option=False)
+    def admin(ctx: typer.Context) -> None:
+        """Admin: -status, -systemmode NORMAL|NOWEBSERVICE|SAFEMODE, -version."""
+        raise typer.Exit(run("admin", list(ctx.args)))
+
+    @oozie.command("version", context_settings=_PASS_THROUGH, add_help_option=False)
+    def version(ctx: typer.Context) -> None:
+        """The client build version."""
+        raise typer.Exit(run("version", list(ctx.args)))
 
     app.add_typer(oozie, name="oozie")

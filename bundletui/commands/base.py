@@ -8,6 +8,7 @@ it was).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -18,6 +19,26 @@ from bundletui.store.db import Store, Tx, current_user
 from bundletui.store.jobs import audit
 
 T = TypeVar("T")
+
+SYSTEM_MODES = ("NORMAL", "NOWEBSERVICE", "SAFEMODE")
+"""Oozie's system modes, kept in the store's meta so every face and process sees one mode."""
+SYSTEM_MODE_KEY = "system_mode"
+ADMIN_COMMANDS = frozenset({"systemmode"})  # what still runs in SAFEMODE
+
+
+def system_mode(conn: sqlite3.Connection) -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SYSTEM_MODE_KEY,)).fetchone()
+    return str(row[0]) if row else "NORMAL"
+
+
+def refuse_in_safe_mode(conn: sqlite3.Connection) -> None:
+    """SAFEMODE: no job is submitted or changed, through any face (Oozie's E0002)."""
+    if system_mode(conn) == "SAFEMODE":
+        raise CommandError(
+            "E0002",
+            "System is in safe mode",
+            hint="an operator put it there; bundletui oozie admin -systemmode NORMAL ends it",
+        )
 
 
 @dataclass
@@ -40,6 +61,8 @@ def run(
     """Run ``fn`` in one write transaction with its audit row; errors leave the store as it was."""
     try:
         with ctx.store.write() as tx:
+            if command not in ADMIN_COMMANDS:
+                refuse_in_safe_mode(tx.conn)
             result = fn(tx)
             audit(
                 tx,

@@ -6,6 +6,7 @@ without a declaration."""
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from datetime import timedelta
 from email.utils import parsedate_to_datetime
@@ -16,6 +17,7 @@ import httpx
 import pytest
 
 from tests.api.conftest import (
+    BUNDLETUI,
     FEEDS,
     NAIVE_BAYES,
     Live,
@@ -128,6 +130,33 @@ def test_system_mode(http: httpx.Client, bare: Live) -> None:
     oozie_error(http.get(f"v2/job/{job_id}"), 503, "E0002")
     assert http.put("v2/admin/status", params={"systemmode": "normal"}).status_code == 200
     assert http.put(f"v2/job/{job_id}", params={"action": "suspend"}).status_code == 200
+
+
+def test_the_system_mode_is_the_stores_shared_with_the_command_line(
+    http: httpx.Client, bare: Live
+) -> None:
+    """SAFEMODE set through the API holds for the CLI of another process, and the other way
+    round: the mode is in the store, not in the API's memory."""
+    job_id = submit(http, coord_conf(bare))
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [BUNDLETUI, *args, "--home", str(bare.home)],
+            capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    assert http.put("v1/admin/status", params={"systemmode": "SAFEMODE"}).status_code == 200
+    assert cli("oozie", "admin", "-status").stdout == "System mode: SAFEMODE\n"
+    refused = cli("kill", job_id)
+    assert refused.returncode == 1 and "E0002" in refused.stderr, refused
+    assert http.get(f"v2/job/{job_id}").json()["status"] != "KILLED"
+    assert cli("oozie", "admin", "-systemmode", "NORMAL").stdout == "System mode: NORMAL\n"
+    assert http.get("v2/admin/status").json() == {"systemMode": "NORMAL"}
+    assert cli("kill", job_id).returncode == 0
+    assert cli("oozie", "admin", "-systemmode", "NOWEBSERVICE").returncode == 0
+    oozie_error(http.get(f"v2/job/{job_id}"), 503, "E0002")
+    assert http.put("v2/admin/status", params={"systemmode": "NORMAL"}).status_code == 200
+    assert http.get(f"v2/job/{job_id}").json()["status"] == "KILLED"
 
 
 # ----------------------------------------------------------------------------- submit

@@ -588,3 +588,55 @@ def test_human_coordinator_info_reads_at_80_columns(world: World) -> None:
     action = oozie(world.home, "info", f"{world.coord}@4", columns=80)
     assert "Waiting for   : 1 of 1 inputs missing:" in action.stdout
     assert f"✗ {_dep(world.apps, 3)}" in action.stdout
+
+
+# ----------------------------------------------------------------------------- admin
+
+
+def test_admin_status_systemmode_and_versions(fresh: World, tmp_path: Path) -> None:
+    """``oozie admin`` and ``oozie version`` as Oozie prints them. SAFEMODE, kept in the store,
+    refuses every change to jobs through any command line (the refused attempt is audited, the
+    jobs stay as they were) until ``-systemmode NORMAL``."""
+    home = fresh.home
+    assert oozie(home, "oozie", "version").stdout == "Oozie client build version: bundletui-0.1.0\n"
+    assert oozie(home, "oozie", "admin", "-version").stdout == (
+        "Oozie server build version: bundletui-0.1.0\n"
+    )
+    assert oozie(home, "oozie", "admin", "-status").stdout == "System mode: NORMAL\n"
+    missing = oozie(tmp_path / "nowhere", "oozie", "admin", "-status")
+    assert missing.code == 255 and "EB001" in missing.stderr, missing
+    assert not (tmp_path / "nowhere").exists()
+    usage = oozie(home, "oozie", "admin")
+    assert usage.code == 255 and "Missing required option: one of -status" in usage.stderr
+    bad = oozie(home, "oozie", "admin", "-systemmode", "PANIC")
+    assert (
+        bad.code == 255
+        and "E0303" in bad.stderr
+        and "NORMAL, NOWEBSERVICE or SAFEMODE" in bad.stderr
+    )
+
+    out = oozie(home, "oozie", "admin", "-systemmode", "safemode")
+    assert (out.code, out.stdout) == (0, "System mode: SAFEMODE\n"), out
+    with Store(home, create=False) as store:
+        before = queries.job_info(store.conn, fresh.coord)["status"]
+        jobs_before = store.conn.execute("SELECT count(*) FROM coord_jobs").fetchone()[0]
+    killed = oozie(home, "oozie", "job", "-kill", fresh.coord)
+    assert killed.code == 255 and killed.stderr.startswith(
+        "Error: E0002 : E0002: System is in safe mode"
+    )
+    submitted = oozie(home, "submit", str(fresh.apps.daily_props))
+    assert submitted.code == 1 and "E0002" in submitted.stderr, submitted
+    with Store(home, create=False) as store:
+        assert queries.job_info(store.conn, fresh.coord)["status"] == before
+        assert store.conn.execute("SELECT count(*) FROM coord_jobs").fetchone()[0] == jobs_before
+        refused = store.conn.execute(
+            "SELECT command, error FROM audit_log WHERE result = 'error' ORDER BY id"
+        ).fetchall()
+        assert [c for c, _ in refused][-2:] == ["kill", "submit"]
+        assert all(e.startswith("E0002") for _, e in refused[-2:])
+    assert oozie(home, "oozie", "admin", "-status").stdout == "System mode: SAFEMODE\n"
+
+    assert oozie(home, "oozie", "admin", "-systemmode", "NORMAL").stdout == "System mode: NORMAL\n"
+    assert oozie(home, "oozie", "job", "-kill", fresh.coord).code == 0
+    with Store(home, create=False) as store:
+        assert queries.job_info(store.conn, fresh.coord)["status"] == "KILLED"
