@@ -36,7 +36,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from bundletui.api import handlers
 from bundletui.api.handlers import JSON, Call, Reply
 from bundletui.api.params import Params, parse_query
-from bundletui.commands.base import system_mode
 from bundletui.errors import ApiError, BundletuiError, StoreError
 from bundletui.store.db import Store, current_user, resolve_home
 
@@ -212,7 +211,7 @@ async def _read_body(request: Request) -> bytes:
 def _guard_mode(api: Api, call: Call, *, admin: bool = False) -> None:
     if admin:
         return
-    mode = system_mode(api.store().conn)
+    mode = api.store().system_mode()
     if mode == "NORMAL":
         return
     if mode == "NOWEBSERVICE" or call.method != "GET":

@@ -7,15 +7,15 @@ is submitted or changed through any face; reading goes on, and so does the engin
 
 from __future__ import annotations
 
-from bundletui.commands.base import SYSTEM_MODE_KEY, SYSTEM_MODES, Ctx, run, system_mode
+from bundletui.commands.base import SYSTEM_MODES, Ctx, run
 from bundletui.errors import CommandError
-from bundletui.store.db import Store, Tx
+from bundletui.store.db import SYSTEM_MODE_KEY, Store, Tx
 
 __all__ = ["SYSTEM_MODES", "current_mode", "set_system_mode"]
 
 
 def current_mode(store: Store) -> str:
-    return system_mode(store.conn)
+    return store.system_mode()
 
 
 def set_system_mode(ctx: Ctx, mode: str) -> str:

@@ -15,20 +15,14 @@ from typing import Any, TypeVar
 
 from bundletui.commands.effects import Effects, OutboxEffects
 from bundletui.errors import BundletuiError, CommandError
-from bundletui.store.db import Store, Tx, current_user
+from bundletui.store.db import Store, Tx, current_user, system_mode
 from bundletui.store.jobs import audit
 
 T = TypeVar("T")
 
 SYSTEM_MODES = ("NORMAL", "NOWEBSERVICE", "SAFEMODE")
 """Oozie's system modes, kept in the store's meta so every face and process sees one mode."""
-SYSTEM_MODE_KEY = "system_mode"
 ADMIN_COMMANDS = frozenset({"systemmode"})  # what still runs in SAFEMODE
-
-
-def system_mode(conn: sqlite3.Connection) -> str:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SYSTEM_MODE_KEY,)).fetchone()
-    return str(row[0]) if row else "NORMAL"
 
 
 def refuse_in_safe_mode(conn: sqlite3.Connection) -> None:

@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,34 +57,59 @@ class CoordinatorService:
         self.check: dict[str, None] = {}  # actions whose inputs should be checked now
         self._poll_backoff: dict[str, int] = {}
         self._raced: set[str] = set()  # actions re-checked once because an input landed mid-check
+        self._held: list[tuple[Callable[[Tx, str], None], str]] = []  # dues reached in SAFEMODE
         self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
         self._wf_paths: dict[tuple[str, str], Path] = {}  # (coordinator file, app path) -> file
 
     def install(self) -> None:
         e = self.engine
         e.pumps.insert(0, self.pump)
-        e.busy_checks.append(lambda: bool(self.dirty or self.check))
-        e.pending_checks.append(lambda: bool(self.dirty or self.check))
+        e.busy_checks.append(self._has_work)
+        e.pending_checks.append(self._has_work)
         e.recoveries.append(self.recover)
         e.wake_coordinator_hook = lambda tx, cid: self.mark(cid)
         e.on_outbox("coord.wake", lambda tx, cid, args: self.mark(cid))
         e.on_due("coord.materialize", lambda tx, cid: self.mark(cid))
         e.on_due("coord.pause", lambda tx, cid: self.mark(cid))
-        e.on_due("action.timeout", self.on_timeout)
-        e.on_due("action.skip", self.on_skip)
+        e.on_due("action.timeout", self._unless_safe(self.on_timeout))
+        e.on_due("action.skip", self._unless_safe(self.on_skip))
         e.on_due("action.recheck", lambda tx, aid: self.check.__setitem__(aid, None))
         e.on_due("action.poll", lambda tx, aid: self.check.__setitem__(aid, None))
 
     def mark(self, coord_id: str) -> None:
         self.dirty[coord_id] = None
 
+    # ------------------------------------------------------------------ safe mode
+
+    def _has_work(self) -> bool:
+        """In SAFEMODE the work waits (kept in memory) and the engine counts as idle."""
+        return bool(self.dirty or self.check or self._held) and not self.engine.safe_mode
+
+    def _unless_safe(self, fn: Callable[[Tx, str], None]) -> Callable[[Tx, str], None]:
+        """A due time reached in SAFEMODE (an action's timeout, a skip) is kept for when the
+        mode goes back to NORMAL, as Oozie's paused input checks time actions out then."""
+
+        def handler(tx: Tx, key: str) -> None:
+            if self.engine.safe_mode:
+                self._held.append((fn, key))
+            else:
+                fn(tx, key)
+
+        return handler
+
     # ------------------------------------------------------------------ pump
 
     def pump(self, tx: Tx) -> bool:
         """Coordinators first (launches), then input checks; within the tick's time budget,
         leaving the rest for the next tick (a restart's thousands of re-checks included)."""
+        if self.engine.safe_mode:
+            return False  # nothing materializes, is checked or launches (Oozie's SAFEMODE)
         deadline = self.engine.tick_deadline
         did = False
+        held, self._held = self._held, []
+        for fn, key in held:
+            self.engine._guarded(tx, f"held {key}", fn, tx, key)
+            did = True
         while self.dirty and time.monotonic() < deadline:
             cid = next(iter(self.dirty))
             del self.dirty[cid]

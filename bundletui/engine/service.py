@@ -102,6 +102,7 @@ class Engine:
         self.ticks = 0
         self.store_changed = True  # cheap pending checks may skip store reads when False
         self._did_last = True
+        self.safe_mode = False
         self._sim_unsaved = False  # the simulated clock moved; the next tick's commit records it
         self.tick_deadline = 0.0
         self.state = "starting"  # starting | standby | active | stopped
@@ -418,6 +419,18 @@ class Engine:
         if version != self._data_version:
             self._data_version = version
             self._outbox_dirty = True
+            # Oozie's SAFEMODE pauses materialization, input checks and launches (an operator
+            # sets it with `oozie admin -systemmode`; a commit of another process tells us)
+            safe = self.store.system_mode() == "SAFEMODE"
+            if safe != self.safe_mode:
+                self.safe_mode = safe
+                log.warning(
+                    "system mode %s: %s",
+                    "SAFEMODE" if safe else "NORMAL",
+                    "materialization, input checks and launches pause"
+                    if safe
+                    else "coordinators go on",
+                )
         did = False
         outbox = outbox_head(self.store.conn) if self._outbox_dirty else []
         self._outbox_dirty = bool(outbox)

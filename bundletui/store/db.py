@@ -214,6 +214,9 @@ class Store:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def system_mode(self) -> str:
+        return system_mode(self.conn)
+
     def set_meta(self, tx: Tx, key: str, value: str) -> None:
         tx.conn.execute(
             "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -243,6 +246,16 @@ def current_user() -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return "user"
+
+
+SYSTEM_MODE_KEY = "system_mode"
+
+
+def system_mode(conn: sqlite3.Connection) -> str:
+    """Oozie's system mode (``oozie admin -systemmode``), shared by every process; NORMAL
+    until an operator sets another."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (SYSTEM_MODE_KEY,)).fetchone()
+    return str(row[0]) if row else "NORMAL"
 
 
 def _statements(script: str) -> list[str]:
