@@ -17,7 +17,7 @@ from bundletui import __version__
 from bundletui.api.params import Params
 from bundletui.commands import admin as admin_cmd
 from bundletui.commands import coord_queries, dispatch, queries
-from bundletui.commands.base import SYSTEM_MODES, Ctx
+from bundletui.commands.base import Ctx
 from bundletui.commands.workflows import rerun_keys
 from bundletui.errors import ApiError, BundletuiError
 from bundletui.model.ids import IdKind, kind_of
@@ -69,14 +69,10 @@ def missing(name: str, hint: str | None = None) -> ApiError:
 def admin(store: Store, call: Call) -> Reply:
     if call.resource == "status":
         if call.method == "GET":
-            return Reply({"systemMode": admin_cmd.current_mode(store)})
+            return Reply({"systemMode": store.system_mode()})
         mode = call.params.text("systemmode")
         if not mode:
             raise missing("systemmode", hint="systemmode=NORMAL|NOWEBSERVICE|SAFEMODE")
-        if mode.upper() not in SYSTEM_MODES:
-            raise bad_value(
-                "systemmode", call.params.get("systemmode"), "NORMAL, NOWEBSERVICE or SAFEMODE"
-            )
         admin_cmd.set_system_mode(Ctx(store, face="api", user=call.user), mode)
         return Reply()
     if call.method != "GET":
@@ -86,7 +82,7 @@ def admin(store: Store, call: Call) -> Reply:
     if call.resource == "build-version":
         return Reply(
             {
-                "buildVersion": f"bundletui-{__version__}",
+                "buildVersion": admin_cmd.BUILD_VERSION,
                 "buildInfo": {"build.version": __version__},
             }
         )

@@ -286,7 +286,9 @@ def run(kind: str, argv: list[str]) -> int:
         elif kind == "admin":
             admin_command(front)
         elif kind == "version":
-            say(f"Oozie client build version: {_build_version()}")
+            from bundletui.commands.admin import BUILD_VERSION
+
+            say(f"Oozie client build version: {BUILD_VERSION}")
         else:
             jobs_command(front)
         sys.stdout.flush()
@@ -328,20 +330,15 @@ _TABLES = {
 }
 
 
-def _build_version() -> str:
-    from bundletui import __version__
-
-    return f"bundletui-{__version__}"
-
-
 def admin_command(front: Front) -> None:
     """``oozie admin -status | -systemmode MODE | -version``. The mode is the store's, shared
     with the HTTP API and every other process (SAFEMODE refuses every change to jobs)."""
-    if front.args.operation == "version":
-        say(f"Oozie server build version: {_build_version()}")
-        return
     from bundletui.commands import admin
     from bundletui.commands.base import Ctx
+
+    if front.args.operation == "version":
+        say(f"Oozie server build version: {admin.BUILD_VERSION}")
+        return
     from bundletui.store.db import Store
 
     store = Store(front.home, create=False)
@@ -351,7 +348,7 @@ def admin_command(front: Front) -> None:
                 Ctx(store, face="oozie-cli"), front.args.get("systemmode") or ""
             )
         else:
-            mode = admin.current_mode(store)
+            mode = store.system_mode()
         say(f"System mode: {mode}")
     finally:
         store.close()

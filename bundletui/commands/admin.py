@@ -7,15 +7,15 @@ is submitted or changed through any face; reading goes on, and so does the engin
 
 from __future__ import annotations
 
+from bundletui import __version__
 from bundletui.commands.base import SYSTEM_MODES, Ctx, run
 from bundletui.errors import CommandError
-from bundletui.store.db import SYSTEM_MODE_KEY, Store, Tx
+from bundletui.store.db import SYSTEM_MODE_KEY, Tx
 
-__all__ = ["SYSTEM_MODES", "current_mode", "set_system_mode"]
+__all__ = ["BUILD_VERSION", "SYSTEM_MODES", "set_system_mode"]
 
-
-def current_mode(store: Store) -> str:
-    return store.system_mode()
+BUILD_VERSION = f"bundletui-{__version__}"
+"""What ``oozie admin -version`` and ``GET admin/build-version`` report."""
 
 
 def set_system_mode(ctx: Ctx, mode: str) -> str:

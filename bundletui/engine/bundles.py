@@ -97,13 +97,10 @@ class BundleService:
             coord = jobs.coord_head(tx.conn, coord_id)
             if coord is None:
                 return
-            tx.conn.execute("SAVEPOINT child")
             try:
-                fn(tx, coord, args)
-                tx.conn.execute("RELEASE child")
+                with self.engine.savepoint(tx, "child"):
+                    fn(tx, coord, args)
             except BundletuiError as exc:
-                tx.conn.execute("ROLLBACK TO child")
-                tx.conn.execute("RELEASE child")
                 log.info("bundle child command on %s refused: %s", coord_id, exc.describe())
             bundlecmd.coordinator_changed(
                 tx, self.engine.effects, jobs.must_coord_head(tx.conn, coord_id), acted=True

@@ -171,16 +171,12 @@ class CoordinatorService:
         CoordMaterializeTransitionXCommand does: this batch's actions are discarded, the error is
         kept on the row for ``info``, and the bundle hears of it. Retrying each tick would only
         fail the same way; ``change status=RUNNING`` (after fixing the cause) tries again."""
-        tx.conn.execute("SAVEPOINT materialize")
-        mark = len(self.engine.after_commit)
         try:
-            written = self.materialize(tx, coord, now)
+            with self.engine.savepoint(tx, "materialize"):
+                return self.materialize(tx, coord, now)
         except sqlite3.Error:
             raise
         except Exception as exc:
-            tx.conn.execute("ROLLBACK TO materialize")
-            tx.conn.execute("RELEASE materialize")
-            del self.engine.after_commit[mark:]
             if isinstance(exc, BundletuiError):
                 code, message = exc.code, str(exc).removeprefix(f"{exc.code}: ")
                 message += f" (hint: {exc.hint})" if exc.hint else ""
@@ -192,8 +188,6 @@ class CoordinatorService:
             return coordcmd.set_status(
                 tx, self.engine.effects, coord, t.to, error_code=code, error_message=message
             )
-        tx.conn.execute("RELEASE materialize")
-        return written
 
     def materialize(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
         """Create the actions due by ``now``; returns the coordinator row as written."""

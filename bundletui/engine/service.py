@@ -20,7 +20,7 @@ import socket
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -491,28 +491,35 @@ class Engine:
         if handler is not None:
             handler(tx, due.key)
 
-    def _guarded(self, tx: Tx, what: str, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run one work item in a savepoint: its failure is logged and undone, not fatal."""
-        tx.conn.execute("SAVEPOINT item")
+    @contextlib.contextmanager
+    def savepoint(self, tx: Tx, name: str = "item") -> Iterator[None]:
+        """What the block wrote (rows, after-commit actions) is undone if it raises, and the
+        error goes on; a SQLite error is the store's and aborts the whole tick instead."""
+        tx.conn.execute(f"SAVEPOINT {name}")
         mark = len(self.after_commit)
         try:
-            result = fn(*args)
-        except BundletuiError as exc:
-            tx.conn.execute("ROLLBACK TO item")
-            tx.conn.execute("RELEASE item")
-            del self.after_commit[mark:]
-            log.error("%s: %s", what, exc.describe())
-            return False
+            yield
         except sqlite3.Error:
             raise
         except Exception:
-            tx.conn.execute("ROLLBACK TO item")
-            tx.conn.execute("RELEASE item")
+            tx.conn.execute(f"ROLLBACK TO {name}")
+            tx.conn.execute(f"RELEASE {name}")
             del self.after_commit[mark:]
+            raise
+        tx.conn.execute(f"RELEASE {name}")
+
+    def _guarded(self, tx: Tx, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run one work item in a savepoint: its failure is logged and undone, not fatal."""
+        try:
+            with self.savepoint(tx):
+                return fn(*args)
+        except BundletuiError as exc:
+            log.error("%s: %s", what, exc.describe())
+        except sqlite3.Error:
+            raise
+        except Exception:
             log.exception("%s failed", what)
-            return False
-        tx.conn.execute("RELEASE item")
-        return result
+        return False
 
     def _run_after_commit(self) -> None:
         actions, self.after_commit = self.after_commit, []

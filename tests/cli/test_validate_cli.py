@@ -8,14 +8,12 @@ Also a critical flag that is neither true nor false, and numbers outside Java's 
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
+from tests.cli import bundletui
 
 BUNDLE = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
   <coordinator name="first" critical="{critical}">
@@ -38,14 +36,7 @@ COORD = """<coordinator-app name="c" frequency="{frequency}" start="${{start}}" 
 
 
 def bt(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [BUNDLETUI, *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "BUNDLETUI_HOME": str(home), "NO_COLOR": "1"},
-    )
+    return bundletui(*args, home=home)
 
 
 def write(

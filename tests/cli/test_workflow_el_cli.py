@@ -4,12 +4,11 @@ through the real command line: one error with the file, line and a hint, nothing
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
+from tests.cli import bundletui
 
 WORKFLOW = """<dag-app xmlns="uri:bundletui:dag:1.0" name="t">
   <job name="a"><shell><exec>echo</exec><argument>${ok}</argument></shell></job>
@@ -43,15 +42,7 @@ CASES = [
 
 
 def bt(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [BUNDLETUI, *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-    )
+    return bundletui(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize(("expression", "error", "hint"), CASES)
