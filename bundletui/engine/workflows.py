@@ -28,10 +28,11 @@ from bundletui.commands import workflows as wfcmd
 from bundletui.commands.nodes import app_of, node_finished, node_retry
 from bundletui.commands.propagate import workflow_finished
 from bundletui.engine import processes
-from bundletui.engine.fs_ops import run_fs_action
+from bundletui.engine.fs_ops import run_fs_action, run_fs_ops
 from bundletui.engine.wfel import app_dir
 from bundletui.errors import BundletuiError, EngineError
 from bundletui.model.apps import (
+    Conf,
     FsAction,
     FsOp,
     Node,
@@ -411,7 +412,7 @@ class WorkflowRunner:
         attempt = node.attempt + 1
         env = self._env(tx, wf, current=node.id)
         try:
-            action = env.resolve_action(spec)
+            action = env.resolve_action(spec, app.global_conf)
         except BundletuiError as exc:
             jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
             running = dataclasses.replace(node, status=t.to, attempt=attempt)
@@ -447,6 +448,13 @@ class WorkflowRunner:
                 return
             node_finished(tx, self.engine.effects, wf, running, ok=True, spec=spec)
         elif isinstance(action, ShellAction):
+            try:
+                # Oozie's launcher runs <prepare> (delete, then mkdir, as written) before the
+                # program, at every attempt; each operation is idempotent, so a crash re-runs it
+                run_fs_ops(action.prepare, recovery=True)
+            except BundletuiError as exc:
+                self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
+                return
             self._plan_shell(tx, wf, running, action)
         elif isinstance(action, SubWorkflowAction):
             self._start_sub_workflow(tx, wf, running, action, spec)
@@ -856,16 +864,21 @@ class _ElEnv:
 
         return bool(to_boolean(evaluate(text, self.ctx)))
 
-    def resolve_action(self, spec: Node) -> Any:
+    def resolve_action(self, spec: Node, global_conf: Conf = ()) -> Any:
+        """The node's action with its expressions resolved; a shell action's configuration
+        is the workflow's ``<global>`` one overridden by its own, as Oozie merges them."""
         action = spec.action
         r = self.render
         if isinstance(action, ShellAction):
+            configuration = {k: r(v) for k, v in global_conf}
+            configuration.update((k, r(v)) for k, v in action.configuration)
             return ShellAction(
                 exec=r(action.exec),
                 arguments=tuple(r(a) for a in action.arguments),
                 env_vars=tuple(r(v) for v in action.env_vars),
                 capture_output=action.capture_output,
-                configuration=tuple((k, r(v)) for k, v in action.configuration),
+                configuration=tuple(configuration.items()),
+                prepare=tuple(dataclasses.replace(op, path=r(op.path)) for op in action.prepare),
             )
         if isinstance(action, FsAction):
             return FsAction(

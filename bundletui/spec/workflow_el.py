@@ -2,7 +2,8 @@
 
 Oozie evaluates a node's EL when the node runs, so the decoder stores it as written. The
 engine renders (``bundletui.engine.workflows``, ``_ElEnv``): a shell action's exec, arguments,
-env-vars and configuration values; an fs action's paths, move targets and chmod permissions; a
+env-vars, configuration values, ``<prepare>`` paths and the ``<global>`` configuration merged
+into it; an fs action's paths, move targets and chmod permissions; a
 sub-workflow's app-path and configuration values; decision predicates; kill messages. What
 those expressions can see is known at submit, apart from the nodes' outcomes: the variables
 are ``KB``…``PB``, the Hadoop counter names and the conf's properties whose names are Java
@@ -64,7 +65,7 @@ def check_workflow_el(
     only syntax and function names are checked then."""
     variables: frozenset[str] | None = None  # built at the first expression: most have none
     for node in app.nodes:
-        for field, text in node_templates(node):
+        for field, text in node_templates(node, app):
             if "${" not in text:
                 continue
             if variables is None and variables_known:
@@ -74,15 +75,22 @@ def check_workflow_el(
                 raise _placed(app, node, field, problem)
 
 
-def node_templates(node: Node) -> Iterator[tuple[str, str]]:
-    """``(field, text)`` of every template the engine renders for ``node``, in document order."""
+def node_templates(node: Node, app: WorkflowApp | None = None) -> Iterator[tuple[str, str]]:
+    """``(field, text)`` of every template the engine renders for ``node``, in document order
+    (with ``app``, a shell action's ``<global>`` configuration too: it is rendered with it)."""
     action = node.action
     if isinstance(action, ShellAction):
+        for op in action.prepare:
+            yield f"<prepare> <{op.op}> path", op.path
         yield "<exec>", action.exec
         for i, arg in enumerate(action.arguments, 1):
             yield f"<argument> {i}", arg
         for env in action.env_vars:
             yield "<env-var>", env
+        own = {name for name, _value in action.configuration}
+        for name, value in app.global_conf if app is not None else ():
+            if name not in own:
+                yield f"<global> property [{name}]", value
         for name, value in action.configuration:
             yield f"property [{name}]", value
     elif isinstance(action, FsAction):

@@ -144,3 +144,35 @@ def test_suspend_and_resume_across_a_fork(bt: Bt, tmp_path: Path) -> None:
     bt.cli("resume", wf)
     assert bt.wait(wf)["status"] == "SUCCEEDED", bt.nodes(wf)
     assert sorted(trace_lines(tmp_path / "trace")) == ["after", "left", "right"]
+
+
+PREPARE = FIXTURES / "oozie-prepare" / "job.properties"
+
+
+def test_shell_prepare_runs_before_the_program_with_the_global_configuration(
+    bt: Bt, tmp_path: Path
+) -> None:
+    result = tmp_path / "result"
+    result.mkdir()
+    (result / "stale.txt").write_text("from an earlier run")  # <prepare> deletes it
+    bt.engine()
+    wf = bt.submit(PREPARE, {"out": str(tmp_path)})
+    assert bt.wait(wf)["status"] == "SUCCEEDED", bt.nodes(wf)
+    # the program started in the directory <prepare> emptied and made again
+    assert (result / "listing").read_text() == ""
+    assert not (result / "stale.txt").exists()
+    # OOZIE_ACTION_CONF_XML: <global> merged in, the action's own value overriding it
+    conf = (result / "conf.xml").read_text()
+    assert f"<value>global-{wf}</value>" in conf
+    assert "<value>from-action</value>" in conf and "from-global" not in conf
+
+
+def test_a_failing_prepare_fails_the_action_before_the_program_runs(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(PREPARE, {"out": "relative/dir"})  # prepare paths must be absolute
+    info = bt.wait(wf)
+    assert info["status"] == "KILLED"
+    assert info["errorMessage"] == "failed at [build]: FS011"
+    build = actions(info)["build"]
+    assert build["status"] == "ERROR" and build["errorCode"] == "FS011"
+    assert not Path("relative").exists()

@@ -116,7 +116,7 @@ def test_the_first_problem_in_document_order_is_reported(tmp_path: Path) -> None
 
 # ----------------------------------------------------------------------------- every rendered field
 
-OOZIE_WF = """<workflow-app {ns} name="w">
+OOZIE_WF = """<workflow-app {ns} name="w"><global><configuration><property><name>g</name><value>{global_conf}</value></property></configuration></global>
   <start to="d"/>
   <decision name="d">
     <switch>
@@ -125,7 +125,7 @@ OOZIE_WF = """<workflow-app {ns} name="w">
     </switch>
   </decision>
   <action name="s">
-    <shell xmlns="uri:oozie:shell-action:0.3">
+    <shell xmlns="uri:oozie:shell-action:0.3"><prepare><delete path="{prepare}"/></prepare>
       <configuration><property><name>k</name><value>{conf}</value></property></configuration>
       <exec>{exec}</exec>
       <argument>{argument}</argument>
@@ -166,6 +166,8 @@ GOOD = {
     "app_path": "${wf:appPath()}/child",
     "sub_conf": "${out}",
     "message": "failed at [${wf:lastErrorNode()}]",
+    "global_conf": "${out}",
+    "prepare": "/tmp/p",
 }
 
 
@@ -173,7 +175,9 @@ GOOD = {
     ("field", "line", "where"),
     [
         ("case", 3, 'in <case to="s"> of decision node [d]'),
+        ("prepare", 9, "in <prepare> <delete> path of action node [s]"),
         ("exec", 9, "in <exec> of action node [s]"),
+        ("global_conf", 9, "in <global> property [g] of action node [s]"),
         ("argument", 9, "in <argument> 1 of action node [s]"),
         ("env", 9, "in <env-var> of action node [s]"),
         ("conf", 9, "in property [k] of action node [s]"),
@@ -199,7 +203,7 @@ def test_every_field_the_engine_renders_is_checked(
 
 
 def test_fields_the_engine_never_renders_are_not_checked() -> None:
-    # name-node, resource-manager, <prepare>, the sla and <global> (unused at run time)
+    # name-node, resource-manager and the sla (unused at run time)
     loaded = load_app(FIX / "workflow-1.0.xml", {"v": "1", "appBase": "/apps"}, CLOCK)
     assert loaded.app.name == "child"
 
@@ -241,7 +245,11 @@ def test_valid_expressions_load(tmp_path: Path, text: str) -> None:
 
 
 def test_the_spec_fixture_workflow_loads_with_its_values() -> None:
-    load_app(FIX / "workflow-0.5.xml", {"outDir": "/tmp/out"}, CLOCK)
+    load_app(FIX / "workflow-0.5.xml", {"outDir": "/tmp/out", "queueName": "q"}, CLOCK)
+    # its <global> configuration is merged into each shell action: its variables are needed
+    err = refused(FIX / "workflow-0.5.xml", {"outDir": "/tmp/out"})
+    assert "unresolved variable [queueName]" in err.message
+    assert err.message.endswith("in <global> property [queue] of action node [left]")
     load_app(FIX / "dag.xml", {"outputDir": "/tmp/out"}, CLOCK)
 
 
