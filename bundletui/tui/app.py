@@ -233,6 +233,7 @@ class MainScreen(Screen[None]):
         self.server_now: datetime | None = None
         self.server_mono = 0.0
         self.simulated = False
+        self.system_mode = "NORMAL"  # Oozie's: SAFEMODE refuses every change to jobs
         self.totals: Totals | None = None
         self.lease: Lease | None = None
         self.poll_error: str | None = None
@@ -329,6 +330,7 @@ class MainScreen(Screen[None]):
         self.rev = initial.rev
         self.totals = initial.totals
         self.lease = initial.lease
+        self.system_mode = initial.system_mode
         self._set_server_now(initial.server_now, initial.simulated)
         ops = self.model.load_top(initial.top, initial.coordinators, initial.counts)
         with self.app.batch_update():
@@ -397,6 +399,7 @@ class MainScreen(Screen[None]):
         self.last_poll_seconds = poll.seconds
         if poll.changes is not None:
             self.lease = poll.lease
+            self.system_mode = poll.system_mode
             if poll.server_now is not None:
                 self._set_server_now(poll.server_now, poll.simulated)
         if poll.changes is not None and (poll.changes or poll.counts):
@@ -725,6 +728,10 @@ class MainScreen(Screen[None]):
         dialog = self.is_mounted and self.app.screen is not self
         if self.frozen:
             badges.append(("FROZEN", "bold black on magenta"))
+        if self.system_mode == "SAFEMODE":  # why every control key answers E0002
+            badges.append(("SAFEMODE", "bold white on red"))
+        elif self.system_mode != "NORMAL":
+            badges.append((self.system_mode, "bold black on yellow"))
         if self.config.frozen_clock or self.server_now is None:
             now = clock.now()
         elif self.simulated:

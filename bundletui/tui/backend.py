@@ -38,6 +38,7 @@ class Initial:
     lease: Lease | None
     server_now: datetime
     simulated: bool
+    system_mode: str = "NORMAL"
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Poll:
     lease: Lease | None = None
     server_now: datetime | None = None
     simulated: bool = False
+    system_mode: str = "NORMAL"
     seconds: float = 0.0
 
 
@@ -100,6 +102,7 @@ class Backend:
                 read_lease(conn),
                 self._read.clock.now(),
                 self._read.meta("clock") == "simulated",
+                self._read.system_mode(),
             )
 
         return self._reading(body)
@@ -121,6 +124,7 @@ class Backend:
                     lease=lease,
                     server_now=self._read.clock.now(),
                     simulated=self._read.meta("clock") == "simulated",
+                    system_mode=self._read.system_mode(),
                 )
                 if changes.rows:  # an idle engine's ticks move the revision, not the rows
                     touched = {r.parent for r in changes.rows if r.kind == ch.ACTION}

@@ -416,3 +416,27 @@ async def test_the_first_job_of_an_empty_store_is_selected(env: Env, tmp_path: P
         await h.until(lambda: len(h.tree.root.children) == 1, what="the job in the tree")
         wf = h.tree.root.children[0].data
         await h.until(lambda: h.main.selected_id == wf, what="selected, details shown")
+
+
+async def test_safemode_set_elsewhere_shows_in_the_header_and_keys_are_refused(
+    env: Env,
+) -> None:
+    from bundletui.commands.admin import set_system_mode
+    from bundletui.commands.base import Ctx
+    from bundletui.store.rows import CoordRow
+
+    async with console(env) as h:
+        hourly = hourly_of(h)
+
+        def header() -> str:
+            return str(h.main.query_one("#header").render())
+
+        assert "SAFEMODE" not in header()
+        set_system_mode(Ctx(h.store, face="cli"), "SAFEMODE")  # `oozie admin` in another shell
+        await h.until(lambda: "SAFEMODE" in header(), what="the SAFEMODE badge")
+        await h.select(hourly)
+        await h.press("s", "tab", "enter")
+        await h.until(lambda: h.warned("E0002"), what="the refusal")
+        assert h.status(CoordRow, hourly) == "RUNNING"
+        set_system_mode(Ctx(h.store, face="cli"), "NORMAL")
+        await h.until(lambda: "SAFEMODE" not in header(), what="the badge gone")
