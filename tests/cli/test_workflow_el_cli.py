@@ -71,8 +71,8 @@ def test_validate_with_config_and_submit_refuse_it(
     if "unresolved variable" in error:
         assert done.returncode == 0, done
         assert done.stdout == (
-            "Valid workflow-app: workflow.xml (schema only: give values for ok, undefinedvar with "
-            "--config or -D to check the rest)\n"
+            "Valid workflow-app: workflow.xml (variables not checked: give values for ok, "
+            "undefinedvar with --config or -D)\n"
         )
     else:
         assert done.returncode == 1 and done.stdout == "", done
