@@ -17,6 +17,7 @@ from tests.e2e4.conftest import (
     data_in,
     fmt,
     hourly_ds,
+    ms,
     trace_counts,
     wait_for,
 )
@@ -83,3 +84,65 @@ def test_a_timeout_that_falls_due_in_safe_mode_waits_for_normal(bt: Bt4) -> None
     bt.cli("oozie", "admin", "-systemmode", "NORMAL")
     bt.sim("2026-01-01T02:00Z", "2026-01-01T02:30Z")
     assert bt.actions(coord) == {1: "TIMEDOUT"}
+
+
+HOLD = """<workflow-app xmlns="uri:oozie:workflow:1.0" name="hold">
+  <start to="hold"/>
+  <action name="hold">
+    <shell xmlns="uri:oozie:shell-action:1.0">
+      <exec>python3</exec>
+      <argument>-c</argument>
+      <argument>import os, sys, time; [time.sleep(0.05) for _ in iter(lambda: os.path.exists(sys.argv[1]), False)]</argument>
+      <argument>${gate}</argument>
+    </shell>
+    <ok to="end"/>
+    <error to="end"/>
+  </action>
+  <end name="end"/>
+</workflow-app>
+"""
+
+
+def test_a_timeout_already_queued_when_safe_mode_begins_is_kept_for_normal(bt: Bt4) -> None:
+    """One run of the engine (simulated clock, no --until). Action w@1 waits for an input that
+    never lands, its timeout queued for 01:00. Action h@1's job holds the clock at 00:00 (a
+    running job stops simulated time) until the test opens its gate, after SAFEMODE is set:
+    the clock then passes 01:00 in SAFEMODE, and w@1 stays WAITING. When the mode goes back to
+    NORMAL, in the same run, the timeout that fell due meanwhile is applied."""
+    gate = bt.tmp / "gate"
+    gate.touch()
+    bt.apps.write("hold.xml", HOLD)
+    bt.apps.write(
+        "h.xml",
+        coordinator_xml(
+            "h", start=T0, end="2026-01-01T01:00Z", workflow="hold.xml", conf={"gate": str(gate)}
+        ),
+    )
+    holder = bt.submit_job(bt.apps.props("h.properties", {"oozie.coord.application.path": "h.xml"}))
+    waiter = _submit(
+        bt,
+        T0,
+        "2026-01-01T01:00Z",
+        controls={"timeout": "60"},
+        datasets=[hourly_ds("raw")],
+        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+    )
+    e = bt.engine("--clock", "simulated", "--start-time", T0)
+    wait_for(lambda: bt.actions(holder) == {1: "RUNNING"}, 20, "h@1 running")
+    wait_for(lambda: bt.actions(waiter) == {1: "WAITING"}, 20, "w@1 waiting")
+    bt.cli("oozie", "admin", "-systemmode", "SAFEMODE")
+    e.wait_log("system mode SAFEMODE")
+    gate.unlink()  # h@1 ends (running jobs go on in SAFEMODE); simulated time moves again
+
+    def sim_now() -> int:
+        rows = bt.sql("SELECT value FROM meta WHERE key = 'sim_now'")
+        return int(rows[0][0]) if rows else 0
+
+    wait_for(lambda: sim_now() >= ms("2026-01-01T01:00Z"), 20, "the clock past 01:00")
+    time.sleep(0.3)
+    assert bt.actions(waiter) == {1: "WAITING"}  # not timed out in SAFEMODE
+    assert bt.actions(holder) == {1: "SUCCEEDED"}
+
+    bt.cli("oozie", "admin", "-systemmode", "NORMAL")
+    wait_for(lambda: bt.actions(waiter) == {1: "TIMEDOUT"}, 20, "w@1 timed out in NORMAL")
+    assert e.stop() == 0
