@@ -104,9 +104,11 @@ def submission_conf(
     given: Mapping[str, str], *, user: str, defaults: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """A submission's conf: ``defaults`` under the given values, expanded as Oozie's server
-    expands them, and ``user.name`` unless given (``submit`` and ``validate`` both use it)."""
+    expands them, and ``user.name`` unless given (``submit`` and ``validate`` both use it).
+    A blank ``user.name`` counts as not given, as the HTTP API reads it: a job has an owner."""
     conf = {**(defaults or {}), **expand_conf(dict(given))}
-    conf.setdefault("user.name", user)
+    if not conf.get("user.name", "").strip():
+        conf["user.name"] = user
     return conf
 
 
