@@ -870,8 +870,9 @@ class _ElEnv:
         action = spec.action
         r = self.render
         if isinstance(action, ShellAction):
-            configuration = {k: r(v) for k, v in global_conf}
-            configuration.update((k, r(v)) for k, v in action.configuration)
+            own = dict(action.configuration)  # a global value it overrides is never rendered
+            configuration = {k: r(v) for k, v in global_conf if k not in own}
+            configuration.update((k, r(v)) for k, v in own.items())
             return ShellAction(
                 exec=r(action.exec),
                 arguments=tuple(r(a) for a in action.arguments),

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bundletui.errors import TEMPLATES, ModelError
+from bundletui.errors import ModelError
 from bundletui.model.frequency import Frequency, TimeUnit, end_flag
 
 __all__ = [
@@ -395,9 +395,7 @@ def _add_months(t: datetime, months: int, zone: tzinfo) -> datetime:
     idx = local.year * 12 + (local.month - 1) + months
     year, month0 = divmod(idx, 12)
     if not 1 <= year <= 9999:
-        raise DateOutOfRange(
-            "E1004", TEMPLATES["E1004"].format(f"date out of range adding {months} months")
-        )
+        raise DateOutOfRange.from_template("E1004", f"date out of range adding {months} months")
     day = min(local.day, days_in_month(year, month0 + 1))
     return local_to_utc(local.replace(year=year, month=month0 + 1, day=day), zone)
 

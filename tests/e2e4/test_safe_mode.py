@@ -31,6 +31,18 @@ def _submit(bt: Bt4, start: str, end: str, **kw: object) -> str:
     return bt.submit_job(props)
 
 
+def _submit_waiting(bt: Bt4) -> str:
+    """One action at 00:00 waiting for an input that never lands, its timeout due at 01:00."""
+    return _submit(
+        bt,
+        T0,
+        "2026-01-01T01:00Z",
+        controls={"timeout": "60"},
+        datasets=[hourly_ds("raw")],
+        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+    )
+
+
 def test_nothing_materializes_in_safe_mode_and_everything_catches_up_after(bt: Bt4) -> None:
     coord = _submit(bt, T0, "2026-01-01T03:00Z")
     assert bt.cli("oozie", "admin", "-systemmode", "SAFEMODE").stdout == "System mode: SAFEMODE\n"
@@ -68,14 +80,7 @@ def test_a_timeout_that_falls_due_in_safe_mode_waits_for_normal(bt: Bt4) -> None
     """Action 1 waits for an input that never lands, timeout 60 minutes (due 01:00). A run in
     SAFEMODE across 01:00 leaves it WAITING (its input check, which times it out, is paused);
     the next run, in NORMAL, times it out."""
-    coord = _submit(
-        bt,
-        T0,
-        "2026-01-01T01:00Z",
-        controls={"timeout": "60"},
-        datasets=[hourly_ds("raw")],
-        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
-    )
+    coord = _submit_waiting(bt)
     bt.sim(T0, "2026-01-01T00:30Z")
     assert bt.actions(coord) == {1: "WAITING"}
     bt.cli("oozie", "admin", "-systemmode", "SAFEMODE")
@@ -119,14 +124,7 @@ def test_a_timeout_already_queued_when_safe_mode_begins_is_kept_for_normal(bt: B
         ),
     )
     holder = bt.submit_job(bt.apps.props("h.properties", {"oozie.coord.application.path": "h.xml"}))
-    waiter = _submit(
-        bt,
-        T0,
-        "2026-01-01T01:00Z",
-        controls={"timeout": "60"},
-        datasets=[hourly_ds("raw")],
-        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
-    )
+    waiter = _submit_waiting(bt)
     e = bt.engine("--clock", "simulated", "--start-time", T0)
     wait_for(lambda: bt.actions(holder) == {1: "RUNNING"}, 20, "h@1 running")
     wait_for(lambda: bt.actions(waiter) == {1: "WAITING"}, 20, "w@1 waiting")
