@@ -123,6 +123,15 @@ def state_of(pid: int) -> str:
     return stat[stat.rfind(b")") + 2 :].split()[0].decode()
 
 
+def frozen(pid: int) -> bool:
+    """Stopped, a zombie, or a shell waiting in vfork (state D) for a child that was stopped
+    between its fork and its exec: it cannot go on until that child does."""
+    state = state_of(pid)
+    if state == "D":
+        return any(state_of(child) == "T" for child in children_of(pid))
+    return state in ("T", "Z")
+
+
 # --------------------------------------------------------------------------- exit codes
 
 
@@ -476,9 +485,7 @@ async def test_stop_and_continue_freeze_the_whole_job(tmp_path: Path) -> None:
     job_pids = children_of(launched.pid)
     assert job_pids
     # a child that had just exited (a `sleep`) may stay a zombie its stopped shell never reaps
-    await asyncio.to_thread(
-        wait_until, lambda: all(state_of(p) in ("T", "Z") for p in (launched.pid, *job_pids))
-    )
+    await asyncio.to_thread(wait_until, lambda: all(map(frozen, (launched.pid, *job_pids))))
     assert state_of(launched.pid) == "T"
     (job.dir / "go").touch()
     await asyncio.sleep(0.5)  # frozen, it cannot see the gate and finish
