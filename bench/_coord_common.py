@@ -188,6 +188,9 @@ def submit_each(home: Path, props: list[Path]) -> list[str]:
 _LITERALS = re.compile(r"'[^']*'|\b\d+\b")
 
 
+SQL_NS: dict[str, int] = {}  # time in execute / executemany by statement shape (ns)
+
+
 class CountingConnection(sqlite3.Connection):
     """Counts ``execute`` / ``executemany`` calls by statement shape (trigger bodies and
     executemany rows are not separate calls)."""
@@ -195,17 +198,24 @@ class CountingConnection(sqlite3.Connection):
     counts: dict[str, int] | None = None
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
-        self._count(sql)
-        return super().execute(sql, *args)
+        t0 = time.perf_counter_ns()
+        try:
+            return super().execute(sql, *args)
+        finally:
+            self._count(sql, time.perf_counter_ns() - t0)
 
     def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
-        self._count(sql)
-        return super().executemany(sql, *args)
+        t0 = time.perf_counter_ns()
+        try:
+            return super().executemany(sql, *args)
+        finally:
+            self._count(sql, time.perf_counter_ns() - t0)
 
-    def _count(self, sql: str) -> None:
+    def _count(self, sql: str, ns: int) -> None:
         if self.counts is not None:
             key = _LITERALS.sub("?", " ".join(sql.split()))[:140]
             self.counts[key] = self.counts.get(key, 0) + 1
+            SQL_NS[key] = SQL_NS.get(key, 0) + ns
 
 
 @contextlib.contextmanager
@@ -231,10 +241,11 @@ def count_sql(counts: dict[str, int] | None) -> Iterator[None]:
 
 
 def print_sql_counts(counts: dict[str, int], per: int, what: str, top: int = 30) -> None:
-    print(f"  SQL calls per {what}, by statement shape:")
-    for key, n in sorted(counts.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"  {n / per:8.2f}  {key}")
-    print(f"  {sum(counts.values()) / per:8.2f}  (all)")
+    print(f"  SQL calls per {what} and µs in execute per {what}, by statement shape:")
+    for key, n in sorted(counts.items(), key=lambda kv: -SQL_NS.get(kv[0], 0))[:top]:
+        print(f"  {n / per:8.2f} {SQL_NS.get(key, 0) / per / 1000:8.1f}  {key}")
+    total_us = sum(SQL_NS.get(k, 0) for k in counts) / per / 1000
+    print(f"  {sum(counts.values()) / per:8.2f} {total_us:8.1f}  (all)")
 
 
 def connect(home: Path) -> sqlite3.Connection:

@@ -422,6 +422,9 @@ def main() -> None:
         elif args.pyinstrument:
             name = f"{args.pyinstrument}.{mode}.html" if len(modes) > 1 else args.pyinstrument
             Path(name).write_text(profiler.output_html())
+            Path(name + ".txt").write_text(
+                profiler.output_text(unicode=False, color=False, show_all=False)
+            )
             print(f"[{mode}] pyinstrument report: {name}")
     print(f"loadavg at the end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
 

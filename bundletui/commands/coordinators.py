@@ -197,6 +197,13 @@ def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields:
 def rollup_tx(tx: Tx, effects: Effects, coord_id: str, coord: CoordRow | None = None) -> CoordRow:
     """Recompute the coordinator's status from its actions (oozie.md §2.3), same transaction.
     ``coord``: the row as this transaction last wrote it, when the caller holds it."""
+    return _rollup(tx, effects, coord_id, coord)[0]
+
+
+def _rollup(
+    tx: Tx, effects: Effects, coord_id: str, coord: CoordRow | None = None
+) -> tuple[CoordRow, dict[ActionStatus, int]]:
+    """:func:`rollup_tx`, and the action counts it was computed from."""
     if coord is None:
         coord = jobs.must_coord_head(tx.conn, coord_id)
     counts = {ActionStatus(k): v for k, v in jobs.action_counts(tx.conn, coord_id).items()}
@@ -210,8 +217,8 @@ def rollup_tx(tx: Tx, effects: Effects, coord_id: str, coord: CoordRow | None = 
         backward_support=BACKWARD_SUPPORT,
     )
     if new is None:
-        return coord
-    return set_status(tx, effects, coord, new)
+        return coord, counts
+    return set_status(tx, effects, coord, new), counts
 
 
 def move_action(tx: Tx, action: ActionRow, event: Event, **fields: Any) -> str:
@@ -259,17 +266,13 @@ def action_workflow_changed(tx: Tx, effects: Effects, act_id: str, wf: WorkflowR
     ):
         return
     to = move_action(tx, action, event, **fields)
-    coord = rollup_tx(tx, effects, action.coord_id)
-    if to not in ACTION_TERMINAL or coord.kind == "event" or _has_ready(tx, coord.id):
+    coord, counts = _rollup(tx, effects, action.coord_id)
+    if to not in ACTION_TERMINAL or coord.kind == "event" or counts.get(A.READY):
         effects.wake_coordinator(tx, action.coord_id)
     # else a freed slot has nothing to take and the roll-up is done: a pass would find
     # nothing to do (materialization is timed by the heap; throttle counts WAITING only)
     if event is Event.SUCCEED:
         _outputs_written(tx, effects, action)
-
-
-def _has_ready(tx: Tx, coord_id: str) -> bool:
-    return bool(jobs.action_counts(tx.conn, coord_id).get(A.READY))
 
 
 def _outputs_written(tx: Tx, effects: Effects, action: ActionRow) -> None:

@@ -37,8 +37,10 @@ def node_finished(
     error_code: str | None = None,
     error_message: str | None = None,
     data: dict[str, Any] | None = None,
+    also: dict[str, Any] | None = None,
 ) -> None:
-    """The node ends; ``spec`` is its definition (looked up from ``wf.app`` when not given)."""
+    """The node ends; ``spec`` is its definition (looked up from ``wf.app`` when not given);
+    ``also``: more columns for the same write (an in-process launch's start, not written yet)."""
     t = decide(Machine.NODE, node.status, Event.SUCCEED if ok else Event.FAIL, node.id)
     if spec is None:
         spec = app_of(wf.app).node(node.name)
@@ -55,6 +57,8 @@ def node_finished(
         fields["error_code"] = fields["error_message"] = None
     if data is not None:
         fields["data"] = json.dumps(data)
+    if also:
+        fields.update(also)
     jobs.update(tx, NodeRow, node.id, **fields)
     effects.node_done(tx, wf.id, node.name, str(t.to))
 

@@ -7,6 +7,7 @@ commands compose them); the plain ones are what faces call (one transaction + au
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,7 @@ def create_workflow_tx(
             "status": str(status),
             "run": 0,
             "priority": sub.priority,
-            "work_dir": str(work_dir(store, wf_id)),
+            "work_dir": os.path.join(store.home, "work", wf_id),  # work_dir(), without pathlib
             "created_time": tx.now_ms,
             "start_time": tx.now_ms if start else None,
             "conf": json.dumps(dict(sub.conf)),

@@ -8,7 +8,6 @@ coordinator's ``last_action_number`` moves in the same transaction as the insert
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -31,7 +30,7 @@ from bundletui.model.transitions import Event, Machine, decide
 from bundletui.spec.materialize import local_exists
 from bundletui.store import jobs
 from bundletui.store.db import Tx
-from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
+from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow, replace_row
 
 if TYPE_CHECKING:
     from bundletui.engine.service import Engine
@@ -60,6 +59,7 @@ class CoordinatorService:
         self._held: list[tuple[Callable[[Tx, str], None], str]] = []  # dues reached in SAFEMODE
         self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
         self._wf_paths: dict[tuple[str, str], Path] = {}  # (coordinator file, app path) -> file
+        self._wf_mtimes: dict[Path, tuple[int, float]] = {}  # file -> (tick's rev, its mtime)
 
     def install(self) -> None:
         e = self.engine
@@ -135,16 +135,17 @@ class CoordinatorService:
         status = JobStatus(coord.status)
         if status in MATERIALIZING and not coord.done_materialization:
             coord = self._materialize_or_fail(tx, coord, now)
-        self._check_unchecked(tx, coord_id)
+        counts = jobs.action_counts(tx.conn, coord_id)  # read once for both steps below
+        self._check_unchecked(tx, coord_id, counts)
         held: CoordRow | None = coord  # the row as last written, unless a launch failed
-        if JobStatus(coord.status) in SUBMITTABLE and not self.submit_ready(tx, coord, now):
+        if JobStatus(coord.status) in SUBMITTABLE and not self.submit_ready(tx, coord, now, counts):
             held = None
         coordcmd.rollup_tx(tx, self.engine.effects, coord_id, held)
 
-    def _check_unchecked(self, tx: Tx, coord_id: str) -> None:
+    def _check_unchecked(self, tx: Tx, coord_id: str, counts: dict[str, int]) -> None:
         """WAITING actions nobody has checked yet (a rerun put them back to WAITING, with
         ``held_by`` cleared) get their input check now, not at the next engine start."""
-        if not jobs.action_counts(tx.conn, coord_id).get(A.WAITING):
+        if not counts.get(A.WAITING):
             return
         for (aid,) in tx.conn.execute(
             "SELECT id FROM coord_actions WHERE status = 'WAITING' AND coord_id = ? "
@@ -439,10 +440,10 @@ class CoordinatorService:
 
     # ------------------------------------------------------------------ launch
 
-    def submit_ready(self, tx: Tx, coord: CoordRow, now: int) -> bool:
-        """Launch READY actions within the free slots. False when a launch failed: its rollup
-        may then have written the coordinator's row."""
-        counts = jobs.action_counts(tx.conn, coord.id)
+    def submit_ready(self, tx: Tx, coord: CoordRow, now: int, counts: dict[str, int]) -> bool:
+        """Launch READY actions within the free slots (``counts``: the coordinator's actions by
+        status, as they are now). False when a launch failed: its rollup may then have written
+        the coordinator's row."""
         if not counts.get(A.READY):
             return True
         active = counts.get(A.SUBMITTED, 0) + counts.get(A.RUNNING, 0)
@@ -496,10 +497,10 @@ class CoordinatorService:
         # READY -> SUBMITTED -> RUNNING (or FAILED) in one transaction: both transitions are
         # checked against the table, the row is written once, in its final state
         launched = decide(Machine.ACTION, action.status, Event.LAUNCH, action.id).to
-        submitted = dataclasses.replace(action, status=launched)
+        submitted = replace_row(action, status=launched)
         try:
             run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
-            sub = self._workflow_submission(coord, app, run_conf)
+            sub = self._workflow_submission(coord, app, run_conf, tx.rev)
         except BundletuiError as exc:
             coordcmd.move_action(
                 tx, submitted, Event.FAIL, error_code=exc.code, error_message=exc.message
@@ -515,7 +516,7 @@ class CoordinatorService:
         return True
 
     def _workflow_submission(
-        self, coord: CoordRow, app: CoordinatorApp, conf: dict[str, str]
+        self, coord: CoordRow, app: CoordinatorApp, conf: dict[str, str], rev: int
     ) -> wfcmd.WorkflowSubmission:
         """The workflow an action launches; its definition is read once per file version."""
         from bundletui.spec.config import resolve_app_path
@@ -531,7 +532,12 @@ class CoordinatorService:
             )
         # Keyed by the names the conf defines too: the <parameters> defaults kept here are those
         # this conf leaves undefined (two coordinators sharing a workflow file may differ).
-        key = (str(path), path.stat().st_mtime, frozenset(conf))
+        # The file is looked at once per tick (``rev``), not once per launch: a herd launches
+        # thousands from one file in a tick, and an edit is seen by the next tick's launches.
+        seen = self._wf_mtimes.get(path)
+        if seen is None or seen[0] != rev:
+            seen = self._wf_mtimes[path] = (rev, path.stat().st_mtime)
+        key = (str(path), seen[1], frozenset(conf))
         cached = self._wf_cache.get(key)
         if cached is None:
             loaded = load_app(path, conf, self.engine.clock, kinds=(AppKind.WORKFLOW,))

@@ -51,7 +51,7 @@ from bundletui.model.wfgraph import NodeState, Step, advance, advance_dag_after,
 from bundletui.spec.config import parse_properties
 from bundletui.store import jobs
 from bundletui.store.db import Tx
-from bundletui.store.rows import NodeRow, WorkflowRow
+from bundletui.store.rows import NodeRow, WorkflowRow, replace_row
 
 if TYPE_CHECKING:
     from bundletui.engine.service import Engine
@@ -415,7 +415,7 @@ class WorkflowRunner:
             action = env.resolve_action(spec, app.global_conf)
         except BundletuiError as exc:
             jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
-            running = dataclasses.replace(node, status=t.to, attempt=attempt)
+            running = replace_row(node, status=t.to, attempt=attempt)
             node_finished(
                 tx,
                 self.engine.effects,
@@ -427,13 +427,11 @@ class WorkflowRunner:
                 error_message=exc.message,
             )
             return
-        jobs.update(
-            tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms, due_time=None
-        )
-        running = dataclasses.replace(
-            node, status=t.to, attempt=attempt, started=tx.now_ms, due_time=None
-        )
+        started = {"attempt": attempt, "started": tx.now_ms, "due_time": None}
+        running = replace_row(node, status=t.to, **started)
         if isinstance(action, FsAction):
+            # In-process and inside this transaction: RUNNING and its end are committed
+            # together, so a success writes the node once, in its final state.
             try:
                 if len(action.ops) > 1:
                     # A journal left by an interrupted attempt means it is being re-applied:
@@ -444,10 +442,13 @@ class WorkflowRunner:
                 else:
                     run_fs_action(action, recovery=True)
             except BundletuiError as exc:
+                jobs.update(tx, NodeRow, node.id, status=t.to, **started)
                 self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
                 return
-            node_finished(tx, self.engine.effects, wf, running, ok=True, spec=spec)
-        elif isinstance(action, ShellAction):
+            node_finished(tx, self.engine.effects, wf, running, ok=True, spec=spec, also=started)
+            return
+        jobs.update(tx, NodeRow, node.id, status=t.to, **started)
+        if isinstance(action, ShellAction):
             try:
                 # Oozie's launcher runs <prepare> (delete, then mkdir, as written) before the
                 # program, at every attempt; each operation is idempotent, so a crash re-runs it

@@ -6,7 +6,6 @@ Writes go through a :class:`Tx` so that every row written records the transactio
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,6 +23,7 @@ from bundletui.store.rows import (
     WorkflowRow,
     columns,
     from_row,
+    replace_row,
 )
 
 R = TypeVar("R")
@@ -117,7 +117,7 @@ def update(tx: Tx, cls: type, key: str, **values: Any) -> None:
 
 def updated(tx: Tx, row: R, **values: Any) -> R:
     """``row`` as :func:`update` just wrote it (no read back)."""
-    return dataclasses.replace(  # type: ignore[type-var]
+    return replace_row(
         row,
         rev=tx.rev,
         **{"last_modified": tx.now_ms, **values},
@@ -302,8 +302,16 @@ def workflow_priority(conn: sqlite3.Connection, wf_id: str) -> int:
 
 # ----------------------------------------------------------------------------- workflow reads for the runner
 
-_HEAD_COLUMNS = [c for c in columns(WorkflowRow) if c not in ("app", "definition", "conf")]
-_HEAD_SQL = f"SELECT {', '.join(_HEAD_COLUMNS)}, '' AS app, '' AS definition, '{{}}' AS conf FROM wf_jobs WHERE id = ?"
+_HEAD_TEXTS = {"app": "'' AS app", "definition": "'' AS definition", "conf": "'{}' AS conf"}
+
+
+def _head_select(cls: type) -> str:
+    """The row's columns in field order (so ``from_row`` builds it positionally, ~10x faster
+    than by name), its big texts replaced by empty ones."""
+    return ", ".join(_HEAD_TEXTS.get(c, c) for c in columns(cls))
+
+
+_HEAD_SQL = f"SELECT {_head_select(WorkflowRow)} FROM wf_jobs WHERE id = ?"
 
 
 def workflow_head(conn: sqlite3.Connection, wf_id: str) -> WorkflowRow | None:
@@ -363,11 +371,7 @@ def first_failed_node(conn: sqlite3.Connection, wf_id: str) -> NodeRow | None:
     return rows[0] if rows else None
 
 
-_COORD_HEAD_COLUMNS = [c for c in columns(CoordRow) if c not in ("app", "definition", "conf")]
-_COORD_HEAD_SQL = (
-    f"SELECT {', '.join(_COORD_HEAD_COLUMNS)}, '' AS app, '' AS definition, '{{}}' AS conf"
-    " FROM coord_jobs WHERE id = ?"
-)
+_COORD_HEAD_SQL = f"SELECT {_head_select(CoordRow)} FROM coord_jobs WHERE id = ?"
 
 
 def coord_head(conn: sqlite3.Connection, coord_id: str) -> CoordRow | None:

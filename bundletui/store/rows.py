@@ -6,7 +6,9 @@ Times are epoch milliseconds (UTC) as stored; JSON columns stay text until asked
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
@@ -31,6 +33,22 @@ def from_row(cls: type[R], row: sqlite3.Row | None) -> R | None:
 
 def columns(cls: type) -> list[str]:
     return [f.name for f in fields(cls)]
+
+
+_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def replace_row(row: R, **changes: Any) -> R:
+    """``dataclasses.replace`` for the row types, ~4x faster (every engine write keeps the row
+    it wrote); an unknown field raises AttributeError (the rows have slots)."""
+    cls = type(row)
+    get = _GETTERS.get(cls)
+    if get is None:
+        get = _GETTERS[cls] = operator.attrgetter(*columns(cls))
+    new = cls(*get(row))
+    for name, value in changes.items():
+        setattr(new, name, value)
+    return new
 
 
 def _json(text: str | None) -> Any:

@@ -254,7 +254,20 @@ def has_el(text: str) -> bool:
 
 def property_variables(properties: Mapping[str, Any]) -> dict[str, Any]:
     """The properties usable as ``${NAME}``: names that are Java identifiers (oozie.md §0.4)."""
-    return {k: v for k, v in properties.items() if _JAVA_IDENTIFIER.fullmatch(k)}
+    known = _IDENTIFIER_NAMES
+    if len(known) > 50_000:  # property names are few; bounded all the same
+        known.clear()
+    out: dict[str, Any] = {}
+    for k, v in properties.items():
+        ok = known.get(k)
+        if ok is None:  # every launch builds a context over the same few names: matched once
+            ok = known[k] = _JAVA_IDENTIFIER.fullmatch(k) is not None
+        if ok:
+            out[k] = v
+    return out
+
+
+_IDENTIFIER_NAMES: dict[str, bool] = {}
 
 
 # -- compilation ------------------------------------------------------------------------------
