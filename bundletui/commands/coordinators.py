@@ -221,9 +221,16 @@ def _rollup(
     return set_status(tx, effects, coord, new), counts
 
 
-def move_action(tx: Tx, action: ActionRow, event: Event, **fields: Any) -> str:
+def move_action(
+    tx: Tx, action: ActionRow, event: Event, *, insert: dict[str, Any] | None = None, **fields: Any
+) -> str:
+    """``insert``: the action is not written yet (a launch at creation): these are its values,
+    and it is written once, in its new state."""
     t = decide(Machine.ACTION, action.status, event, action.id)
-    jobs.update(tx, ActionRow, action.id, status=t.to, **fields)
+    if insert is None:
+        jobs.update(tx, ActionRow, action.id, status=t.to, **fields)
+    else:
+        jobs.insert(tx, ActionRow, {**insert, "status": t.to, **fields})
     if t.to in (A.SUCCEEDED, A.FAILED, A.KILLED):
         from bundletui.commands.schedules import program_finished
 

@@ -30,7 +30,7 @@ from bundletui.model.transitions import Event, Machine, decide
 from bundletui.spec.materialize import local_exists
 from bundletui.store import jobs
 from bundletui.store.db import Tx
-from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow, replace_row
+from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow, columns, replace_row
 
 if TYPE_CHECKING:
     from bundletui.engine.service import Engine
@@ -133,13 +133,20 @@ class CoordinatorService:
             coordcmd.rollup_tx(tx, self.engine.effects, coord_id)
             return
         status = JobStatus(coord.status)
+        # Actions READY at creation are not written yet: the launch below writes each once,
+        # in its final state (RUNNING, FAILED or SKIPPED); those left are written READY.
+        fresh: list[dict[str, Any]] = []
         if status in MATERIALIZING and not coord.done_materialization:
-            coord = self._materialize_or_fail(tx, coord, now)
+            coord = self._materialize_or_fail(tx, coord, now, fresh)
         counts = jobs.action_counts(tx.conn, coord_id)  # read once for both steps below
         self._check_unchecked(tx, coord_id, counts)
         held: CoordRow | None = coord  # the row as last written, unless a launch failed
-        if JobStatus(coord.status) in SUBMITTABLE and not self.submit_ready(tx, coord, now, counts):
+        if JobStatus(coord.status) in SUBMITTABLE and not self.submit_ready(
+            tx, coord, now, counts, fresh
+        ):
             held = None
+        for values in fresh:
+            jobs.insert(tx, ActionRow, values)
         coordcmd.rollup_tx(tx, self.engine.effects, coord_id, held)
 
     def _check_unchecked(self, tx: Tx, coord_id: str, counts: dict[str, int]) -> None:
@@ -167,17 +174,20 @@ class CoordinatorService:
 
     # ------------------------------------------------------------------ materialize
 
-    def _materialize_or_fail(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
+    def _materialize_or_fail(
+        self, tx: Tx, coord: CoordRow, now: int, fresh: list[dict[str, Any]]
+    ) -> CoordRow:
         """Materialization that throws fails the coordinator, as Oozie's
         CoordMaterializeTransitionXCommand does: this batch's actions are discarded, the error is
         kept on the row for ``info``, and the bundle hears of it. Retrying each tick would only
         fail the same way; ``change status=RUNNING`` (after fixing the cause) tries again."""
         try:
             with self.engine.savepoint(tx, "materialize"):
-                return self.materialize(tx, coord, now)
+                return self.materialize(tx, coord, now, fresh)
         except sqlite3.Error:
             raise
         except Exception as exc:
+            fresh.clear()  # the batch is discarded
             if isinstance(exc, BundletuiError):
                 code, message = exc.code, str(exc).removeprefix(f"{exc.code}: ")
                 message += f" (hint: {exc.hint})" if exc.hint else ""
@@ -190,8 +200,11 @@ class CoordinatorService:
                 tx, self.engine.effects, coord, t.to, error_code=code, error_message=message
             )
 
-    def materialize(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
-        """Create the actions due by ``now``; returns the coordinator row as written."""
+    def materialize(
+        self, tx: Tx, coord: CoordRow, now: int, fresh: list[dict[str, Any]]
+    ) -> CoordRow:
+        """Create the actions due by ``now``; returns the coordinator row as written. Those
+        READY at creation are added to ``fresh``, for the caller to write."""
         app = coordcmd.app_of(coord, tx.conn)
         counts = jobs.action_counts(tx.conn, coord.id)
         if ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO):
@@ -213,7 +226,9 @@ class CoordinatorService:
             if nominal_ms > now or created >= budget:
                 next_time, done = nominal_ms, False
                 break
-            self._create_action(tx, coord, app, idx + 1, nominal_ms, now)
+            ready = self._create_action(tx, coord, app, idx + 1, nominal_ms, now)
+            if ready is not None:
+                fresh.append(ready)
             created += 1
             index = idx + 1
         recorded = next_time
@@ -248,7 +263,9 @@ class CoordinatorService:
 
     def _create_action(
         self, tx: Tx, coord: CoordRow, app: CoordinatorApp, number: int, nominal_ms: int, now: int
-    ) -> None:
+    ) -> dict[str, Any] | None:
+        """Write the action, or return its row's values when it is READY at once (nothing to
+        wait for on disk): the caller launches it or writes it."""
         from bundletui.engine import coord_inputs
 
         aid = action_id(coord.id, number)
@@ -266,13 +283,12 @@ class CoordinatorService:
             "timeout_at": timeout_at,
             "plan": json.dumps({"plan": plan.to_dict()}),
         }
-        if not deps:  # no input on disk to wait for: READY at once is written with the row
+        if not deps:  # no input on disk to wait for: READY at once
             result = coord_inputs.check(app, plan, now, _nothing_exists)
             if result.ready:
                 values["status"] = decide(Machine.ACTION, created, Event.INPUTS_READY, aid).to
                 values["plan"] = json.dumps(result.plan_json)
-                jobs.insert(tx, ActionRow, values)
-                return  # process() goes on to submit_ready for this coordinator
+                return values
         action = jobs.insert_returning(tx, ActionRow, values)
         jobs.insert_input_deps(
             tx, ((aid, path, name, seq, 0) for seq, (path, name) in enumerate(deps))
@@ -281,6 +297,7 @@ class CoordinatorService:
         self._evaluate(
             tx, coord, app, action, plan, now, {path: False for path, _name in deps}, wake=False
         )
+        return None
 
     # ------------------------------------------------------------------ inputs
 
@@ -440,11 +457,20 @@ class CoordinatorService:
 
     # ------------------------------------------------------------------ launch
 
-    def submit_ready(self, tx: Tx, coord: CoordRow, now: int, counts: dict[str, int]) -> bool:
-        """Launch READY actions within the free slots (``counts``: the coordinator's actions by
-        status, as they are now). False when a launch failed: its rollup may then have written
-        the coordinator's row."""
-        if not counts.get(A.READY):
+    def submit_ready(
+        self,
+        tx: Tx,
+        coord: CoordRow,
+        now: int,
+        counts: dict[str, int],
+        fresh: list[dict[str, Any]] | None = None,
+    ) -> bool:
+        """Launch READY actions within the free slots (``counts``: the coordinator's stored
+        actions by status). ``fresh``: READY actions not written yet; those this writes are
+        taken out of it. False when a launch failed: its rollup may then have written the
+        coordinator's row."""
+        fresh = [] if fresh is None else fresh
+        if not counts.get(A.READY) and not fresh:
             return True
         active = counts.get(A.SUBMITTED, 0) + counts.get(A.RUNNING, 0)
         slots = 1_000_000 if coord.concurrency < 0 else coord.concurrency - active
@@ -456,31 +482,56 @@ class CoordinatorService:
         # skipped would otherwise leave the rest READY with nothing to wake the coordinator)
         skipping = execution in (ExecutionOrder.LAST_ONLY, ExecutionOrder.NONE)
         clean = True
-        ready = jobs.select(
-            tx.conn,
-            ActionRow,
-            "coord_id = ? AND status = 'READY'",
-            (coord.id,),
-            order=f"nominal_time {order}",
-            limit=None if skipping else slots,
-        )
+        limit = None if skipping else slots
+        ready: list[ActionRow] = []
+        if counts.get(A.READY):
+            ready = jobs.select(
+                tx.conn,
+                ActionRow,
+                "coord_id = ? AND status = 'READY'",
+                (coord.id,),
+                order=f"nominal_time {order}",
+                limit=limit,
+            )
+        unwritten = {v["id"]: v for v in fresh}
+        if unwritten:
+            ready.extend(_unwritten_row(v) for v in fresh)
+            ready.sort(key=lambda a: a.nominal_time, reverse=order == "DESC")
+            ready = ready if limit is None else ready[:limit]
         app = coordcmd.app_of(coord, tx.conn)
+        written: set[str] = set()
         for action in ready:
+            insert = unwritten.get(action.id)
             deadline = self._skip_deadline(coord, app, action)
             if deadline is not None and now > deadline:
-                coordcmd.move_action(tx, action, Event.SKIP)
+                coordcmd.move_action(tx, action, Event.SKIP, insert=insert)
+                written.add(action.id)
                 continue
             if slots <= 0:
                 continue  # no slot left; older ones may still be skipped
-            if not self.engine._guarded(
-                tx, f"launch {action.id}", self.launch, tx, coord, app, action
+            if self.engine._guarded(
+                tx, f"launch {action.id}", self.launch, tx, coord, app, action, insert
             ):
+                written.add(action.id)
+            else:
                 clean = False
+                if insert is not None and jobs.exists(tx.conn, ActionRow, action.id):
+                    written.add(action.id)  # failed and written so; else undone: still READY
             slots -= 1
+        if written:
+            fresh[:] = [v for v in fresh if v["id"] not in written]
         return clean
 
-    def launch(self, tx: Tx, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> bool:
-        """Start the action's workflow; False when the action failed instead."""
+    def launch(
+        self,
+        tx: Tx,
+        coord: CoordRow,
+        app: CoordinatorApp,
+        action: ActionRow,
+        insert: dict[str, Any] | None = None,
+    ) -> bool:
+        """Start the action's workflow; False when the action failed instead. ``insert``: the
+        action's row is not written yet (these are its values): it is written in its new state."""
         from bundletui.engine import coord_inputs
 
         effects = self.engine.effects
@@ -503,7 +554,12 @@ class CoordinatorService:
             sub = self._workflow_submission(coord, app, run_conf, tx.rev)
         except BundletuiError as exc:
             coordcmd.move_action(
-                tx, submitted, Event.FAIL, error_code=exc.code, error_message=exc.message
+                tx,
+                submitted,
+                Event.FAIL,
+                insert=insert,
+                error_code=exc.code,
+                error_message=exc.message,
             )
             coordcmd.rollup_tx(tx, effects, coord.id)
             return False
@@ -511,7 +567,12 @@ class CoordinatorService:
             tx, self.engine.db, effects, sub, start=True, parent_id=action.id
         )
         coordcmd.move_action(
-            tx, submitted, Event.STARTED, external_id=wf_id, run_conf=json.dumps(run_conf)
+            tx,
+            submitted,
+            Event.STARTED,
+            insert=insert,
+            external_id=wf_id,
+            run_conf=json.dumps(run_conf),
         )
         return True
 
@@ -611,6 +672,14 @@ class CoordinatorService:
         for aid, path in jobs.all_waiting_deps(tx.conn):
             if os.path.exists(_local(path)):
                 self.check[aid] = None
+
+
+def _unwritten_row(values: dict[str, Any]) -> ActionRow:
+    """The row ``values`` would be once written (the columns' defaults filled in)."""
+    row: dict[str, Any] = dict.fromkeys(columns(ActionRow))
+    row.update(pending=0, last_modified=values["created_time"], rev=0)
+    row.update(values)
+    return ActionRow(**row)
 
 
 def _nothing_exists(_path: str) -> bool:

@@ -45,6 +45,11 @@ def get(conn: sqlite3.Connection, cls: type[R], key: str) -> R | None:
     return from_row(cls, row)
 
 
+def exists(conn: sqlite3.Connection, cls: type, key: str) -> bool:
+    row = conn.execute(f"SELECT 1 FROM {TABLE_OF[cls]} WHERE id = ?", (key,)).fetchone()
+    return row is not None
+
+
 def must_get(conn: sqlite3.Connection, cls: type[R], key: str) -> R:
     found = get(conn, cls, key)
     if found is None:
