@@ -674,9 +674,12 @@ class CoordinatorService:
                 self.check[aid] = None
 
 
+_ACTION_COLUMNS = columns(ActionRow)
+
+
 def _unwritten_row(values: dict[str, Any]) -> ActionRow:
     """The row ``values`` would be once written (the columns' defaults filled in)."""
-    row: dict[str, Any] = dict.fromkeys(columns(ActionRow))
+    row: dict[str, Any] = dict.fromkeys(_ACTION_COLUMNS)
     row.update(pending=0, last_modified=values["created_time"], rev=0)
     row.update(values)
     return ActionRow(**row)

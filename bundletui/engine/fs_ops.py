@@ -312,6 +312,14 @@ def _tree(root: str, recursive: bool) -> Iterator[str]:
 
 
 def _touchz(path: str) -> None:
+    # The usual case first, in two system calls: a new file in an existing directory.
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        return
+    except (FileExistsError, FileNotFoundError):
+        pass  # it exists (checked below), or its directory does not (made below)
+    except OSError as exc:
+        raise _io_error(FS_IO_ERROR, f"touchz, path [{path}] could not be created", exc) from exc
     try:
         st = os.stat(path)
     except FileNotFoundError:
