@@ -92,6 +92,10 @@ class Store:
             raise StoreError("EB002", f"cannot open store {self.path}: {exc}") from exc
         self.conn.row_factory = sqlite3.Row
         self._stamp: str | None = None
+        # The id sequence inside a write transaction: read at its first id, written back once
+        # before its commit (None: no id taken yet, or no transaction open).
+        self._id_seq: int | None = None
+        self._writing = False
 
         pragmas = [
             "PRAGMA journal_mode=WAL",
@@ -183,16 +187,21 @@ class Store:
         """One write transaction; everything inside commits together or not at all."""
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
+        self._writing, self._id_seq = True, None
         try:
             rev = conn.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev' RETURNING value"
             ).fetchone()[0]
             yield Tx(conn, int(rev), to_ms(self.clock.now()))
+            if self._id_seq is not None:
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'id_seq'", (self._id_seq,))
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         else:
             conn.execute("COMMIT")
+        finally:
+            self._writing, self._id_seq = False, None
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -224,9 +233,19 @@ class Store:
         )
 
     def next_id(self, tx: Tx, kind: JobKind, user: str) -> str:
-        seq = tx.conn.execute(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'id_seq' RETURNING value"
-        ).fetchone()[0]
+        """A new job id. Within :meth:`write` the sequence is counted here and stored once, at
+        the end (a herd takes thousands per transaction); the write lock is held all along, and
+        an id taken in a savepoint rolled back is a gap, as Oozie's sequence has them."""
+        if not self._writing or tx.conn is not self.conn:
+            seq = tx.conn.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'id_seq'"
+                " RETURNING value"
+            ).fetchone()[0]
+        else:
+            if self._id_seq is None:
+                self._id_seq = int(self.meta("id_seq") or 0)
+            self._id_seq += 1
+            seq = self._id_seq
         if self._stamp is None:  # written once, when the store was created
             self._stamp = self.meta("stamp") or "000000000000000"
         return job_id(int(seq), self._stamp, user, kind)

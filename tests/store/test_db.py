@@ -10,7 +10,7 @@ import pytest
 from bundletui.errors import StoreError
 from bundletui.model.ids import JobKind, is_job_id
 from bundletui.store import jobs
-from bundletui.store.db import Store
+from bundletui.store.db import Store, Tx
 from bundletui.store.rows import CoordRow
 from bundletui.store.schema import MIGRATIONS
 
@@ -138,3 +138,29 @@ def test_foreign_keys_enforced(tmp_path: Path) -> None:
     store = Store(tmp_path)
     with pytest.raises(sqlite3.IntegrityError), store.write() as tx:
         _action(tx.conn, "no-such-coord", 1, 0)
+
+
+def test_ids_of_a_transaction_are_stored_at_its_end_and_never_given_twice(tmp_path: Path) -> None:
+    """The sequence is counted in memory during a write and stored before its commit: an id
+    taken in a rolled-back savepoint is a gap, a rolled-back transaction gives its ids back,
+    and another connection continues after every id this one gave."""
+    store, other = Store(tmp_path), Store(tmp_path)
+    seq = lambda job_id: int(job_id.split("-", 1)[0])  # noqa: E731
+    with store.write() as tx:
+        first = store.next_id(tx, JobKind.WORKFLOW, "u")
+        tx.conn.execute("SAVEPOINT s")
+        undone = store.next_id(tx, JobKind.WORKFLOW, "u")
+        tx.conn.execute("ROLLBACK TO s")
+        tx.conn.execute("RELEASE s")
+        last = store.next_id(tx, JobKind.COORDINATOR, "u")
+    assert [seq(first), seq(undone), seq(last)] == [1, 2, 3]
+    assert other.meta("id_seq") == "3"
+    with pytest.raises(RuntimeError), store.write() as tx:
+        store.next_id(tx, JobKind.WORKFLOW, "u")
+        raise RuntimeError("the transaction fails")
+    with other.write() as tx:
+        assert seq(other.next_id(tx, JobKind.BUNDLE, "u")) == 4
+    with store.write() as tx:
+        assert seq(store.next_id(tx, JobKind.WORKFLOW, "u")) == 5
+    outside = store.next_id(Tx(store.conn, 0, 0), JobKind.WORKFLOW, "u")  # no write open
+    assert seq(outside) == 6 and other.meta("id_seq") == "6"
