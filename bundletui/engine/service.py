@@ -58,7 +58,9 @@ class EngineConfig:
     max_workers: int = 32
     lease_ttl: float = 5.0
     settle: float = 0.5  # seconds a file of a feed without done-flag must stop growing
-    poll_interval: float = 0.05
+    poll_interval: float = 0.05  # how often other processes' commits are looked for...
+    idle_poll_interval: float = 0.1  # ...and once nothing happened for ``idle_after`` seconds
+    idle_after: float = 2.0
     backward_support: bool = False
     watch: bool = True  # watch the landing directory
     tick_budget: float = 0.05  # seconds a tick's transaction may run before it commits
@@ -80,6 +82,7 @@ class Engine:
         self.due_handlers: dict[str, DueHandler] = {}
         self.after_commit: list[Callable[[], object]] = []
         self._warmed = False
+        self._active_at = time.monotonic()  # when a tick last did something
         self.pumps: list[Callable[[Tx], bool]] = []  # called every tick; True = did something
         # a pump's tick slice, in tick budgets (1 if not given), asked each tick
         self.pump_shares: dict[Callable[[Tx], bool], Callable[[], float]] = {}
@@ -343,6 +346,7 @@ class Engine:
             if self._stop:
                 break
             if did:
+                self._active_at = time.monotonic()
                 await asyncio.sleep(0)
                 continue
             if self._until_reached():
@@ -397,7 +401,10 @@ class Engine:
             from bundletui.spec import xmlsafe
 
             xmlsafe.warm()  # once, while nothing waits: the first launch needs a validator
-        timeout = self.config.poll_interval
+        # Polling for other processes' commits is most of an idle engine's CPU: a quiet engine
+        # looks less often (timed work still wakes it on time, file events and the API at once)
+        quiet = time.monotonic() - self._active_at >= self.config.idle_after
+        timeout = max(self.config.poll_interval, self.config.idle_poll_interval if quiet else 0)
         nxt = self.heap.peek_time()
         if nxt is not None and not isinstance(self.clock, SimulatedClock):
             timeout = min(timeout, max(0.0, (nxt - self.now_ms()) / 1000))
