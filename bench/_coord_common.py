@@ -224,6 +224,7 @@ def count_sql(counts: dict[str, int] | None) -> Iterator[None]:
     if counts is None:
         yield
         return
+    SQL_NS.clear()  # the times go with this run's counts
     original = sqlite3.connect
 
     def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:

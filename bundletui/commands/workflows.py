@@ -43,7 +43,12 @@ class WorkflowSubmission:
 
 
 def work_dir(store: Store, wf_id: str) -> Path:
-    return store.home / "work" / wf_id
+    return Path(work_dir_text(store, wf_id))
+
+
+def work_dir_text(store: Store, wf_id: str) -> str:
+    """:func:`work_dir` as text, without pathlib (written with every new workflow)."""
+    return os.path.join(store.home, "work", wf_id)
 
 
 def log_dir(store: Store, wf_id: str) -> Path:
@@ -78,7 +83,7 @@ def create_workflow_tx(
             "status": str(status),
             "run": 0,
             "priority": sub.priority,
-            "work_dir": os.path.join(store.home, "work", wf_id),  # work_dir(), without pathlib
+            "work_dir": work_dir_text(store, wf_id),
             "created_time": tx.now_ms,
             "start_time": tx.now_ms if start else None,
             "conf": json.dumps(dict(sub.conf)),

@@ -403,8 +403,9 @@ class Engine:
             xmlsafe.warm()  # once, while nothing waits: the first launch needs a validator
         # Polling for other processes' commits is most of an idle engine's CPU: a quiet engine
         # looks less often (timed work still wakes it on time, file events and the API at once)
-        quiet = time.monotonic() - self._active_at >= self.config.idle_after
-        timeout = max(self.config.poll_interval, self.config.idle_poll_interval if quiet else 0)
+        timeout = self.config.poll_interval
+        if time.monotonic() - self._active_at >= self.config.idle_after:
+            timeout = max(timeout, self.config.idle_poll_interval)
         nxt = self.heap.peek_time()
         if nxt is not None and not isinstance(self.clock, SimulatedClock):
             timeout = min(timeout, max(0.0, (nxt - self.now_ms()) / 1000))

@@ -254,20 +254,13 @@ def has_el(text: str) -> bool:
 
 def property_variables(properties: Mapping[str, Any]) -> dict[str, Any]:
     """The properties usable as ``${NAME}``: names that are Java identifiers (oozie.md §0.4)."""
-    known = _IDENTIFIER_NAMES
-    if len(known) > 50_000:  # property names are few; bounded all the same
-        known.clear()
-    out: dict[str, Any] = {}
-    for k, v in properties.items():
-        ok = known.get(k)
-        if ok is None:  # every launch builds a context over the same few names: matched once
-            ok = known[k] = _JAVA_IDENTIFIER.fullmatch(k) is not None
-        if ok:
-            out[k] = v
-    return out
+    return {k: v for k, v in properties.items() if _is_java_identifier(k)}
 
 
-_IDENTIFIER_NAMES: dict[str, bool] = {}
+@functools.lru_cache(maxsize=4096)
+def _is_java_identifier(name: str) -> bool:
+    """Cached: every launch builds a context over the same few property names."""
+    return _JAVA_IDENTIFIER.fullmatch(name) is not None
 
 
 # -- compilation ------------------------------------------------------------------------------
