@@ -100,8 +100,23 @@ def busy_running(bt: Bt4, bundle_id: str) -> tuple[str, str]:
 
 
 def shell_pid(bt: Bt4, wf_id: str) -> int:
-    (pid,) = bt.sql("SELECT pid FROM wf_nodes WHERE wf_id = ? AND name = 'mark'", wf_id)[0]
-    return int(pid)
+    """The shell job's pid, once the engine has recorded it.
+
+    The launch row is written before the process starts and its pid just after, so the job
+    can already be writing its trace while the pid is not yet committed.
+    """
+
+    def recorded() -> int | None:
+        rows = bt.sql(
+            "SELECT pid FROM wf_nodes WHERE wf_id = ? AND name = 'mark' AND pid IS NOT NULL",
+            wf_id,
+        )
+        return int(rows[0][0]) if rows else None
+
+    wait_for(lambda: recorded() is not None, 20, "the shell job's pid recorded")
+    pid = recorded()
+    assert pid is not None
+    return pid
 
 
 def alive(pid: int) -> bool:
