@@ -68,10 +68,13 @@ def register(app: typer.Typer) -> None:
                         "kind": v.kind_name,
                         "semantics_checked": v.checked_semantics,
                         "needs": list(v.needs),
+                        "notes": list(v.notes),
                     }
                 )
                 if not json_out:
                     out.print(f"Valid {v.kind_name}: {path}{_unchecked_note(v)}", markup=False)
+                    for note in v.notes:
+                        out.print(f"  note: {note}", markup=False)
             except BundletuiError as exc:
                 failed = True
                 results.append(

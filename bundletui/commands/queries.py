@@ -45,7 +45,7 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
         app_type, retry_max, retry_interval = node.type, 0, 10
     else:
         app_type = spec.action.kind if spec.action is not None else f":{spec.type.upper()}:"
-        retry_max, retry_interval = spec.retry_max, spec.retry_interval
+        retry_max, retry_interval = spec.user_retry_max, spec.retry_interval
     status = NODE_OOZIE_STATUS.get(NodeStatus(node.status), node.status)
     return {
         "id": node.id,

@@ -21,6 +21,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -262,19 +263,28 @@ class Engine:
             await self._sleep(min(self.config.lease_ttl / 3, 1.0))
 
     async def _heartbeat(self) -> None:
+        """Beat on a thread of its own with a connection of its own: a long tick holding the
+        write lock must not make the lease expire.
+
+        Cancelling the await does not stop a beat already running in the thread, so the
+        connection is closed by the same single worker, after it (closing it under a running
+        statement crashed the process).
+        """
         assert self.store is not None
         ttl_ms = int(self.config.lease_ttl * 1000)
         hb_store = Store(self.config.home, clock=self.real_clock)
+        beats = ThreadPoolExecutor(1, thread_name_prefix="bundletui-lease")
         try:
             while not self._stop:
                 await asyncio.sleep(self.config.lease_ttl / 3)
-                ok = await asyncio.to_thread(
+                beat = beats.submit(
                     lease_store.heartbeat,
                     hb_store,
                     self.holder,
                     to_ms(self.real_clock.now()),
                     ttl_ms,
                 )
+                ok = await asyncio.wrap_future(beat)
                 if not ok:
                     log.error("lease lost: another engine took over; stopping")
                     self.state = "standby"
@@ -282,7 +292,8 @@ class Engine:
                     self.wake()
                     return
         finally:
-            hb_store.close()
+            beats.submit(hb_store.close)  # one worker, in order: after any beat in flight
+            beats.shutdown(wait=False)
 
     def _check_clock(self) -> None:
         """Before the lease: a store last run on a simulated clock is not moved to the real one

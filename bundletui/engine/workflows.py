@@ -641,11 +641,12 @@ class WorkflowRunner:
         code: str,
         message: str,
     ) -> None:
-        """Retry if ``retry-max`` allows (any failure counts here), else the node fails."""
+        """Retry if ``retry-max`` allows (any failure counts here, up to Oozie's cap of 3), else
+        the node fails."""
         retries_done = node.attempt - 1
         # A suspended workflow keeps its retries (Oozie ends the action after the resume,
         # user retry included): suspending must not change how a node ends.
-        if retries_done < spec.retry_max and wf.status in (W.RUNNING, W.SUSPENDED):
+        if retries_done < spec.user_retry_max and wf.status in (W.RUNNING, W.SUSPENDED):
             interval = spec.retry_interval * 60_000
             if spec.retry_policy is RetryPolicy.EXPONENTIAL:
                 interval *= 2 ** min(retries_done, 64)  # 2**64 ms are past LATEST_MS anyway

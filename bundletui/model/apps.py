@@ -195,6 +195,10 @@ class RetryPolicy(StrEnum):
     EXPONENTIAL = "exponential"
 
 
+# oozie.service.LiteWorkflowStoreService.user.retry.max: a larger retry-max is cut to this (E0820).
+USER_RETRY_MAX = 3
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
     """One node of a workflow, in either form.
@@ -214,10 +218,15 @@ class Node:
     default_to: str | None = None  # decision
     paths: tuple[str, ...] = ()  # fork
     message: str = ""  # kill
-    retry_max: int = 0
+    retry_max: int = 0  # as declared; the engine retries at most ``user_retry_max`` times
     retry_interval: int = 10  # minutes, as Oozie
     retry_policy: RetryPolicy = RetryPolicy.PERIODIC
     line: int | None = None  # source line, for errors
+
+    @property
+    def user_retry_max(self) -> int:
+        """The retries the engine allows: ``retry-max`` capped at :data:`USER_RETRY_MAX`."""
+        return min(self.retry_max, USER_RETRY_MAX)
 
 
 class WorkflowForm(StrEnum):

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from bundletui.errors import BundletuiError, SpecError
-from bundletui.model.apps import BundleApp, BundleCoordinator, CoordinatorApp, WorkflowApp
+from bundletui.model.apps import (
+    USER_RETRY_MAX,
+    BundleApp,
+    BundleCoordinator,
+    CoordinatorApp,
+    WorkflowApp,
+)
 from bundletui.model.clock import Clock
 from bundletui.model.cron import validate_cron_frequency
 from bundletui.spec.config import (
@@ -171,6 +177,7 @@ class Validation:
     file: str
     checked_semantics: bool
     needs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # valid, but not what the file says (a capped retry-max)
 
 
 def validate_file(
@@ -198,18 +205,29 @@ def validate_file(
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     if lenient and resolver.unresolved:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
+    notes = _retry_notes(app, doc.file) if isinstance(app, WorkflowApp) else ()
     if lenient and isinstance(app, WorkflowApp):
         try:  # syntax and functions passed: a problem now is a variable with no value yet
             check_workflow_el(app, merged)
         except SpecError:
             known = runtime_variables(merged)
             needs = tuple(n for n in _variables_without_values(doc, merged) if n not in known)
-            return Validation(kind_name, doc.file, False, needs)
+            return Validation(kind_name, doc.file, False, needs, notes)
     if isinstance(app, BundleApp):
         if lenient:  # its coordinators are resolved with the submission's values only
             return Validation(kind_name, doc.file, False)
         _resolve_coordinators(app, merged, clock)  # what submit checks too
-    return Validation(kind_name, doc.file, True)
+    return Validation(kind_name, doc.file, True, notes=notes)
+
+
+def _retry_notes(app: WorkflowApp, file: str) -> tuple[str, ...]:
+    """Nodes whose retry-max is more than the engine allows (Oozie warns E0820 and caps it)."""
+    return tuple(
+        f"{file}:{n.line}: E0820: retry-max [{n.retry_max}] of node [{n.name}] is more than "
+        f"{USER_RETRY_MAX}: it is retried {USER_RETRY_MAX} times at most"
+        for n in app.nodes
+        if n.retry_max > USER_RETRY_MAX
+    )
 
 
 _SIMPLE_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.]*)\}")
