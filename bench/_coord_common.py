@@ -352,6 +352,7 @@ def start_engine(home: Path, log: Path, *args: str, profile: str | None = None) 
     PROFILE`` (the engine stops cleanly on SIGTERM, so the profile gets written)."""
     if not profile:
         return EngineProc(home, log, *args)
+    Path(profile).unlink(missing_ok=True)  # an old profile must not pass for this run's
     wrapper = log.with_name("bundletui-profiled")
     wrapper.write_text(
         f'#!/bin/sh\nexec "{sys.executable}" -m cProfile -o "{os.path.abspath(profile)}"'

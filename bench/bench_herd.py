@@ -182,7 +182,8 @@ def main() -> None:
         f" last workflow ended {(stored[2] - d) / 1000:.3f} s"
     )
     if args.profile:
-        print(f"engine exit {code}; profile: {args.profile} (python -m pstats FILE)")
+        written = "python -m pstats FILE" if os.path.exists(args.profile) else "NOT WRITTEN"
+        print(f"engine exit {code}; profile: {args.profile} ({written})")
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
     else:
