@@ -216,13 +216,7 @@ def rollup_tx(tx: Tx, effects: Effects, bundle_id: str) -> None:
     if bundle is None:
         return
     counts, pending = jobs.bundle_action_counts(tx.conn, bundle_id)
-    critical_failed = (
-        tx.conn.execute(
-            "SELECT 1 FROM bundle_actions WHERE bundle_id = ? AND critical = 1 AND coord_id IS NULL AND status IN ('FAILED')",
-            (bundle_id,),
-        ).fetchone()
-        is not None
-    )
+    critical_failed = jobs.critical_submit_failed(tx.conn, bundle_id)
     new = bundle_rollup(
         BundleRollupInput(
             status=JobStatus(bundle.status),
@@ -415,14 +409,13 @@ def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: s
         coord = jobs.coord_head(tx.conn, ba.coord_id or "")
         if coord is None or coord.status == J.KILLED:
             continue
-        tx.conn.execute("SAVEPOINT child_check")
+        tx.savepoint("child_check")
         try:
             coordcmd.change_tx(tx, _NoEffects(), coord, value)
         except BundletuiError as exc:
             errors.append(f"{ba.coord_name}: {exc.code}: {exc.message}")
         finally:
-            tx.conn.execute("ROLLBACK TO child_check")
-            tx.conn.execute("RELEASE child_check")
+            tx.rollback_to("child_check")
     if errors:
         raise CommandError(
             "E1320",

@@ -649,10 +649,7 @@ def _delete_unstarted(tx: Tx, coord: CoordRow, limit_ms: int) -> None:
             "E1022", busy[0].id, hint=f"{busy[0].id} is {busy[0].status}; choose a time after it"
         )
     if rows:
-        tx.conn.execute(
-            "DELETE FROM coord_actions WHERE coord_id = ? AND nominal_time >= ?",
-            (coord.id, limit_ms),
-        )
+        jobs.delete_actions_from(tx, coord.id, limit_ms)
         first = min(r.action_number for r in rows)
         jobs.update(
             tx,
@@ -745,10 +742,10 @@ def rerun_tx(
             fields["run_conf"] = None
         move_action(tx, action, Event.RERUN, **fields)
         if refresh:
-            tx.conn.execute("DELETE FROM input_deps WHERE action_id = ?", (action.id,))
+            jobs.drop_input_deps(tx, action.id)
             jobs.update(tx, ActionRow, action.id, plan=None)
         else:
-            tx.conn.execute("UPDATE input_deps SET available = 0 WHERE action_id = ?", (action.id,))
+            jobs.unmark_input_deps(tx, action.id)
             pinned = _pinned_plan(stored)
             if pinned is not None:
                 jobs.update(tx, ActionRow, action.id, plan=pinned)

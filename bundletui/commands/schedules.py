@@ -43,9 +43,7 @@ def register(tx: Tx, coord_id: str, bundle_id: str | None, spec: EventSpec) -> N
 
 def program_finished(tx: Tx, coord_id: str, action_id: str, status: str) -> None:
     """Record ``program:<coordinator>:<status>`` if some schedule listens on it."""
-    row = tx.conn.execute(
-        "SELECT app_name, bundle_id FROM coord_jobs WHERE id = ?", (coord_id,)
-    ).fetchone()
+    row = jobs.coord_name_and_bundle(tx.conn, coord_id)
     if row is None:
         return
     key = program_key(row[0], status)

@@ -17,6 +17,7 @@ from bundletui.commands.effects import Effects
 from bundletui.errors import CommandError
 from bundletui.model import codec
 from bundletui.model.apps import NodeType, WorkflowApp, WorkflowForm
+from bundletui.model.clock import Clock, RealClock
 from bundletui.model.ids import JobKind, node_id
 from bundletui.model.status import NODE_TERMINAL, NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
@@ -40,6 +41,31 @@ class WorkflowSubmission:
     external_id: str | None = None
     priority: int = 0  # higher launches first when the engine's worker limit is reached
     app_json: str | None = None  # ``app`` serialized, when the caller already has it
+
+
+def load_subworkflow(
+    app_path: str,
+    conf: Mapping[str, str],
+    *,
+    user: str,
+    external_id: str | None,
+    base_dir: str | Path | None = None,
+    clock: Clock | None = None,
+) -> WorkflowSubmission:
+    """A sub-workflow action's child, as a submission (the spec layer is loaded on first use)."""
+    from bundletui.spec.load import load_app, resolve_app_path
+    from bundletui.spec.xmlsafe import AppKind
+
+    path = resolve_app_path(app_path, AppKind.WORKFLOW, base_dir or Path.cwd())
+    loaded = load_app(path, conf, clock or RealClock(), kinds=(AppKind.WORKFLOW,))
+    return WorkflowSubmission(
+        app=loaded.app,
+        conf=loaded.conf,
+        definition=loaded.definition,
+        app_path=loaded.app_path,
+        user=user,
+        external_id=external_id,
+    )
 
 
 def work_dir(store: Store, wf_id: str) -> Path:
@@ -96,8 +122,8 @@ def create_workflow_tx(
         roots = [n.name for n in sub.app.nodes if not n.depends]
     is_root = set(roots)
     ready = decide(Machine.NODE, N.WAITING, Event.DEPS_MET).to
-    tx.conn.executemany(
-        "INSERT INTO wf_nodes (id, wf_id, name, type, status, last_modified, rev) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    jobs.insert_nodes(
+        tx,
         [
             (
                 node_id(wf_id, n.name),
@@ -105,8 +131,6 @@ def create_workflow_tx(
                 n.name,
                 str(n.type),
                 ready if n.name in is_root else N.WAITING,
-                tx.now_ms,
-                tx.rev,
             )
             for n in sub.app.nodes
         ],

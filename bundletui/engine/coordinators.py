@@ -154,11 +154,7 @@ class CoordinatorService:
         ``held_by`` cleared) get their input check now, not at the next engine start."""
         if not counts.get(A.WAITING):
             return
-        for (aid,) in tx.conn.execute(
-            "SELECT id FROM coord_actions WHERE status = 'WAITING' AND coord_id = ? "
-            "AND held_by IS NULL",
-            (coord_id,),
-        ):
+        for aid in jobs.unchecked_waiting(tx.conn, coord_id):
             self.check[aid] = None
 
     def _pause_check(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
@@ -647,12 +643,7 @@ class CoordinatorService:
                 self.mark(coord.id)
         for action in jobs.select(tx.conn, ActionRow, "status = 'WAITING'"):
             self.check[action.id] = None  # files may have landed while we were down
-        for coord_id in {
-            r[0]
-            for r in tx.conn.execute(
-                "SELECT DISTINCT coord_id FROM coord_actions WHERE status = 'READY'"
-            )
-        }:
+        for coord_id in jobs.coords_with_ready(tx.conn):
             self.mark(coord_id)
 
     # ------------------------------------------------------------------ landing events

@@ -242,11 +242,8 @@ class EventService:
         events = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
         # the schedule's first job counts a cron time at its very start (Quartz's first fire
         # time may equal the start); a job opened by a firing must not count that firing's time
-        first = (
-            job.created_time <= coord.start_time
-            and not tx.conn.execute(
-                "SELECT 1 FROM job_queue WHERE coord_id = ? AND id < ? LIMIT 1", (coord.id, job_id)
-            ).fetchone()
+        first = job.created_time <= coord.start_time and not store.has_earlier_job(
+            tx.conn, coord.id, job_id
         )
         opened = job.created_time - 1 if first else job.created_time
         crons, next_cron = self._crons(spec, coord, opened, tx.now_ms)

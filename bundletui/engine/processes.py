@@ -28,6 +28,7 @@ import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bundletui._procfs import proc_stat
 from bundletui.errors import EngineError
 
 log = logging.getLogger(__name__)
@@ -197,22 +198,10 @@ def spawn(
 # --------------------------------------------------------------------------- identity
 
 
-def _proc_stat(pid: int) -> tuple[str, int, int, int] | None:
-    """(state, ppid, start_ticks, pgrp) from /proc/<pid>/stat, or None if there is no such pid."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    # comm (field 2) may hold spaces and parentheses: fields resume after the LAST ')'.
-    rest = data[data.rfind(b")") + 2 :].split()
-    return rest[0].decode(), int(rest[1]), int(rest[19]), int(rest[2])
-
-
 def proc_start_ticks(pid: int) -> int | None:
     """Start time of ``pid`` in clock ticks after boot (stat field 22), None if no such pid."""
-    st = _proc_stat(pid)
-    return None if st is None else st[2]
+    st = proc_stat(pid)
+    return None if st is None else st.start_ticks
 
 
 def is_alive(pid: int, start_ticks: int) -> bool:
@@ -221,8 +210,8 @@ def is_alive(pid: int, start_ticks: int) -> bool:
     False for a dead pid, a zombie (it has exited, only its status is left) and a pid that
     was reused by another process.
     """
-    st = _proc_stat(pid)
-    return st is not None and st[2] == start_ticks and st[0] not in ("Z", "X", "x")
+    st = proc_stat(pid)
+    return st is not None and st.start_ticks == start_ticks and st.state not in ("Z", "X", "x")
 
 
 def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tuple[int, int]]:
@@ -249,11 +238,13 @@ def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tup
             continue
         exit_path = os.fsdecode(argv[4])
         pid = int(name)
-        st = _proc_stat(pid)
+        st = proc_stat(pid)
         # The wrapper leads its group; the subshell it forks shows the same command line
         # until it execs the job.
-        if exit_path in wanted and st is not None and st[3] == pid and st[0] not in ("Z", "X", "x"):
-            found[exit_path] = (pid, st[2])
+        if st is None or st.pgrp != pid or st.state in ("Z", "X", "x"):
+            continue
+        if exit_path in wanted:
+            found[exit_path] = (pid, st.start_ticks)
     return found
 
 
@@ -453,8 +444,8 @@ class ProcessWatcher:
     @staticmethod
     def _is_our_zombie(w: _Watch) -> bool:
         """An adopted process that is in fact our own child (an engine adopting what it spawned)."""
-        st = _proc_stat(w.pid)
-        return st is not None and st[1] == os.getpid() and st[2] == w.start_ticks
+        st = proc_stat(w.pid)
+        return st is not None and st.ppid == os.getpid() and st.start_ticks == w.start_ticks
 
     def _forget(self, w: _Watch) -> None:
         w.done = True

@@ -514,18 +514,17 @@ class Engine:
     def savepoint(self, tx: Tx, name: str = "item") -> Iterator[None]:
         """What the block wrote (rows, after-commit actions) is undone if it raises, and the
         error goes on; a SQLite error is the store's and aborts the whole tick instead."""
-        tx.conn.execute(f"SAVEPOINT {name}")
+        tx.savepoint(name)
         mark = len(self.after_commit)
         try:
             yield
         except sqlite3.Error:
             raise
         except Exception:
-            tx.conn.execute(f"ROLLBACK TO {name}")
-            tx.conn.execute(f"RELEASE {name}")
+            tx.rollback_to(name)
             del self.after_commit[mark:]
             raise
-        tx.conn.execute(f"RELEASE {name}")
+        tx.release(name)
 
     def _guarded(self, tx: Tx, what: str, fn: Callable[..., Any], *args: Any) -> Any:
         """Run one work item in a savepoint: its failure is logged and undone, not fatal."""

@@ -494,8 +494,6 @@ class WorkflowRunner:
     def _start_sub_workflow(
         self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: SubWorkflowAction, spec: Node
     ) -> None:
-        from bundletui.spec.load import load_subworkflow
-
         external = f"{node.id}@{node.run}"
         existing = jobs.workflow_by_external_id(tx.conn, external)
 
@@ -518,7 +516,7 @@ class WorkflowRunner:
             conf.setdefault("user.name", wf.user)
             try:
                 # a relative app-path is the parent's neighbour, wherever the engine runs
-                sub = load_subworkflow(
+                sub = wfcmd.load_subworkflow(
                     action.app_path,
                     conf,
                     user=wf.user,

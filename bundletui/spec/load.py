@@ -243,31 +243,6 @@ def _variables_without_values(doc: XmlDocument, conf: Mapping[str, str]) -> tupl
 # ----------------------------------------------------------------------------- children
 
 
-def load_subworkflow(
-    app_path: str,
-    conf: Mapping[str, str],
-    *,
-    user: str,
-    external_id: str | None,
-    base_dir: str | Path | None = None,
-    clock: Clock | None = None,
-) -> Any:
-    """A sub-workflow action's child, as a submission (imported lazily by the engine)."""
-    from bundletui.commands.workflows import WorkflowSubmission
-    from bundletui.model.clock import RealClock
-
-    path = resolve_app_path(app_path, AppKind.WORKFLOW, base_dir or Path.cwd())
-    loaded = load_app(path, conf, clock or RealClock(), kinds=(AppKind.WORKFLOW,))
-    return WorkflowSubmission(
-        app=loaded.app,
-        conf=loaded.conf,
-        definition=loaded.definition,
-        app_path=loaded.app_path,
-        user=user,
-        external_id=external_id,
-    )
-
-
 def bundle_coordinator_conf(
     bundle_conf: Mapping[str, str], coord: BundleCoordinator, bundle_id: str, app_file: Path
 ) -> dict[str, str]:

@@ -63,6 +63,19 @@ class Tx:
     rev: int
     now_ms: int
 
+    # Savepoints: part of a transaction that can be undone alone. ``name`` is ours, never input.
+    def savepoint(self, name: str) -> None:
+        self.conn.execute(f"SAVEPOINT {name}")
+
+    def rollback_to(self, name: str) -> None:
+        """Undo what was written since the savepoint, and end it."""
+        self.conn.execute(f"ROLLBACK TO {name}")
+        self.conn.execute(f"RELEASE {name}")
+
+    def release(self, name: str) -> None:
+        """Keep what was written since the savepoint, and end it."""
+        self.conn.execute(f"RELEASE {name}")
+
 
 class Store:
     """One connection to the store file. Not shared across threads: open one per thread."""

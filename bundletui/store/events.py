@@ -221,6 +221,15 @@ def find_open_job(conn: sqlite3.Connection, coord_id: str) -> JobRow | None:
     return None if row is None else _job(row)
 
 
+def has_earlier_job(conn: sqlite3.Connection, coord_id: str, job_id: int) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM job_queue WHERE coord_id = ? AND id < ? LIMIT 1", (coord_id, job_id)
+        ).fetchone()
+        is not None
+    )
+
+
 def get_job(conn: sqlite3.Connection, job_id: int) -> JobRow | None:
     row = conn.execute(f"SELECT {_JOB_COLS} FROM job_queue WHERE id = ?", (job_id,)).fetchone()
     return None if row is None else _job(row)

@@ -254,6 +254,16 @@ def insert_input_deps(tx: Tx, rows: Iterable[tuple[str, str, str, int, int]]) ->
     )
 
 
+def drop_input_deps(tx: Tx, action_id: str) -> None:
+    """Forget an action's dependencies (a rerun with -refresh resolves them again)."""
+    tx.conn.execute("DELETE FROM input_deps WHERE action_id = ?", (action_id,))
+
+
+def unmark_input_deps(tx: Tx, action_id: str) -> None:
+    """Every dependency of the action is to be checked again (a rerun without -refresh)."""
+    tx.conn.execute("UPDATE input_deps SET available = 0 WHERE action_id = ?", (action_id,))
+
+
 def waiting_on(conn: sqlite3.Connection, path: str) -> list[str]:
     """Actions waiting for exactly this path (indexed: O(actions waiting on it))."""
     return [
@@ -298,6 +308,61 @@ def all_waiting_deps(conn: sqlite3.Connection) -> list[tuple[str, str]]:
         (r[0], r[1])
         for r in conn.execute("SELECT action_id, path FROM input_deps WHERE available = 0")
     ]
+
+
+def unchecked_waiting(conn: sqlite3.Connection, coord_id: str) -> list[str]:
+    """A coordinator's WAITING actions that no input check holds (a rerun put them back)."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM coord_actions WHERE status = 'WAITING' AND coord_id = ? "
+            "AND held_by IS NULL",
+            (coord_id,),
+        )
+    ]
+
+
+def coords_with_ready(conn: sqlite3.Connection) -> set[str]:
+    return {
+        r[0]
+        for r in conn.execute("SELECT DISTINCT coord_id FROM coord_actions WHERE status = 'READY'")
+    }
+
+
+def delete_actions_from(tx: Tx, coord_id: str, nominal_ms: int) -> None:
+    """Drop a coordinator's actions at or after a nominal time (``change endtime`` earlier)."""
+    tx.conn.execute(
+        "DELETE FROM coord_actions WHERE coord_id = ? AND nominal_time >= ?",
+        (coord_id, nominal_ms),
+    )
+
+
+def coord_name_and_bundle(conn: sqlite3.Connection, coord_id: str) -> tuple[str, str | None] | None:
+    row = conn.execute(
+        "SELECT app_name, bundle_id FROM coord_jobs WHERE id = ?", (coord_id,)
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def critical_submit_failed(conn: sqlite3.Connection, bundle_id: str) -> bool:
+    """A critical coordinator of the bundle failed to be submitted (it has no job)."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM bundle_actions WHERE bundle_id = ? AND critical = 1"
+            " AND coord_id IS NULL AND status = 'FAILED'",
+            (bundle_id,),
+        ).fetchone()
+        is not None
+    )
+
+
+def insert_nodes(tx: Tx, rows: Iterable[tuple[str, str, str, str, str]]) -> None:
+    """A new workflow's nodes: (id, wf_id, name, type, status), stamped with the transaction."""
+    tx.conn.executemany(
+        "INSERT INTO wf_nodes (id, wf_id, name, type, status, last_modified, rev)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(*r, tx.now_ms, tx.rev) for r in rows],
+    )
 
 
 def workflow_priority(conn: sqlite3.Connection, wf_id: str) -> int:

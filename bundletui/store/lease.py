@@ -10,6 +10,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 
+from bundletui._procfs import proc_stat, started_ms
 from bundletui.store.db import Store
 
 
@@ -87,24 +88,11 @@ def alive_here(lease: Lease, host: str) -> bool:
     does not count. Only another host's holder is judged by its lease's expiry alone."""
     if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
         return False  # another engine of this process (a console's thread): its lease decides
-    found = _proc(lease.pid)
-    if found is None:
+    st = proc_stat(lease.pid)
+    started = None if st is None else started_ms(st)
+    if st is None or started is None:
         return False
-    state, started = found
-    return state not in (b"Z", b"X") and started <= lease.acquired + 1_000  # btime: seconds
-
-
-def _proc(pid: int) -> tuple[bytes, int] | None:
-    """``pid``'s state letter and start time (epoch ms), from /proc; None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        with open("/proc/stat", "rb") as f:
-            btime = next(int(line.split()[1]) for line in f if line.startswith(b"btime "))
-        ticks = int(fields[19])  # field 22 of stat, counted after "pid (comm)"
-    except (OSError, StopIteration, ValueError, IndexError):
-        return None
-    return fields[0], btime * 1000 + ticks * 1000 // os.sysconf("SC_CLK_TCK")
+    return st.state not in ("Z", "X") and started <= lease.acquired + 1_000  # btime: seconds
 
 
 def _dead_here(lease: Lease, host: str) -> bool:
@@ -117,5 +105,5 @@ def _dead_here(lease: Lease, host: str) -> bool:
         return True
     except PermissionError:
         return False
-    found = _proc(lease.pid)
-    return found is not None and found[0] in (b"Z", b"X")  # killed, not yet reaped
+    st = proc_stat(lease.pid)
+    return st is not None and st.state in ("Z", "X")  # killed, not yet reaped

@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
+from bundletui._procfs import proc_stat
 from bundletui.commands import queries
-from bundletui.engine import processes
 from bundletui.store import jobs
 from bundletui.store.db import Store
 from bundletui.store.rows import WorkflowRow
@@ -280,8 +280,8 @@ def stamps(path: Path) -> dict[str, tuple[float, float]]:
 
 
 def pid_alive(pid: int) -> bool:
-    st = processes._proc_stat(pid)
-    return st is not None and st[0] not in ("Z", "X", "x")
+    st = proc_stat(pid)
+    return st is not None and st.state not in ("Z", "X", "x")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bundletui.engine import processes
+from bundletui._procfs import proc_stat
 from tests.e2e.conftest import (
     BUNDLETUI,
     FIXTURES,
@@ -29,8 +29,8 @@ def release(gate: Path, *names: str) -> None:
 
 
 def stopped(pid: int) -> bool:
-    st = processes._proc_stat(pid)
-    return st is not None and st[0] == "T"
+    st = proc_stat(pid)
+    return st is not None and st.state == "T"
 
 
 def job_pids(path: Path) -> dict[str, tuple[int, int]]:
