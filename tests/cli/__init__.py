@@ -5,25 +5,38 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
 
 
 def bundletui(
-    *args: str, home: Path | None = None, cwd: Path | None = None
+    *args: str,
+    home: Path | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str | None] | None = None,
+    timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
-    """``bundletui ARGS`` (``home``: as BUNDLETUI_HOME), its exit code and output as text."""
-    env = {**os.environ, "NO_COLOR": "1"}
+    """``bundletui ARGS`` (``home``: as BUNDLETUI_HOME), its exit code and output as text.
+
+    ``env`` is laid over this process's environment; a None value removes the variable.
+    """
+    environ = {**os.environ, "NO_COLOR": "1"}
     if home is not None:
-        env["BUNDLETUI_HOME"] = str(home)
+        environ["BUNDLETUI_HOME"] = str(home)
+    for name, value in (env or {}).items():
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
     return subprocess.run(
         [BUNDLETUI, *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
         check=False,
         cwd=cwd,
-        env=env,
+        env=environ,
         stdin=subprocess.DEVNULL,
     )

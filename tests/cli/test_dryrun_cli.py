@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +19,10 @@ from typer.testing import CliRunner
 from bundletui.cli import _register, app
 from bundletui.model.timeutil import parse_oozie_time
 from bundletui.spec.dryrun import dryrun
+from tests.cli import bundletui
 
 _register()
 RUNNER = CliRunner()
-BIN = Path(sys.executable).parent / "bundletui"
 ACTION_KEYS = ["number", "nominal_time", "data_in", "data_out", "missing_dependencies", "conf"]
 
 COORD = """<coordinator-app name="{name}" frequency="{frequency}" start="{start}" end="{end}"
@@ -463,16 +461,12 @@ def test_errors(tmp_path: Path) -> None:
 
 def test_real_binary_json(tmp_path: Path) -> None:
     path = write_coord(tmp_path)
-    done = subprocess.run(
-        [str(BIN), "dryrun", str(path), "-D", f"root={tmp_path}", "-D", "region=eu",
-         "--limit", "2", "--json"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = bundletui("dryrun", str(path), "-D", f"root={tmp_path}", "-D", "region=eu",
+                     "--limit", "2", "--json", timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert [a["number"] for a in data["coordinators"][0]["actions"]] == [1, 2]
-    bad = subprocess.run([str(BIN), "dryrun", str(path)], capture_output=True, text=True,
-                         timeout=120, check=False)  # fmt: skip
+    bad = bundletui("dryrun", str(path), timeout=120)
     assert bad.returncode == 1
     assert bad.stderr.startswith("Error: ")
     assert "Traceback" not in bad.stderr

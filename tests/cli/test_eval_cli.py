@@ -7,18 +7,16 @@ stand for its SyncCoordDataset and --nominal-time/--actual-time for its SyncCoor
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from bundletui.cli import _register, app
+from tests.cli import bundletui
 
 _register()
 RUNNER = CliRunner()
-BIN = Path(sys.executable).parent / "bundletui"
 LA = "America/Los_Angeles"
 
 # TestCoordELFunctions.init(): daily LA dataset, nominal 2009-09-09T23:59Z, actual 09-10
@@ -383,31 +381,13 @@ def test_errors(args: list[str], code: str, needle: str) -> None:
 
 
 def test_real_binary() -> None:
-    done = subprocess.run(
-        [str(BIN), "eval", "${coord:current(0)} ${coord:current(-1)}", *OOZIE],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = bundletui("eval", "${coord:current(0)} ${coord:current(-1)}", *OOZIE)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "2009-09-09T23:59Z 2009-09-08T23:59Z\n"
-    bad = subprocess.run(
-        [str(BIN), "eval", "${coord:current(0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    bad = bundletui("eval", "${coord:current(0")
     assert bad.returncode == 1
     assert bad.stdout == ""
     assert bad.stderr.startswith("Error: E1004: ")
     assert "Traceback" not in bad.stderr
-    empty = subprocess.run(
-        [str(BIN), "eval", '${coord:offset(-10, "DAY")}', *OOZIE],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    empty = bundletui("eval", '${coord:offset(-10, "DAY")}', *OOZIE)
     assert (empty.returncode, empty.stdout) == (0, "\n")

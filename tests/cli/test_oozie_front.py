@@ -10,11 +10,7 @@ script prints. TZ=UTC so Java's "local time" outputs are deterministic.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,11 +22,8 @@ from bundletui.commands.base import Ctx
 from bundletui.commands.submit import submit_loaded
 from bundletui.spec.load import load_job
 from bundletui.store.db import Store
+from tests.cli import bundletui
 from tests.commands.sample_apps import ActionSpec, Apps, add_actions, write_apps
-
-BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
-if not os.access(BUNDLETUI, os.X_OK):  # pragma: no cover - a venv always has its scripts
-    BUNDLETUI = shutil.which("bundletui") or BUNDLETUI
 
 RULER = "-" * 132
 COORD_HEADER = f"{'ID':<43}{'Status':<10}{'Ext ID':<37}{'Err Code':<10}{'Created':<21}{'Nominal Time':<21}"  # fmt: skip
@@ -53,19 +46,10 @@ class Out:
 
 
 def oozie(home: Path, *args: str, columns: int | None = None) -> Out:
-    env = {
-        **os.environ,
-        "BUNDLETUI_HOME": str(home),
-        "TZ": "UTC",
-        "NO_COLOR": "1",
-        "TERM": "dumb",
-    }
-    env.pop("OOZIE_TIMEZONE", None)
+    env = {"TZ": "UTC", "TERM": "dumb", "OOZIE_TIMEZONE": None}
     if columns:
         env["COLUMNS"] = str(columns)
-    proc = subprocess.run(
-        [BUNDLETUI, *args], capture_output=True, text=True, env=env, timeout=60, check=False
-    )
+    proc = bundletui(*args, home=home, env=env)
     return Out(proc.returncode, proc.stdout, proc.stderr)
 
 

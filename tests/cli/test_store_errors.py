@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
-BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
+from tests.cli import bundletui
+
 ROOT = Path(__file__).resolve().parents[2]
 NAIVE_BAYES = ROOT / "sample_bundles" / "naive-bayes" / "job.properties"
 
 
 def bt(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [BUNDLETUI, *args], capture_output=True, text=True, timeout=60, check=False
-    )
+    return bundletui(*args)
 
 
 def test_reading_commands_on_a_missing_store_say_so_and_create_nothing(tmp_path: Path) -> None:
