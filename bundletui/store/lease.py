@@ -89,10 +89,10 @@ def alive_here(lease: Lease, host: str) -> bool:
     if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
         return False  # another engine of this process (a console's thread): its lease decides
     st = proc_stat(lease.pid)
-    started = None if st is None else started_ms(st)
-    if st is None or started is None:
+    if st is None or st.state in ("Z", "X"):
         return False
-    return st.state not in ("Z", "X") and started <= lease.acquired + 1_000  # btime: seconds
+    started = started_ms(st)
+    return started is not None and started <= lease.acquired + 1_000  # btime: seconds
 
 
 def _dead_here(lease: Lease, host: str) -> bool:
