@@ -17,7 +17,7 @@ from bundletui.commands.effects import Effects
 from bundletui.errors import CommandError
 from bundletui.model import codec
 from bundletui.model.apps import NodeType, WorkflowApp, WorkflowForm
-from bundletui.model.clock import Clock, RealClock
+from bundletui.model.clock import Clock
 from bundletui.model.ids import JobKind, node_id
 from bundletui.model.status import NODE_TERMINAL, NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
@@ -49,15 +49,16 @@ def load_subworkflow(
     *,
     user: str,
     external_id: str | None,
-    base_dir: str | Path | None = None,
-    clock: Clock | None = None,
+    base_dir: str | Path,
+    clock: Clock,
 ) -> WorkflowSubmission:
-    """A sub-workflow action's child, as a submission (the spec layer is loaded on first use)."""
+    """A sub-workflow action's child, as a submission, resolved on the engine's clock (the spec
+    layer is loaded on first use)."""
     from bundletui.spec.load import load_app, resolve_app_path
     from bundletui.spec.xmlsafe import AppKind
 
-    path = resolve_app_path(app_path, AppKind.WORKFLOW, base_dir or Path.cwd())
-    loaded = load_app(path, conf, clock or RealClock(), kinds=(AppKind.WORKFLOW,))
+    path = resolve_app_path(app_path, AppKind.WORKFLOW, base_dir)
+    loaded = load_app(path, conf, clock, kinds=(AppKind.WORKFLOW,))
     return WorkflowSubmission(
         app=loaded.app,
         conf=loaded.conf,

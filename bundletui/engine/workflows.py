@@ -522,6 +522,7 @@ class WorkflowRunner:
                     user=wf.user,
                     external_id=external,
                     base_dir=app_dir(wf.app_path),
+                    clock=self.engine.clock,
                 )
             except BundletuiError as exc:
                 fail(exc.code, exc.message)
