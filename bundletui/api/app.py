@@ -182,7 +182,9 @@ async def _call(api: Api, request: Request, resource: str = "") -> Call:
     params = Params(parse_query(request.scope.get("query_string", b"")))
     return Call(
         version=_version(request),
-        method=request.method,
+        # HEAD is GET without the body (the server drops it): never a PUT's action, which a web
+        # page could otherwise send to the loopback API with no CORS preflight
+        method="GET" if request.method == "HEAD" else request.method,
         resource=resource,
         params=params,
         body=body,

@@ -8,7 +8,7 @@ lines so tools that grep ``JOB[<id>]`` still work.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
 
 from bundletui.commands import coord_queries, queries
@@ -70,16 +70,5 @@ def _read_tail(path: Path) -> str:
 
 
 def audit_text(store: Store, job_id: str, *, errors_only: bool) -> str:
-    lines = []
-    for r in reversed(jobs.audit_rows(store.conn, target=job_id, limit=10_000)):
-        if errors_only and r.result == "ok":
-            continue
-        stamp = datetime.fromtimestamp(r.time / 1000, UTC)
-        level = "INFO " if r.result == "ok" else "ERROR"
-        text = f"{r.command} {r.result}" + (f": {r.error}" if r.error else "")
-        args = f" {r.args}" if r.args and r.args != "{}" else ""
-        lines.append(
-            f"{stamp:%Y-%m-%d %H:%M:%S},{r.time % 1000:03d} {level} {r.face} - USER[{r.user}] "
-            f"GROUP[-] TOKEN[] APP[-] JOB[{job_id}] ACTION[-] {text}{args}\n"
-        )
-    return "".join(lines)
+    lines = queries.audit_log_lines(store.conn, job_id, errors_only=errors_only, zone=UTC)
+    return "".join(f"{line}\n" for line in lines)

@@ -1126,21 +1126,13 @@ def _scoped_actions(front: Front, coord_id: str) -> list[dict[str, Any]]:
 def _print_audit(front: Front, job_id: str, *, errors_only: bool) -> None:
     """A job's log in Oozie's server-log shape, from the audit log (commands run on it)."""
     from bundletui.commands import queries
-    from bundletui.store import jobs
 
     queries.job_info(front.store.conn, job_id, length=0)  # E0604 for an unknown job
-    rows = jobs.audit_rows(front.store.conn, target=job_id, limit=10_000)
-    for r in reversed(rows):
-        if errors_only and r.result == "ok":
-            continue
-        stamp = datetime.fromtimestamp(r.time / 1000).astimezone(front.zone or None)
-        level = "INFO " if r.result == "ok" else "ERROR"
-        text = f"{r.command} {r.result}" + (f": {r.error}" if r.error else "")
-        say(
-            f"{stamp:%Y-%m-%d %H:%M:%S},{r.time % 1000:03d} {level} {r.face} - USER[{r.user}] "
-            f"GROUP[-] TOKEN[] APP[-] JOB[{job_id}] ACTION[-] {text}"
-            + (f" {r.args}" if r.args and r.args != "{}" else "")
-        )
+    zone = front.zone or None
+    for line in queries.audit_log_lines(
+        front.store.conn, job_id, errors_only=errors_only, zone=zone
+    ):
+        say(line)
 
 
 def op_unsupported(front: Front) -> None:

@@ -11,6 +11,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -332,3 +333,36 @@ def _listing(
         offset=max(offset - 1, 0),
     )
     return {envelope: [to_json(r) for r in rows], "total": total, "offset": offset, "len": length}
+
+
+# ----------------------------------------------------------------------------- audit log
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n``, ``\\x1b``): a value a client sent
+    (a user name, a command's arguments) cannot start a log line of its own or move a cursor."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def audit_log_lines(
+    conn: sqlite3.Connection, job_id: str, *, errors_only: bool, zone: tzinfo | None
+) -> list[str]:
+    """The commands run on a job, oldest first, in the shape of Oozie's server-log lines (tools
+    grep ``JOB[<id>]``); ``zone`` None is the local one."""
+    lines = []
+    for r in reversed(jobs.audit_rows(conn, target=job_id, limit=10_000)):
+        if errors_only and r.result == "ok":
+            continue
+        stamp = datetime.fromtimestamp(r.time / 1000).astimezone(zone)
+        level = "INFO " if r.result == "ok" else "ERROR"
+        text = f"{r.command} {r.result}" + (f": {r.error}" if r.error else "")
+        args = f" {r.args}" if r.args and r.args != "{}" else ""
+        lines.append(
+            one_line(
+                f"{stamp:%Y-%m-%d %H:%M:%S},{r.time % 1000:03d} {level} {r.face} - USER[{r.user}] "
+                f"GROUP[-] TOKEN[] APP[-] JOB[{job_id}] ACTION[-] {text}{args}"
+            )
+        )
+    return lines

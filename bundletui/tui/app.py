@@ -36,6 +36,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from bundletui.commands import dispatch
 from bundletui.commands.base import Ctx
+from bundletui.commands.queries import one_line
 from bundletui.engine.service import EngineConfig
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import Clock, RealClock, from_ms, to_ms
@@ -1469,12 +1470,12 @@ def _audit_text(rows: list[Any]) -> Text:
     for r in rows:
         when = f"{from_ms(r.time):%m-%d %H:%M:%S}"
         out.append(f"{when} ", style="dim")
-        out.append(f"{r.face:<7} {r.user:<8} {r.command:<8} ")
+        out.append(f"{r.face:<7} {one_line(r.user):<8} {r.command:<8} ")
         out.append(r.result, style="green" if r.result == "ok" else "red")
         if r.target:
             out.append(f" {r.target}", style="dim")
         if r.error:
-            out.append(f" {r.error}", style="red")
+            out.append(f" {one_line(r.error)}", style="red")
         out.append("\n")
     return out
 

@@ -29,6 +29,7 @@ from tests.api.conftest import (
     start_live,
     wait_until,
 )
+from tests.cli import bundletui as cli_bundletui
 
 XML = {"Content-Type": "application/xml;charset=UTF-8"}
 
@@ -115,6 +116,47 @@ def test_unknown_urls_and_methods(http: httpx.Client) -> None:
     r = http.delete("v2/job/0000001-000000000000000-bundletui-x-C")
     oozie_error(r, 405, "E0301")
     assert set(r.headers["allow"].replace(" ", "").split(",")) >= {"GET", "PUT"}
+
+
+def test_head_is_a_get_without_a_body_and_changes_nothing(
+    http: httpx.Client, bare: Live, tmp_path: Path
+) -> None:
+    """HEAD needs no CORS preflight, so a web page could send one to the loopback API: it must
+    answer as GET does, never run a PUT's action."""
+    wf = submit(http, wf_conf(tmp_path))
+    for url, params in [
+        (f"v2/job/{wf}", {"action": "kill"}),
+        ("v2/admin/status", {"systemmode": "NOWEBSERVICE"}),
+        ("v2/jobs", {"jobtype": "wf", "action": "kill", "filter": "status=PREP"}),
+        (f"v2/job/{wf}", {}),
+        ("v2/jobs", {"jobtype": "wf"}),
+        ("v2/job/0000009-000000000000000-bundletui-x-W", {}),
+    ]:
+        head, get = http.head(url, params=params), http.get(url, params=params)
+        assert (head.status_code, head.content) == (get.status_code, b""), (url, params)
+        assert head.headers.get("oozie-error-code") == get.headers.get("oozie-error-code")
+        assert int(head.headers["content-length"]) == len(get.content)
+    assert http.get(f"v2/job/{wf}", params={"show": "status"}).json() == {"status": "PREP"}
+    assert http.get("v2/admin/status").json() == {"systemMode": "NORMAL"}
+
+
+def test_a_user_name_cannot_forge_audit_log_lines(
+    http: httpx.Client, bare: Live, tmp_path: Path
+) -> None:
+    """The audit log is read as one line per command (tools grep ``JOB[<id>]``): a newline or a tab
+    in a client's user name is shown escaped, through the API and the command line."""
+    forged = "evil\n2026-11-22 00:00:00,000 INFO  api - USER[admin] forged\tx"
+    wf = submit(http, wf_conf(tmp_path, **{"user.name": forged}))
+    assert http.put(f"v2/job/{wf}", params={"action": "kill"}).status_code == 200
+    expected = "USER[evil\\n2026-11-22 00:00:00,000 INFO  api - USER[admin] forged\\tx]"
+    for log in (
+        http.get(f"v2/job/{wf}", params={"show": "auditlog"}).text,
+        cli_bundletui("oozie", "job", "-auditlog", wf, home=bare.home).stdout,
+    ):
+        lines = log.splitlines()
+        assert [line.split(" - ")[0][-9:] for line in lines] == ["INFO  api", "INFO  api"], log
+        assert expected in lines[0] and lines[1].endswith("kill ok"), log
+        assert "\t" not in log
 
 
 def test_system_mode(http: httpx.Client, bare: Live) -> None:
