@@ -26,6 +26,7 @@ from bundletui.model import codec
 from bundletui.model.apps import CoordinatorApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind
+from bundletui.model.java import JAVA_INT_MAX, parse_java_int
 from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import ACTION_TERMINAL, ActionStatus, JobStatus, WorkflowStatus
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
@@ -582,14 +583,13 @@ def change_tx(tx: Tx, effects: Effects, coord: CoordRow, value: str) -> None:
             error_message=None,
         )
     if "concurrency" in changes:
-        try:
-            concurrency = int(changes["concurrency"])
-        except ValueError:
+        concurrency = parse_java_int(changes["concurrency"])
+        if concurrency is None:  # Oozie's Integer.parseInt
             raise CommandError(
                 "E1015",
                 f"Invalid coordinator job change value {value}, concurrency must be an integer",
-                hint="concurrency=2",
-            ) from None
+                hint=f"concurrency=2 (a whole number up to {JAVA_INT_MAX})",
+            )
         jobs.update(tx, CoordRow, coord.id, concurrency=concurrency)
     if "endtime" in changes:
         end = to_ms(parse_oozie_time(changes["endtime"], what="endtime"))

@@ -27,8 +27,13 @@ def stamp(t: datetime) -> str:
     return t.strftime("%y%m%d%H%M%S") + f"{t.microsecond // 1000:03d}"
 
 
+# Oozie's ids are at most 40 characters; ours name the submitter, cut so an id stays short
+# enough for a column (the sequence alone makes it unique)
+USER_IN_ID = 16
+
+
 def job_id(seq: int, stamp_text: str, user: str, kind: JobKind, system: str = "bundletui") -> str:
-    safe_user = re.sub(r"[^A-Za-z0-9_.]", "_", user) or "user"
+    safe_user = re.sub(r"[^A-Za-z0-9_.]", "_", user)[:USER_IN_ID] or "user"
     return f"{seq:07d}-{stamp_text}-{system}-{safe_user}-{kind}"
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from bundletui.errors import SpecError
 from bundletui.model.apps import Conf
+from bundletui.model.java import JAVA_INT, JAVA_INT_MAX, JAVA_INT_MIN
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import FormalParameter, read_parameters
 from bundletui.spec.resolver import Resolver, Where
@@ -15,9 +14,6 @@ from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
 BAD_VALUE = "EB0720"
 
 # Java's int: Oozie reads every number of an application with Integer.parseInt.
-JAVA_INT_MIN = -(2**31)
-JAVA_INT_MAX = 2**31 - 1
-_JAVA_INT = re.compile(r"[+-]?[0-9]+")
 _COORD_PREFIX = "Invalid coordinator application attributes, "
 
 
@@ -109,7 +105,7 @@ def java_int(
         number = value
     else:
         text = str(value).strip()
-        if not _JAVA_INT.fullmatch(text):
+        if not JAVA_INT.fullmatch(text):
             example = ", or an EL frequency such as ${coord:hours(2)}" if prefix else ""
             raise here.error(
                 code,

@@ -297,6 +297,8 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
 
     bt.fails("change", coord_id, "--value", "endtime=2026-01-01T00:00Z", code="E1022")
     bt.fails("change", coord_id, "--value", "colour=red", code="E1015")
+    for number in ("99999999999", "1_0", "\u0663"):  # Integer.parseInt refuses each
+        bt.fails("change", coord_id, "--value", f"concurrency={number}", code="E1015")
     bt.fails("change", coord_id, "--value", "pausetime=2026-01-01T01:00Z", code="E1015")  # past
 
     # pause time: WAITING actions at or after it are deleted; PAUSED when reached

@@ -91,6 +91,16 @@ def test_ids_are_oozie_shaped_and_sequential(tmp_path: Path) -> None:
     assert b.startswith("0000002-") and b.endswith("-bundletui-bob_smith-W")
 
 
+def test_a_long_user_name_is_cut_in_the_id(tmp_path: Path) -> None:
+    """The id names the submitter, but a client's 3,000-character user.name does not make a
+    3,000-character id."""
+    store = Store(tmp_path)
+    with store.write() as tx:
+        long = store.next_id(tx, JobKind.COORDINATOR, "u" * 3000)
+    assert is_job_id(long) and long.endswith(f"-bundletui-{'u' * 16}-C")
+    assert len(long) == len("0000001-") + 15 + len("-bundletui-") + 16 + len("-C") == 52
+
+
 def test_rollback_leaves_store_unchanged(tmp_path: Path) -> None:
     store = Store(tmp_path)
     rev = store.revision()
