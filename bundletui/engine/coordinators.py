@@ -47,6 +47,8 @@ BATCH = 10_000  # oozie action.batch.size
 NONE_TOLERANCE_MS = 60_000  # oozie.coord.execution.none.tolerance (1 minute)
 RECHECK_MS = 60_000  # coord.input.check.requeue.interval
 POLL_MAX_MS = 60_000
+# Oozie checks no inputs of a suspended coordinator, so none of its actions times out then
+SUSPENDED = frozenset({J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED})
 
 
 class CoordinatorService:
@@ -57,6 +59,9 @@ class CoordinatorService:
         self._poll_backoff: dict[str, int] = {}
         self._raced: set[str] = set()  # actions re-checked once because an input landed mid-check
         self._held: list[tuple[Callable[[Tx, str], None], str]] = []  # dues reached in SAFEMODE
+        # coordinator -> its actions whose timeout came while it was suspended (a restart finds
+        # them again: each WAITING action's check schedules its timeout)
+        self._after_resume: dict[str, set[str]] = {}
         self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
         self._wf_paths: dict[tuple[str, str], Path] = {}  # (coordinator file, app path) -> file
         self._wf_mtimes: dict[Path, tuple[int, float]] = {}  # file -> (tick's rev, its mtime)
@@ -128,6 +133,9 @@ class CoordinatorService:
             return
         now = tx.now_ms
         coord = self._pause_check(tx, coord, now)
+        if coord_id in self._after_resume and coord.status not in SUSPENDED:
+            for aid in self._after_resume.pop(coord_id):
+                self.engine.heap.push(now, "action.timeout", aid)
         if coord.kind == "event":  # actions come from triggers, not nominal times
             self.engine.events.process(tx, coord)
             coordcmd.rollup_tx(tx, self.engine.effects, coord_id)
@@ -402,6 +410,10 @@ class CoordinatorService:
             return
         if tx.now_ms < action.timeout_at:
             self.engine.heap.push(action.timeout_at, "action.timeout", aid)
+            return
+        coord = jobs.coord_head(tx.conn, action.coord_id)
+        if coord is not None and coord.status in SUSPENDED:  # delayed, not lost: see resume
+            self._after_resume.setdefault(coord.id, set()).add(aid)
             return
         coordcmd.move_action(
             tx,

@@ -192,6 +192,45 @@ def test_a_rerun_timedout_action_times_out_from_its_new_creation(bt: Bt4) -> Non
     assert bt.actions(coord_id) == {1: "TIMEDOUT"}
 
 
+def test_a_suspended_coordinators_waiting_actions_do_not_time_out(bt: Bt4) -> None:
+    """Suspend delays actions, it does not lose them (oozie.md §1.3): Oozie checks no inputs,
+    and so times nothing out, while a coordinator is suspended. After the resume an action whose
+    input is still missing times out; one whose input landed meanwhile runs."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T02:00Z", timeout="60"), flag="/none")
+    bt.sim(T0, "2026-01-01T00:30Z")
+    assert bt.actions(coord_id)[1] == "WAITING"
+    bt.cli("suspend", coord_id)
+    bt.sim(T0, "2026-01-01T03:00Z")  # 01:01, action 1's timeout, comes and goes
+    assert bt.status(coord_id) == "SUSPENDED"
+    assert set(bt.actions(coord_id).values()) == {"WAITING"}
+    bt.land(partition("raw", "2026-01-01T01:00Z"))
+    bt.cli("resume", coord_id)
+    bt.sim(T0, "2026-01-01T03:30Z")
+    assert bt.actions(coord_id) == {1: "TIMEDOUT", 2: "SUCCEEDED"}
+    assert bt.status(coord_id) == "DONEWITHERROR"
+
+
+def test_a_timeout_reached_while_suspended_is_applied_by_the_running_engines_resume(
+    bt: Bt4,
+) -> None:
+    """The same, with one engine running through the suspension: the timeout it reached while
+    the coordinator was suspended is kept, and applied when the coordinator is resumed."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T01:00Z", timeout="60"), flag="/none")
+    bt.sim(T0, "2026-01-01T00:30Z")
+    bt.cli("suspend", coord_id)
+    bt.engine("--clock", "simulated", "--start-time", T0)  # nothing else due: jumps to 01:01
+    wait_for(
+        lambda: (
+            int(bt.sql("SELECT value FROM meta WHERE key = 'sim_now'")[0][0]) >= 1_767_229_260_000
+        ),  # 2026-01-01T01:01Z
+        20,
+        "the simulated clock to pass the timeout",
+    )
+    assert bt.actions(coord_id) == {1: "WAITING"}
+    bt.cli("resume", coord_id)
+    wait_for(lambda: bt.actions(coord_id) == {1: "TIMEDOUT"}, 20, "the timeout after resume")
+
+
 def test_rerun_refresh_re_resolves_latest(bt: Bt4) -> None:
     coord_id = submit(
         bt,
