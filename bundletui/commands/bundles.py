@@ -393,9 +393,14 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
         "coord.change",
         Event.SUSPEND,
         {"value": value},
-        only={str(s) for s in JobStatus if s != J.KILLED},
+        only={str(s) for s in JobStatus if s not in UNCHANGED_CHILDREN},
     )
     effects.wake_bundle(tx, bundle.id)
+
+
+# a bundle change passes these by: Oozie's BundleJobChangeXCommand reads only un-ignored
+# bundle actions, and a killed coordinator refuses every change (E1016)
+UNCHANGED_CHILDREN = frozenset({J.KILLED, J.IGNORED})
 
 
 def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
@@ -407,7 +412,7 @@ def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: s
         tx.conn, BundleActionRow, "bundle_id = ? AND coord_id IS NOT NULL", (bundle.id,)
     ):
         coord = jobs.coord_head(tx.conn, ba.coord_id or "")
-        if coord is None or coord.status == J.KILLED:
+        if coord is None or coord.status in UNCHANGED_CHILDREN:
             continue
         tx.savepoint("child_check")
         try:

@@ -580,7 +580,13 @@ def test_an_ignored_coordinator_leaves_its_bundle_roll_up(bt: Bt4) -> None:
     bt.cli("ignore", ids["b"])
     assert bt.bundle_actions(bundle_id)["b"] == ("IGNORED", 0)
     assert bt.status(bundle_id) == "RUNNING"
+    # a bundle change passes the ignored coordinator by, as the killed one before (Oozie reads
+    # only un-ignored bundle actions); before, b's refusal (E1016) refused the whole change
+    bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T03:00Z")
     bt.sim(START, "2026-01-01T05:00Z")
+    assert bt.peek(ids["a"])["endTime"].startswith("Thu, 01 Jan 2026 03:00")
+    assert bt.status(ids["b"]) == "IGNORED"
+    assert sorted(bt.actions(ids["a"])) == [1, 2, 3]
     assert bt.status(ids["a"]) == "SUCCEEDED"
     assert bt.status(bundle_id) == "SUCCEEDED"
 
