@@ -234,15 +234,25 @@ class Front:
 
     @property
     def store(self) -> Any:
+        """The home's store; a home without one is an error (EB001), not a new empty store."""
         if self._store is None:
             from bundletui.store.db import Store
 
-            self._store = Store(self.home)
+            self._store = Store(self.home, create=False)
         return self._store
 
-    def ctx(self) -> Any:
-        from bundletui.commands.base import Ctx
+    def has_store(self) -> bool:
+        from bundletui.store.db import DB_NAME, resolve_home
 
+        return self._store is not None or (resolve_home(self.home) / DB_NAME).exists()
+
+    def ctx(self, *, create: bool = False) -> Any:
+        """``create``: a submission that is valid makes the store, as ``bundletui submit`` does."""
+        from bundletui.commands.base import Ctx
+        from bundletui.store.db import Store
+
+        if create and self._store is None and not self.has_store():
+            self._store = Store(self.home)
         return Ctx(self.store, face="oozie-cli")
 
     @property
@@ -334,24 +344,15 @@ def admin_command(front: Front) -> None:
     """``oozie admin -status | -systemmode MODE | -version``. The mode is the store's, shared
     with the HTTP API and every other process (SAFEMODE refuses every change to jobs)."""
     from bundletui.commands import admin
-    from bundletui.commands.base import Ctx
 
     if front.args.operation == "version":
         say(f"Oozie server build version: {admin.BUILD_VERSION}")
         return
-    from bundletui.store.db import Store
-
-    store = Store(front.home, create=False)
-    try:
-        if front.args.operation == "systemmode":
-            mode = admin.set_system_mode(
-                Ctx(store, face="oozie-cli"), front.args.get("systemmode") or ""
-            )
-        else:
-            mode = store.system_mode()
-        say(f"System mode: {mode}")
-    finally:
-        store.close()
+    if front.args.operation == "systemmode":
+        mode = admin.set_system_mode(front.ctx(), front.args.get("systemmode") or "")
+    else:
+        mode = front.store.system_mode()
+    say(f"System mode: {mode}")
 
 
 USAGE = {
@@ -460,8 +461,9 @@ def _conf_args(front: Front) -> tuple[str | None, list[str]]:
 
 
 def _load(front: Front) -> Any:
+    from bundletui.model.clock import RealClock
     from bundletui.spec.load import load_job
-    from bundletui.store.db import current_user
+    from bundletui.store.db import current_user, resolve_home
 
     config, defines = _conf_args(front)
     from bundletui.cli.job_cmds import submit_defaults
@@ -469,9 +471,9 @@ def _load(front: Front) -> Any:
     return load_job(
         config,
         defines,
-        front.store.clock,
+        front.store.clock if front.has_store() else RealClock(),
         user=current_user(),
-        defaults=submit_defaults(front.store.home),
+        defaults=submit_defaults(resolve_home(front.home)),
     )
 
 
@@ -479,7 +481,7 @@ def op_submit(front: Front, *, start: bool = False) -> None:
     from bundletui.commands.submit import submit_loaded
 
     loaded = _load(front)
-    say(f"job: {submit_loaded(front.ctx(), loaded, start=start)}")
+    say(f"job: {submit_loaded(front.ctx(create=True), loaded, start=start)}")
 
 
 def op_run(front: Front) -> None:

@@ -154,6 +154,28 @@ def test_submit_and_run_print_job_id(fresh: World) -> None:
     assert out.code == 0 and out.stdout.startswith("job: "), out
 
 
+def test_a_home_without_a_store_is_an_error_not_a_new_store(fresh: World, tmp_path: Path) -> None:
+    """A mistyped home gets EB001, as ``bundletui jobs`` does, and is left as it was; only a
+    valid submission makes the store."""
+    home = tmp_path / "typo"
+    for args in (
+        ("oozie", "jobs"),
+        ("oozie", "job", "-info", fresh.coord),
+        ("oozie", "job", "-kill", fresh.coord),
+        ("oozie", "admin", "-status"),
+        ("oozie", "job", "-run", "-config", str(fresh.apps.hourly_props), "-D", "start=bad"),
+        ("oozie", "job", "-dryrun", "-config", str(fresh.apps.workflow_props)),
+    ):
+        out = oozie(home, *args)
+        assert out.code == (0 if "-dryrun" in args else 255), (args, out)
+        assert "EB001" in out.stderr or "-config" in args, (args, out)
+        assert not home.exists(), args
+    out = oozie(home, "oozie", "job", "-run", "-config", str(fresh.apps.workflow_props))
+    assert out.code == 0 and out.stdout.startswith("job: "), out
+    assert (home / "bundletui.db").exists()
+    assert oozie(home, "oozie", "jobs").stdout.count("-W ") == 1
+
+
 def test_submit_without_configuration(fresh: World) -> None:
     out = oozie(fresh.home, "oozie", "job", "-submit", "-config", "/nonexistent.properties")
     assert (out.code, out.stderr.strip()) == (255, "Error: configuration is not specified")
