@@ -339,7 +339,23 @@ RERUN_KEYS = ("oozie.wf.rerun.skip.nodes", "oozie.wf.rerun.failnodes")
 
 def rerun_keys(conf: Mapping[str, str]) -> tuple[list[str], bool]:
     """Oozie's rerun properties in a rerun's conf: the nodes to skip, and whether only the
-    failed nodes run again (the Oozie front and the HTTP API read them so)."""
+    failed nodes run again (the Oozie front and the HTTP API read them so). One of the two
+    must be given, as Oozie's DagEngine requires: a forgotten ``-D`` would run again nodes
+    that succeeded (an empty skip list is how every node is run again)."""
+    given = [key for key in RERUN_KEYS if key in conf]
+    if not given:
+        raise CommandError(
+            "E0401",
+            f"Missing configuration property [{' OR '.join(RERUN_KEYS)}]",
+            hint=f"-D {RERUN_KEYS[1]}=true runs the failed nodes again; "
+            f"-D {RERUN_KEYS[0]}=a,b all but a and b ({RERUN_KEYS[0]}= : every node)",
+        )
+    if len(given) == 2:
+        raise CommandError(
+            "E0404",
+            f"Only one of the properties are allowed [{' OR '.join(RERUN_KEYS)}]",
+            hint="give the nodes to skip or failnodes, not both",
+        )
     skip_text, failed_text = (conf.get(key, "") for key in RERUN_KEYS)
     skip = [s.strip() for s in skip_text.split(",") if s.strip()]
     return skip, failed_text.strip().lower() == "true"

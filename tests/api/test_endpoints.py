@@ -606,6 +606,14 @@ def test_workflow_log_definition_and_rerun(lhttp: httpx.Client, live: Live, tmp_
     assert lhttp.get(f"v2/job/{wf}@extract", params={"show": "log"}).status_code == 200
     assert "<dag-app" in lhttp.get(f"v2/job/{wf}", params={"show": "definition"}).text
 
+    # neither skip nor fail nodes: refused, as Oozie's DagEngine does (it would run all again)
+    message = oozie_error(lhttp.put(f"v1/job/{wf}?action=rerun", headers=XML), 400, "E0401")
+    assert "oozie.wf.rerun.skip.nodes OR oozie.wf.rerun.failnodes" in message
+    both = {"oozie.wf.rerun.skip.nodes": "extract", "oozie.wf.rerun.failnodes": "false"}
+    oozie_error(
+        lhttp.put(f"v1/job/{wf}?action=rerun", content=conf_xml(both), headers=XML), 400, "E0404"
+    )
+    assert lhttp.get(f"v2/job/{wf}").json()["run"] == 0
     rerun_conf = conf_xml(
         {"user.name": "joe", "oozie.wf.rerun.skip.nodes": "extract,class-prior,cond-prob"}
     )

@@ -176,6 +176,22 @@ def test_a_home_without_a_store_is_an_error_not_a_new_store(fresh: World, tmp_pa
     assert oozie(home, "oozie", "jobs").stdout.count("-W ") == 1
 
 
+def test_a_workflow_rerun_names_its_nodes_or_is_refused(fresh: World) -> None:
+    """``-rerun W`` with neither skip nor fail nodes is E0401, as in Oozie: a forgotten ``-D``
+    would run again nodes that succeeded. An empty skip list runs every node again."""
+    assert oozie(fresh.home, "oozie", "job", "-kill", fresh.wf).code == 0
+    out = oozie(fresh.home, "oozie", "job", "-rerun", fresh.wf)
+    assert out.code == 255 and "E0401" in out.stderr, out
+    assert "oozie.wf.rerun.skip.nodes OR oozie.wf.rerun.failnodes" in out.stderr
+    assert "hint: -D oozie.wf.rerun.failnodes=true" in out.stderr
+    with Store(fresh.home, create=False) as store:
+        assert queries.job_info(store.conn, fresh.wf)["run"] == 0
+    out = oozie(fresh.home, "oozie", "job", "-rerun", fresh.wf, "-D", "oozie.wf.rerun.skip.nodes=")
+    assert out.code == 0, out
+    with Store(fresh.home, create=False) as store:
+        assert queries.job_info(store.conn, fresh.wf)["run"] == 1
+
+
 def test_submit_without_configuration(fresh: World) -> None:
     out = oozie(fresh.home, "oozie", "job", "-submit", "-config", "/nonexistent.properties")
     assert (out.code, out.stderr.strip()) == (255, "Error: configuration is not specified")
