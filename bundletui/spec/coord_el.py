@@ -56,6 +56,7 @@ __all__ = [
     "CoordELEnv",
     "InstanceCall",
     "Phase",
+    "coord_function_names",
     "coord_functions",
     "instance_spec_functions",
     "java_format",
@@ -82,6 +83,10 @@ INSTANCE_FUNCTIONS = frozenset(
     }
 )
 """The ``coord:`` names that denote dataset instances (valid in ``<instance>``)."""
+_INSTANCE_SPEC_NAMES = frozenset(f"coord:{name}" for name in INSTANCE_FUNCTIONS) | {
+    "coord:absolute",
+    "coord:absoluteRange",
+}
 
 _UNITS = {u.value: u for u in TimeUnit if u not in (TimeUnit.CRON, TimeUnit.NONE)}
 _OFFSET_UNITS = {"MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "YEAR"}
@@ -556,6 +561,13 @@ _COORD_TABLE: tuple[tuple[str, str], ...] = (
     ("coord:dataIn", "data_in"),
     ("coord:dataOut", "data_out"),
 )
+
+
+def coord_function_names() -> frozenset[str]:
+    """Every ``coord:`` function of some phase: a name outside them is a mistake at submit."""
+    return frozenset(
+        {name for name, _ in _COORD_TABLE} | date_functions().keys() | _INSTANCE_SPEC_NAMES
+    )
 
 
 def coord_functions(env: CoordELEnv, phase: Phase) -> dict[str, Callable[..., Any]]:

@@ -21,6 +21,7 @@ from bundletui.model.apps import (
     BundleApp,
     BundleCoordinator,
     CoordinatorApp,
+    InputLogic,
     WorkflowApp,
 )
 from bundletui.model.clock import Clock
@@ -160,12 +161,53 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
 
 
 def check_coordinator(app: CoordinatorApp, file: str) -> None:
-    """Submit checks that need calendar math (oozie.md §2.1)."""
+    """Submit checks that need calendar math (oozie.md §2.1), and the data-in / data-out names
+    the workflow's configuration reads (else every action would fail at its start)."""
     if app.frequency.is_cron and app.frequency.cron:
         try:
             validate_cron_frequency(app.frequency.cron, app.start, app.end)
         except BundletuiError as exc:
             raise SpecError(exc.code, exc.message, hint=exc.hint, file=file) from None
+    defined = {
+        "In": {d.name for d in app.data_ins} | _logic_names(app.input_logic),
+        "Out": {d.name for d in app.data_outs},
+    }
+    for prop, value in app.workflow_conf:
+        for m in _DATA_CALL.finditer(value):
+            side, key = m.group(1), m.group(2) or m.group(3)
+            if key not in defined[side]:
+                known = ", ".join(sorted(defined[side])) or "none"
+                what = "data-in or input-logic operator" if side == "In" else "data-out"
+                raise SpecError(
+                    "E1004",
+                    f"coord:data{side}: no {what} named [{key}] (property {prop})",
+                    hint=f"defined: {known}",
+                    file=file,
+                    line=_line_of(file, m.group(0)),
+                )
+
+
+# a literal name only: coord:dataIn(coord:conf('x')) is checked when the action starts
+_DATA_CALL = re.compile(r"coord:data(In|Out)\(\s*(?:'([^']*)'|\"([^\"]*)\")\s*\)")
+
+
+def _line_of(file: str, text: str) -> int | None:
+    """The line where ``text`` first appears in ``file`` (values carry no line of their own)."""
+    try:
+        source = Path(file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    at = source.find(text)
+    return None if at < 0 else source.count("\n", 0, at) + 1
+
+
+def _logic_names(node: InputLogic | None) -> set[str]:
+    if node is None:
+        return set()
+    names = {node.name} if node.name else set()
+    for child in node.children:
+        names |= _logic_names(child)
+    return names
 
 
 # ----------------------------------------------------------------------------- validate

@@ -26,6 +26,7 @@ from bundletui.model.timeutil import (
     parse_timezone,
     to_minutes,
 )
+from bundletui.spec.coord_el import coord_function_names
 from bundletui.spec.decode_common import BAD_VALUE, JAVA_INT_MAX, java_int
 from bundletui.spec.el import (
     BASIC_CONSTANTS,
@@ -62,15 +63,26 @@ class NeedsValues(SpecError):
 
 
 class DeferringFunctions(dict[str, Callable[..., Any]]):
-    """A function table where any unknown ``coord:``/``wf:``… function defers to a later phase."""
+    """A function table where a ``coord:`` function of a later phase, or any ``wf:``…
+    function (the workflow's), defers; an unknown ``coord:`` name is an error now, at submit,
+    not in every action the coordinator makes."""
 
     def get(self, key: str, default: Any = None) -> Any:
         fn = super().get(key)
         if fn is not None:
             return fn
+        if key.startswith("coord:") and key not in _COORD_NAMES:
+            return default
         if key.startswith(DEFERRED_PREFIXES):
             return _defer
         return default
+
+    def names(self) -> set[str]:
+        """For "did you mean": the functions of this table and the coordinator's later ones."""
+        return set(self) | _COORD_NAMES
+
+
+_COORD_NAMES = coord_function_names() | FREQUENCY_FUNCTIONS.keys()
 
 
 def _defer(*_args: Any) -> Any:

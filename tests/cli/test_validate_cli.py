@@ -149,3 +149,72 @@ def test_validate_without_values_says_a_bundles_coordinators_were_not_checked(
     )
     done = bt("validate", str(bundle), "--config", str(props), home=tmp_path / "home")
     assert done.returncode == 1 and "E1003" in done.stderr, done
+
+
+COORD_EL = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
+    end="2026-01-01T06:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.5">
+  <datasets>
+    <dataset name="d" frequency="60" initial-instance="2026-01-01T00:00Z" timezone="UTC">
+      <uri-template>/data/${{YEAR}}${{MONTH}}${{DAY}}${{HOUR}}</uri-template>
+    </dataset>
+  </datasets>
+  <input-events>
+    <data-in name="in" dataset="d"><instance>{instance}</instance></data-in>
+  </input-events>
+  <input-logic><or name="either"><data-in dataset="in"/></or></input-logic>
+  <action><workflow><app-path>/apps/wf</app-path>
+    <configuration><property><name>v</name><value>{value}</value></property>
+    </configuration>
+  </workflow></action>
+</coordinator-app>
+"""
+
+
+@pytest.mark.parametrize(
+    ("instance", "value", "line", "message", "hint"),
+    [
+        ("${coord:curent(0)}", "x", 9, "unknown function [coord:curent]", "coord:current"),
+        (
+            "${coord:current(0)}",
+            "${coord:formatTme(coord:nominalTime(), 'yyyy')}",
+            13,
+            "unknown function [coord:formatTme]",
+            "coord:formatTime",
+        ),
+        (
+            "${coord:current(0)}",
+            "${coord:dataIn('nosuch')}",
+            13,
+            "coord:dataIn: no data-in or input-logic operator named [nosuch] (property v)",
+            "defined: either, in",
+        ),
+        (
+            "${coord:current(0)}",
+            '${coord:dataOut("out")}',
+            13,
+            "coord:dataOut: no data-out named [out] (property v)",
+            "defined: none",
+        ),
+    ],
+)
+def test_coordinator_el_that_every_action_would_fail_on_is_refused_at_submit(
+    tmp_path: Path, instance: str, value: str, line: int, message: str, hint: str
+) -> None:
+    """An unknown ``coord:`` function, or a data-in / data-out name that is not defined, made
+    every action FAIL when it started (E1004); ``validate`` and ``submit`` refuse it now, with
+    the file and line, and store nothing."""
+    coord = tmp_path / "coordinator.xml"
+    coord.write_text(COORD_EL.format(instance=instance, value=value))
+    props = tmp_path / "job.properties"
+    props.write_text("oozie.coord.application.path=coordinator.xml\n")
+    home = tmp_path / "home"
+    for args in (("validate", str(coord), "--config", str(props)), ("submit", str(props))):
+        r = bt(*args, home=home)
+        assert r.returncode == 1, r
+        first, second = r.stderr.splitlines()[:2]
+        assert first.startswith(f"Error: E1004: {coord}:{line}: ") and message in first, r.stderr
+        assert hint in second, r.stderr
+    assert not home.exists()
+    good = COORD_EL.format(instance="${coord:current(0)}", value="${coord:dataIn('either')}")
+    coord.write_text(good)
+    assert bt("submit", str(props), home=home).returncode == 0

@@ -327,7 +327,9 @@ def _compile_call(node: Call) -> Compiled:
     def lookup(ctx: ELContext) -> Callable[..., Any]:
         fn = ctx.functions.get(name)
         if fn is None:
-            close = did_you_mean(name, ctx.functions)
+            # a table that defers some functions to a later phase names them too (``names``)
+            names = getattr(ctx.functions, "names", ctx.functions.keys)()
+            close = did_you_mean(name, names)
             hint = f"did you mean {close}?" if close else "no such function is available here"
             raise EvalFailure(f"unknown function [{name}]", pos, hint=hint)
         return fn
