@@ -266,16 +266,21 @@ def decide(machine: Machine, current: str | None, event: Event, job_id: str = ""
 
     who = f"{machine} {job_id}".strip()
     allowed = sorted({src for (src, ev) in TABLES[machine] if ev == event and src})
+    said = SAID.get(event, event.lower().replace("_", " "))
     hint = (
-        f"{event.lower()} applies to a {machine} in: {', '.join(allowed)}"
+        f"{said} applies to a {machine} in: {', '.join(allowed)}"
         if allowed
-        else f"a {machine} never takes {event.lower()}"
+        else f"a {machine} never takes {said}"
     )
-    raise ModelError(
-        code,
-        f"{event.lower()} is not allowed: {who} is {current or 'new'}",
-        hint=hint,
-    )
+    raise ModelError(code, f"{said} is not allowed: {who} is {current or 'new'}", hint=hint)
+
+
+# An event as the user asked for it, where its name is not what they typed
+SAID = {
+    Event.CHANGE_STATUS_RUNNING: "change status=RUNNING",
+    Event.CHANGE_END: "change endtime",
+    Event.UNPAUSE: "clearing the pause time",
+}
 
 
 def allowed(machine: Machine, current: str | None, event: Event) -> bool:

@@ -368,4 +368,5 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
     assert bt.status(coord_id) == "SUCCEEDED"
     assert bt.nominals(coord_id) == [f"2026-01-01T0{h}:00Z" for h in range(5)]
     assert list(bt.actions(coord_id)) == [1, 2, 3, 4, 5]  # numbers reused, contiguous
-    bt.fails("change", coord_id, "--value", "status=RUNNING", code="E1100")
+    refused = bt.fails("change", coord_id, "--value", "status=RUNNING", code="E1100")
+    assert "change status=RUNNING is not allowed" in refused.stderr, refused  # not its event name
