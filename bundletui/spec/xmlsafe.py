@@ -13,6 +13,7 @@ import hashlib
 import os
 import pickle
 import re
+import stat
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -145,10 +146,30 @@ def _xml_error(file: str, reason: str, line: int | None, hint: str | None = None
     )
 
 
+MAX_APP_FILE = 16 * 1024 * 1024  # an application or configuration file is a few KiB
+
+
 def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, or E0702 naming it."""
+    """The file's bytes, or E0702 naming it. Only a regular file of at most MAX_APP_FILE is
+    read: /dev/zero would fill the memory and a named pipe would wait for ever."""
     try:
-        return Path(path).read_bytes()
+        if not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
+            raise SpecError(
+                "E0702",
+                f"IO error, {path} is not a regular file",
+                hint="name the XML or properties file itself (not a device or a pipe)",
+                file=str(path),
+            )
+        with open(path, "rb") as f:
+            data = f.read(MAX_APP_FILE + 1)
+        if len(data) > MAX_APP_FILE:
+            raise SpecError(
+                "E0702",
+                f"IO error, {path} is larger than {MAX_APP_FILE // (1024 * 1024)} MiB",
+                hint="an application or configuration file is a few KiB: is this the right file?",
+                file=str(path),
+            )
+        return data
     except FileNotFoundError:
         raise SpecError(
             "E0702", f"IO error, file not found: {path}", hint="check the path", file=str(path)

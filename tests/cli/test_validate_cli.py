@@ -8,6 +8,7 @@ Also a critical flag that is neither true nor false, and numbers outside Java's 
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -218,3 +219,21 @@ def test_coordinator_el_that_every_action_would_fail_on_is_refused_at_submit(
     good = COORD_EL.format(instance="${coord:current(0)}", value="${coord:dataIn('either')}")
     coord.write_text(good)
     assert bt("submit", str(props), home=home).returncode == 0
+
+
+def test_a_device_or_a_pipe_is_refused_not_read_for_ever(tmp_path: Path) -> None:
+    """``/dev/zero`` was read until the machine ran out of memory, a named pipe waited for a
+    writer for ever: only a regular file is read."""
+    fifo = tmp_path / "app.xml"
+    os.mkfifo(fifo)
+    home = tmp_path / "home"
+    for args in (
+        ("validate", "/dev/zero"),
+        ("validate", str(fifo)),
+        ("submit", "/dev/zero"),
+        ("validate", str(fifo), "--config", "/dev/zero"),
+    ):
+        r = bundletui(*args, home=home, timeout=20)
+        assert r.returncode == 1, r
+        assert "E0702" in r.stderr and "is not a regular file" in r.stderr, r.stderr
+    assert not home.exists()

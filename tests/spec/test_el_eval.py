@@ -572,3 +572,14 @@ def test_cached_evaluation_is_fast() -> None:
     for _ in range(n):
         evaluate(text, ctx)
     assert (time.perf_counter() - start) / n < 100e-6
+
+
+@pytest.mark.parametrize("op", ["+", "*", " and ", "=="])
+def test_an_expression_nested_past_the_limit_is_e1004_not_a_recursion_error(op: str) -> None:
+    """A 600-term chain nests 600 levels deep: compiling it recursed past Python's stack (a
+    traceback, and an engine retrying the launch for ever). 200 levels are refused cleanly."""
+    with pytest.raises(ELError) as info:
+        evaluate("${" + op.join(["1"] * 600) + "}", ELContext({}, {}))
+    assert info.value.code == "E1004"
+    assert "nested more than 200 levels deep" in info.value.message
+    assert evaluate("${" + "+".join(["1"] * 150) + "}", ELContext({}, {})) == 150

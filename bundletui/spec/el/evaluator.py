@@ -32,6 +32,7 @@ from bundletui.spec.el.nodes import (
     TextPart,
     Unary,
     Variable,
+    depth,
     walk,
 )
 from bundletui.spec.el.nodes import Literal as LiteralNode
@@ -106,6 +107,10 @@ class Template:
             parts = parse_template(text)
         except ParseFailure as failure:
             raise syntax_error(text, failure) from None
+        except RecursionError:  # parentheses nested past Python's stack
+            raise _too_deep(text) from None
+        if any(not isinstance(p, TextPart) and depth(p.node) > MAX_DEPTH for p in parts):
+            raise _too_deep(text)  # compiling and evaluating it would recurse as deep
         compiled: list[tuple[str, str, Compiled | None]] = []
         variables: set[str] = set()
         functions: set[str] = set()
@@ -182,6 +187,19 @@ class Template:
             offset=failure.pos,
             hint=failure.hint,
         )
+
+
+MAX_DEPTH = 200  # operators and calls nested in one expression; real ones nest a few levels
+
+
+def _too_deep(text: str) -> ELError:
+    return ELError(
+        f"expression nested more than {MAX_DEPTH} levels deep",
+        template=text,
+        expression=text[:80] + ("…" if len(text) > 80 else ""),
+        offset=0,
+        hint="split it: compute parts in properties and combine them",
+    )
 
 
 def syntax_error(text: str, failure: ParseFailure) -> ELError:

@@ -83,6 +83,31 @@ class ExprPart:
 Part = TextPart | ExprPart
 
 
+def depth(node: Node) -> int:
+    """How deeply the tree nests (1 for a leaf), counted without recursion."""
+    deepest = 0
+    stack: list[tuple[Node, int]] = [(node, 1)]
+    while stack:
+        current, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((child, d + 1) for child in _children(current))
+    return deepest
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Call):
+        return tuple(node.args)
+    if isinstance(node, Access):
+        return (node.target, node.key)
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Conditional):
+        return (node.condition, node.then, node.otherwise)
+    return ()
+
+
 def walk(node: Node) -> list[Node]:
     """All nodes of a tree, parents before children."""
     out: list[Node] = []
