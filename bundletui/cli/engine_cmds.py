@@ -42,7 +42,10 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--until", help="Stop when the clock reaches this time.")
         ] = None,
         max_workers: Annotated[
-            int, typer.Option("--max-workers", help="Most shell jobs running at once.")
+            int,
+            typer.Option(
+                "--max-workers", min=1, max=100_000, help="Most shell jobs running at once."
+            ),
         ] = 32,
         lease_ttl: Annotated[
             float,

@@ -23,6 +23,7 @@ from bundletui.commands.base import Ctx
 from bundletui.errors import CommandError
 from bundletui.model.clock import RealClock, from_ms
 from bundletui.model.ids import IdKind, kind_of
+from bundletui.model.java import JAVA_INT_MAX
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import DB_NAME, Store, current_user, resolve_home
@@ -241,9 +242,12 @@ def register(app: typer.Typer) -> None:
         job_id: IdArg,
         json_out: JsonOpt = False,
         length: Annotated[
-            int | None, typer.Option("--len", min=0, help="Coordinator actions to show.")
+            int | None,
+            typer.Option("--len", min=0, max=JAVA_INT_MAX, help="Coordinator actions to show."),
         ] = None,
-        offset: Annotated[int, typer.Option("--offset", min=1, help="First action (1-based).")] = 1,
+        offset: Annotated[
+            int, typer.Option("--offset", min=1, max=JAVA_INT_MAX, help="First action (1-based).")
+        ] = 1,
         order: Annotated[str, typer.Option("--order", help="asc or desc.")] = "asc",
         filter_text: Annotated[str, typer.Option("--filter", help="status=…;nominaltime>=…")] = "",
         home: HomeOpt = None,
@@ -279,8 +283,8 @@ def register(app: typer.Typer) -> None:
         filter_text: Annotated[
             str, typer.Option("--filter", help="status=RUNNING;name=x (same key = OR)")
         ] = "",
-        length: Annotated[int, typer.Option("--len", min=1)] = 100,
-        offset: Annotated[int, typer.Option("--offset", min=1)] = 1,
+        length: Annotated[int, typer.Option("--len", min=1, max=JAVA_INT_MAX)] = 100,
+        offset: Annotated[int, typer.Option("--offset", min=1, max=JAVA_INT_MAX)] = 1,
         json_out: JsonOpt = False,
         home: HomeOpt = None,
     ) -> None:

@@ -1,0 +1,31 @@
+"""Numbers on the command line are checked where they are read: a usage error (exit 2) naming
+the option, never a traceback from the store, and never an engine that cannot run anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli import bundletui
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("jobs", "--len", str(2**63)), "--len"),
+        (("jobs", "--offset", str(2**63)), "--offset"),
+        (("info", "0000001-000000000000000-bundletui-x-C", "--len", str(2**63)), "--len"),
+        (("info", "0000001-000000000000000-bundletui-x-C", "--offset", str(2**31)), "--offset"),
+        (("run", "--max-workers", "0"), "--max-workers"),  # nothing would ever launch
+        (("run", "--max-workers", "-1"), "--max-workers"),
+    ],
+)
+def test_a_number_out_of_range_is_a_usage_error(
+    tmp_path: Path, args: tuple[str, ...], option: str
+) -> None:
+    r = bundletui(*args, home=tmp_path / "home", timeout=30)
+    assert r.returncode == 2, r
+    assert f"Invalid value for '{option}'" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "home").exists()
