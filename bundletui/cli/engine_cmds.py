@@ -104,12 +104,17 @@ def register(app: typer.Typer) -> None:
                 f"Invalid parameter value, [clock] = [{clock}]",
                 hint="use --clock real or --clock simulated",
             )
-        if landing is not None and landing.exists() and not landing.is_dir():
-            raise BundletuiError(
-                "E0303",
-                f"Invalid parameter value, [--landing] = [{landing}]: a file, not a directory",
-                hint="give the directory where data lands (made if missing)",
-            )
+        if landing is not None:
+            # the directory is made if missing, so its nearest existing ancestor must be one
+            where = landing.absolute()
+            existing = next(p for p in (where, *where.parents) if p.exists())
+            if not existing.is_dir():
+                raise BundletuiError(
+                    "E0303",
+                    f"Invalid parameter value, [--landing] = [{landing}]: {existing} is a file, "
+                    "not a directory",
+                    hint="give the directory where data lands (made if missing)",
+                )
         logging.basicConfig(
             level=logging.DEBUG if verbose else logging.INFO,
             format="%(message)s",

@@ -29,3 +29,17 @@ def test_a_number_out_of_range_is_a_usage_error(
     assert f"Invalid value for '{option}'" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("below", ["", "x", "x/y"])
+def test_a_landing_directory_under_a_file_is_refused_before_the_engine_starts(
+    tmp_path: Path, below: str
+) -> None:
+    """``--landing FILE/x`` started the engine and then died making the directory."""
+    file = tmp_path / "data.csv"
+    file.write_text("a,b\n")
+    r = bundletui("run", "--landing", str(file / below), home=tmp_path / "home", timeout=30)
+    assert r.returncode == 1, r
+    assert r.stderr.startswith("Error: E0303: Invalid parameter value, [--landing]"), r.stderr
+    assert f"{file} is a file, not a directory" in r.stderr
+    assert not (tmp_path / "home").exists()
