@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -73,10 +74,29 @@ def handle_errors(fn: F) -> F:
                 )
             )
             raise typer.Exit(1) from None
+        except sqlite3.OperationalError as exc:
+            said = sqlite_error(exc)
+            if said is None:
+                raise
+            print_error(said)
+            raise typer.Exit(1) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def sqlite_error(exc: sqlite3.OperationalError) -> BundletuiError | None:
+    """The store errors a user can fix (a read-only file), as one message; None for the rest."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return BundletuiError(
+            "EB002",
+            f"cannot write the store: {text}",
+            hint="bundletui.db (and its directory, for the -wal and -shm files) must be "
+            "writable by this user: check their permissions or pass another --home",
+        )
+    return None
 
 
 def print_error(exc: BundletuiError) -> None:

@@ -26,7 +26,7 @@ from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.java import JAVA_INT_MAX
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
-from bundletui.store.db import DB_NAME, Store, current_user, resolve_home
+from bundletui.store.db import Store, current_user, resolve_home, store_exists
 from bundletui.store.rows import NodeRow, WorkflowRow
 
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
 
         where = resolve_home(home)
         # the store is made by the first submission that is valid, not by a failed one
-        store = Store(where, create=False) if (where / DB_NAME).exists() else None
+        store = Store(where, create=False) if store_exists(where) else None
         loaded = load_job(
             config,
             define or [],

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -242,9 +243,9 @@ class Front:
         return self._store
 
     def has_store(self) -> bool:
-        from bundletui.store.db import DB_NAME, resolve_home
+        from bundletui.store.db import store_exists
 
-        return self._store is not None or (resolve_home(self.home) / DB_NAME).exists()
+        return self._store is not None or store_exists(self.home)
 
     def ctx(self, *, create: bool = False) -> Any:
         """``create``: a submission that is valid makes the store, as ``bundletui submit`` does."""
@@ -316,6 +317,15 @@ def run(kind: str, argv: list[str]) -> int:
         print(f"Error: {exc.code} : {exc.code}: {where}{exc.message}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
+        return EXIT_ERROR
+    except sqlite3.OperationalError as exc:
+        from bundletui.cli._common import sqlite_error
+
+        said = sqlite_error(exc)
+        if said is None:
+            raise
+        print(f"Error: {said.code} : {said.code}: {said.message}", file=sys.stderr)
+        print(f"  hint: {said.hint}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130

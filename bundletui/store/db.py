@@ -111,10 +111,11 @@ class Store:
         self._writing = False
 
         pragmas = [
+            "PRAGMA busy_timeout=30000",
+            "CHECK",  # before the journal mode: a database of something else is left unchanged
             "PRAGMA journal_mode=WAL",
             f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}",
             "PRAGMA foreign_keys=ON",
-            "PRAGMA busy_timeout=30000",
             # FILE, not MEMORY: with an in-memory sub-journal, releasing a savepoint cost up to
             # ~1.8 ms each (one per work item) once a tick touched a few thousand rows.
             "PRAGMA temp_store=FILE",
@@ -122,8 +123,10 @@ class Store:
         ]
         try:
             for pragma in pragmas:
-                self.conn.execute(pragma)
-            self._check_is_ours()
+                if pragma == "CHECK":
+                    self._check_is_ours(create)
+                else:
+                    self.conn.execute(pragma)
             self._migrate()
         except sqlite3.Error as exc:
             self.conn.close()
@@ -143,11 +146,19 @@ class Store:
 
     # ------------------------------------------------------------------ schema
 
-    def _check_is_ours(self) -> None:
+    def _check_is_ours(self, create: bool) -> None:
         """A SQLite file with tables but no schema version of ours is someone else's
-        database: it is refused, never given our tables."""
+        database: it is refused, never given our tables. An empty one is no store either,
+        unless this open may make one."""
         if self.conn.execute("PRAGMA user_version").fetchone()[0]:
             return
+        if not create and self.path.stat().st_size == 0:
+            raise StoreError(
+                "EB001",
+                f"no store at {self.path}: the file is empty",
+                hint="submit a job to make the store there, or pass --home to the directory "
+                "holding bundletui.db",
+            )
         other = self.conn.execute(
             "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' LIMIT 1"
         ).fetchone()
@@ -271,6 +282,15 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def store_exists(home: str | Path | None) -> bool:
+    """Is there a store in ``home`` to open (an empty file is none: a submission makes it)?"""
+    path = resolve_home(home) / DB_NAME
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def current_user() -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
 
-from tests.cli import bundletui
+import pytest
+
+from tests.cli import BUNDLETUI, bundletui
 
 ROOT = Path(__file__).resolve().parents[2]
 NAIVE_BAYES = ROOT / "sample_bundles" / "naive-bayes" / "job.properties"
@@ -71,3 +75,49 @@ def test_somebody_elses_sqlite_database_is_refused_not_given_our_tables(tmp_path
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     conn.close()
     assert tables == ["accounts"] and version == 0
+
+
+def test_a_refused_database_is_left_byte_for_byte_and_in_its_journal_mode(tmp_path: Path) -> None:
+    """Refusing somebody else's database used to switch it to WAL first."""
+    db = tmp_path / "bundletui.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE foo (x)")
+    conn.commit()
+    conn.close()
+    before = db.read_bytes()
+    done = bt("jobs", "--home", str(tmp_path))
+    assert done.returncode == 1 and "EB004" in done.stderr
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bundletui.db"]
+
+
+def test_an_empty_store_file_is_no_store_for_a_reading_command(tmp_path: Path) -> None:
+    (tmp_path / "bundletui.db").write_bytes(b"")
+    done = bt("jobs", "--home", str(tmp_path))
+    assert done.returncode == 1, done
+    assert done.stderr.startswith(f"Error: EB001: no store at {tmp_path / 'bundletui.db'}: the")
+    assert (tmp_path / "bundletui.db").stat().st_size == 0
+    ok = bt("submit", str(NAIVE_BAYES), "--home", str(tmp_path))  # a submission may make it
+    assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root's setpriv to take away the permission override (root writes anything)",
+)
+def test_a_read_only_store_file_is_one_error_not_a_traceback(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert bt("submit", str(NAIVE_BAYES), "--home", str(home)).returncode == 0
+    (home / "bundletui.db").chmod(0o444)
+    for args in (
+        ["submit", str(NAIVE_BAYES)],
+        ["oozie", "job", "-run", "-config", str(NAIVE_BAYES)],
+    ):
+        done = subprocess.run(
+            ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner",
+             BUNDLETUI, *args, "--home", str(home)],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode in (1, 255), done
+        assert "EB002" in done.stderr and "cannot write the store" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
