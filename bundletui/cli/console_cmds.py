@@ -57,8 +57,9 @@ def register(app: typer.Typer) -> None:
             landing = demo_setup.landing
         else:
             home_dir = resolve_home(home)
-            if read_only:  # creates nothing: a mistyped --home is EB001, not a new empty store
-                Store(home_dir, create=False).close()
+            # creates nothing: a mistyped --home is EB001, as for every command but submit,
+            # not a new empty store with an engine in it (--demo makes its own home)
+            Store(home_dir, create=False).close()
         config = ConsoleConfig(
             home=home_dir,
             landing=landing,

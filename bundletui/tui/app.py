@@ -52,6 +52,7 @@ from bundletui.tui.engine_host import EmbeddedEngine, live_lease
 from bundletui.tui.inputs import COMMANDS, PauseTime, number_ranges, parse_command, suggestions
 from bundletui.tui.model import (
     BULK,
+    KIND_NAME,
     MORE,
     Availability,
     ConsoleModel,
@@ -62,7 +63,7 @@ from bundletui.tui.model import (
     past_tense,
 )
 from bundletui.tui.views import LogScreen, TextScreen, save_path, syntax
-from bundletui.tui.widgets import ActionTable, HeaderBar, HeaderState, JobTree, Pane
+from bundletui.tui.widgets import ActionTable, HeaderBar, HeaderState, JobTree, Lost, Pane
 
 T = TypeVar("T")
 
@@ -342,16 +343,10 @@ class MainScreen(Screen[None]):
         if tree.root.children:
             _ = tree._tree_lines
             tree.move_cursor(tree.root.children[0])
-        else:
-            self.query_one("#details-text", Pane).set(
-                Text(
-                    "No jobs in this store yet.\n\n"
-                    "Submit one with  :submit <job.properties>  or  bundletui submit …",
-                    style="dim",
-                )
-            )
         self.last_poll_mono = self.config.clock.monotonic()
         self.ready = True
+        if not tree.root.children:
+            self._show_nothing_selected()
         self.call_after_refresh(self._painted)
         self._refresh_header()
         self._refresh_keys()
@@ -437,12 +432,28 @@ class MainScreen(Screen[None]):
             tree.move_cursor(tree.root.children[0])
         if lost is not None:
             if view:
-                self._sticky = self._sticky or lost  # back on it when the filter lets it be
+                self._sticky = self._sticky or lost.id  # back on it when the filter lets it be
             else:
-                top = lost not in self.model.items or not self.model.ancestors(lost)
-                where = "the row in its place" if top else "its parent"
-                self.notify(f"{lost} is no longer shown; the cursor moved to {where}")
+                self.notify(self._lost_note(lost), timeout=6)
         self._sync_selection()
+
+    def _lost_note(self, lost: Lost) -> str:
+        """What the toast says when the job under the cursor left the tree: where the cursor
+        really went (tui.md §2.2: on purpose, said out loud)."""
+        model = self.model
+        why = ""
+        if lost.id in model.items and not model.visible(lost.id):
+            why = f" (the filter /{model.filter_text})" if model.filter_text else " (faults only)"
+        head = f"{lost.id} is no longer shown{why}"
+        target = model.items.get(lost.to) if lost.to is not None else None
+        if target is None:
+            return f"{head}; nothing is selected"
+        what = f"{KIND_NAME[target.kind]} {target.name}"
+        if lost.how == "ancestor":
+            parent = model.tree_parent(lost.id) if lost.id in model.items else None
+            kin = "parent" if parent == lost.to else "nearest ancestor still shown"
+            return f"{head}; the cursor moved to its {kin}, {what}"
+        return f"{head}; the cursor moved to the row in its place, {what}"
 
     def _after_data_change(self, changed: set[str]) -> None:
         """Refresh what shows the selection when the poll touched it."""
@@ -519,10 +530,47 @@ class MainScreen(Screen[None]):
         changed = new != self.selected_id
         self.selected_id = new
         self._refresh_keys()
-        if changed:
+        if new is None:
+            if self.ready:
+                self._show_nothing_selected()
+        elif changed:
             self._schedule_details(0.08)
             if self.focused is not self.query_one(ActionTable):
                 self._refresh_bottom()
+
+    def _show_nothing_selected(self) -> None:
+        """No cursor (an empty store, or a filter that matches nothing): the panes say so
+        instead of showing the last job, whose statuses would go stale under the header."""
+        if self._details_timer is not None:
+            self._details_timer.stop()
+            self._details_timer = None
+        if not self.model.roots:
+            text = Text(
+                "No jobs in this store yet.\n\n"
+                "Submit one with  :submit <job.properties>  or  bundletui submit …",
+                style="dim",
+            )
+        elif self.model.filter_text or self.model.faults_only:
+            view = f"the filter /{self.model.filter_text}" if self.model.filter_text else ""
+            if self.model.faults_only:
+                view += (" with " if view else "") + "faults only"
+            text = Text(
+                f"Nothing selected: no job shown matches {view}.\n\n"
+                "esc clears it; :bundles shows every job.",
+                style="dim",
+            )
+        else:
+            text = Text("Nothing selected.", style="dim")
+        self.query_one("#details-text", Pane).set(text)
+        self._bottom_key = None
+        table = self.query_one(ActionTable)
+        table.show_nothing()
+        self.table_items = {}
+        self.query_one("#logtail", Log).clear()
+        self.query_one("#audit", Pane).set("")
+        switcher = self.query_one(ContentSwitcher)
+        switcher.current = "table"
+        switcher.border_title = "actions"
 
     def _tree_item(self) -> Item | None:
         if self.closing:
@@ -615,11 +663,13 @@ class MainScreen(Screen[None]):
         else:
             self._bottom_key = target
             switcher.border_title = "commands run on it (audit log)"
+
+            def show(rows: list[Any]) -> None:
+                if self._bottom_key == target:
+                    self.query_one("#audit", Pane).set(_audit_text(rows) or "none yet")
+
             self._in_thread(
-                lambda: self.backend.audit(item_id, 50),
-                lambda rows: self.query_one("#audit", Pane).set(_audit_text(rows) or "none yet"),
-                group="bottom",
-                exclusive=True,
+                lambda: self.backend.audit(item_id, 50), show, group="bottom", exclusive=True
             )
 
     def _load_page(self, coord_id: str, offset: int) -> None:
@@ -631,6 +681,8 @@ class MainScreen(Screen[None]):
         self.query_one(ContentSwitcher).border_title = "actions, newest first"
 
         def then(data: dict[str, Any]) -> None:
+            if self._bottom_key != ("table", coord_id):  # the selection moved on meanwhile
+                return
             self.table_items = {}
             for a in data["actions"]:
                 row = TreeRow(
@@ -670,6 +722,8 @@ class MainScreen(Screen[None]):
             return lines[-200:] or ["(no output yet)"]
 
         def then(lines: list[str]) -> None:
+            if self._bottom_key != ("logtail", item_id):
+                return
             log = self.query_one("#logtail", Log)
             log.clear()
             log.write_lines(lines)

@@ -66,7 +66,7 @@ class LogFile:
 class Backend:
     def __init__(self, home: Path) -> None:
         self.home = home
-        self._read = Store(home)
+        self._read = Store(home, create=False)  # a console never makes a store (EB001)
         self._cmd: Store | None = None
         self._read_lock = threading.Lock()
         self._cmd_lock = threading.Lock()

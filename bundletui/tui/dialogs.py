@@ -138,7 +138,12 @@ class ConfirmDialog(ModalScreen[bool]):
 
 
 class PauseDialog(ModalScreen[PauseTime | None]):
-    """Set or clear a bundle's or coordinator's pause time."""
+    """Set or clear a bundle's or coordinator's pause time.
+
+    The box starts with the current pause time, so Enter on what is there changes nothing
+    (nothing is sent, nothing audited). A new time typed and entered is the operator's
+    explicit choice, as a name typed to confirm a kill; clearing is one too: the Clear button
+    or the word ``clear``, never an emptied box (that would clear by accident)."""
 
     SCOPED_CSS = False
     DEFAULT_CSS = DIALOG_CSS
@@ -150,12 +155,23 @@ class PauseDialog(ModalScreen[PauseTime | None]):
         self.current = current
         self.now = now
 
-    def _check(self, value: str) -> bool:
+    def outcome(self, value: str) -> PauseTime | str | None:
+        """What Enter on ``value`` does: a change to send, None (nothing changes) or why it
+        cannot be used."""
+        raw = value.strip()
+        if raw == (self.current or ""):
+            return None
+        if not raw:
+            return f"empty: press Clear (or type clear) to remove the pause time {self.current}"
         try:
-            parse_pause_time(value, self.now)
-        except ValueError:
-            return False
-        return True
+            parsed = parse_pause_time(raw, self.now)
+        except ValueError as exc:
+            return str(exc)
+        if parsed.when is None and self.current is None:
+            return None  # no pause time to clear
+        if self.current is not None and parsed.text == self.current:
+            return None
+        return parsed
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -165,13 +181,14 @@ class PauseDialog(ModalScreen[PauseTime | None]):
                 f"current: {self.current or 'none'}    now: {format_oozie_time(self.now)} (UTC)"
             )
             yield Input(
-                placeholder="yyyy-MM-ddTHH:mmZ  +2h  +1d6h  eod   (empty = clear)",
+                self.current or "",
+                placeholder="yyyy-MM-ddTHH:mmZ  +2h  +1d6h  eod  clear",
                 id="when",
-                validators=[Function(self._check, "not a valid future time")],
-                valid_empty=True,
+                validators=[Function(lambda v: not isinstance(self.outcome(v), str), "see below")],
+                valid_empty=self.current is None,
                 compact=True,
             )
-            yield Label(self._preview(""), id="preview")
+            yield Label(self._preview(self.current or ""), id="preview")
             with Horizontal(classes="presets"):
                 yield Button("+1h", id="p1h", compact=True)
                 yield Button("+1d", id="p1d", compact=True)
@@ -179,21 +196,34 @@ class PauseDialog(ModalScreen[PauseTime | None]):
                 yield Button("Clear", id="pclear", compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
-                yield Button("Set", id="ok", variant="primary")
+                yield Button("Set", id="ok", variant="primary", disabled=True)
 
     def on_mount(self) -> None:
-        self.query_one("#when", Input).focus()
+        box = self.query_one("#when", Input)
+        box.focus()
+        box.cursor_position = len(box.value)
 
     def _preview(self, value: str) -> Text:
-        try:
-            return Text(parse_pause_time(value, self.now).preview(), style="green")
-        except ValueError as exc:
-            return Text(str(exc), style="red")
+        result = self.outcome(value)
+        if result is None:
+            if self.current is None:
+                return Text(
+                    "no pause time: type one (+2h, eod, a date), Enter sets it", style="dim"
+                )
+            return Text(
+                "unchanged: Enter changes nothing; type a new time, or Clear to remove it",
+                style="dim",
+            )
+        if isinstance(result, str):
+            return Text(result, style="red")
+        return Text(result.preview(), style="green")
 
     @on(Input.Changed, "#when")
     def _changed(self, event: Input.Changed) -> None:
         self.query_one("#preview", Label).update(self._preview(event.value))
-        self.query_one("#ok", Button).disabled = not self._check(event.value)
+        self.query_one("#ok", Button).disabled = not isinstance(
+            self.outcome(event.value), PauseTime
+        )
 
     @on(Input.Submitted, "#when")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -201,10 +231,11 @@ class PauseDialog(ModalScreen[PauseTime | None]):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        presets = {"p1h": "+1h", "p1d": "+1d", "peod": "eod", "pclear": ""}
+        presets = {"p1h": "+1h", "p1d": "+1d", "peod": "eod", "pclear": "clear"}
         box = self.query_one("#when", Input)
         if event.button.id in presets:
             box.value = presets[event.button.id or ""]
+            box.cursor_position = len(box.value)
             box.focus()
         elif event.button.id == "ok":
             self._finish(box.value)
@@ -212,10 +243,13 @@ class PauseDialog(ModalScreen[PauseTime | None]):
             self.dismiss(None)
 
     def _finish(self, value: str) -> None:
-        try:
-            self.dismiss(parse_pause_time(value, self.now))
-        except ValueError as exc:
-            self.notify(str(exc), severity="error")
+        result = self.outcome(value)
+        if isinstance(result, str):
+            self.notify(result, severity="error")
+            return
+        if result is None:
+            self.notify("pause time unchanged: nothing sent")
+        self.dismiss(result)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

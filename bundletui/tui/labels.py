@@ -90,39 +90,77 @@ def bundle_counts(model: ConsoleModel, item: Item) -> dict[str, int]:
     return total
 
 
-def label(model: ConsoleModel, item: Item) -> Text:
-    """One tree line: mark, name, STATUS, counts."""
+# A name cut to fit the tree keeps at least this many cells (with its ellipsis).
+MIN_NAME = 8
+# When even that does not fit, count groups give way, least telling first: failures stay.
+DROP_ORDER = ("-", "✓", "◷", "»", "‖", "▶")
+
+
+def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:
+    """One tree line: mark, name, STATUS, counts. With ``width`` (the cells the tree has for
+    it), a line too long is made to fit so the status and the failure count stay in sight
+    (tui.md §0: the status is always shown as text): the name is cut with an ellipsis, then
+    the gaps narrow, then the counts give way (failures last), then the end is cut."""
     row = item.row
-    text = Text()
+    head = Text()
     if item.id in model.marks:
-        text.append("* ", style="bold reverse")
+        head.append("* ", style="bold reverse")
     if row.kind == MORE:
-        text.append(f"… {item.total} earlier actions (action table)", style="dim italic")
-        return text
-    if row.kind == ACTION:
-        text.append(row.name, style="bold")
-        text.append(f" {short_time(row.nominal)} ")
-    elif row.kind == NODE:
-        text.append(row.name)
-        text.append(" ")
-    else:
-        text.append(row.name, style="bold")
-        text.append("  ")
-    text.append_text(status_text(row.status))
+        head.append(f"… {item.total} earlier actions (action table)", style="dim italic")
+        return _cut(head, width)
+    name = Text(row.name, style="" if row.kind == NODE else "bold")
+    state = status_text(row.status)
     if row.pending and row.kind in (BUNDLE, COORD, ACTION):
-        text.append(" …", style="dim")
+        state.append(" …", style="dim")
     counts: dict[str, int] = {}
     if row.kind == COORD:
         counts = item.counts
     elif row.kind == BUNDLE:
         counts = bundle_counts(model, item)
-    if counts:
-        text.append("  ")
-        text.append_text(counts_text(counts))
+    extra = Text()
     if row.pause_time is not None and row.kind in (BUNDLE, COORD):
-        text.append(f"  pause {short_time(row.pause_time)}", style="magenta")
+        extra.append(f"  pause {short_time(row.pause_time)}", style="magenta")
     if row.kind == NODE and row.attempt > 1:
-        text.append(f" try {row.attempt}", style="yellow")
+        extra.append(f" try {row.attempt}", style="yellow")
     if row.kind == WORKFLOW and row.error:
-        text.append(f" {row.error}", style="red")
+        extra.append(f" {row.error}", style="red")
+
+    def line(gap: str, drop: tuple[str, ...] = (), with_extra: bool = True) -> Text:
+        out = Text()
+        out.append_text(head)
+        out.append_text(name)
+        if row.kind == ACTION:
+            out.append(f" {short_time(row.nominal)} ")
+        else:
+            out.append(" " if row.kind == NODE else gap)
+        out.append_text(state)
+        shown = [g for g in COUNT_GROUPS if g[0] not in drop]
+        counted = counts_text(counts, shown) if counts else Text()
+        if counted:
+            out.append(gap)
+            out.append_text(counted)
+        if with_extra:
+            out.append_text(extra)
+        return out
+
+    full = line("  ")
+    if width is None or full.cell_len <= width:
+        return full
+    # the name gives way first, down to MIN_NAME cells
+    room = width - (full.cell_len - name.cell_len)
+    name.truncate(max(room, min(MIN_NAME, name.cell_len)), overflow="ellipsis")
+    gap = "  "
+    if line(gap, with_extra=False).cell_len > width:
+        gap = " "
+    dropped: tuple[str, ...] = ()
+    for glyph in DROP_ORDER:
+        if line(gap, dropped, with_extra=False).cell_len <= width:
+            break
+        dropped += (glyph,)
+    return _cut(line(gap, dropped), width)
+
+
+def _cut(text: Text, width: int | None) -> Text:
+    if width is not None and text.cell_len > width:
+        text.truncate(max(width, 1), overflow="ellipsis")
     return text

@@ -114,6 +114,15 @@ class HeaderBar(Static):
 # ----------------------------------------------------------------------------- tree
 
 
+@dataclass(frozen=True)
+class Lost:
+    """The job under the cursor left the tree: where the cursor went (``to`` None: nowhere)."""
+
+    id: str
+    to: str | None
+    how: str  # ancestor | row | none
+
+
 class JobTree(Tree[str]):
     """The live tree. Nodes carry job ids; :meth:`apply` mirrors model operations in place."""
 
@@ -123,7 +132,8 @@ class JobTree(Tree[str]):
         Binding("left", "collapse_or_parent", "Collapse", show=False),
     ]
     DEFAULT_CSS = """
-    JobTree { width: 1fr; min-width: 30; border: round $primary 40%; padding: 0; }
+    JobTree { width: 1fr; min-width: 30; border: round $primary 40%; padding: 0;
+              overflow-x: hidden; }
     JobTree:focus { border: round $primary; }
     """
 
@@ -139,22 +149,53 @@ class JobTree(Tree[str]):
         self.border_title = "jobs"
 
     def get_label_width(self, node: TreeNode[str]) -> int:
-        # cheaper than rendering the label (tui.md §3.3): the label plus the expand icon
-        return node._label.cell_len + 2
+        # cheaper than rendering the label (tui.md §3.3): the label plus the expand icon, no
+        # wider than the tree (a longer label is cut to fit when drawn: no sideways scrolling)
+        width = node._label.cell_len + 2
+        room = self._label_room(node)
+        return width if room is None else min(width, room + 2)
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        # the scrollbar takes cells from every line: labels are measured and cut again
+        self._invalidate()
+
+    def _label_room(self, node: TreeNode[str]) -> int | None:
+        """Cells the label of ``node`` has on its line: the tree's width less the guides and
+        the expand icon (None before the tree has a size)."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return None
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        return max(width - depth * self.guide_depth - 2, 1)
 
     def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
         """Labels are rebuilt lazily: a poll that changes a thousand jobs only marks them, and
-        only the lines on screen pay for a new label."""
+        only the lines on screen pay for a new label. A label wider than its line is drawn
+        with its name cut (the status and counts stay in sight)."""
         item_id = node.data
+        item = self.model.items.get(item_id) if item_id is not None else None
         if item_id is not None and item_id in self.stale:
             self.stale.discard(item_id)
-            item = self.model.items.get(item_id)
             if item is not None:
                 node._label = self.process_label(labels.label(self.model, item))
-        return super().render_label(node, base_style, style)
+        room = self._label_room(node)
+        if item is None or room is None or node._label.cell_len <= room:
+            return super().render_label(node, base_style, style)
+        full = node._label
+        node._label = self.process_label(labels.label(self.model, item, room))
+        try:
+            return super().render_label(node, base_style, style)
+        finally:
+            node._label = full
 
-    def apply(self, ops: Iterable[Op]) -> str | None:
-        """Apply model operations; returns a note when the job under the cursor vanished."""
+    def apply(self, ops: Iterable[Op]) -> Lost | None:
+        """Apply model operations; says where the cursor went when its job vanished: to the
+        nearest ancestor still shown, else to the row now in its place, else nowhere (the
+        tree is empty: nothing is selected)."""
         cursor = self.cursor_node
         cursor_id = cursor.data if cursor is not None else None
         cursor_line = self.cursor_line
@@ -203,14 +244,18 @@ class JobTree(Tree[str]):
             return None
         _ = self._tree_lines  # rebuild now so line numbers are right
         ancestors = self.model.ancestors(lost) if lost in self.model.items else []
-        survivor = next((self.nodes[a] for a in ancestors if a in self.nodes), None)
-        if survivor is None:  # a top-level job left the view: the row that took its place
-            last = self.last_line
-            if last >= 0:
-                self.cursor_line = min(max(cursor_line, 0), last)
-            return lost
-        self.move_cursor(survivor)
-        return lost
+        survivor = next((a for a in ancestors if a in self.nodes), None)
+        if survivor is not None:
+            self.move_cursor(self.nodes[survivor])
+            return Lost(lost, survivor, "ancestor")
+        # its whole branch left the view: the row that took its place, if any row is left
+        last = self.last_line
+        if last < 0:
+            self.cursor_line = -1
+            return Lost(lost, None, "none")
+        self.cursor_line = min(max(cursor_line, 0), last)
+        node = self.cursor_node
+        return Lost(lost, node.data if node is not None else None, "row")
 
     @staticmethod
     def _under(node: TreeNode[str] | None, ancestor: TreeNode[str]) -> bool:
@@ -329,6 +374,15 @@ class ActionTable(DataTable[Text | str]):
         )
         if keep is not None and keep in self.action_ids:
             self.move_cursor(row=self.action_ids.index(keep), animate=False)
+
+    def show_nothing(self) -> None:
+        """No coordinator selected: no rows (a stale page would contradict the header)."""
+        self.coord_id = None
+        self.page_offset = 1
+        self.page_total = 0
+        self.action_ids = []
+        self.clear(columns=False)
+        self.border_subtitle = ""
 
     def highlighted_id(self) -> str | None:
         if not self.action_ids or self.cursor_row < 0 or self.cursor_row >= len(self.action_ids):

@@ -10,7 +10,10 @@ from datetime import timedelta
 import pytest
 from textual.widgets import Button, Input
 
+from bundletui.commands.base import Ctx
+from bundletui.commands.dispatch import change
 from bundletui.model.clock import RealClock, from_ms
+from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs
 from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
 from bundletui.tui.dialogs import ConfirmDialog, PauseDialog, RerunDialog
@@ -83,9 +86,64 @@ async def test_pause_time_dialog_sets_and_clears(env: Env) -> None:
 
         await h.press("p")
         await h.press("tab", "tab", "tab", "tab", "enter")  # the Clear preset
-        assert h.app.screen.query_one("#when", Input).value == ""
+        assert h.app.screen.query_one("#when", Input).value == "clear"
         await h.press("enter")
         await h.until(lambda: h.coords()["hourly"].pause_time is None, what="pause cleared")
+
+
+async def test_pause_dialog_starts_with_the_current_time_and_enter_on_it_changes_nothing(
+    env: Env,
+) -> None:
+    """k9s: the default action of a dialog changes nothing. The box shows the pause time set
+    elsewhere; Enter on it sends nothing (no change, no audit row), an emptied box does not
+    clear it, and with no pause time a bare Enter audits no no-op change."""
+    async with console(env) as h:
+        hourly = coord_id(h, "hourly")
+        when = format_oozie_time(RealClock().now().replace(second=0, microsecond=0)
+                                 + timedelta(days=3))  # fmt: skip
+        change(Ctx(h.store, face="cli"), hourly, f"pausetime={when}")  # another shell
+        await h.until(lambda: h.main.model.items[hourly].row.pause_time, what="in the tree")
+        set_at = h.coords()["hourly"].pause_time
+
+        def console_changes() -> int:
+            return sum(1 for r in h.audit() if r.face == "console")
+
+        await h.select(hourly)
+        await h.press("p")
+        dialog = h.app.screen
+        assert isinstance(dialog, PauseDialog)
+        box = dialog.query_one("#when", Input)
+        assert box.value == when and dialog.focused is box
+        assert dialog.query_one("#ok", Button).disabled  # nothing to set yet
+        await h.press("enter")
+        assert not isinstance(h.app.screen, PauseDialog)
+        await h.until(lambda: h.warned("pause time unchanged"), what="said so")
+        await h.pilot.pause(0.3)
+        assert h.coords()["hourly"].pause_time == set_at
+        assert console_changes() == 0
+
+        await h.press("p")
+        box = h.app.screen.query_one("#when", Input)
+        box.value = ""  # emptied: not a way to clear by accident
+        await h.press("enter")
+        assert isinstance(h.app.screen, PauseDialog)
+        assert h.warned("press Clear")
+        await h.press("escape")
+        assert h.coords()["hourly"].pause_time == set_at and console_changes() == 0
+
+        await h.press("p")
+        await h.press("tab", "tab", "tab", "tab", "enter")  # Clear, on purpose
+        await h.press("enter")
+        await h.until(lambda: h.coords()["hourly"].pause_time is None, what="cleared")
+        await h.until(lambda: h.main.model.items[hourly].row.pause_time is None, what="shown")
+        assert console_changes() == 1
+
+        await h.press("p")  # none set, nothing typed: Enter sends nothing
+        assert h.app.screen.query_one("#when", Input).value == ""
+        await h.press("enter")
+        assert not isinstance(h.app.screen, PauseDialog)
+        await h.pilot.pause(0.3)
+        assert console_changes() == 1
 
 
 async def test_kill_an_action_then_rerun_it(env: Env) -> None:

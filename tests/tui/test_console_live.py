@@ -11,12 +11,18 @@ from pathlib import Path
 import pytest
 from textual.widgets import Log
 
+from bundletui.commands.base import Ctx
+from bundletui.commands.dispatch import kill_actions
 from bundletui.engine.service import EngineConfig
+from bundletui.errors import StoreError
+from bundletui.store.db import Store
 from bundletui.store.rows import ActionRow, WorkflowRow
+from bundletui.tui.app import ConsoleApp, ConsoleConfig
 from bundletui.tui.dialogs import ConfirmDialog, HelpScreen
 from bundletui.tui.engine_host import EmbeddedEngine
 from bundletui.tui.views import LogScreen, TextScreen
 from bundletui.tui.widgets import ActionTable
+from tests.cli import bundletui
 from tests.tui.conftest import Env, Harness, console, submit
 
 pytestmark = pytest.mark.usefixtures("fast_keys")
@@ -408,6 +414,7 @@ async def test_its_own_engine_does_not_move_a_simulated_store_to_the_real_clock(
 
 async def test_the_first_job_of_an_empty_store_is_selected(env: Env, tmp_path: Path) -> None:
     empty = Env(env.root, tmp_path / "empty-home", env.landing, env.out, props=dict(env.props))
+    Store(empty.home).close()  # a store with no job (a console never makes one: EB001)
     async with console(empty, ready=False) as h:
         assert h.tree.cursor_node is None
         await h.press("colon")
@@ -440,3 +447,111 @@ async def test_safemode_set_elsewhere_shows_in_the_header_and_keys_are_refused(
         assert h.status(CoordRow, hourly) == "RUNNING"
         set_system_mode(Ctx(h.store, face="cli"), "NORMAL")
         await h.until(lambda: "SAFEMODE" not in header(), what="the badge gone")
+
+
+def pane_text(h: Harness) -> str:
+    return str(h.main.query_one("#details-text").render())
+
+
+async def waiting_filter_on_action_3(h: Harness) -> tuple[str, str]:
+    """/waiting with the cursor on the hourly coordinator's action 3: (coordinator, action)."""
+    hourly = hourly_of(h)
+    await h.expand(hourly)
+    await h.press("slash")
+    await h.type("waiting")
+    await h.press("enter")
+    action = f"{hourly}@3"
+    await h.select(action)
+    return hourly, action
+
+
+async def test_a_filter_that_stops_matching_everything_leaves_nothing_selected(env: Env) -> None:
+    """/waiting, the cursor on a WAITING action, and every waiting action is killed from the
+    CLI: the tree empties, and the panes say nothing is selected instead of showing the
+    killed action as WAITING (and its coordinator's page of WAITING rows) under a header
+    that counts them killed."""
+    async with console(env, engine="none") as h:
+        hourly, action = await waiting_filter_on_action_3(h)
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: "@3" in pane_text(h), what="the action's details")
+        await h.until(lambda: table.coord_id == hourly and table.row_count, what="the page")
+
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="1-6")  # another shell
+        await h.until(lambda: not h.tree.root.children, what="the filter matches nothing")
+        await h.until(lambda: h.warned(f"{action} is no longer shown"), what="the toast")
+        note = next(m for _s, m in h.toasts if action in m)
+        assert "nothing is selected" in note and "parent" not in note, note
+        assert "/waiting" in note
+        assert h.main.selected_id is None and h.tree.cursor_node is None
+        await h.until(lambda: "Nothing selected" in pane_text(h), what="the empty details")
+        assert "@3" not in pane_text(h) and "/waiting" in pane_text(h)
+        assert table.row_count == 0 and table.coord_id is None
+        await h.pilot.pause(0.3)  # no late page or details put the stale job back
+        assert table.row_count == 0 and "Nothing selected" in pane_text(h)
+
+        await h.press("escape")  # every job again: the cursor is on one, the panes follow
+        await h.until(lambda: h.main.selected_id == env.bundle, what="the cursor back")
+        await h.until(lambda: "Nothing selected" not in pane_text(h), what="details again")
+
+
+async def test_when_only_the_selection_stops_matching_the_cursor_goes_to_its_parent(
+    env: Env,
+) -> None:
+    async with console(env, engine="none") as h:
+        hourly, action = await waiting_filter_on_action_3(h)
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="3")
+        await h.until(lambda: action not in h.tree.nodes, what="@3 filtered out")
+        await h.until(lambda: h.main.selected_id == hourly, what="the cursor on the parent")
+        assert h.warned(f"{action} is no longer shown (the filter /waiting); the cursor moved "
+                        "to its parent, coordinator hourly")  # fmt: skip
+        table = h.main.query_one(ActionTable)
+
+        def row3() -> str:
+            return str(table.get_row(f"{hourly}@3")[2]) if f"{hourly}@3" in table.rows else ""
+
+        await h.until(lambda: row3() == "KILLED", what="the page shows @3 KILLED")
+        await h.until(lambda: "coordinator hourly" in pane_text(h), what="the parent's details")
+
+
+async def test_a_long_name_is_cut_so_its_status_stays_in_sight(env: Env) -> None:
+    """A coordinator named with 120 characters: its line keeps the status (and the counts)
+    at 80, 120 and 200 columns, the name cut with an ellipsis; the tree never scrolls
+    sideways."""
+    long_name = "an-extremely-long-coordinator-name-" + "x" * 85
+    xml = env.root / "long.xml"
+    xml.write_text(
+        (env.root / "daily.xml").read_text().replace('name="daily"', f'name="{long_name}"')
+    )
+    props = env.root / "long.properties"
+    props.write_text(env.props["wf"].read_text().replace(
+        f"oozie.wf.application.path={env.root / 'wf'}", f"oozie.coord.application.path={xml}"
+    ))  # fmt: skip
+    env.props["long"] = props
+    long_id = submit(env, "long")
+    async with console(env, engine="none", size=(80, 24)) as h:
+        await h.until(lambda: long_id in h.tree.nodes, what="the coordinator in the tree")
+        status = h.main.model.items[long_id].status
+        for size in ((80, 24), (120, 40), (200, 60)):
+            await h.pilot.resize_terminal(*size)
+            await h.pilot.pause(0.2)
+            lines = [h.tree.render_line(y).text for y in range(h.tree.size.height)]
+            line = next(x for x in lines if "an-extremely-long" in x)
+            assert f"…  {status}" in line, (size, line)
+            assert long_name not in line
+            hourly = next(x for x in lines if "hourly" in x)
+            assert "RUNNING" in hourly and "◷6" in hourly, (size, hourly)
+            assert h.tree.virtual_size.width <= h.tree.scrollable_content_region.width, size
+
+
+async def test_a_home_without_a_store_is_refused_and_nothing_is_made(tmp_path: Path) -> None:
+    """README: commands other than submit on a home without a store say so (EB001); the
+    console too, rather than make an empty store and run an engine in it."""
+    home = tmp_path / "typo"
+    done = bundletui("console", "--home", str(home), timeout=30)
+    assert done.returncode == 1, done
+    assert done.stderr.startswith(f"Error: EB001: no store at {home / 'bundletui.db'}"), done
+    assert not home.exists()
+    with pytest.raises(StoreError) as refused:  # nor does the app, started some other way
+        ConsoleApp(ConsoleConfig(home=home))
+    assert refused.value.code == "EB001"
+    assert not home.exists()

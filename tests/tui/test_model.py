@@ -307,3 +307,19 @@ def test_details_of_a_coordinator_failed_by_materialization_say_why() -> None:
     text = coordinator_page(info).plain
     assert "E1010 Invalid data in coordinator xml. [data-in [in]]" in text
     assert "not materializing" not in text  # the error is the why, not the hold it causes
+
+
+def test_a_label_too_long_for_its_line_gives_way_name_first_failures_last() -> None:
+    from bundletui.tui.labels import label
+
+    m = ConsoleModel()
+    long = TreeRow(COORD, "L", None, "quarterly-revenue-reconciliation-eu-west", "RUNNING", 1, 1)
+    m.load_top([], [long, coord("S", None, "RUNNINGWITHERROR")], {
+        "L": {"SUCCEEDED": 63}, "S": {"WAITING": 21, "SUCCEEDED": 10, "FAILED": 1}})  # fmt: skip
+    assert label(m, m.items["L"]).plain == f"{long.name}  RUNNING  ✓63"
+    assert label(m, m.items["L"], 30).plain == "quarterly-reven…  RUNNING  ✓63"
+    assert label(m, m.items["L"], 20).plain == "quarter… RUNNING ✓63"
+    # a short name stays; the gaps narrow, then the counts go, least telling first
+    assert label(m, m.items["S"], 40).plain == "c-S  RUNNINGWITHERROR  ◷21 ✓10 ✗1"
+    assert label(m, m.items["S"], 30).plain == "c-S RUNNINGWITHERROR ◷21 ✗1"
+    assert label(m, m.items["S"], 26).plain == "c-S RUNNINGWITHERROR ✗1"
