@@ -135,11 +135,11 @@ def render_jobs(kind: str, data: dict[str, Any]) -> None:
     for col in ("Job ID", "Name", "Status", "User", start_col, end_col):
         table.add_column(col, no_wrap=col in ("Job ID", "Status"))
     for job in data[key]:
-        table.add_row(
-            job[id_key],
-            job[name_key],
+        table.add_row(  # names and users as text: "quick-[daily]" is not Rich markup
+            Text(job[id_key]),
+            Text(job[name_key]),
             styled(job["status"]),
-            job["user"],
+            Text(job["user"]),
             short(job[start_key])[:16],
             short(job["endTime"])[:16],
         )
