@@ -260,6 +260,8 @@ def read_runs(trace_dir: Path) -> dict[str, Run]:
         return out
     for f in trace_dir.iterdir():
         lines = f.read_text().splitlines()
+        if not all(any(x.startswith(k) for x in lines) for k in ("argc ", "parts ", "reason ")):
+            continue  # the job is still writing its record (bash's printf may write per line)
         starts = [int(x.split(" ", 1)[1]) for x in lines if x.startswith("start ")]
         ends = [int(x.split(" ", 1)[1]) for x in lines if x.startswith("end ")]
         argc = next(int(x.split(" ", 1)[1]) for x in lines if x.startswith("argc "))
