@@ -252,7 +252,7 @@ class Front:
         from bundletui.commands.base import Ctx
         from bundletui.store.db import Store
 
-        if create and self._store is None and not self.has_store():
+        if create and not self.has_store():
             self._store = Store(self.home)
         return Ctx(self.store, face="oozie-cli")
 
@@ -313,22 +313,25 @@ def run(kind: str, argv: list[str]) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except BundletuiError as exc:
-        where = f"{exc.where}: " if exc.where else ""
-        print(f"Error: {exc.code} : {exc.code}: {where}{exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"  hint: {exc.hint}", file=sys.stderr)
-        return EXIT_ERROR
+        return _error(exc)
     except sqlite3.OperationalError as exc:
         from bundletui.cli._common import sqlite_error
 
         said = sqlite_error(exc)
         if said is None:
             raise
-        print(f"Error: {said.code} : {said.code}: {said.message}", file=sys.stderr)
-        print(f"  hint: {said.hint}", file=sys.stderr)
-        return EXIT_ERROR
+        return _error(said)
     except KeyboardInterrupt:
         return 130
+
+
+def _error(exc: BundletuiError) -> int:
+    """Oozie's CLI shape: ``Error: CODE : CODE: message``; our hint below it."""
+    where = f"{exc.where}: " if exc.where else ""
+    print(f"Error: {exc.code} : {exc.code}: {where}{exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"  hint: {exc.hint}", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _notes(args: Args, table: dict[str, Opt]) -> None:

@@ -153,7 +153,8 @@ def read_bytes(path: str | Path) -> bytes:
     """The file's bytes, or E0702 naming it. Only a regular file of at most MAX_APP_FILE is
     read: /dev/zero would fill the memory and a named pipe would wait for ever."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a directory: E0702 below
             raise SpecError(
                 "E0702",
                 f"IO error, {path} is not a regular file",

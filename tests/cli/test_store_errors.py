@@ -61,12 +61,19 @@ def test_a_file_that_is_not_a_database_is_one_error_with_a_hint(tmp_path: Path) 
     assert (tmp_path / "bundletui.db").read_text() == "hello, not a database\n"
 
 
-def test_somebody_elses_sqlite_database_is_refused_not_given_our_tables(tmp_path: Path) -> None:
-    db = tmp_path / "bundletui.db"
+def someone_elses_database(home: Path, create_table: str) -> Path:
+    db = home / "bundletui.db"
     conn = sqlite3.connect(db)
-    conn.execute("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute(create_table)
     conn.commit()
     conn.close()
+    return db
+
+
+def test_somebody_elses_sqlite_database_is_refused_not_given_our_tables(tmp_path: Path) -> None:
+    db = someone_elses_database(
+        tmp_path, "CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)"
+    )
     done = bt("jobs", "--home", str(tmp_path))
     assert done.returncode == 1
     assert done.stderr.startswith(f"Error: EB004: {db} is a SQLite database of something else")
@@ -79,11 +86,7 @@ def test_somebody_elses_sqlite_database_is_refused_not_given_our_tables(tmp_path
 
 def test_a_refused_database_is_left_byte_for_byte_and_in_its_journal_mode(tmp_path: Path) -> None:
     """Refusing somebody else's database used to switch it to WAL first."""
-    db = tmp_path / "bundletui.db"
-    conn = sqlite3.connect(db)
-    conn.execute("CREATE TABLE foo (x)")
-    conn.commit()
-    conn.close()
+    db = someone_elses_database(tmp_path, "CREATE TABLE foo (x)")
     before = db.read_bytes()
     done = bt("jobs", "--home", str(tmp_path))
     assert done.returncode == 1 and "EB004" in done.stderr

@@ -95,6 +95,7 @@ def depth(node: Node) -> int:
 
 
 def _children(node: Node) -> tuple[Node, ...]:
+    """A node's operands, in source order."""
     if isinstance(node, Call):
         return tuple(node.args)
     if isinstance(node, Access):
@@ -115,16 +116,7 @@ def walk(node: Node) -> list[Node]:
     while stack:
         current = stack.pop()
         out.append(current)
-        if isinstance(current, Call):
-            stack.extend(reversed(current.args))
-        elif isinstance(current, Access):
-            stack.extend((current.key, current.target))
-        elif isinstance(current, Unary):
-            stack.append(current.operand)
-        elif isinstance(current, Binary):
-            stack.extend((current.right, current.left))
-        elif isinstance(current, Conditional):
-            stack.extend((current.otherwise, current.then, current.condition))
+        stack.extend(reversed(_children(current)))
     return out
 
 
