@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from bundletui.commands import coordinators as coordcmd
 from bundletui.commands import workflows as wfcmd
+from bundletui.engine.failures import launch_error
 from bundletui.errors import BundletuiError
 from bundletui.model import codec
 from bundletui.model.apps import CoordinatorApp, ExecutionOrder, WorkflowApp
@@ -558,22 +559,24 @@ class CoordinatorService:
         launched = decide(Machine.ACTION, action.status, Event.LAUNCH, action.id).to
         submitted = replace_row(action, status=launched)
         try:
-            run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
-            sub = self._workflow_submission(coord, app, run_conf, tx.rev)
-        except BundletuiError as exc:
+            with self.engine.savepoint(tx, "launch"):
+                run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
+                sub = self._workflow_submission(coord, app, run_conf, tx.rev)
+                wf_id = wfcmd.create_workflow_tx(
+                    tx, self.engine.db, effects, sub, start=True, parent_id=action.id
+                )
+        except sqlite3.Error:
+            raise
+        except Exception as exc:
+            # Any failure to start the workflow fails the action, as Oozie's
+            # CoordActionStartXCommand does (E1005 when it is not one of ours): left READY, it
+            # would be tried again every tick, and fail the same way, for ever.
+            code, message = launch_error(exc, "E1005", log, f"launch of {action.id}")
             coordcmd.move_action(
-                tx,
-                submitted,
-                Event.FAIL,
-                insert=insert,
-                error_code=exc.code,
-                error_message=exc.message,
+                tx, submitted, Event.FAIL, insert=insert, error_code=code, error_message=message
             )
             coordcmd.rollup_tx(tx, effects, coord.id)
             return False
-        wf_id = wfcmd.create_workflow_tx(
-            tx, self.engine.db, effects, sub, start=True, parent_id=action.id
-        )
         coordcmd.move_action(
             tx,
             submitted,

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ from bundletui.commands import workflows as wfcmd
 from bundletui.commands.nodes import app_of, node_finished, node_retry
 from bundletui.commands.propagate import workflow_finished
 from bundletui.engine import processes
+from bundletui.engine.failures import launch_error
 from bundletui.engine.fs_ops import run_fs_action, run_fs_ops
 from bundletui.engine.wfel import app_dir
 from bundletui.errors import BundletuiError, EngineError
@@ -402,9 +404,27 @@ class WorkflowRunner:
                     continue
                 per_wf[wf.id] += 1
             self.launchable.discard(nid)
-            self.engine._guarded(tx, f"launch {nid}", self._launch, tx, wf, app, node)
+            self.engine._guarded(tx, f"launch {nid}", self._launch_or_fail, tx, wf, app, node)
             count += 1
         return count
+
+    def _launch_or_fail(self, tx: Tx, wf: WorkflowRow, app: WorkflowApp, node: NodeRow) -> None:
+        """A launch that throws is undone and becomes the attempt's failure (retried if
+        ``retry-max`` allows, else the node's error transition): the node has left the
+        launchable queue, so READY it would wait for the next engine start."""
+        try:
+            with self.engine.savepoint(tx, "launch"):
+                self._launch(tx, wf, app, node)
+        except sqlite3.Error:
+            raise
+        except Exception as exc:
+            code, message = launch_error(exc, None, log, f"launch of node {node.id}")
+            t = decide(Machine.NODE, node.status, Event.LAUNCH, node.id)
+            started = {"attempt": node.attempt + 1, "started": tx.now_ms, "due_time": None}
+            jobs.update(tx, NodeRow, node.id, status=t.to, **started)
+            running = replace_row(node, status=t.to, **started)
+            spec = index_of(app).by_name[node.name]
+            self._failed_attempt(tx, wf, spec, running, None, code, message)
 
     def _launch(self, tx: Tx, wf: WorkflowRow, app: WorkflowApp, node: NodeRow) -> None:
         spec = index_of(app).by_name[node.name]
