@@ -42,6 +42,21 @@ def submit_defaults(home: Path) -> dict[str, str]:
     return {"landing": str(home / "landing")}
 
 
+def _warn_unknown_coordinators(store: Store, bundle_id: str, given: str) -> None:
+    """Oozie's bundle rerun passes over names it does not know, and so does this one; a
+    mistyped name then reruns nothing without a word, so the operator is told."""
+    known = queries.bundle_coordinator_names(store.conn, bundle_id)
+    unknown = [
+        n for n in dict.fromkeys(x.strip() for x in given.split(",")) if n and n not in known
+    ]
+    if unknown:
+        err.print(
+            f"Warning: bundle {bundle_id} has no coordinator named {', '.join(unknown)};"
+            f" its coordinators: {', '.join(known)}",
+            markup=False,
+        )
+
+
 def _t(ms: int | None) -> str:
 
     return "-" if ms is None else format_oozie_time(from_ms(ms))
@@ -187,8 +202,9 @@ def register(app: typer.Typer) -> None:
         skip = [s.strip() for s in (skip_nodes or "").split(",") if s.strip()]
         conf = read_conf_file(config) if config is not None else {}
         conf.update(parse_overrides(define or []))
+        ctx = _ctx(home)
         ids = dispatch.rerun(
-            _ctx(home),
+            ctx,
             job_id,
             skip_nodes=skip,
             failed_nodes=failed_nodes,
@@ -203,6 +219,8 @@ def register(app: typer.Typer) -> None:
         for rid in ids:
             if rid != job_id:
                 typer.echo(rid)
+        if coordinator and kind_of(job_id) is IdKind.BUNDLE:
+            _warn_unknown_coordinators(ctx.store, job_id, coordinator)
 
     @app.command()
     @handle_errors

@@ -509,8 +509,12 @@ def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
         "2026/01/01/02/_SUCCESS",
     ]
 
-    # names only: every action of a (its whole start::end range); unknown names are ignored
-    bt.cli("rerun", bundle_id, "--coordinator", "a,nosuch")
+    # names only: every action of a (its whole start::end range); unknown names are passed
+    # over, as Oozie does, but the operator is told which (a typo would otherwise rerun nothing)
+    r = bt.cli("rerun", bundle_id, "--coordinator", "a,nosuch")
+    assert r.stderr.strip() == (
+        f"Warning: bundle {bundle_id} has no coordinator named nosuch; its coordinators: a, b, c"
+    )
     assert bt.status(bundle_id) == "RUNNING"
     assert pending(bt, bundle_id) == (1, {"a": 1, "b": 0, "c": 0})
     bt.sim(START, "2026-01-01T04:00Z")
@@ -523,7 +527,8 @@ def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
     # both: b's 00:00 only; without --nocleanup its output directory is deleted, then rewritten
     stale = bt.landing / "out-b/2026/01/01/00/stale"
     stale.touch()
-    bt.cli("rerun", bundle_id, "--coordinator", "b", "--date", "2026-01-01T00:00Z")
+    r = bt.cli("rerun", bundle_id, "--coordinator", "b", "--date", "2026-01-01T00:00Z")
+    assert r.stderr == ""
     bt.sim(START, "2026-01-01T04:00Z")
     assert not stale.exists()
     assert (stale.parent / "_SUCCESS").exists()
