@@ -7,7 +7,9 @@ Routing, auth and error mapping live here; the work of each endpoint is in
 Errors follow Oozie's servlets (oozie.md §7.4): the status (400 for every user and command
 error, unknown job included; 401 without a valid token; 404 for an unknown URL; 503 outside
 NORMAL mode or when the store is unusable), the headers ``oozie-error-code`` and
-``oozie-error-message`` (``"<code>: <message>"``), and, for our own clients, a JSON body.
+``oozie-error-message`` (``"<code>: <message>"``), and, for our own clients, a JSON body
+whose hint names HTTP parameters and endpoints, never the CLI's options
+(:mod:`bundletui.api.hints`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bundletui.api import handlers
 from bundletui.api.handlers import JSON, Call, Reply
+from bundletui.api.hints import api_hint
 from bundletui.api.params import Params, parse_query
 from bundletui.errors import ApiError, BundletuiError, StoreError
 from bundletui.store.db import Store, current_user, resolve_home
@@ -155,7 +158,8 @@ class BearerAuth:
             401,
             "E0500",
             f"Not authorized, {why}",
-            hint="send Authorization: Bearer <token> (bundletui run --api-token, or <home>/api-token)",
+            hint="send the header Authorization: Bearer <token>, with the token the server was "
+            "started with",
         )
         await response(scope, receive, send)
 
@@ -233,7 +237,8 @@ def endpoint(api: Api, fn: Callable[[Api, Request], Any]) -> Callable[[Request],
             reply = await fn(api, request)
             return reply if isinstance(reply, Response) else to_response(reply)
         except BundletuiError as exc:
-            return error_response(status_of(exc), exc.code, exc.message, exc.hint)
+            # the commands' hints name the CLI's options: told here in HTTP terms, or dropped
+            return error_response(status_of(exc), exc.code, exc.message, api_hint(exc.hint))
         except sqlite3.OperationalError as exc:
             log.warning("store busy: %s", exc)
             return error_response(503, "E0603", f"SQL error in operation, {exc}")

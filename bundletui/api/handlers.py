@@ -218,14 +218,20 @@ def submit(store: Store, call: Call) -> Reply:
 
 def _xml_body(call: Call) -> bytes:
     """The configuration body, sent as XML (``application/xml``, charset ignored; ``text/xml``
-    too): Oozie's validateContentType refuses anything else, a missing type included."""
+    too): Oozie's validateContentType refuses anything else, a missing type included. An empty
+    body is not a content-type problem: it is the XML error a malformed body gets (E0701),
+    told as what it is, whatever the type."""
     body = call.body
     head = body.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head:
         raise ApiError(
-            "E0300",
-            f"Invalid content-type [{call.content_type or 'none'}], the body is empty",
-            hint="POST a Hadoop <configuration> with Content-Type: application/xml",
+            "E0701",
+            "XML schema error, <request body>, the request body is empty: a submission is a "
+            "Hadoop configuration XML",
+            hint="POST a body such as <configuration><property><name>oozie.wf.application.path"
+            "</name><value>/apps/wf</value></property>…</configuration> (or "
+            "oozie.coord.application.path / oozie.bundle.application.path) with Content-Type: "
+            "application/xml",
         )
     ctype = call.content_type.split(";")[0].strip().lower()
     if not ctype.endswith("/xml"):

@@ -8,6 +8,7 @@ store's outbox like the CLI's.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 import socket
 import threading
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bundletui.errors import ApiError
-from bundletui.store.db import resolve_home
+from bundletui.store.db import current_user, resolve_home
 
 log = logging.getLogger("bundletui.api")
 
@@ -114,7 +115,9 @@ def serve_in_thread(
 ) -> ApiHandle:
     """Listen on ``host:port`` (0 = any free port, see ``handle.port``) and serve the API of the
     store in ``home`` from a daemon thread. ``token`` (else ``<home>/api-token``) makes every
-    request need ``Authorization: Bearer <token>``. Raises ApiError when it cannot listen."""
+    request need ``Authorization: Bearer <token>``; without one, on an address other machines
+    reach (``0.0.0.0``, a LAN address), it logs a warning. Raises ApiError when it cannot
+    listen."""
     import uvicorn
 
     from bundletui.api.app import Api, create_app
@@ -145,10 +148,31 @@ def serve_in_thread(
         with contextlib.suppress(OSError):
             sock.close()
         raise ApiError("EB0702", f"the API server on {host}:{port} did not start")
-    bound_port = int(sock.getsockname()[1])
-    handle = ApiHandle(host, bound_port, thread, server, api, token)
+    bound = sock.getsockname()
+    handle = ApiHandle(host, int(bound[1]), thread, server, api, token)
     log.debug("API on %s%s", handle.url, " (bearer token required)" if token else "")
+    if not token and not is_loopback(str(bound[0])):
+        log.warning(
+            "the API on %s is reachable from other machines and needs no token: anyone who "
+            "can reach port %d can submit, change and kill jobs (and so run commands as %s). "
+            "Set a token with --api-token TOKEN, BUNDLETUI_API_TOKEN or a file %s (its first "
+            "line), or listen on 127.0.0.1 (--api %d)",
+            handle.url,
+            handle.port,
+            current_user(),
+            resolve_home(home) / TOKEN_FILE,
+            handle.port,
+        )
     return handle
+
+
+def is_loopback(address: str) -> bool:
+    """Whether a bound address is only reachable from this machine (``0.0.0.0``, ``::`` and
+    every other interface's address are not)."""
+    try:
+        return ipaddress.ip_address(address.partition("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -242,7 +242,8 @@ def test_submit_errors(http: httpx.Client, bare: Live, tmp_path: Path) -> None:
         400,
         "E0300",
     )
-    oozie_error(http.post("v2/jobs", content=b"", headers=XML), 400, "E0300")
+    empty = oozie_error(http.post("v2/jobs", content=b"", headers=XML), 400, "E0701")
+    assert "the request body is empty" in empty
     oozie_error(
         http.post("v2/jobs", content=b"<configuration><property>", headers=XML), 400, "E0701"
     )

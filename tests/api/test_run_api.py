@@ -107,3 +107,43 @@ def test_concurrent_requests(live: Live) -> None:
         assert client.get(f"v2/job/{cid}").json()["concurrency"] in {i + 1 for i in range(0, 48, 3)}
         log = client.get(f"v2/job/{cid}", params={"show": "auditlog"}).text
         assert log.count("change ok") == 16
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("0.0.0.0", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize(
+    ("host", "token", "warned"),
+    [("0.0.0.0", None, True), ("0.0.0.0", "s3cret", False), ("127.0.0.1", None, False)],
+)
+def test_warns_when_reachable_from_other_machines_without_a_token(
+    tmp_path: Path, host: str, token: str | None, warned: bool
+) -> None:
+    port = _free_port()
+    proc = ApiProc(
+        tmp_path / "home",
+        tmp_path / "run.log",
+        "--api",
+        f"{host}:{port}",
+        *(("--api-token", token) if token else ()),
+        env={"BUNDLETUI_API_TOKEN": ""},
+    )
+    try:
+        proc.wait_url()
+        log = " ".join(proc.log().split())  # the log handler wraps long lines
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        r = httpx.get(f"http://127.0.0.1:{port}/oozie/versions", headers=headers)
+        assert r.json() == [0, 1, 2]
+    finally:
+        assert proc.stop() == 0
+    warning = "is reachable from other machines and needs no token"
+    if not warned:
+        assert warning not in log, log
+        return
+    assert "WARNING" in log and f"the API on http://0.0.0.0:{port}/oozie {warning}" in log, log
+    assert "--api-token TOKEN, BUNDLETUI_API_TOKEN" in log
+    assert str(tmp_path / "home" / "api-token") in log
