@@ -330,8 +330,34 @@ def _error(exc: BundletuiError) -> int:
     where = f"{exc.where}: " if exc.where else ""
     print(f"Error: {exc.code} : {exc.code}: {where}{exc.message}", file=sys.stderr)
     if exc.hint:
-        print(f"  hint: {exc.hint}", file=sys.stderr)
+        print(f"  hint: {front_hint(exc.hint)}", file=sys.stderr)
     return EXIT_ERROR
+
+
+#: Options the commands' hints name in the native CLI's spelling (``--filter``) that this front
+#: spells as Oozie's CLI does (``-filter``).
+_HINT_OPTIONS = frozenset(
+    {
+        "action",
+        "config",
+        "coordinator",
+        "date",
+        "failed",
+        "filter",
+        "len",
+        "nocleanup",
+        "offset",
+        "order",
+        "refresh",
+        "value",
+    }
+)
+_LONG_OPTION = re.compile(r"(?<![\w-])--([a-z]+)\b")
+
+
+def front_hint(hint: str) -> str:
+    """A command's hint as this front's user types it: ``--filter`` is ``-filter`` here."""
+    return _LONG_OPTION.sub(lambda m: f"-{m[1]}" if m[1] in _HINT_OPTIONS else m[0], hint)
 
 
 def _notes(args: Args, table: dict[str, Opt]) -> None:

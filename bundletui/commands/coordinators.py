@@ -529,7 +529,7 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
             raise CommandError(
                 code,
                 f"Invalid change value [{value}]: unknown key [{key}]",
-                hint=f"keys: {', '.join(allowed)}; e.g. -value 'pausetime=2026-01-01T00:00Z'",
+                hint=f"keys: {', '.join(allowed)}; e.g. --value 'pausetime=2026-01-01T00:00Z'",
             )
         if key in out:
             raise CommandError(

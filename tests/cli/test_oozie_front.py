@@ -662,3 +662,19 @@ def test_admin_status_systemmode_and_versions(fresh: World, tmp_path: Path) -> N
     assert oozie(home, "oozie", "job", "-kill", fresh.coord).code == 0
     with Store(home, create=False) as store:
         assert queries.job_info(store.conn, fresh.coord)["status"] == "KILLED"
+
+
+def test_hints_name_the_options_as_each_front_spells_them(fresh: World) -> None:
+    """The commands' hints are written once; the native CLI shows ``--value``, this front
+    ``-value`` (an operator pasting the hint into the command they typed gets it right)."""
+    out = oozie(fresh.home, "oozie", "job", "-change", fresh.coord, "-value", "bogus=1")
+    assert out.code == 255
+    assert "hint: keys: " in out.stderr and "e.g. -value 'pausetime=" in out.stderr, out.stderr
+    out = oozie(fresh.home, "oozie", "job", "-info", fresh.coord, "-filter", "bogus=1")
+    assert "e.g. -filter 'status=" in out.stderr and "--filter" not in out.stderr, out.stderr
+
+    native = bundletui("change", fresh.coord, "--value", "bogus=1", home=fresh.home)
+    assert native.returncode != 0
+    assert "e.g. --value 'pausetime=" in native.stderr, native.stderr
+    native = bundletui("info", fresh.coord, "--filter", "bogus=1", home=fresh.home)
+    assert "e.g. --filter 'status=" in native.stderr, native.stderr
