@@ -27,7 +27,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
-from textual.events import Key
+from textual.events import DescendantFocus, Key
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
@@ -510,7 +510,10 @@ class MainScreen(Screen[None]):
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
         self._sync_selection()
 
-    def on_descendant_focus(self) -> None:
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        if self.prompt_mode and event.widget is not self.query_one("#prompt", Input):
+            # k9s: leaving the prompt (tab, a click) hides it; a filter stays applied
+            self._close_prompt(refocus=False)
         self._sync_selection(force=True)
 
     @on(DataTable.RowHighlighted, "#table")
@@ -582,6 +585,9 @@ class MainScreen(Screen[None]):
         if node is None or node.data is None:
             return None
         return self.model.items.get(node.data)
+
+    def _table_focused(self) -> bool:
+        return isinstance(self.focused, ActionTable)
 
     def _selected_item(self) -> Item | None:
         """The highlighted action row when the action table has the focus, else the tree's."""
@@ -842,6 +848,9 @@ class MainScreen(Screen[None]):
             return Availability("greyed", "details: nothing selected")
         if action == "faults" or action == "filter":
             return Availability("enabled")
+        if action == "mark" and avail.state != "hidden" and self._table_focused():
+            # marks are drawn in the tree and bulk commands take them from it: not from here
+            return Availability("absent", "mark: marks are set in the tree (tab back to it)")
         if avail.state == "greyed" and item is not None and _not_for_kind(action, item):
             return Availability("absent", avail.reason)
         return avail
@@ -879,18 +888,24 @@ class MainScreen(Screen[None]):
         return [Target.of(item)] if item is not None else []
 
     def _run_commands(
-        self, verb: str, calls: list[tuple[str, Callable[[Ctx], object]]], *, poll: bool = True
+        self,
+        verb: str,
+        calls: list[tuple[str, Callable[[Ctx], object]]],
+        *,
+        poll: bool = True,
+        new_job: bool = False,
     ) -> None:
         """Run commands one by one on a worker (each its own transaction and audit row) and
-        toast what happened."""
+        toast what happened. ``new_job``: each call returns the id of the job it made (a
+        submit), and the toast names that id rather than the target (a file)."""
 
         def work() -> tuple[list[str], list[str]]:
             ok: list[str] = []
             failed: list[str] = []
             for target, call in calls:
                 try:
-                    self.backend.command(call)
-                    ok.append(target)
+                    made = self.backend.command(call)
+                    ok.append(str(made) if new_job else target)
                 except BundletuiError as exc:
                     failed.append(f"{target}: {exc.code} {exc.message}")
             return ok, failed
@@ -1180,7 +1195,8 @@ class MainScreen(Screen[None]):
             avail = self.availability(action)
             if avail.state == "hidden":
                 continue
-            entries.append(HelpEntry(key, title, action))
+            state = "enabled" if avail.enabled else "greyed"  # m in the action table
+            entries.append(HelpEntry(key, title, action, state, avail.reason))
         for key, text, extra_action in extra:
             entries.append(
                 HelpEntry(key, text, extra_action or "", "enabled" if extra_action else "note")
@@ -1304,10 +1320,11 @@ class MainScreen(Screen[None]):
         prompt.focus()
         prompt.cursor_position = len(value)
 
-    def _close_prompt(self) -> None:
+    def _close_prompt(self, *, refocus: bool = True) -> None:
         self.query_one("#prompt-row").remove_class("-open")
         self.prompt_mode = ""
-        self.query_one(JobTree).focus()
+        if refocus:
+            self.query_one(JobTree).focus()
 
     @on(Input.Changed, "#prompt")
     def _prompt_changed(self, event: Input.Changed) -> None:
@@ -1430,7 +1447,7 @@ class MainScreen(Screen[None]):
             )
             return submit_loaded(ctx, loaded, start=True)
 
-        self._run_commands(f"submit {path.name}", [(str(path), call)])
+        self._run_commands(f"submit {path.name}", [(str(path), call)], new_job=True)
 
     def jump(self, text: str, *, coordinator: bool = False) -> None:
         """``:coord`` / ``:job``: find the job, expand its ancestors, put the cursor on it."""

@@ -100,7 +100,8 @@ def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:
     """One tree line: mark, name, STATUS, counts. With ``width`` (the cells the tree has for
     it), a line too long is made to fit so the status and the failure count stay in sight
     (tui.md §0: the status is always shown as text): the name is cut with an ellipsis, then
-    the gaps narrow, then the counts give way (failures last), then the end is cut."""
+    the gaps narrow, then the counts give way (failures last; ``+N`` says how many actions
+    they counted, when there is room for it), then the end is cut."""
     row = item.row
     head = Text()
     if item.id in model.marks:
@@ -125,7 +126,9 @@ def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:
     if row.kind == WORKFLOW and row.error:
         extra.append(f" {row.error}", style="red")
 
-    def line(gap: str, drop: tuple[str, ...] = (), with_extra: bool = True) -> Text:
+    def line(
+        gap: str, drop: tuple[str, ...] = (), with_extra: bool = True, marker: bool = True
+    ) -> Text:
         out = Text()
         out.append_text(head)
         out.append_text(name)
@@ -136,6 +139,10 @@ def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:
         out.append_text(state)
         shown = [g for g in COUNT_GROUPS if g[0] not in drop]
         counted = counts_text(counts, shown) if counts else Text()
+        hidden = sum(counts.get(s, 0) for g in COUNT_GROUPS if g[0] in drop for s in g[1])
+        if hidden and marker:  # what gave way is said to be there: +N actions not shown
+            counted.append(" " if counted else "")
+            counted.append(f"+{hidden}", style="dim")
         if counted:
             out.append(gap)
             out.append_text(counted)
@@ -152,12 +159,15 @@ def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:
     gap = "  "
     if line(gap, with_extra=False).cell_len > width:
         gap = " "
-    dropped: tuple[str, ...] = ()
-    for glyph in DROP_ORDER:
-        if line(gap, dropped, with_extra=False).cell_len <= width:
+    drops = [DROP_ORDER[:n] for n in range(len(DROP_ORDER) + 1)]
+    for drop in drops:
+        if line(gap, drop, with_extra=False).cell_len <= width:
+            return _cut(line(gap, drop), width)
+    # no room for the +N even with every count but the failures gone: those and the status win
+    for drop in drops:
+        if line(gap, drop, with_extra=False, marker=False).cell_len <= width:
             break
-        dropped += (glyph,)
-    return _cut(line(gap, dropped), width)
+    return _cut(line(gap, drop, marker=False), width)
 
 
 def _cut(text: Text, width: int | None) -> Text:

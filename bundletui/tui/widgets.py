@@ -315,18 +315,20 @@ class JobTree(Tree[str]):
 
 
 class ActionTable(DataTable[Text | str]):
-    """One page of the selected coordinator's actions, newest first (paged in SQL)."""
+    """One page of the selected coordinator's actions, newest first (paged in SQL). Its
+    columns are fitted to the pane (:func:`fit_columns`): the id and the status are never
+    scrolled out of sight."""
 
     DEFAULT_CSS = """
-    ActionTable { height: 1fr; }
+    ActionTable { height: 1fr; scrollbar-gutter: stable; }
     """
-    # fixed widths: nothing to measure per row, and the layout never shifts between pages
-    COLUMNS: ClassVar[list[tuple[str, str, int]]] = [
-        ("#", "n", 4),
-        ("nominal", "nominal", 11),
-        ("status", "status", 10),
-        ("why / error", "why", 26),
-        ("workflow", "wf", 40),
+    # fixed widths for the pane's width: nothing to measure per row, no shift between pages
+    COLUMNS: ClassVar[list[tuple[str, str]]] = [
+        ("#", "n"),
+        ("nominal", "nominal"),
+        ("status", "status"),
+        ("workflow", "wf"),
+        ("why / error", "why"),
     ]
 
     def __init__(self, **kw: Any) -> None:
@@ -336,16 +338,40 @@ class ActionTable(DataTable[Text | str]):
         self.page_total = 0
         self.page_size = 50
         self.action_ids: list[str] = []
+        self.widths: dict[str, int] = {}
+        self._page: tuple[dict[str, Any], Callable[[str], str]] | None = None
 
     def on_mount(self) -> None:
-        for title, key, width in self.COLUMNS:
-            self.add_column(title, key=key, width=width)
+        self._fit(self.scrollable_content_region.width)
+
+    def on_resize(self) -> None:
+        keep = self.highlighted_id()
+        if self._fit(self.scrollable_content_region.width) and self._page is not None:
+            self._fill(*self._page, keep)
+
+    def _fit(self, room: int) -> bool:
+        """Lay the columns out for ``room`` cells; says whether they changed."""
+        widths = fit_columns(room if room > 0 else 200)
+        if widths == self.widths:
+            return False
+        self.widths = widths
+        self.clear(columns=True)
+        for title, key in self.COLUMNS:
+            if key in widths:
+                self.add_column(title, key=key, width=widths[key])
+        return True
 
     def show_page(self, coord_id: str, data: dict[str, Any], alias: Callable[[str], str]) -> None:
         keep = self.highlighted_id() if coord_id == self.coord_id else None
         self.coord_id = coord_id
         self.page_offset = int(data.get("offset", 1))
         self.page_total = int(data.get("total", 0))
+        self._page = (data, alias)
+        self._fill(data, alias, keep)
+
+    def _fill(
+        self, data: dict[str, Any], alias: Callable[[str], str], keep: str | None = None
+    ) -> None:
         self.clear(columns=False)
         self.action_ids = []
         for a in data["actions"]:
@@ -357,14 +383,14 @@ class ActionTable(DataTable[Text | str]):
                 reason += f" +{more}" if more > 0 else ""
             if a.get("errorCode") or a.get("errorMessage"):
                 reason = f"{a.get('errorCode') or ''} {a.get('errorMessage') or ''}".strip()
-            self.add_row(
-                str(a["actionNumber"]),
-                _t(a.get("nominalTime")).removesuffix("Z")[5:],  # MM-dd HH:mm
-                labels.status_text(a["status"]),
-                Text(alias(reason)[:120], style="red" if a.get("errorCode") else ""),
-                a.get("externalId") or "-",
-                key=a["id"],
-            )
+            cells: dict[str, Text | str] = {
+                "n": str(a["actionNumber"]),
+                "nominal": _t(a.get("nominalTime")).removesuffix("Z")[5:],  # MM-dd HH:mm
+                "status": labels.status_text(a["status"]),
+                "wf": short_id(a.get("externalId") or "-", self.widths.get("wf", 40)),
+                "why": Text(alias(reason)[:120], style="red" if a.get("errorCode") else ""),
+            }
+            self.add_row(*(cells[key] for key in self.widths), key=a["id"])
             self.action_ids.append(a["id"])
         last = min(self.page_offset + len(self.action_ids) - 1, self.page_total)
         self.border_subtitle = (
@@ -381,6 +407,7 @@ class ActionTable(DataTable[Text | str]):
         self.page_offset = 1
         self.page_total = 0
         self.action_ids = []
+        self._page = None
         self.clear(columns=False)
         self.border_subtitle = ""
 
@@ -388,6 +415,44 @@ class ActionTable(DataTable[Text | str]):
         if not self.action_ids or self.cursor_row < 0 or self.cursor_row >= len(self.action_ids):
             return None
         return self.action_ids[self.cursor_row]
+
+
+def fit_columns(room: int) -> dict[str, int]:
+    """The action table's column widths for ``room`` cells (each column also takes 2 cells of
+    padding), in display order. The number, the status and a short workflow id always show;
+    the nominal time and then why / error come in when they fit; what is left widens the id
+    to name its user, why, the id in full (only when it all fits), then why again."""
+    pad = 2
+    widths = {"n": 4, "status": 10, "wf": 11}
+
+    def left() -> int:
+        return room - sum(w + pad for w in widths.values())
+
+    for key, width in (("nominal", 11), ("why", 16)):
+        if left() >= width + pad:
+            widths[key] = width
+    widths["wf"] += max(min(left(), 17 - widths["wf"]), 0)
+    if "why" in widths:
+        widths["why"] += max(min(left(), 26 - widths["why"]), 0)
+    if left() >= 40 - widths["wf"] or "why" not in widths:
+        widths["wf"] += max(min(left(), 40 - widths["wf"]), 0)
+    if "why" in widths:
+        widths["why"] += max(left(), 0)
+    return {key: widths[key] for _title, key in ActionTable.COLUMNS if key in widths}
+
+
+def short_id(job_id: str, width: int) -> str:
+    """A job id in ``width`` cells. A store's ids share their middle (the stamp, the system),
+    so the middle parts go first and the sequence number and the kind stay:
+    ``0000004-…-alice-W``, then ``0000004-…-W``; past that the end is cut."""
+    if len(job_id) <= width:
+        return job_id
+    parts = job_id.split("-")
+    for tail in range(len(parts) - 2, 0, -1):
+        shorter = f"{parts[0]}-…-{'-'.join(parts[-tail:])}"
+        if len(shorter) <= width:
+            return shorter
+    return job_id[: max(width - 1, 0)] + "…"
 
 
 def _partition(path: str) -> str:

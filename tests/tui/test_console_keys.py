@@ -16,7 +16,8 @@ from bundletui.model.clock import RealClock, from_ms
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs
 from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
-from bundletui.tui.dialogs import ConfirmDialog, PauseDialog, RerunDialog
+from bundletui.tui.dialogs import ConfirmDialog, HelpScreen, PauseDialog, RerunDialog
+from bundletui.tui.widgets import ActionTable
 from tests.tui.conftest import Env, console
 
 pytestmark = pytest.mark.usefixtures("fast_keys")
@@ -329,3 +330,32 @@ async def test_a_bundle_rerun_must_be_typed(env: Env) -> None:
         choice = dialog.choice()
         assert not isinstance(choice, str) and choice.coordinators
         await h.press("escape")
+
+
+async def test_mark_is_hidden_while_the_action_table_has_the_focus(env: Env) -> None:
+    """QA: ``m`` showed enabled in the key bar with the action table focused, where it does
+    nothing (marks live in the tree). ``check_action`` hides it there; pressing it says why;
+    back in the tree it is there again."""
+    async with console(env) as h:
+        hourly = coord_id(h, "hourly")
+        await h.expand(hourly)  # its actions are in the tree too: a mark would go unseen
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: table.coord_id == hourly and table.row_count, what="the table")
+        assert h.main.check_action("mark", ()) is True
+        table.focus()
+        await h.until(lambda: h.main.selected_id == table.highlighted_id(), what="row selected")
+        assert h.main.check_action("mark", ()) is False
+        keys = str(h.main.query_one("#keys").render())
+        assert "Mark" not in keys and "Kill" in keys, keys
+        await h.press("m")
+        assert h.warned("mark: marks are set in the tree")
+        assert not h.main.model.marks
+        await h.press("question_mark")  # help does not offer it there either
+        help_screen = h.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert next(e for e in help_screen.entries if e.action == "mark").state == "greyed"
+        await h.press("escape")
+        h.tree.focus()
+        await h.pilot.pause(0.05)
+        assert h.main.check_action("mark", ()) is True
+        assert "Mark" in str(h.main.query_one("#keys").render())

@@ -9,12 +9,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.widgets import Log
+from textual.widgets import Input, Log
 
 from bundletui.commands.base import Ctx
 from bundletui.commands.dispatch import kill_actions
 from bundletui.engine.service import EngineConfig
 from bundletui.errors import StoreError
+from bundletui.store import jobs
 from bundletui.store.db import Store
 from bundletui.store.rows import ActionRow, WorkflowRow
 from bundletui.tui.app import ConsoleApp, ConsoleConfig
@@ -555,3 +556,97 @@ async def test_a_home_without_a_store_is_refused_and_nothing_is_made(tmp_path: P
         ConsoleApp(ConsoleConfig(home=home))
     assert refused.value.code == "EB001"
     assert not home.exists()
+
+
+async def test_the_action_table_fits_its_pane(env: Env) -> None:
+    """QA: at 120×40 and 160×50 the action table was 101 cells wide, wider than its pane, and
+    the workflow id was seen only by scrolling sideways. Its columns are fitted to the pane:
+    the id is shortened to its sequence number and kind, why / error comes in when there is
+    room, and nothing scrolls sideways."""
+    async with console(env, size=(120, 40)) as h:
+        hourly = hourly_of(h)
+        first = f"{hourly}@1"
+        env.land(0)  # @1 runs and names its workflow
+
+        def workflow() -> str:
+            row = jobs.get(h.store.conn, ActionRow, first)
+            return (row.external_id if row is not None else None) or ""
+
+        wf = await h.until(workflow, what="@1's workflow")
+        seq, kind = wf.split("-")[0], wf.split("-")[-1]
+        await h.select(hourly)
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: first in table.action_ids, what="@1 in the table")
+        table.focus()
+        table.move_cursor(row=table.action_ids.index(first))
+        for size, why in (((120, 40), False), ((160, 50), True), ((80, 24), False)):
+            await h.pilot.resize_terminal(*size)
+            await h.pilot.pause(0.3)
+            assert table.max_scroll_x == 0, (size, table.virtual_size, table.size)
+            assert table.highlighted_id() == first, size  # the cursor stays on its action
+            lines = [table.render_line(y).text for y in range(table.size.height)]
+            row = next(line for line in lines if line.lstrip().startswith("1 "))
+            assert "SUCCEEDED" in row or "RUNNING" in row, (size, row)
+            assert f"{seq}-…-" in row and row.rstrip().endswith(f"-{kind}"), (size, row)
+            assert ("why / error" in lines[0]) is why, (size, lines[0])
+
+
+async def test_a_narrow_tree_says_when_counts_gave_way(env: Env) -> None:
+    """QA: a label too long for a narrow tree dropped its lower-priority counts with nothing
+    to say so; now ``+N`` counts the actions of the groups that gave way."""
+    async with console(env, size=(64, 24)) as h:
+        hourly = hourly_of(h)
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="2")  # ✗1 and a longer status
+        await h.until(lambda: h.main.model.counts_of(hourly).get("KILLED") == 1, what="killed")
+        await h.until(
+            lambda: h.main.model.items[env.bundle].status == "RUNNINGWITHERROR", what="rolled up"
+        )
+        await h.pilot.pause(0.2)
+        lines = [h.tree.render_line(y).text for y in range(h.tree.size.height)]
+        feeds = next(line for line in lines if "feeds" in line).rstrip()
+        hidden = sum(
+            n
+            for coord in h.main.model.items[env.bundle].children or []
+            for status, n in h.main.model.counts_of(coord).items()
+            if status not in ("FAILED", "KILLED", "TIMEDOUT")
+        )
+        assert feeds.endswith(f"RUNNINGWITHERROR ✗1 +{hidden}"), feeds  # was "… ◷6 ✗1"
+
+
+async def test_submit_says_the_new_job_id(env: Env) -> None:
+    """QA: the toast of ``:submit`` named the file submitted, not the job it made."""
+    async with console(env) as h:
+        await h.press("colon")
+        await h.type(f"submit {env.props['wf']}")
+        await h.press("enter")
+        await h.until(lambda: h.audit()[0].command == "submit", what="submitted")
+        wf = h.audit()[0].target or ""
+        assert wf.endswith("-W")
+        await h.until(lambda: h.warned("submit"), what="the toast")
+        toast = next(m for _s, m in h.toasts if m.startswith("submit"))
+        assert toast == f"submit wf.properties: {wf}", toast
+
+
+async def test_tab_out_of_the_filter_keeps_it_and_hides_the_prompt(env: Env) -> None:
+    """QA: Tab out of the ``/`` prompt left it open. As k9s: leaving the box keeps the filter
+    applied and hides the prompt (esc still clears it, from the tree)."""
+    async with console(env) as h:
+        hourly, daily = hourly_of(h), h.coords()["daily"].id
+        row = h.main.query_one("#prompt-row")
+        await h.press("slash")
+        await h.type("daily")
+        await h.until(lambda: hourly not in h.tree.nodes, what="filtered")
+        assert row.has_class("-open")
+        await h.press("tab")
+        assert not row.has_class("-open") and h.main.prompt_mode == ""
+        assert not isinstance(h.app.focused, Input)
+        assert h.main.model.filter_text == "daily" and hourly not in h.tree.nodes
+        assert daily in h.tree.nodes and "/daily" in str(h.main.query_one("#header").render())
+        h.tree.focus()
+        await h.press("escape")
+        await h.until(lambda: hourly in h.tree.nodes, what="cleared")
+
+        await h.press("colon")  # the command prompt too: hidden, nothing run
+        await h.type("q")
+        await h.press("tab")
+        assert not row.has_class("-open") and h.app.return_code is None

@@ -321,5 +321,42 @@ def test_a_label_too_long_for_its_line_gives_way_name_first_failures_last() -> N
     assert label(m, m.items["L"], 20).plain == "quarter… RUNNING ✓63"
     # a short name stays; the gaps narrow, then the counts go, least telling first
     assert label(m, m.items["S"], 40).plain == "c-S  RUNNINGWITHERROR  ◷21 ✓10 ✗1"
-    assert label(m, m.items["S"], 30).plain == "c-S RUNNINGWITHERROR ◷21 ✗1"
+    assert label(m, m.items["S"], 32).plain == "c-S RUNNINGWITHERROR ◷21 ✓10 ✗1"
+    # ... and say so: +N, the actions they counted (its room counts too: ◷21 goes with ✓10)
+    assert label(m, m.items["S"], 30).plain == "c-S RUNNINGWITHERROR ✗1 +31"
+    # with no room even for that, the status and the failures win
     assert label(m, m.items["S"], 26).plain == "c-S RUNNINGWITHERROR ✗1"
+
+
+def test_counts_that_give_way_are_never_dropped_silently() -> None:
+    """QA: on a narrow tree a label lost its lower-priority counts with nothing to say so."""
+    from bundletui.tui.labels import label
+
+    m = ConsoleModel()
+    counts = {"WAITING": 6, "SUCCEEDED": 2, "FAILED": 1}
+    m.load_top([bundle("B")], [coord("C", "B")], {"C": counts})
+    assert label(m, m.items["C"], 20).plain == "c-C RUNNING ◷6 ✓2 ✗1"
+    assert label(m, m.items["C"], 19).plain == "c-C RUNNING ✗1 +8"  # was "c-C RUNNING ◷6 ✗1"
+    assert label(m, m.items["B"], 22).plain == "name-B RUNNING ✗1 +8"  # a bundle's sum too
+    m.load_top([], [coord("D", None)], {"D": {"WAITING": 6, "SUCCEEDED": 2}})
+    assert label(m, m.items["D"], 16).plain == "c-D RUNNING +8"  # was "c-D RUNNING ◷6"
+
+
+def test_the_action_table_columns_fit_their_pane() -> None:
+    """QA: the action table was wider than its pane at 120×40 (56 cells) and 160×50 (76): the
+    workflow id needed scrolling. Every width keeps the number, the status and the id."""
+    from bundletui.tui.widgets import fit_columns, short_id
+
+    for room in range(31, 200):
+        widths = fit_columns(room)
+        assert sum(w + 2 for w in widths.values()) <= room, room
+        assert {"n", "status", "wf"} <= set(widths) and widths["wf"] >= 11, room
+    assert list(fit_columns(36)) == ["n", "status", "wf"]  # 80×24
+    assert list(fit_columns(56)) == ["n", "nominal", "status", "wf"]  # 120×40
+    assert list(fit_columns(76)) == ["n", "nominal", "status", "wf", "why"]  # 160×50
+    wf = "0000004-240101000000000-bundletui-alice-W"
+    assert short_id(wf, 41) == wf
+    assert short_id(wf, 40) == "0000004-…-bundletui-alice-W"
+    assert short_id(wf, fit_columns(56)["wf"]) == "0000004-…-alice-W"
+    assert short_id(wf, 11) == "0000004-…-W"
+    assert short_id("-", 11) == "-"
