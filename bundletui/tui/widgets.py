@@ -358,7 +358,8 @@ class ActionTable(DataTable[Text | str]):
         self.clear(columns=True)
         for title, key in self.COLUMNS:
             if key in widths:
-                self.add_column(title, key=key, width=widths[key])
+                shared = key == "wf" and "why" not in widths
+                self.add_column("workflow / why" if shared else title, key=key, width=widths[key])
         return True
 
     def show_page(self, coord_id: str, data: dict[str, Any], alias: Callable[[str], str]) -> None:
@@ -383,12 +384,16 @@ class ActionTable(DataTable[Text | str]):
                 reason += f" +{more}" if more > 0 else ""
             if a.get("errorCode") or a.get("errorMessage"):
                 reason = f"{a.get('errorCode') or ''} {a.get('errorMessage') or ''}".strip()
+            why = Text(alias(reason)[:120], style="red" if a.get("errorCode") else "")
+            workflow: Text | str = short_id(a.get("externalId") or "-", self.widths.get("wf", 40))
             cells: dict[str, Text | str] = {
                 "n": str(a["actionNumber"]),
                 "nominal": _t(a.get("nominalTime")).removesuffix("Z")[5:],  # MM-dd HH:mm
                 "status": labels.status_text(a["status"]),
-                "wf": short_id(a.get("externalId") or "-", self.widths.get("wf", 40)),
-                "why": Text(alias(reason)[:120], style="red" if a.get("errorCode") else ""),
+                # without a why column of its own, why a row waits or failed says more than
+                # the workflow id it does not have yet (or that failed)
+                "wf": why if reason and "why" not in self.widths else workflow,
+                "why": why,
             }
             self.add_row(*(cells[key] for key in self.widths), key=a["id"])
             self.action_ids.append(a["id"])

@@ -589,6 +589,10 @@ async def test_the_action_table_fits_its_pane(env: Env) -> None:
             assert "SUCCEEDED" in row or "RUNNING" in row, (size, row)
             assert f"{seq}-…-" in row and row.rstrip().endswith(f"-{kind}"), (size, row)
             assert ("why / error" in lines[0]) is why, (size, lines[0])
+            if not why:  # no column of its own: a waiting row says why in the workflow's place
+                assert "workflow / why" in lines[0], (size, lines[0])
+                waiting = [line for line in lines if "WAITING" in line]
+                assert waiting and all("missing" in line for line in waiting), (size, waiting)
 
 
 async def test_a_narrow_tree_says_when_counts_gave_way(env: Env) -> None:
