@@ -39,19 +39,22 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check files against the schema and Oozie's submit-time rules; exit 1 on any error."""
         from bundletui.spec.config import parse_overrides, read_conf_file
+        from bundletui.spec.dryrun import default_landing
         from bundletui.spec.load import submission_conf, validate_file
+        from bundletui.store.db import current_user
 
         conf: dict[str, str] | None = None
+        # what a submit gives when nothing else does (landing = <home>/landing, the user)
+        defaults = {"landing": default_landing(), "user.name": current_user()}
         try:
             if config is not None or define:
-                from bundletui.spec.dryrun import default_landing
-                from bundletui.store.db import current_user
-
                 given = read_conf_file(config) if config is not None else {}
                 given.update(parse_overrides(define or []))
-                # what a submit gives (landing = <home>/landing, the user's name)
                 conf = submission_conf(
-                    given, user=current_user(), defaults={"landing": default_landing()}
+                    given,
+                    user=current_user(),
+                    defaults={"landing": defaults["landing"]},
+                    source=str(config) if config is not None else "",
                 )
         except BundletuiError as exc:
             print_error(exc)
@@ -60,7 +63,7 @@ def register(app: typer.Typer) -> None:
         failed = False
         for path in files:
             try:
-                v = validate_file(path, RealClock(), conf)
+                v = validate_file(path, RealClock(), conf, defaults=defaults)
                 results.append(
                     {
                         "file": str(path),

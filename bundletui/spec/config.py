@@ -64,7 +64,13 @@ _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 
 def parse_properties(text: str, file: str = "") -> dict[str, str]:
     """Java ``Properties.load`` rules; later duplicates win, first position is kept."""
+    return _parse_properties(text, file)[0]
+
+
+def _parse_properties(text: str, file: str) -> tuple[dict[str, str], dict[str, int]]:
+    """The properties and the line each is (last) defined on."""
     props: dict[str, str] = {}
+    lines_of: dict[str, int] = {}
     lines = _LINE_BREAK.split(text)
     if lines and lines[0].startswith("\ufeff"):
         lines[0] = lines[0][1:]
@@ -82,8 +88,10 @@ def parse_properties(text: str, file: str = "") -> dict[str, str]:
             logical += lines[i].lstrip(_WS)
             i += 1
         key, value = _split_key_value(logical)
-        props[_unescape(key, file, lineno)] = _unescape(value, file, lineno)
-    return props
+        name = _unescape(key, file, lineno)
+        props[name] = _unescape(value, file, lineno)
+        lines_of[name] = lineno
+    return props, lines_of
 
 
 def _continues(line: str) -> bool:
@@ -185,7 +193,7 @@ def parse_hadoop_xml(data: bytes, file: str = "") -> dict[str, str]:
 def read_conf_file(path: str | Path) -> dict[str, str]:
     """A ``.properties`` or Hadoop XML configuration file (XML when it starts with ``<``)."""
     file = str(path)
-    data = xmlsafe.read_bytes(path)
+    data = xmlsafe.read_bytes(path, expected=_config_files(path))
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"<"):
         return parse_hadoop_xml(data, file)
@@ -194,6 +202,19 @@ def read_conf_file(path: str | Path) -> dict[str, str]:
     except UnicodeDecodeError:
         text = data.decode("latin-1")  # Java's own default for Properties.load(InputStream)
     return parse_properties(text, file)
+
+
+def _config_files(path: str | Path) -> list[str]:
+    """What a directory given as the job configuration may hold instead: job.properties, and
+    its other .properties files (for the hint of the error; empty unless it is a directory)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return []
+    try:
+        others = sorted(p.name for p in folder.glob("*.properties") if p.name != "job.properties")
+    except OSError:
+        others = []
+    return ["job.properties", *others[:3]]
 
 
 def parse_overrides(items: Iterable[str]) -> dict[str, str]:
@@ -237,9 +258,91 @@ def expand_variables(value: str, conf: Mapping[str, str]) -> str:
     )
 
 
-def expand_conf(conf: Mapping[str, str]) -> dict[str, str]:
-    """Every value through :func:`expand_variables` (what Oozie's server sees)."""
-    return {k: expand_variables(v, conf) for k, v in conf.items()}
+def expand_conf(conf: Mapping[str, str], *, source: str = "") -> dict[str, str]:
+    """Every value through :func:`expand_variables` (what Oozie's server sees). ``source``, the
+    configuration file the values were read from, is named in an error with the line of the
+    property (a property that refers to itself, directly or through others)."""
+    return {key: expand_property(key, conf, source=source) for key in conf}
+
+
+def expand_property(key: str, conf: Mapping[str, str], *, source: str = "") -> str:
+    """``conf[key]`` through :func:`expand_variables`; an error names the property, the
+    properties it goes round through, and its file and line when ``source`` defines it."""
+    try:
+        return expand_variables(conf[key], conf)
+    except SpecError as exc:
+        cycle = _reference_cycle(key, conf)
+        names = list(dict.fromkeys(cycle))
+        if len(names) == 1:
+            detail = f"property [{names[0]}] refers to itself: ${{{names[0]}}}"
+            hint = f"give {names[0]} a value that does not refer to ${{{names[0]}}}"
+        elif names:
+            chain = " -> ".join("${" + n + "}" for n in cycle)
+            detail = f"properties {', '.join(names)} refer to each other: {chain}"
+            hint = f"give one of {', '.join(names)} a value that does not refer back to it"
+        else:
+            names = [key]
+            detail = f"property [{key}] refers to more than {_MAX_SUBST} properties in a row"
+            hint = f"Hadoop expands at most {_MAX_SUBST} ${{…}} references in one value"
+        file: str | None = None
+        line: int | None = None
+        for name in names:  # the first of them the file defines (not a -D override)
+            file, line = _defined_at(source, name, conf[name])
+            if file:
+                break
+        given = " (given with -D)" if source and not file else ""
+        raise SpecError(
+            exc.code, f"{exc.message} ({detail}){given}", hint=hint, file=file, line=line
+        ) from None
+
+
+def _reference_cycle(key: str, conf: Mapping[str, str]) -> list[str]:
+    """``[key, b, …, key]`` when expanding ``key`` comes back to a property it went through
+    (each step: the first defined ``${name}`` of the value, as :func:`expand_variables`
+    expands them), else ``[]``."""
+    path = [key]
+    seen = {key}
+    current = key
+    while True:
+        nxt = next(
+            (m.group()[2:-1] for m in _VAR.finditer(conf[current]) if m.group()[2:-1] in conf),
+            None,
+        )
+        if nxt is None or len(path) > _MAX_SUBST:
+            return []
+        path.append(nxt)
+        if nxt in seen:
+            return path[path.index(nxt) :]
+        seen.add(nxt)
+        current = nxt
+
+
+def _defined_at(source: str, key: str, value: str) -> tuple[str | None, int | None]:
+    """(file, line) where ``source`` defines ``key`` with ``value`` (a -D override is not in
+    the file: (None, None))."""
+    if not source:
+        return None, None
+    try:
+        data = xmlsafe.read_bytes(source)
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+            root = xmlsafe.parse_xml(data, source)
+            for prop in xmlsafe.children(root, "property"):
+                name_el = xmlsafe.child(prop, "name")
+                if xmlsafe.text(name_el) == key:
+                    found = xmlsafe.text(xmlsafe.child(prop, "value"), strip=False)
+                    line = prop.sourceline if name_el is None else name_el.sourceline
+                    return (source, line) if found == value else (None, None)
+            return None, None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+        props, lines = _parse_properties(text, source)
+    except SpecError:
+        return source, None
+    if props.get(key) != value:
+        return None, None
+    return source, lines.get(key)
 
 
 # --------------------------------------------------------------------------- app path
@@ -361,7 +464,9 @@ def load_job_config(
     prop, kind = find_app_property(conf, source)
     if base_dir is None:
         base_dir = Path(path).resolve().parent if path is not None else Path.cwd()
-    app = resolve_app_path(expand_variables(conf[prop], conf), kind, base_dir, source=source)
+    app = resolve_app_path(
+        expand_property(prop, conf, source=source), kind, base_dir, source=source
+    )
     return JobConfig(kind, app, prop, MappingProxyType(conf), source)
 
 

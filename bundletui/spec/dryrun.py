@@ -50,6 +50,7 @@ from bundletui.spec.xmlsafe import AppKind
 
 __all__ = ["default_landing", "dryrun", "dryrun_coordinator"]
 
+DRYRUN_FILES = ("coordinator.xml", "bundle.xml", "job.properties")
 PROGRESS_AFTER_SECONDS = 0.5  # show a progress bar only for runs longer than this
 _PROGRESS_EVERY = 500  # actions between progress updates
 
@@ -82,7 +83,9 @@ def default_landing(home: Path | None = None) -> str:
 
 
 def _load(path: Path, defines: Iterable[str], clock: Clock, home: Path | None) -> Loaded:
-    if not path.is_file():
+    if path.is_dir():  # as submit and validate say it, naming what it should hold
+        raise xmlsafe.directory_error(path, DRYRUN_FILES)
+    if not path.exists():
         raise SpecError(
             "E1001",
             f"Could not read the coordinator job definition, {path} does not exist",

@@ -26,6 +26,7 @@ from bundletui.model.apps import (
 )
 from bundletui.model.clock import Clock
 from bundletui.model.cron import validate_cron_frequency
+from bundletui.spec import xmlsafe
 from bundletui.spec.config import (
     JobConfig,
     apply_parameters,
@@ -34,10 +35,17 @@ from bundletui.spec.config import (
     read_parameters,
     resolve_app_path,
 )
+from bundletui.spec.coord_el import InstanceCall
 from bundletui.spec.decode_bundle import decode_bundle
 from bundletui.spec.decode_coordinator import decode_coordinator
 from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
+from bundletui.spec.materialize import (
+    InstanceProbe,
+    NotAnInstance,
+    check_instance_call,
+    check_instance_range,
+)
 from bundletui.spec.submit_el import DATE_VARIABLES, SubmitResolver
 from bundletui.spec.workflow_el import check_workflow_el, runtime_variables
 from bundletui.spec.xmlsafe import EVENTS_NAMESPACE, AppKind, XmlDocument, load_document
@@ -81,11 +89,16 @@ def load_job(
     defaults: Mapping[str, str] | None = None,
 ) -> Loaded:
     """What ``submit`` / ``run`` / ``dryrun`` read: the config file, -D overrides, the app.
+    A bundle's enabled coordinators are resolved too, as its submission checks them.
 
     ``defaults`` fill properties nobody set (the CLI gives ``landing`` = <home>/landing).
     """
     job = load_job_config(config, overrides)
-    return load_configured(job, clock, user=user, external_id=external_id, defaults=defaults)
+    loaded = load_configured(job, clock, user=user, external_id=external_id, defaults=defaults)
+    if loaded.kind is AppKind.BUNDLE:
+        # before the caller opens (or makes) a store: a bad coordinator must leave none behind
+        check_bundle_coordinators(loaded, clock)
+    return loaded
 
 
 def load_configured(
@@ -96,7 +109,7 @@ def load_configured(
     external_id: str | None = None,
     defaults: Mapping[str, str] | None = None,
 ) -> Loaded:
-    conf = submission_conf(job.conf, user=user, defaults=defaults)
+    conf = submission_conf(job.conf, user=user, defaults=defaults, source=job.source)
     return load_app(
         job.app_path,
         conf,
@@ -108,12 +121,17 @@ def load_configured(
 
 
 def submission_conf(
-    given: Mapping[str, str], *, user: str, defaults: Mapping[str, str] | None = None
+    given: Mapping[str, str],
+    *,
+    user: str,
+    defaults: Mapping[str, str] | None = None,
+    source: str = "",
 ) -> dict[str, str]:
     """A submission's conf: ``defaults`` under the given values, expanded as Oozie's server
     expands them, and ``user.name`` unless given (``submit`` and ``validate`` both use it).
-    A blank ``user.name`` counts as not given, as the HTTP API reads it: a job has an owner."""
-    conf = {**(defaults or {}), **expand_conf(dict(given))}
+    A blank ``user.name`` counts as not given, as the HTTP API reads it: a job has an owner.
+    ``source``: the configuration file the values come from (named in an error)."""
+    conf = {**(defaults or {}), **expand_conf(dict(given), source=source)}
     if not conf.get("user.name", "").strip():
         conf["user.name"] = user
     return conf
@@ -152,6 +170,8 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
         app = decode_coordinator(doc, resolver)
 
         check_coordinator(app, doc.file)
+        if not (resolver.lenient and resolver.unresolved):  # else validate names what to give
+            check_instances(app, doc, resolver.conf)
         return app
     workflow = decode_workflow(doc, resolver)
     # with the run's conf, EL that can never work fails now; without (validate), what no
@@ -185,6 +205,75 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
                     file=file,
                     line=_line_of(file, m.group(0)),
                 )
+
+
+def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, str]) -> None:
+    """The data-in / data-out instances that would make every action fail when the engine
+    materializes it (E1010: a start-instance after its end-instance, a value that is not one
+    instance function such as ``${coord:hours(1)}``; E1004: latest(1), an offset unit), refused
+    now with the element's file and line. Only calls whose arguments are known before any
+    action exists are checked; one that depends on the action is checked when it is made, and
+    so is latest()/future() in a data-out (Oozie refuses it only then)."""
+    probe = InstanceProbe(app, conf)
+    input_el = xmlsafe.child(doc.root, "input-events")
+    ins = list(xmlsafe.children(input_el, "data-in")) if input_el is not None else []
+    for d, el in zip(app.data_ins, ins, strict=False):
+        for text, inst_el in zip(d.instances, xmlsafe.children(el, "instance"), strict=False):
+            call = _probe(probe, doc, d.dataset, text, inst_el, f"data-in [{d.name}]")
+            if call is not None:
+                _at(doc, inst_el, f"data-in [{d.name}]", check_instance_call, call)
+        start_el = xmlsafe.child(el, "start-instance")
+        end_el = xmlsafe.child(el, "end-instance")
+        if d.start_instance is None or d.end_instance is None or start_el is None:
+            continue
+        a = _probe(probe, doc, d.dataset, d.start_instance, start_el, f"data-in [{d.name}]")
+        b = _probe(probe, doc, d.dataset, d.end_instance, end_el, f"data-in [{d.name}]")
+        if a is not None and b is not None:
+            _at(doc, start_el, f"data-in [{d.name}]", check_instance_range, a, b)
+    output_el = xmlsafe.child(doc.root, "output-events")
+    outs = list(xmlsafe.children(output_el, "data-out")) if output_el is not None else []
+    for o, el in zip(app.data_outs, outs, strict=False):
+        inst_el = xmlsafe.child(el, "instance")
+        call = _probe(probe, doc, o.dataset, o.instance, inst_el, f"data-out [{o.name}]")
+        if call is not None:
+            _at(doc, inst_el, f"data-out [{o.name}]", check_instance_call, call)
+
+
+def _probe(
+    probe: InstanceProbe, doc: XmlDocument, dataset: str, text: str, el: Any, event: str
+) -> InstanceCall | None:
+    try:
+        return probe.call(dataset, text)
+    except NotAnInstance:
+        raise SpecError(
+            "E1010",
+            f"Invalid data in coordinator xml. [<{xmlsafe.local_name(el)}> of {event} is "
+            f"[{xmlsafe.text(el)}], not one instance function]",
+            hint="write one instance function per element, e.g. ${coord:current(-1)} "
+            "(current, offset, latest, future, absolute or endOf*)",
+            file=doc.file,
+            line=el.sourceline,
+        ) from None
+    except BundletuiError as exc:
+        raise _located(exc, doc, el, event) from None
+
+
+def _at(doc: XmlDocument, el: Any, event: str, check: Any, *args: Any) -> None:
+    try:
+        check(*args)
+    except BundletuiError as exc:
+        raise _located(exc, doc, el, event) from None
+
+
+def _located(exc: BundletuiError, doc: XmlDocument, el: Any, event: str) -> BundletuiError:
+    """``exc`` at ``el`` of ``doc`` (the materializer's errors carry no place: it has no file)."""
+    if exc.file:
+        return exc
+    message = exc.message
+    prefix = "Invalid data in coordinator xml. ["
+    if message.startswith(prefix) and event not in message:
+        message = f"{prefix}{event}: {message[len(prefix) :]}"
+    return SpecError(exc.code, message, hint=exc.hint, file=doc.file, line=el.sourceline)
 
 
 # a literal name only: coord:dataIn(coord:conf('x')) is checked when the action starts
@@ -223,10 +312,18 @@ class Validation:
 
 
 def validate_file(
-    path: str | Path, clock: Clock, conf: Mapping[str, str] | None = None
+    path: str | Path,
+    clock: Clock,
+    conf: Mapping[str, str] | None = None,
+    *,
+    defaults: Mapping[str, str] | None = None,
 ) -> Validation:
     """Schema + semantic checks; without values for its variables only the schema is checked.
-    With values, a bundle's enabled coordinators are resolved too, as ``submit`` does."""
+    With values, a bundle's enabled coordinators are resolved too, as ``submit`` does; without,
+    they are when the bundle itself gives them every value they need (``<parameters>``
+    defaults, its ``<configuration>``s). ``defaults``: what a submission gives when nothing
+    else does (``landing``, ``user.name``), used when ``conf`` is None (``conf`` from
+    :func:`submission_conf` has them already)."""
     doc = load_document(path)
     kind_name = {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
         doc.kind, "workflow-app"
@@ -234,8 +331,11 @@ def validate_file(
     given = dict(conf or {})
     lenient = conf is None
     params = read_parameters(doc)
-    if lenient:
-        merged = {p.name: p.default for p in params if p.default is not None}
+    if lenient:  # a variable with a default has a value: it is never reported missing
+        merged = {
+            **(defaults or {}),
+            **{p.name: p.default for p in params if p.default is not None},
+        }
     else:
         merged = apply_parameters(params, given, file=doc.file)
     resolver = SubmitResolver(merged, clock, lenient=lenient, kind=doc.kind)
@@ -256,10 +356,40 @@ def validate_file(
             needs = tuple(n for n in _variables_without_values(doc, merged) if n not in known)
             return Validation(kind_name, doc.file, False, needs, notes)
     if isinstance(app, BundleApp):
-        if lenient:  # its coordinators are resolved with the submission's values only
-            return Validation(kind_name, doc.file, False)
+        if lenient and _coordinators_need_values(app, merged, clock):
+            return Validation(kind_name, doc.file, False)  # resolved with the submission's
         _resolve_coordinators(app, merged, clock)  # what submit checks too
     return Validation(kind_name, doc.file, True, notes=notes)
+
+
+def _coordinators_need_values(bundle: BundleApp, conf: Mapping[str, str], clock: Clock) -> bool:
+    """Whether an enabled coordinator of ``bundle`` uses a variable that neither ``conf`` (the
+    bundle's own values) nor its coordinator's defaults give: then only a submission's values
+    can check it. An error that is not about a missing value is left to the real check."""
+    from bundletui.spec.submit_el import NeedsValues
+
+    for coord in bundle.coordinators:
+        if not coord.enabled:
+            continue
+        base = Path(bundle.source).parent if bundle.source else Path.cwd()
+        try:
+            path = resolve_app_path(coord.app_path, AppKind.COORDINATOR, base)
+            doc = load_document(path, kinds=(AppKind.COORDINATOR,))
+        except BundletuiError:
+            continue  # refused by the real check, with the bundle's file and line
+        child = bundle_coordinator_conf(conf, coord, "", path)
+        params = read_parameters(doc)
+        merged = {**{p.name: p.default for p in params if p.default is not None}, **child}
+        resolver = SubmitResolver(merged, clock, lenient=True, kind=doc.kind)
+        try:
+            _decode(doc, resolver)
+        except NeedsValues:
+            return True
+        except BundletuiError:
+            pass
+        if resolver.unresolved or any(p.name not in merged for p in params):
+            return True
+    return False
 
 
 def _retry_notes(app: WorkflowApp, file: str) -> tuple[str, ...]:
@@ -311,9 +441,31 @@ def load_bundle_coordinator(
 ) -> Loaded:
     """One coordinator of a bundle, resolved as the bundle's start submits it."""
     base = Path(bundle.source).parent if bundle.source else Path.cwd()
-    path = resolve_app_path(coord.app_path, AppKind.COORDINATOR, base)
+    try:
+        path = resolve_app_path(coord.app_path, AppKind.COORDINATOR, base)
+    except SpecError as exc:  # the bundle's <app-path> is wrong: say where it is
+        if bundle.source:
+            exc.file, exc.line = bundle.source, _app_path_line(bundle, coord)
+            exc.hint = (
+                f"check the <app-path> of coordinator [{coord.name}]: a coordinator.xml, or a "
+                "directory holding one (a relative path starts at the bundle file's directory)"
+            )
+        raise
     conf = bundle_coordinator_conf(bundle_conf, coord, bundle_id, path)
     return load_app(path, conf, clock, kinds=(AppKind.COORDINATOR,), app_name=coord.name)
+
+
+def _app_path_line(bundle: BundleApp, coord: BundleCoordinator) -> int | None:
+    """The line of ``coord``'s ``<app-path>`` in the bundle file (its n-th ``<coordinator>``;
+    the model keeps no lines), or None when the file cannot be read now."""
+    try:
+        index = bundle.coordinators.index(coord)
+        root = xmlsafe.parse_xml(xmlsafe.read_bytes(bundle.source), bundle.source)
+        el = list(xmlsafe.children(root, "coordinator"))[index]
+    except (BundletuiError, ValueError, IndexError):
+        return None
+    path_el = xmlsafe.child(el, "app-path")
+    return (path_el if path_el is not None else el).sourceline
 
 
 def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:

@@ -419,10 +419,14 @@ class _InstanceExpr:
         return _as_call(res.value, self.text)
 
 
+class NotAnInstance(SpecError):
+    """An instance element whose value is not one instance function call."""
+
+
 def _as_call(value: Any, text: str) -> InstanceCall:
     if isinstance(value, InstanceCall):
         return value
-    raise SpecError(
+    raise NotAnInstance(
         "E1010",
         f"Invalid data in coordinator xml. [instance [{text}] must be one instance function "
         "such as ${coord:current(-1)}]",
@@ -489,6 +493,121 @@ def _future_args(a: int, b: int, limit: int) -> Pending:
     return Pending("future", a, b, limit)
 
 
+# --------------------------------------------------------------------------- submit checks
+
+
+class InstanceProbe:
+    """Instance expressions reduced to calls without an action, as the engine's compile step
+    reduces them (:class:`CompiledCoordinator`): what ``submit`` can check before any action
+    exists. :meth:`call` is None for an expression that depends on the action (it is checked
+    when the action is made); it raises what compiling the coordinator would raise."""
+
+    def __init__(self, app: CoordinatorApp, conf: Mapping[str, str]) -> None:
+        self._app = app
+        variables = {**BASIC_CONSTANTS, **SLA_CONSTANTS, **property_variables(conf)}
+        self._env, self._ctx = _creation_context(
+            app, conf, variables, lambda: self._env.actual or _EPOCH
+        )
+
+    def call(self, dataset: str, text: str) -> InstanceCall | None:
+        self._env.dataset = self._app.dataset(dataset)
+        return _InstanceExpr(text, self._ctx, self._env).static
+
+
+def _creation_context(
+    app: CoordinatorApp,
+    conf: Mapping[str, str],
+    variables: Mapping[str, Any],
+    now: Callable[[], datetime],
+) -> tuple[CoordELEnv, ELContext]:
+    """The creation phase's EL: its env (functions read ``env.dataset``) and its table."""
+    env = CoordELEnv(
+        coord_timezone=app.timezone, app_name=app.name, user=conf.get("user.name", ""), conf=conf
+    )
+    functions: dict[str, Callable[..., Any]] = {
+        **basic_functions(now),
+        **coord_functions(env, Phase.CREATION),
+        **instance_spec_functions(),
+    }
+    return env, ELContext(dict(variables), functions)
+
+
+_FIXED_MINUTES = {TimeUnit.MINUTE: 1, TimeUnit.HOUR: 60}
+
+
+def check_instance_call(call: InstanceCall) -> None:
+    """What making any action would refuse in one ``<instance>`` whose call is known now
+    (literal arguments): the errors :meth:`CompiledCoordinator.plan` raises, raised earlier.
+    (latest/future in a data-out is left to the action, as Oozie leaves it.)"""
+    kind, args = call.kind, call.args
+    if kind == "offset":
+        _offset_unit(args[1])
+    elif kind in ("latest", "latestRange"):
+        _latest_args(args[0], args[-1])
+    elif kind == "future":
+        _future_args(args[0], args[0], args[1])
+    elif kind == "futureRange":
+        _future_args(args[0], args[1], args[2])
+    elif kind == "currentRange" and args[0] > args[1]:
+        raise _current_order(args[0], args[1])
+    elif kind in _RANGE_START_ONLY:
+        raise _e1010(
+            f"coord:{kind}() is only supported as start-instance with end-instance "
+            "coord:current(n)",
+            hint="<start-instance>${coord:" + kind + "(...)}</start-instance>"
+            "<end-instance>${coord:current(0)}</end-instance>",
+        )
+
+
+def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
+    """What making any action would refuse in a ``<start-instance>`` / ``<end-instance>``
+    pair whose calls are known now: a range function at either end, a mix Oozie does not
+    support, a start after the end (current, latest, future, and offsets whose units compare
+    without a calendar)."""
+    _check_range_ends(start, end)
+    a, b = start.args, end.args
+    if start.kind == "current" and a[0] > b[0]:
+        raise _current_order(a[0], b[0])
+    if start.kind == "latest":
+        _latest_args(a[0], b[0])
+    elif start.kind == "future":
+        _future_args(a[0], b[0], b[1])
+    elif start.kind == "offset":
+        unit_a, unit_b = _offset_unit(a[1]), _offset_unit(b[1])
+        if unit_a is unit_b:
+            later = a[0] > b[0]
+        elif unit_a in _FIXED_MINUTES and unit_b in _FIXED_MINUTES:
+            later = a[0] * _FIXED_MINUTES[unit_a] > b[0] * _FIXED_MINUTES[unit_b]
+        else:  # days, months…: how long depends on the calendar; the action checks it
+            later = False
+        if later:
+            raise _e1010(
+                "start-instance should be equal or earlier than the end-instance: "
+                f"start-instance is offset({a[0]}, {unit_a}) and end-instance is "
+                f"offset({b[0]}, {unit_b})",
+                hint="swap them: the start-instance is the older instance",
+            )
+
+
+def _check_range_ends(start: InstanceCall, end: InstanceCall) -> None:
+    """Single instances at both ends, of kinds Oozie lets a range mix."""
+    for call, where in ((start, "start-instance"), (end, "end-instance")):
+        if call.kind.endswith("Range"):
+            raise _e1010(
+                f"{where} cannot be a range function (coord:{call.kind})",
+                hint="write single instances in start-instance and end-instance",
+            )
+    instances.check_range_kinds(start.kind, end.kind)
+
+
+def _current_order(a: int, b: int) -> SpecError:
+    return _e1010(
+        "start-instance should be equal or earlier than the end-instance: "
+        f"start-instance is current({a}) and end-instance is current({b})",
+        hint="swap them: the start-instance is the older instance",
+    )
+
+
 # --------------------------------------------------------------------------- compiled app
 
 
@@ -533,18 +652,7 @@ class CompiledCoordinator:
         self._planners: dict[str, _DatasetPlanner] = {}
 
         # creation phase: one env + table per dataset (functions read env.dataset)
-        self._inst_env = CoordELEnv(
-            coord_timezone=app.timezone,
-            app_name=app.name,
-            user=conf.get("user.name", ""),
-            conf=conf,
-        )
-        inst_functions: dict[str, Callable[..., Any]] = {
-            **basic_functions(self._creation_now),
-            **coord_functions(self._inst_env, Phase.CREATION),
-            **instance_spec_functions(),
-        }
-        self._inst_ctx = ELContext(variables, inst_functions)
+        self._inst_env, self._inst_ctx = _creation_context(app, conf, variables, self._creation_now)
 
         self._data_ins: list[_DataInSpec] = []
         for d in app.data_ins:
@@ -739,13 +847,7 @@ class CompiledCoordinator:
         self, planner: _DatasetPlanner, a: InstanceCall, b: InstanceCall, nominal: datetime
     ) -> list[tuple[str, str]] | Pending:
         ds = planner.ds
-        for call, where in ((a, "start-instance"), (b, "end-instance")):
-            if call.kind.endswith("Range"):
-                raise _e1010(
-                    f"{where} cannot be a range function (coord:{call.kind})",
-                    hint="write single instances in start-instance and end-instance",
-                )
-        instances.check_range_kinds(a.kind, b.kind)
+        _check_range_ends(a, b)
         if a.kind == "current":
             return planner.current_pairs(nominal, a.args[0], b.args[0])
         if a.kind == "offset":

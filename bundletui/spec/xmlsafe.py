@@ -149,9 +149,13 @@ def _xml_error(file: str, reason: str, line: int | None, hint: str | None = None
 MAX_APP_FILE = 16 * 1024 * 1024  # an application or configuration file is a few KiB
 
 
-def read_bytes(path: str | Path) -> bytes:
+APP_FILES = ("bundle.xml", "coordinator.xml", "workflow.xml")
+
+
+def read_bytes(path: str | Path, *, expected: Iterable[str] = APP_FILES) -> bytes:
     """The file's bytes, or E0702 naming it. Only a regular file of at most MAX_APP_FILE is
-    read: /dev/zero would fill the memory and a named pipe would wait for ever."""
+    read: /dev/zero would fill the memory and a named pipe would wait for ever. ``expected``:
+    the files a directory given instead is looked in for (named in the error's hint)."""
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # a directory: E0702 below
@@ -176,17 +180,28 @@ def read_bytes(path: str | Path) -> bytes:
             "E0702", f"IO error, file not found: {path}", hint="check the path", file=str(path)
         ) from None
     except IsADirectoryError:
-        raise SpecError(
-            "E0702", f"IO error, {path} is a directory", hint="name the XML file", file=str(path)
-        ) from None
+        raise directory_error(path, expected) from None
     except OSError as exc:
         raise SpecError("E0702", f"IO error, {path}: {exc.strerror}", file=str(path)) from None
 
 
+def directory_error(path: str | Path, expected: Iterable[str] = APP_FILES) -> SpecError:
+    """E0702 for a directory given where a file is read; the hint names the ``expected`` files
+    the directory holds (or says it holds none of them)."""
+    names = list(expected)
+    found = [str(Path(path) / n) for n in names if (Path(path) / n).is_file()]
+    if found:
+        hint = f"name the file itself: {' or '.join(found)}"
+    else:
+        hint = f"name the file itself ({', '.join(names)}); {path} holds none of them"
+    return SpecError("E0702", f"IO error, {path} is a directory", hint=hint, file=str(path))
+
+
 def parse_xml(data: bytes, file: str) -> Element:
     """Parse ``data`` safely; return the root element. No schema check here."""
-    if _declares_entities(data):
-        raise _entity_error(file, "")
+    declared = _declares_entities(data)
+    if declared is not None:
+        raise _entity_error(file, ", ".join(declared[1][:5]), declared[0])
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
@@ -202,7 +217,7 @@ def parse_xml(data: bytes, file: str) -> Element:
         ) from None
     if root is None:  # pragma: no cover - lxml raises for empty input
         raise _xml_error(file, "empty document", None)
-    _refuse_entities(root, file)
+    _refuse_entities(root, file, data)
     _fix_start_lines(root, data)
     return root
 
@@ -238,30 +253,48 @@ def _has_tag(text: str, token: str) -> bool:
     return False
 
 
-def _refuse_entities(root: Element, file: str) -> None:
+def _refuse_entities(root: Element, file: str, data: bytes) -> None:
     tree = root.getroottree()
     info = tree.docinfo
     dtd = info.internalDTD
     declared = [e.name for e in dtd.iterentities()] if dtd is not None else []
-    if declared or (info.doctype and next(root.iter(etree.Entity), None) is not None):
-        raise _entity_error(file, ", ".join(declared[:5]) or "external")
+    used = next(root.iter(etree.Entity), None) if info.doctype else None
+    if declared:
+        at = data.find(b"<!ENTITY")
+        line = data.count(b"\n", 0, at) + 1 if at >= 0 else None
+        raise _entity_error(file, ", ".join(declared[:5]), line)
+    if used is not None:  # declared by an external DTD: point at the reference
+        raise _xml_error(
+            file,
+            f"&{used.name}; refers to an entity of an external DTD; entities are not allowed",
+            used.sourceline,
+            hint="remove the <!DOCTYPE …> block and write the value itself",
+        )
 
 
-def _declares_entities(data: bytes) -> bool:
+_ENTITY_DECLARATION = re.compile(r"<!ENTITY\s+(?:%\s*)?([^\s>\"']+)")
+
+
+def _declares_entities(data: bytes) -> tuple[int, list[str]] | None:
     """A cheap look before parsing, so that an entity bomb never reaches the parser (libxml2
-    expands entities in attribute values even with resolve_entities off)."""
-    for enc in ("ascii", "utf-16-le", "utf-16-be"):
+    expands entities in attribute values even with resolve_entities off): the line of the
+    first ``<!ENTITY`` and the names declared, or None when no DOCTYPE declares entities."""
+    for enc, codec in (("ascii", "utf-8"), ("utf-16-le", "utf-16-le"), ("utf-16-be", "utf-16-be")):
         if "<!DOCTYPE".encode(enc) in data and "<!ENTITY".encode(enc) in data:
-            return True
-    return False
+            start = data.find("<!ENTITY".encode(enc))
+            before = data[: start - start % 2] if codec != "utf-8" else data[:start]
+            line = before.decode(codec, errors="replace").count("\n") + 1
+            text = data.decode(codec, errors="replace")
+            return line, list(dict.fromkeys(_ENTITY_DECLARATION.findall(text)))
+    return None
 
 
-def _entity_error(file: str, names: str) -> SpecError:
+def _entity_error(file: str, names: str, line: int | None) -> SpecError:
     listed = f" ({names})" if names else ""
     return _xml_error(
         file,
         f"DOCTYPE declares entities{listed}; entity declarations are not allowed",
-        1,
+        line,
         hint="remove the <!DOCTYPE …> block; application files need no DTD or entities",
     )
 

@@ -11,6 +11,7 @@ from bundletui.spec import config, xmlsafe
 from bundletui.spec.config import (
     FormalParameter,
     apply_parameters,
+    expand_conf,
     expand_variables,
     load_job_config,
     parse_overrides,
@@ -204,6 +205,29 @@ def test_expand_variables_follows_hadoop() -> None:
     assert expand_variables("${coord:current(0)}", conf) == "${coord:current(0)}"
     with pytest.raises(SpecError):
         expand_variables("${self}", conf)
+
+
+def test_a_cycle_names_its_properties_and_where_the_file_defines_them(tmp_path: Path) -> None:
+    props = tmp_path / "job.properties"
+    props.write_text("# a comment\nx=1\na=${b}/\\\n  more\nb=${a}\n")
+    conf = config.read_conf_file(props)
+    with pytest.raises(SpecError) as info:
+        expand_conf(conf, source=str(props))
+    err = info.value
+    assert (err.code, err.file, err.line) == ("E0302", str(props), 3)
+    assert err.message == (
+        "Variable substitution depth too large: 20 ${b}/more (properties a, b refer to each "
+        "other: ${a} -> ${b} -> ${a})"
+    )
+    assert err.hint == "give one of a, b a value that does not refer back to it"
+    # a value given with -D is not in the file: no line of the file is named for it
+    with pytest.raises(SpecError) as info:
+        expand_conf({**conf, "a": "1", "x": "${x}"}, source=str(props))
+    assert (info.value.file, info.value.line) == (None, None)
+    assert info.value.message.endswith("(property [x] refers to itself: ${x}) (given with -D)")
+    with pytest.raises(SpecError) as info:  # no file at all (-D only)
+        expand_conf({"a": "${a}"})
+    assert (info.value.file, info.value.line) == (None, None)
 
 
 # --------------------------------------------------------------------------- app path

@@ -224,3 +224,43 @@ def test_event_coordinator_numbers_and_durations_are_bounded(
     assert "2147483647" in (err.hint or "")
     path.write_text(EVENTS.format(priority="2147483647", delay="P1491308D"))  # the limits
     assert load_app(path, {}, CLOCK).app.events.priority == 2147483647
+
+
+PARAMETERS = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
+  <parameters>
+    <property><name>start</name><value>2026-01-01T00:00Z</value></property>
+    <property><name>end</name><value>2026-01-02T00:00Z</value></property>
+  </parameters>
+  <coordinator name="first">
+    <app-path>{app}</app-path>
+  </coordinator>
+</bundle-app>
+"""
+
+
+def test_without_values_a_bundles_defaults_are_values(tmp_path: Path) -> None:
+    """Every variable of the coordinator has a default in the bundle's <parameters>: nothing
+    is missing, so the coordinator is resolved (and its errors found) without a config."""
+    coordinator(tmp_path)
+    path = tmp_path / "bundle.xml"
+    path.write_text(PARAMETERS.format(app="coordinator.xml"))
+    v = validate_file(path, CLOCK, None)
+    assert (v.checked_semantics, v.needs) == (True, ())
+    coordinator(tmp_path, frequency="${every}")  # a variable nothing gives: not checked
+    v = validate_file(path, CLOCK, None)
+    assert (v.checked_semantics, v.needs) == (False, ())
+    coordinator(tmp_path, frequency="1")  # the defaults' values are checked as submit's
+    err = validate_error(path, {})
+    assert same(err, submit_error(path, {}))[0] == "E1003"
+    with pytest.raises(SpecError) as info:
+        validate_file(path, CLOCK, None)
+    assert (info.value.code, info.value.file, info.value.line) == ("E1003", err.file, err.line)
+
+
+def test_a_bundle_app_path_naming_no_file_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "bundle.xml"
+    path.write_text(PARAMETERS.format(app="nowhere/coordinator.xml"))
+    code, file, line, message, hint = same(validate_error(path), submit_error(path))
+    assert (code, file, line) == ("E1001", str(path), 7)
+    assert message.endswith(f'does not exist [bundle coordinator "first" of {path}]')
+    assert hint is not None and "<app-path> of coordinator [first]" in hint

@@ -334,27 +334,55 @@ def test_data_outs(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("inputs", "outputs", "needle"),
+    ("inputs", "outputs", "needle", "line"),
     [
         (
             "",
             '<data-out name="o" dataset="h"><instance>${coord:latest(0)}</instance></data-out>',
             "not permitted in output-event",
+            None,  # Oozie refuses it when an action is made, not at submit
         ),
-        (din("in", "h", '${coord:absolute("2009-01-01T00:00Z")}'), "", "start-instance"),
-        (din("in", "h", start="${coord:current(0)}", end="${coord:latest(0)}"), "", "both should"),
-        (din("in", "h", start="${coord:current(0)}", end="${coord:current(-1)}"), "", "earlier"),
-        (din("in", "h", start="${coord:latest(0)}", end="${coord:latest(-1)}"), "", "earlier"),
+        (din("in", "h", '${coord:absolute("2009-01-01T00:00Z")}'), "", "start-instance", 3),
+        (
+            din("in", "h", start="${coord:current(0)}", end="${coord:latest(0)}"),
+            "",
+            "both should",
+            3,
+        ),
+        (
+            din("in", "h", start="${coord:current(0)}", end="${coord:current(-1)}"),
+            "",
+            "earlier",
+            3,
+        ),
+        (din("in", "h", start="${coord:latest(0)}", end="${coord:latest(-1)}"), "", "earlier", 3),
         (
             din(
                 "in", "h", start='${coord:absolute("2009-01-01T00:30Z")}', end="${coord:current(0)}"
             ),
             "",
             "not in phase",
+            None,  # depends on the dataset's grid: found when an action is made
         ),
     ],
 )
-def test_bad_instances_are_e1010(tmp_path: Path, inputs: str, outputs: str, needle: str) -> None:
+def test_bad_instances_are_e1010(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    inputs: str,
+    outputs: str,
+    needle: str,
+    line: int | None,
+) -> None:
+    """Every action of such a coordinator would fail: submit refuses what it can see without an
+    action (file and line of the element), and materializing still refuses each (a definition
+    stored before the check)."""
+    if line is not None:
+        with pytest.raises(BundletuiError) as info:
+            coordinator(tmp_path, datasets=ds("h"), inputs=inputs, outputs=outputs)
+        assert info.value.code == "E1010" and needle in info.value.message
+        assert (info.value.file, info.value.line) == (str(tmp_path / "c.xml"), line)
+        monkeypatch.setattr("bundletui.spec.load.check_instances", lambda *_a: None)
     c = coordinator(tmp_path, datasets=ds("h"), inputs=inputs, outputs=outputs)
     with pytest.raises(BundletuiError) as info:
         plan(c, "2009-01-01T05:00Z")

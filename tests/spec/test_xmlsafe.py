@@ -121,6 +121,30 @@ def test_entities_are_refused_in_any_encoding() -> None:
     assert "entities" in err.message
 
 
+def test_an_entity_is_refused_at_its_own_line() -> None:
+    """The error named line 1 wherever the DOCTYPE was; it names the line of the <!ENTITY>
+    (in any encoding), or of the reference to an external DTD's entity, and never reads it."""
+    err = load_error(BAD / "xxe.xml")
+    assert (err.line, err.file) == (3, str(BAD / "xxe.xml"))
+    assert "DOCTYPE declares entities (secret)" in err.message
+    assert load_error(BAD / "billion-laughs.xml").line == 3
+    moved = (
+        b"<?xml version='1.0'?>\n<!-- a comment -->\n\n"
+        + (BAD / "xxe.xml").read_bytes().split(b"?>", 1)[1]
+    )
+    assert load_error("moved.xml", moved).line == 6
+    utf16 = (BAD / "xxe.xml").read_text().replace('encoding="UTF-8"', 'encoding="UTF-16"')
+    assert load_error("utf16.xml", utf16.encode("utf-16")).line == 3
+    external = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE bundle-app SYSTEM "http://example.com/b.dtd">\n'
+        b'<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">\n'
+        b"  <coordinator name='c'><app-path>&secret;</app-path></coordinator>\n</bundle-app>\n"
+    )
+    err = load_error("external.xml", external)
+    assert (err.code, err.line) == ("E0701", 4)
+    assert "&secret; refers to an entity of an external DTD" in err.message
+
+
 def test_doctype_without_entities_is_accepted() -> None:
     data = b"<!DOCTYPE bundle-app>\n" + (FIX / "bundle-0.2.xml").read_bytes().split(b"?>", 1)[1]
     assert xmlsafe.load_document("doctype.xml", data=data).kind is AppKind.BUNDLE
