@@ -13,6 +13,7 @@ TEMPLATES: dict[str, str] = {
     "E0303": "Invalid parameter value, [{0}] = [{1}]",
     "E0305": "Missing parameter [{0}]",
     "E0307": "Runtime error [{0}]",
+    "E0405": "Submission request doesn't have any application or lib path",
     "E0604": "Job does not exist [{0}]",
     "E0605": "Action does not exist [{0}]",
     "E0701": "XML schema error, {0}",

@@ -433,8 +433,8 @@ def find_app_property(conf: Mapping[str, str], source: str = "") -> tuple[str, A
     names = ", ".join(APP_PATH_PROPERTIES)
     if not present:
         raise SpecError(
-            "E0305",
-            TEMPLATES["E0305"].format("application path"),
+            "E0405",  # Oozie's, for a submission without any app path
+            TEMPLATES["E0405"],
             hint=f"set one of {names}",
             file=source or None,
         )

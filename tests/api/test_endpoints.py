@@ -247,9 +247,10 @@ def test_submit_errors(http: httpx.Client, bare: Live, tmp_path: Path) -> None:
     oozie_error(
         http.post("v2/jobs", content=b"<configuration><property>", headers=XML), 400, "E0701"
     )
-    oozie_error(
-        http.post("v2/jobs", content=conf_xml({"user.name": "joe"}), headers=XML), 400, "E0305"
+    no_app = oozie_error(
+        http.post("v2/jobs", content=conf_xml({"user.name": "joe"}), headers=XML), 400, "E0405"
     )
+    assert "doesn't have any application or lib path" in no_app
     missing = {**conf, "oozie.coord.application.path": str(tmp_path / "nowhere.xml")}
     oozie_error(http.post("v2/jobs", content=conf_xml(missing), headers=XML), 400, "E1001")
     unresolved = {k: v for k, v in conf.items() if k != "start"}

@@ -327,7 +327,7 @@ def test_load_job_config_xml_and_overrides_only(
 def test_exactly_one_app_path(apps: Path) -> None:
     with pytest.raises(SpecError) as info:
         load_job_config(None, ["user.name=x"], base_dir=apps)
-    assert info.value.code == "E0305"
+    assert info.value.code == "E0405"  # Oozie's code for a submission without an app path
     assert "oozie.wf.application.path" in (info.value.hint or "")
     with pytest.raises(SpecError) as info:
         load_job_config(
