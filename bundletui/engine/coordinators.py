@@ -77,8 +77,8 @@ class CoordinatorService:
         e.on_outbox("coord.wake", lambda tx, cid, args: self.mark(cid))
         e.on_due("coord.materialize", lambda tx, cid: self.mark(cid))
         e.on_due("coord.pause", lambda tx, cid: self.mark(cid))
-        e.on_due("action.timeout", self._unless_safe(self.on_timeout))
-        e.on_due("action.skip", self._unless_safe(self.on_skip))
+        e.on_due("action.timeout", self.unless_safe(self.on_timeout))
+        e.on_due("action.skip", self.unless_safe(self.on_skip))
         e.on_due("action.recheck", lambda tx, aid: self.check.__setitem__(aid, None))
         e.on_due("action.poll", lambda tx, aid: self.check.__setitem__(aid, None))
 
@@ -91,9 +91,10 @@ class CoordinatorService:
         """In SAFEMODE the work waits (kept in memory) and the engine counts as idle."""
         return bool(self.dirty or self.check or self._held) and not self.engine.safe_mode
 
-    def _unless_safe(self, fn: Callable[[Tx, str], None]) -> Callable[[Tx, str], None]:
-        """A due time reached in SAFEMODE (an action's timeout, a skip) is kept for when the
-        mode goes back to NORMAL, as Oozie's paused input checks time actions out then."""
+    def unless_safe(self, fn: Callable[[Tx, str], None]) -> Callable[[Tx, str], None]:
+        """A due time reached in SAFEMODE (an action's timeout, a skip, an event schedule's
+        cron or constraint) is kept for when the mode goes back to NORMAL, as Oozie's paused
+        input checks time actions out then."""
 
         def handler(tx: Tx, key: str) -> None:
             if self.engine.safe_mode:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,12 +68,15 @@ class EventService:
 
     def install(self) -> None:
         e = self.engine
-        e.busy_checks.append(lambda: bool(self.recheck))
+        e.busy_checks.append(lambda: bool(self.recheck) and not e.safe_mode)
         e.pending_checks.append(self.pending)
         e.recoveries.append(self.recover)
-        e.on_due("events.cron", self.on_time)
-        e.on_due("events.wait", self.on_time)
-        e.on_due("events.constraint", self.on_constraint_due)
+        # In SAFEMODE nothing fires, launches or times out (README, Oozie's SAFEMODE): due
+        # times are kept for NORMAL, and events wait in the log past the cursor.
+        unless_safe = e.coordinators.unless_safe
+        e.on_due("events.cron", unless_safe(self.on_time))
+        e.on_due("events.wait", unless_safe(self.on_time))
+        e.on_due("events.constraint", unless_safe(self.on_constraint_due))
         e.on_due("events.settle", self.on_settle)
         e.every("events.rescan", RESCAN_MS / 1000, self.rescan)
         e.landing.listeners.append(self.on_landed)
@@ -174,6 +178,8 @@ class EventService:
     # ------------------------------------------------------------------ consumption
 
     def pump(self, tx: Tx) -> bool:
+        if self.engine.safe_mode:
+            return False  # the events stay past the cursor: consumed, in order, in NORMAL
         did = False
         cursor = int(self.engine.db.meta(CURSOR) or 0)
         batch = store.events_after(tx.conn, cursor)
@@ -195,6 +201,8 @@ class EventService:
 
     def pending(self) -> bool:
         """Held jobs to look at, or events past the cursor (an O(1) read of the last id)."""
+        if self.engine.safe_mode:
+            return False
         if self.recheck:
             return True
         if not self.engine.store_changed:
@@ -371,7 +379,11 @@ class EventService:
                 store.move_job(tx, job, "DISCARDED", held_by=f"action {gone}")
             return
         spec = self._spec(coord)
-        c = spec.constraints
+        # the row's concurrency is the definition's until `change concurrency=` sets it (-1:
+        # no limit), as for a time-based coordinator
+        c = replace(
+            spec.constraints, concurrency=coord.concurrency if coord.concurrency >= 0 else None
+        )
         _from, last_run, group = store.schedule_state(tx.conn, coord.id)
         members = store.group_members(tx.conn, group) if group else []
         verdict = check_constraints(
@@ -447,16 +459,26 @@ class EventService:
             t = decide(Machine.COORDINATOR, coord.status, Ev.MATERIALIZE, coord.id)
             coord = coordcmd.set_status(tx, self.engine.effects, coord, t.to)
         if coord.status in ACTIVE:
+            spec = self._spec(coord)
+            self._rerun(tx, coord, spec)  # after the end time too, as a coordinator's rerun
             if now >= coord.end_time:
                 if not coord.done_materialization:
                     jobs.update(tx, CoordRow, coord.id, done_materialization=1)
                 return
             self.engine.heap.push(coord.end_time, "coord.materialize", coord.id)
-            spec = self._spec(coord)
             if cron_leaves(spec.trigger) or _has_wait(spec):
                 job = store.open_job(tx, coord.id, spec.priority)
                 self.evaluate(tx, coord, job.id)
         self.schedule_changed(tx, coord)
+
+    def _rerun(self, tx: Tx, coord: CoordRow, spec: EventSpec) -> None:
+        """Actions a rerun put back to WAITING run again with what fired them (the trigger
+        kept on the action, so ``${trigger:…}`` is the same), once the schedule's constraints
+        hold, counted from the rerun. Without a job they would wait for ever: an event
+        schedule's actions wait for their job's constraints, not for inputs."""
+        for aid in jobs.unchecked_waiting(tx.conn, coord.id):
+            if store.held_job_of(tx.conn, aid) is None:
+                self.check_job(tx, store.rerun_job(tx, coord.id, aid, spec.priority))
 
     def recover(self, tx: Tx) -> None:
         for coord_id in store.event_schedule_ids(tx.conn):

@@ -213,6 +213,27 @@ def open_job(tx: Tx, coord_id: str, priority: int) -> JobRow:
     )
 
 
+def rerun_job(tx: Tx, coord_id: str, action_id: str, priority: int) -> int:
+    """A job for an action a rerun put back to WAITING: it has fired already (its trigger is
+    kept on the action), so it starts at PENDING_CONSTRAINT; its id."""
+    row = tx.conn.execute(
+        "INSERT INTO job_queue (coord_id, state, created_time, updated_time, fired_time,"
+        " action_id, priority, rev) VALUES (?, 'PENDING_CONSTRAINT', ?, ?, ?, ?, ?, ?)"
+        " RETURNING id",
+        (coord_id, tx.now_ms, tx.now_ms, tx.now_ms, action_id, priority, tx.rev),
+    ).fetchone()
+    return int(row[0])
+
+
+def held_job_of(conn: sqlite3.Connection, action_id: str) -> int | None:
+    """The PENDING_CONSTRAINT job holding an action, if any."""
+    row = conn.execute(
+        "SELECT id FROM job_queue WHERE action_id = ? AND state = 'PENDING_CONSTRAINT'",
+        (action_id,),
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def find_open_job(conn: sqlite3.Connection, coord_id: str) -> JobRow | None:
     row = conn.execute(
         f"SELECT {_JOB_COLS} FROM job_queue WHERE coord_id = ? AND state = 'PENDING_TRIGGER'",

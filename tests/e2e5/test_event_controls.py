@@ -1,0 +1,108 @@
+"""Operator controls on event schedules: SAFEMODE, ``change concurrency=``, ``rerun``.
+
+Each was found by a QA pass to do nothing, or the wrong thing, for an event schedule while it
+worked for a time-based coordinator: in SAFEMODE event schedules went on firing, launching and
+timing out; ``change --value concurrency=3`` was stored and shown but the schedule kept its
+definition's limit; a rerun action sat WAITING for ever. Through the real CLI and real
+``bundletui run`` processes on the simulated clock.
+"""
+
+from __future__ import annotations
+
+from tests.e2e5.conftest import Bt5, Feed, event_coordinator
+
+FEED = [Feed("f", "${landing}/f")]
+
+
+def test_safe_mode_holds_event_schedules_and_they_catch_up_in_normal(bt: Bt5) -> None:
+    plain = bt.write(
+        "plain.xml", event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f"/>')
+    )
+    held = bt.write(
+        "held.xml",
+        event_coordinator(
+            "held",
+            feeds=FEED,
+            trigger='<partitions feed="f"/>',
+            constraints='<time-window start="22:00" end="23:00"/>'
+            '<timeout on-timeout="discard">PT1H</timeout>',
+        ),
+    )
+    p, h = bt.submit(plain), bt.submit(held)
+    bt.land("f", "1")
+    bt.step("2026-03-01T10:00Z")  # NORMAL: plain runs p1; held fires and waits for 22:00
+    assert [a["status"] for a in bt.actions(p)] == ["SUCCEEDED"]
+    assert [a["status"] for a in bt.actions(h)] == ["WAITING"]
+
+    bt.cli("oozie", "admin", "-systemmode", "SAFEMODE")
+    bt.land("f", "2")
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T12:00Z")
+    # nothing fired, launched or timed out (held's timeout was due at 11:00)
+    assert [a["status"] for a in bt.actions(p)] == ["SUCCEEDED"]
+    assert [a["status"] for a in bt.actions(h)] == ["WAITING"]
+    assert len(bt.runs()) == 1
+
+    bt.cli("oozie", "admin", "-systemmode", "NORMAL")
+    bt.step("2026-03-01T12:00Z")
+    plain_actions = bt.actions(p)
+    assert [a["status"] for a in plain_actions] == ["SUCCEEDED", "SUCCEEDED"]
+    assert bt.runs()[plain_actions[1]["id"]].parts == [str(bt.landing / "f" / "2")]
+    held_actions = bt.actions(h)
+    assert held_actions[0]["status"] == "TIMEDOUT"  # its timeout, applied once back in NORMAL
+    assert all(r.launches == 1 for r in bt.runs().values())
+
+
+def test_change_concurrency_applies_to_an_event_schedule(bt: Bt5) -> None:
+    """``change --value concurrency=N`` was shown by ``info`` while held jobs stayed "held by
+    concurrency (1/1 running)": the schedule read its definition's limit only."""
+    app = bt.write(
+        "one.xml",
+        event_coordinator(
+            "one",
+            feeds=FEED,
+            trigger='<partitions feed="f"/>',
+            constraints='<concurrency max="1"/>',
+            conf={"sleep": "4"},
+        ),
+    )
+    coord = bt.submit(app, start="2020-01-01T00:00Z", end="2099-01-01T00:00Z")
+    bt.engine()
+    bt.land("f", "a")
+    bt.wait_actions(coord, 1, status="RUNNING")
+    bt.land("f", "b")
+    held = bt.wait_actions(coord, 1, status="WAITING")[1]
+    assert held["held_by"]["constraint"] == "concurrency (1/1 running)"
+
+    bt.cli("change", coord, "--value", "concurrency=2")
+    assert "concurrency 2" in bt.cli("info", coord).stdout
+    actions = bt.wait_actions(coord, 2, timeout=30)
+    runs = bt.runs()
+    a, b = (runs[x["id"]] for x in actions[:2])
+    assert b.start_ns < (a.end_ns or 0)  # b started while a ran, as the new limit allows
+
+
+def test_a_rerun_action_of_an_event_schedule_runs_again_with_what_fired_it(bt: Bt5) -> None:
+    """``rerun --action 1`` put the action back to WAITING, where it sat for ever (an event
+    schedule's actions wait for their job's constraints, and a rerun made no job), and its
+    coordinator stayed RUNNING past its end. It runs again, with the same trigger, and the
+    coordinator ends again."""
+    app = bt.write(
+        "plain.xml", event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f"/>')
+    )
+    coord = bt.submit(app, end="2026-03-01T11:00Z")
+    part = str(bt.land("f", "1"))
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T12:00Z")
+    assert [a["status"] for a in bt.actions(coord)] == ["SUCCEEDED"]
+    assert bt.status(coord) == "SUCCEEDED"
+    first = bt.actions(coord)[0]
+
+    bt.cli("rerun", coord, "--action", "1")
+    assert [a["status"] for a in bt.actions(coord)] == ["WAITING"]
+    bt.sim("2026-03-01T12:00Z", "2026-03-01T13:00Z")
+    again = bt.actions(coord)
+    assert [a["status"] for a in again] == ["SUCCEEDED"]
+    assert again[0]["trigger"] == first["trigger"]  # what fired it is kept
+    run = bt.runs()[first["id"]]
+    assert run.launches == 2 and run.parts == [part]  # once more, with the same partition
+    assert again[0]["wf"] != first["wf"]
+    assert bt.status(coord) == "SUCCEEDED"
