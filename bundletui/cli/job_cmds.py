@@ -45,7 +45,7 @@ def submit_defaults(home: Path) -> dict[str, str]:
 def _warn_unknown_coordinators(store: Store, bundle_id: str, given: str) -> None:
     """Oozie's bundle rerun passes over names it does not know, and so does this one; a
     mistyped name then reruns nothing without a word, so the operator is told."""
-    known = queries.bundle_coordinator_names(store.conn, bundle_id)
+    known = store_jobs.bundle_coordinator_names(store.conn, bundle_id)
     unknown = [
         n for n in dict.fromkeys(x.strip() for x in given.split(",")) if n and n not in known
     ]
@@ -80,7 +80,8 @@ def register(app: typer.Typer) -> None:
         home: HomeOpt = None,
     ) -> None:
         """Submit a bundle, coordinator or workflow; prints its id."""
-        from bundletui.commands.submit import submit_loaded
+        from bundletui.commands.schedules import landing_warnings
+        from bundletui.commands.submit import schedule_apps, submit_loaded
         from bundletui.spec.load import load_job
 
         where = resolve_home(home)
@@ -97,6 +98,10 @@ def register(app: typer.Typer) -> None:
         ctx = Ctx(store or Store(where), face="cli")
         job_id = submit_loaded(ctx, loaded, start=start)
         typer.echo(job_id)
+        # feeds the engine's default --landing does not watch: found by its rescans only
+        apps = schedule_apps(loaded, ctx.store.clock)
+        for warning in landing_warnings(apps, submit_defaults(where)["landing"]):
+            typer.echo(warning, err=True)
 
     @app.command()
     @handle_errors

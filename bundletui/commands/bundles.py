@@ -144,43 +144,67 @@ def submit_child_tx(tx: Tx, store: Store, effects: Effects, bundle: BundleRow, n
         return
     app = app_of(bundle)
     coord = next(c for c in app.coordinators if c.name == name)
-    try:
-        from bundletui.spec.load import load_bundle_coordinator
-
-        loaded = load_bundle_coordinator(app, coord, bundle.conf_dict(), bundle.id, store.clock)
-    except BundletuiError as exc:
-        jobs.update(tx, BundleActionRow, ba.id, status=J.FAILED, pending=0)
-        event = Event.CRITICAL_CHILD_FAILED if coord.critical else Event.CHILD_FAILED
-        current = jobs.must_get(tx.conn, BundleRow, bundle.id)
-        t = (
-            decide(Machine.BUNDLE, current.status, event, bundle.id)
-            if (current.status, event) in _CHILD_FAIL_FROM
-            else None
-        )
-        if t is not None:
-            ended = {"end_time": tx.now_ms} if t.to in JOB_TERMINAL else {}
-            jobs.update(tx, BundleRow, bundle.id, status=t.to, **ended)
-            if t.children is Children.KILL:
-                _cascade(
-                    tx,
-                    effects,
-                    jobs.must_get(tx.conn, BundleRow, bundle.id),
-                    "coord.kill",
-                    Event.KILL,
-                )
-        note = f"coordinator {name} failed to submit: {exc.code}: {exc.message}"
-        _engine_error(tx, "submit", bundle.id, {"coordinator": name}, note)
-        rollup_tx(tx, effects, bundle.id)
-        return
     status = {
         J.PREPSUSPENDED: J.PREPSUSPENDED,
         J.SUSPENDED: J.PREPSUSPENDED,
         J.SUSPENDEDWITHERROR: J.PREPSUSPENDED,
     }.get(JobStatus(bundle.status), J.PREP)
-    coord_id = coordcmd.create_coordinator_tx(
-        tx, store, effects, loaded, bundle_id=bundle.id, pause_time=bundle.pause_time, status=status
-    )
+    # Loading it, or registering it (an event schedule whose feed clashes with one submitted
+    # since the bundle was), may refuse it: the child fails, and the bundle says why.
+    tx.savepoint("child")
+    try:
+        from bundletui.spec.load import load_bundle_coordinator
+
+        loaded = load_bundle_coordinator(app, coord, bundle.conf_dict(), bundle.id, store.clock)
+        coord_id = coordcmd.create_coordinator_tx(
+            tx,
+            store,
+            effects,
+            loaded,
+            bundle_id=bundle.id,
+            pause_time=bundle.pause_time,
+            status=status,
+        )
+    except BundletuiError as exc:
+        tx.rollback_to("child")
+        _child_failed(tx, effects, bundle, ba, coord.critical, exc)
+        return
+    tx.release("child")
     jobs.update(tx, BundleActionRow, ba.id, coord_id=coord_id, status=status, pending=0)
+    rollup_tx(tx, effects, bundle.id)
+
+
+def _child_failed(
+    tx: Tx,
+    effects: Effects,
+    bundle: BundleRow,
+    ba: BundleActionRow,
+    critical: bool,
+    exc: BundletuiError,
+) -> None:
+    """A coordinator the bundle could not submit: FAILED, and the bundle follows the seed's
+    table (a critical child fails it and kills its siblings)."""
+    jobs.update(tx, BundleActionRow, ba.id, status=J.FAILED, pending=0)
+    event = Event.CRITICAL_CHILD_FAILED if critical else Event.CHILD_FAILED
+    current = jobs.must_get(tx.conn, BundleRow, bundle.id)
+    t = (
+        decide(Machine.BUNDLE, current.status, event, bundle.id)
+        if (current.status, event) in _CHILD_FAIL_FROM
+        else None
+    )
+    if t is not None:
+        ended = {"end_time": tx.now_ms} if t.to in JOB_TERMINAL else {}
+        jobs.update(tx, BundleRow, bundle.id, status=t.to, **ended)
+        if t.children is Children.KILL:
+            _cascade(
+                tx,
+                effects,
+                jobs.must_get(tx.conn, BundleRow, bundle.id),
+                "coord.kill",
+                Event.KILL,
+            )
+    note = f"coordinator {ba.coord_name} failed to submit: {exc.code}: {exc.message}"
+    _engine_error(tx, "submit", bundle.id, {"coordinator": ba.coord_name}, note)
     rollup_tx(tx, effects, bundle.id)
 
 

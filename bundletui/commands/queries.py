@@ -340,14 +340,6 @@ def _listing(
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def bundle_coordinator_names(conn: sqlite3.Connection, bundle_id: str) -> list[str]:
-    """The names of a bundle's coordinators, in the bundle's order."""
-    rows = conn.execute(
-        "SELECT coord_name FROM bundle_actions WHERE bundle_id = ? ORDER BY rowid", (bundle_id,)
-    )
-    return [name for (name,) in rows]
-
-
 def one_line(text: str) -> str:
     """``text`` with its control characters escaped (``\\n``, ``\\x1b``): a value a client sent
     (a user name, a command's arguments) cannot start a log line of its own or move a cursor."""

@@ -7,19 +7,107 @@ it produces commit together: no event is lost.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from bundletui.model.events import EventSpec, event_keys, partition_key, program_key
+from bundletui.errors import SpecError
+from bundletui.model.apps import CoordinatorApp
+from bundletui.model.events import EventSpec, Feed, event_keys, partition_key, program_key
+from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text
 from bundletui.spec.feeds import scan_partitions
 from bundletui.store import events as ev
 from bundletui.store import jobs
 from bundletui.store.db import Tx
 from bundletui.store.rows import ActionRow, CoordRow
 
+# A schedule in one of these states no longer takes events: its feeds clash with nothing.
+FINISHED = ("KILLED", "FAILED", "SUCCEEDED", "DONEWITHERROR", "IGNORED")
+
+
+@dataclass(frozen=True)
+class FeedClash:
+    """A feed watching the same path as another schedule's feed with another done-flag."""
+
+    feed: Feed
+    index: int  # of the feed in its coordinator (for its line)
+    other_name: str
+    other_id: str  # "" when the other is a sibling of the same bundle, not submitted yet
+    other_flag: str
+
+
+def feed_clashes(
+    conn: sqlite3.Connection, feeds: Sequence[Feed], *, exclude: str | None = None
+) -> list[FeedClash]:
+    """Feeds of ``feeds`` whose path an unfinished schedule in the store watches with another
+    done-flag. Partition events are recorded once per path and handed to every schedule of the
+    path, so such a schedule would fire on partitions that lack its own done-flag. (A bundle's
+    coordinator is registered when the bundle starts it: one that clashes then fails to submit,
+    and the bundle says why.)"""
+    out: list[FeedClash] = []
+    for i, feed in enumerate(feeds):
+        other = ev.other_flag_on(conn, feed.path, feed.done_flag, FINISHED, exclude or "")
+        if other is not None:
+            coord_id, name, flag = other
+            out.append(FeedClash(feed, i, name, coord_id, flag))
+    return out
+
+
+def clash_error(clash: FeedClash, name: str, file: str | None) -> SpecError:
+    """One clear error for a clash: the path, both done-flags, the other coordinator."""
+    other = f"coordinator [{clash.other_name}]" + (
+        f" ({clash.other_id})" if clash.other_id else " of the same bundle"
+    )
+    return SpecError(
+        "E1003",
+        f"Invalid coordinator application attributes, feed [{clash.feed.name}] of coordinator "
+        f"[{name}] watches {clash.feed.path} with {flag_text(clash.feed.done_flag)}, but "
+        f"{other} watches the same path with {flag_text(clash.other_flag)}",
+        hint=FLAG_HINT,
+        file=file,
+        line=feed_line(file, clash.index) if file else None,
+    )
+
+
+def check_feeds(conn: sqlite3.Connection, apps: Iterable[CoordinatorApp]) -> None:
+    """Refuse event coordinators (about to be submitted) whose feeds clash with the store's."""
+    for app in apps:
+        if app.events is None:
+            continue
+        clashes = feed_clashes(conn, app.events.feeds)
+        if clashes:
+            raise clash_error(clashes[0], app.name, app.source or None)
+
+
+def landing_warnings(apps: Iterable[CoordinatorApp], landing: str | Path) -> list[str]:
+    """Feeds outside the landing directory: the engine watches only that directory, so their
+    partitions are found by a rescan only (at its start and every 5 minutes)."""
+    root = Path(landing).resolve()
+    out: list[str] = []
+    for app in apps:
+        for feed in app.events.feeds if app.events is not None else ():
+            path = Path(feed.path)
+            if path == root or path.is_relative_to(root) or path.resolve().is_relative_to(root):
+                continue
+            out.append(
+                f"warning: feed [{feed.name}] of coordinator [{app.name}] watches {feed.path}, "
+                f"outside the landing directory {root}: its partitions are found only when the "
+                "engine starts and every 5 minutes by a rescan (put the feed under the landing "
+                "directory, or run the engine with --landing on a directory that holds it)"
+            )
+    return out
+
 
 def register(tx: Tx, coord_id: str, bundle_id: str | None, spec: EventSpec) -> None:
     """Index the schedule. Partitions already in its feeds are recorded first, so that only
-    partitions arriving from now on count as new for it."""
+    partitions arriving from now on count as new for it. A feed on a path that an unfinished
+    schedule watches with another done-flag is refused (:func:`feed_clashes`)."""
+    clashes = feed_clashes(tx.conn, spec.feeds, exclude=coord_id)
+    if clashes:
+        head = jobs.coord_head(tx.conn, coord_id)
+        name, file = (head.app_name, head.app_path) if head is not None else (coord_id, None)
+        raise clash_error(clashes[0], name, file)
     for feed in spec.feeds:
         for part, size in scan_partitions(Path(feed.path), feed.done_flag):
             ev.record_event(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bundletui.commands import workflows as wf
 from bundletui.commands.base import Ctx
+from bundletui.model.apps import CoordinatorApp
+from bundletui.model.clock import Clock
 from bundletui.spec.load import Loaded
 from bundletui.spec.xmlsafe import AppKind
 
@@ -22,8 +24,30 @@ def submit_loaded(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
         return wf.submit_workflow(ctx, sub, start=start)
     if loaded.kind is AppKind.COORDINATOR:
         from bundletui.commands import coordinators
+        from bundletui.commands.schedules import check_feeds
 
+        # registering its feeds checks the store's schedules again, in the submit's transaction
+        check_feeds(ctx.store.conn, [loaded.app])
         return coordinators.submit(ctx, loaded)
     from bundletui.commands import bundles
+    from bundletui.commands.schedules import check_feeds
+    from bundletui.spec.load import check_bundle_coordinators
 
+    # a feed on a path an unfinished schedule watches with another done-flag: refused before
+    # anything is stored (the bundle's own coordinators are checked against each other there)
+    coords = check_bundle_coordinators(loaded, ctx.store.clock)
+    check_feeds(ctx.store.conn, [c.app for c in coords])
     return bundles.submit(ctx, loaded, start=start)
+
+
+def schedule_apps(loaded: Loaded, clock: Clock) -> list[CoordinatorApp]:
+    """The event coordinators a submission holds (itself, or a bundle's enabled ones)."""
+    if loaded.kind is AppKind.COORDINATOR:
+        apps = [loaded.app]
+    elif loaded.kind is AppKind.BUNDLE:
+        from bundletui.spec.load import check_bundle_coordinators
+
+        apps = [c.app for c in check_bundle_coordinators(loaded, clock)]
+    else:
+        return []
+    return [a for a in apps if a.events is not None]

@@ -71,6 +71,7 @@ def decode_events(doc: XmlDocument, resolver: Resolver) -> CoordinatorApp:
     trigger_el = xmlsafe.child(root, "trigger")
     nodes = list(xmlsafe.children(trigger_el))
     trigger = _node(doc, nodes[0], resolver, by_name, timezone)
+    _check_waits(doc, nodes[0], trigger)
     constraints = _constraints(doc, xmlsafe.child(root, "constraints"), resolver)
 
     workflow = xmlsafe.child(xmlsafe.child(root, "action"), "workflow")
@@ -130,10 +131,91 @@ def _feeds(doc: XmlDocument, el: Element | None, resolver: Resolver) -> tuple[Fe
                 "give each feed its own name",
             )
         flag = f.get("done-flag")
-        out.append(
-            Feed(name, path.rstrip("/") or "/", "_SUCCESS" if flag is None else flag.strip())
-        )
+        feed = Feed(name, path.rstrip("/") or "/", "_SUCCESS" if flag is None else flag.strip())
+        for other in out:
+            if other.path == feed.path and other.done_flag != feed.done_flag:
+                # the store records a partition once per path: one path, one done-flag
+                raise _bad(
+                    doc,
+                    f,
+                    "feed/@done-flag",
+                    f"feed [{name}] watches {feed.path} with {flag_text(feed.done_flag)}, but "
+                    f"feed [{other.name}] watches the same path with "
+                    f"{flag_text(other.done_flag)}",
+                    FLAG_HINT,
+                )
+        out.append(feed)
     return tuple(out)
+
+
+FLAG_HINT = (
+    "use the same done-flag for both, or another directory for one of them (a partition is "
+    "recorded once per path, so a path has one done-flag)"
+)
+
+
+def flag_text(flag: str) -> str:
+    """How an error shows a done-flag (an empty one is a feed of files)."""
+    return f'done-flag="{flag}"' + ("" if flag else " (files)")
+
+
+def feed_line(file: str, index: int) -> int | None:
+    """The line of the ``index``-th ``<feed>`` of an events coordinator file (the model keeps
+    no lines), or None when the file cannot be read now."""
+    try:
+        root = xmlsafe.parse_xml(xmlsafe.read_bytes(file), file)
+        return list(xmlsafe.children(xmlsafe.child(root, "feeds"), "feed"))[index].sourceline
+    except (BundletuiError, IndexError, TypeError, AttributeError):
+        return None
+
+
+def program_lines(file: str) -> list[int | None]:
+    """The lines of the ``<program>`` triggers of an events coordinator file, in document
+    order (the order of the model's trigger tree, depth first)."""
+    try:
+        root = xmlsafe.parse_xml(xmlsafe.read_bytes(file), file)
+        trigger = xmlsafe.child(root, "trigger")
+        if trigger is None:
+            return []
+        return [el.sourceline for el in trigger.iter() if xmlsafe.local_name(el) == "program"]
+    except BundletuiError:
+        return []
+
+
+def programs(node: TriggerNode) -> list[Program]:
+    """The ``<program>`` leaves of a trigger tree, depth first (document order)."""
+    if isinstance(node, Program):
+        return [node]
+    if isinstance(node, AllOf | AnyOf):
+        return [p for c in node.children for p in programs(c)]
+    return []
+
+
+def _has_event_leaf(node: TriggerNode) -> bool:
+    if isinstance(node, Partitions | Bytes | Program):
+        return True
+    if isinstance(node, AllOf | AnyOf):
+        return any(_has_event_leaf(c) for c in node.children)
+    return False
+
+
+def _check_waits(doc: XmlDocument, el: Element, trigger: TriggerNode) -> None:
+    """A ``<wait>`` counts from the first or last event of the schedule's window; a trigger
+    without a partitions, bytes or program leaf has no event, so its waits never end."""
+    if _has_event_leaf(trigger):
+        return
+    wait = next((w for w in el.iter() if xmlsafe.local_name(w) == "wait"), None)
+    if wait is None:
+        return
+    raise _bad(
+        doc,
+        wait,
+        "trigger/wait",
+        "a <wait> needs an event to start from, and this trigger has none (no <partitions>, "
+        "<bytes> or <program>): it would never fire",
+        'combine the wait with an event, e.g. <and><partitions feed="f"/><wait '
+        'duration="PT10M" after="last-event"/></and>; for a timer use <cron>',
+    )
 
 
 def _node(
@@ -262,13 +344,22 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
     win = xmlsafe.child(el, "time-window")
     if win is not None:
         try:
-            kw["window"] = TimeWindow(
-                parse_clock(win.get("start", "")), parse_clock(win.get("end", ""))
-            )
+            window = TimeWindow(parse_clock(win.get("start", "")), parse_clock(win.get("end", "")))
         except ValueError as exc:
             raise _bad(
                 doc, win, "constraints/time-window", str(exc), 'e.g. start="22:00" end="06:00"'
             ) from None
+        if window.start_minute == window.end_minute:  # CDAP's TimeRangeConstraint refuses it
+            raise _bad(
+                doc,
+                win,
+                "constraints/time-window",
+                f"time-window start and end are both {win.get('start', '').strip()}: "
+                "the window is empty",
+                'give a window of some length, e.g. start="22:00" end="06:00" (it may span '
+                "midnight); for no time limit, leave out <time-window>",
+            )
+        kw["window"] = window
     timeout = xmlsafe.child(el, "timeout")
     if timeout is not None:
         text = resolver.text(xmlsafe.text(timeout), where(doc, timeout, "constraints/timeout"))

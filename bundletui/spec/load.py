@@ -67,6 +67,8 @@ class Loaded:
     user: str
     external_id: str | None = None
     source: str = ""
+    # a bundle's enabled coordinators, resolved once by load_job (check_bundle_coordinators)
+    coordinators: tuple[Loaded, ...] = ()
 
     @property
     def kind_name(self) -> str:
@@ -97,7 +99,8 @@ def load_job(
     loaded = load_configured(job, clock, user=user, external_id=external_id, defaults=defaults)
     if loaded.kind is AppKind.BUNDLE:
         # before the caller opens (or makes) a store: a bad coordinator must leave none behind
-        check_bundle_coordinators(loaded, clock)
+        coords = tuple(check_bundle_coordinators(loaded, clock))
+        loaded = replace(loaded, coordinators=coords)
     return loaded
 
 
@@ -358,7 +361,8 @@ def validate_file(
     if isinstance(app, BundleApp):
         if lenient and _coordinators_need_values(app, merged, clock):
             return Validation(kind_name, doc.file, False)  # resolved with the submission's
-        _resolve_coordinators(app, merged, clock)  # what submit checks too
+        coords = _resolve_coordinators(app, merged, clock)  # what submit checks too
+        notes = program_notes(app, coords)
     return Validation(kind_name, doc.file, True, notes=notes)
 
 
@@ -469,8 +473,63 @@ def _app_path_line(bundle: BundleApp, coord: BundleCoordinator) -> int | None:
 
 
 def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
-    """Resolve every enabled coordinator of a bundle now, so bad input fails the submit."""
+    """Resolve every enabled coordinator of a bundle now, so bad input fails the submit
+    (once: a ``loaded`` from :func:`load_job` has them already)."""
+    if loaded.coordinators:
+        return list(loaded.coordinators)
     return _resolve_coordinators(loaded.app, loaded.conf, clock)
+
+
+def _check_sibling_feeds(coords: list[Loaded]) -> None:
+    """Two event coordinators of one bundle watching one path with different done-flags: a
+    partition is recorded once per path and handed to both, so one of them would fire on
+    partitions that lack its own done-flag."""
+    from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text
+
+    seen: dict[str, tuple[str, str]] = {}  # path -> (done-flag, coordinator)
+    for loaded in coords:
+        app: CoordinatorApp = loaded.app
+        for i, feed in enumerate(app.events.feeds if app.events is not None else ()):
+            flag, owner = seen.setdefault(feed.path, (feed.done_flag, app.name))
+            if flag != feed.done_flag:
+                raise SpecError(
+                    "E1003",
+                    f"Invalid coordinator application attributes, feed [{feed.name}] of "
+                    f"coordinator [{app.name}] watches {feed.path} with "
+                    f"{flag_text(feed.done_flag)}, but coordinator [{owner}] of the same bundle "
+                    f"watches the same path with {flag_text(flag)}",
+                    hint=FLAG_HINT,
+                    file=loaded.app_path,
+                    line=feed_line(loaded.app_path, i),
+                )
+
+
+def program_notes(bundle: BundleApp, coords: list[Loaded]) -> tuple[str, ...]:
+    """``<program coordinator>`` triggers naming no coordinator of their bundle. The engine
+    hands a bundled schedule program events of its own bundle's coordinators and of
+    coordinators outside any bundle, so such a name is legitimate (a standalone coordinator)
+    but often a typo: validate notes it."""
+    from bundletui.spec.decode_events import program_lines, programs
+
+    names = [c.name for c in bundle.coordinators if c.enabled]
+    out = []
+    for loaded in coords:
+        app: CoordinatorApp = loaded.app
+        if app.events is None:
+            continue
+        lines = program_lines(loaded.app_path)
+        for i, prog in enumerate(programs(app.events.trigger)):
+            if prog.coordinator in names:
+                continue
+            line = lines[i] if i < len(lines) else None
+            place = f"{loaded.app_path}:{line}" if line else loaded.app_path
+            out.append(
+                f'{place}: <program coordinator="{prog.coordinator}"> of coordinator '
+                f"[{app.name}] names no coordinator of bundle [{bundle.name}] (it has "
+                f"{', '.join(names) or 'none enabled'}): only a coordinator outside any bundle "
+                "with that name can fire it"
+            )
+    return tuple(out)
 
 
 def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clock) -> list[Loaded]:
@@ -493,4 +552,5 @@ def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clo
                 f' [bundle coordinator "{coord.name}" of {bundle.source or "the bundle"}]'
             )
             raise
+    _check_sibling_feeds(out)
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,6 +211,22 @@ def open_job(tx: Tx, coord_id: str, priority: int) -> JobRow:
             (coord_id,),
         ).fetchone()
     )
+
+
+def other_flag_on(
+    conn: sqlite3.Connection, path: str, flag: str, finished: Sequence[str], exclude: str
+) -> tuple[str, str, str] | None:
+    """(coordinator id, name, done-flag) of a schedule not in ``finished`` (and not
+    ``exclude``) watching ``path`` with another done-flag than ``flag``, if any."""
+    marks = ",".join("?" * len(finished))
+    row = conn.execute(
+        "SELECT f.coord_id, c.app_name, f.done_flag FROM event_feeds f"
+        " JOIN coord_jobs c ON c.id = f.coord_id"
+        f" WHERE f.path = ? AND f.done_flag <> ? AND c.status NOT IN ({marks})"
+        " AND f.coord_id <> ? ORDER BY f.coord_id LIMIT 1",
+        (path, flag, *finished, exclude),
+    ).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
 
 
 def rerun_job(tx: Tx, coord_id: str, action_id: str, priority: int) -> int:

@@ -473,3 +473,11 @@ def anything_waits_on_files(conn: sqlite3.Connection) -> bool:
         " OR EXISTS (SELECT 1 FROM event_feeds)"
     ).fetchone()
     return bool(row[0])
+
+
+def bundle_coordinator_names(conn: sqlite3.Connection, bundle_id: str) -> list[str]:
+    """The names of a bundle's coordinators, in the bundle's order."""
+    rows = conn.execute(
+        "SELECT coord_name FROM bundle_actions WHERE bundle_id = ? ORDER BY rowid", (bundle_id,)
+    )
+    return [name for (name,) in rows]
