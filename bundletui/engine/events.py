@@ -54,6 +54,9 @@ log = logging.getLogger("bundletui.engine.events")
 A = ActionStatus
 J = JobStatus
 ACTIVE = (J.RUNNING, J.RUNNINGWITHERROR)
+# A paused schedule fires nothing, but keeps what arrives for when its pause is lifted (Oozie's
+# pause holds materialization and then catches up; only a suspend drops events, as CDAP's).
+PAUSED = (J.PAUSED, J.PAUSEDWITHERROR)
 RESCAN_MS = 300_000
 CURSOR = "events_cursor"
 
@@ -223,8 +226,8 @@ class EventService:
         if coord is not None and coord.status == J.PREP and coord.start_time <= tx.now_ms:
             self.process(tx, coord)  # its start time came but nobody moved it on yet
             coord = jobs.coord_head(tx.conn, coord_id)
-        if coord is None or coord.status not in ACTIVE or tx.now_ms >= coord.end_time:
-            return  # suspended, paused, not started or ended schedules ignore events
+        if coord is None or coord.status not in (*ACTIVE, *PAUSED) or tx.now_ms >= coord.end_time:
+            return  # suspended, not started or ended schedules ignore events
         events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
         if event.id <= events_from:
             return
@@ -237,8 +240,8 @@ class EventService:
         app = coordcmd.app_of(coord, tx.conn)
         assert app.events is not None
         job = store.open_job(tx, coord_id, app.events.priority)
-        if store.add_event_to_job(tx, coord_id, event.id, job.id):
-            self.evaluate(tx, coord, job.id)
+        if store.add_event_to_job(tx, coord_id, event.id, job.id) and coord.status in ACTIVE:
+            self.evaluate(tx, coord, job.id)  # paused: evaluated once the pause is lifted
 
     def evaluate(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
         """Has the open job's trigger fired? Fire it, or schedule the next time to look."""
@@ -469,6 +472,8 @@ class EventService:
             if cron_leaves(spec.trigger) or _has_wait(spec):
                 job = store.open_job(tx, coord.id, spec.priority)
                 self.evaluate(tx, coord, job.id)
+            elif (held := store.find_open_job(tx.conn, coord.id)) is not None:
+                self.evaluate(tx, coord, held.id)  # events kept while it was paused
         self.schedule_changed(tx, coord)
 
     def _rerun(self, tx: Tx, coord: CoordRow, spec: EventSpec) -> None:
