@@ -393,13 +393,19 @@ def waiting_for(
         return None
     held = _constraint_hold(action)
     if held is not None:  # an event-triggered action held by a run constraint (seed 004)
-        until = held.get("until")
+        until, timeout = held.get("until"), held.get("timeout")
         when = rfc822(until, tz) if isinstance(until, int) else None
+        ends = rfc822(timeout, tz) if isinstance(timeout, int) else None
+        outcome = "started anyway" if held.get("onTimeout") == "force" else "discarded"
+        detail = f"held by {held['constraint']}" + (f" until {when}" if when else "")
+        if ends:  # said apart: at the timeout the job is discarded (or forced), not released
+            detail += f"; times out at {ends} ({outcome})"
         return {
             "reason": "constraint",
             "constraint": held["constraint"],
             "until": when,
-            "detail": f"held by {held['constraint']}" + (f" until {when}" if when else ""),
+            "timeoutAt": ends,
+            "detail": detail,
         }
     missing, unresolved, total, unavailable = _missing(conn, action)
     out: dict[str, Any] = {

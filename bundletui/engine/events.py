@@ -416,7 +416,11 @@ class EventService:
         else:
             until = verdict.retry_at_ms
             store.update_job(tx, job.id, held_by=verdict.reason, retry_at=until)
-            held = {"constraint": verdict.reason, "until": until}
+            # the constraint's own time, not the timeout's (said apart: the job does not
+            # start then, it is discarded, or forced)
+            held: dict[str, Any] = {"constraint": verdict.reason, "until": verdict.lifts_at_ms}
+            if verdict.timeout_at_ms is not None:
+                held |= {"timeout": verdict.timeout_at_ms, "onTimeout": str(c.on_timeout)}
             jobs.update(tx, ActionRow, action.id, held_by=json.dumps(held))
             if until is not None:
                 self.engine.heap.push(until, "events.constraint", str(job.id))

@@ -305,6 +305,10 @@ class ConstraintVerdict:
     reason: str = ""  # which constraint holds the job, for "why is it waiting"
     retry_at_ms: int | None = None  # None with RETRY: wait for a run to finish
     forced: bool = False
+    # what an operator is told: when the holding constraint itself lifts (None: when a run
+    # ends), and the timeout apart (``retry_at_ms`` is the earlier of the two)
+    lifts_at_ms: int | None = None
+    timeout_at_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,13 +354,16 @@ def check_constraints(c: Constraints, ctx: ConstraintContext) -> ConstraintVerdi
         )
     if held is None:
         return ConstraintVerdict(Verdict.SATISFIED)
-    if deadline is not None and (held.retry_at_ms is None or held.retry_at_ms > deadline):
-        return ConstraintVerdict(
-            Verdict.RETRY,
-            held.reason,
-            deadline if held.retry_at_ms is None else min(held.retry_at_ms, deadline),
-        )
-    return held
+    retry = held.retry_at_ms
+    if deadline is not None:  # looked at again by the timeout, if the constraint lasts longer
+        retry = deadline if retry is None else min(retry, deadline)
+    return ConstraintVerdict(
+        Verdict.RETRY,
+        held.reason,
+        retry,
+        lifts_at_ms=held.retry_at_ms,
+        timeout_at_ms=deadline,
+    )
 
 
 def _local(now_ms: int, tz: str) -> datetime:

@@ -9,7 +9,7 @@ definition's limit; a rerun action sat WAITING for ever. Through the real CLI an
 
 from __future__ import annotations
 
-from tests.e2e5.conftest import Bt5, Feed, event_coordinator
+from tests.e2e5.conftest import Bt5, Feed, event_coordinator, ms
 
 FEED = [Feed("f", "${landing}/f")]
 
@@ -133,3 +133,37 @@ def test_partitions_that_land_while_a_schedule_is_paused_fire_once_the_pause_is_
     actions = bt.actions(coord)
     assert [a["status"] for a in actions] == ["SUCCEEDED", "SUCCEEDED"]
     assert [bt.runs()[a["id"]].parts for a in actions] == [[p1], [p2]]
+
+
+def test_a_held_job_says_when_its_constraint_lifts_and_when_it_times_out(bt: Bt5) -> None:
+    """A job held by a time window (opening at 22:00) with a 3-hour timeout said "held by
+    time-window until 15:00": the timeout's time, when it is discarded, not released."""
+    app = bt.write(
+        "night.xml",
+        event_coordinator(
+            "night",
+            feeds=FEED,
+            trigger='<partitions feed="f"/>',
+            constraints='<time-window start="22:00" end="06:00"/>'
+            '<timeout on-timeout="discard">PT3H</timeout>',
+        ),
+    )
+    coord = bt.submit(app)
+    bt.land("f", "1")
+    bt.step("2026-03-01T12:00Z")
+    (held,) = bt.actions(coord)
+    assert held["held_by"] == {
+        "constraint": "time-window",
+        "until": ms("2026-03-01T22:00Z"),
+        "timeout": ms("2026-03-01T15:00Z"),
+        "onTimeout": "discard",
+    }
+    why = bt.info(held["id"])["waitingFor"]
+    assert why["until"] == "Sun, 01 Mar 2026 22:00:00 GMT"
+    assert why["timeoutAt"] == "Sun, 01 Mar 2026 15:00:00 GMT"
+    assert why["detail"] == (
+        "held by time-window until Sun, 01 Mar 2026 22:00:00 GMT;"
+        " times out at Sun, 01 Mar 2026 15:00:00 GMT (discarded)"
+    )
+    bt.sim("2026-03-01T12:00Z", "2026-03-01T16:00Z")  # and it does time out at 15:00
+    assert [a["status"] for a in bt.actions(coord)] == ["TIMEDOUT"]
