@@ -194,11 +194,16 @@ class EventService:
         if self.recheck:
             ids = list(self.recheck)
             self.recheck.clear()
-            for coord_id in ids:
-                for job in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", [coord_id]):
-                    self.engine._guarded(
-                        tx, f"constraints of job {job.id}", self.check_job, tx, job.id
-                    )
+            # Across every schedule looked at (a group's members), higher priority first, then
+            # the oldest: a freed group slot goes to the job that waited for it, not back to
+            # the schedule whose run just ended.
+            held = [
+                job
+                for i in range(0, len(ids), 500)
+                for job in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", ids[i : i + 500])
+            ]
+            for job in sorted(held, key=lambda j: (-j.priority, j.id)):
+                self.engine._guarded(tx, f"constraints of job {job.id}", self.check_job, tx, job.id)
             did = True
         return did
 

@@ -9,7 +9,7 @@ definition's limit; a rerun action sat WAITING for ever. Through the real CLI an
 
 from __future__ import annotations
 
-from tests.e2e5.conftest import Bt5, Feed, event_coordinator, ms
+from tests.e2e5.conftest import Bt5, Feed, bundle, event_coordinator, ms
 
 FEED = [Feed("f", "${landing}/f")]
 
@@ -167,3 +167,27 @@ def test_a_held_job_says_when_its_constraint_lifts_and_when_it_times_out(bt: Bt5
     )
     bt.sim("2026-03-01T12:00Z", "2026-03-01T16:00Z")  # and it does time out at 15:00
     assert [a["status"] for a in bt.actions(coord)] == ["TIMEDOUT"]
+
+
+def test_a_freed_group_slot_goes_to_the_highest_priority_job_waiting(bt: Bt5) -> None:
+    """Two schedules share a group of one slot. When a run ended, its own schedule's held job
+    was looked at first and took the slot back, so a schedule with a job always waiting could
+    starve the group's higher-priority ones. The slot goes by priority, then age."""
+    group = '<concurrency max="1" group="g"/>'
+    common = {"feeds": FEED, "trigger": '<partitions feed="f" count="1"/>', "constraints": group}
+    lo = bt.write("lo.xml", event_coordinator("lo", priority=1, conf={"sleep": "0.5"}, **common))  # type: ignore[arg-type]
+    hi = bt.write("hi.xml", event_coordinator("hi", priority=9, conf={"sleep": "0.5"}, **common))  # type: ignore[arg-type]
+    b = bt.submit(bt.write("b.xml", bundle("b", [("lo", lo, {}), ("hi", hi, {})])), kind="bundle")
+    bt.step("2026-03-01T10:00Z")  # the bundle starts its schedules
+    bt.land("f", "p1")
+    bt.land("f", "p2")
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T10:30Z", timeout=60)
+    ids = bt.coords_of(b)
+    runs = bt.runs()
+    started = sorted(
+        (runs[a["id"]].start_ns, name) for name in ("lo", "hi") for a in bt.actions(ids[name])
+    )
+    order = [name for _t, name in started]
+    assert len(order) == 4 and all(r.launches == 1 for r in runs.values()), order
+    # whichever ran first, every later slot went to hi's jobs before lo's
+    assert order[1:] == sorted(order[1:], key=lambda n: n != "hi"), order
