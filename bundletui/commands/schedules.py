@@ -108,17 +108,7 @@ def register(tx: Tx, coord_id: str, bundle_id: str | None, spec: EventSpec) -> N
         head = jobs.coord_head(tx.conn, coord_id)
         name, file = (head.app_name, head.app_path) if head is not None else (coord_id, None)
         raise clash_error(clashes[0], name, file)
-    for feed in spec.feeds:
-        for part, size in scan_partitions(Path(feed.path), feed.done_flag):
-            ev.record_event(
-                tx,
-                "partition",
-                partition_key(feed.path),
-                str(part),
-                size,
-                tx.now_ms,
-                {"feed": feed.path},
-            )
+    _record_present(tx, spec)
     ev.register_schedule(
         tx,
         coord_id,
@@ -167,5 +157,26 @@ def suspended(tx: Tx, coord: CoordRow) -> None:
 
 
 def resumed(tx: Tx, coord: CoordRow) -> None:
-    """Resume starts reacting again; what arrived while suspended is ignored."""
+    """Resume starts reacting again; what arrived while suspended is ignored: recorded first
+    if no engine saw it land (else, found by the engine's next scan, it would count as new)."""
+    from bundletui.commands.coordinators import app_of
+
+    spec = app_of(coord, tx.conn).events
+    if spec is not None:
+        _record_present(tx, spec)
     ev.ignore_events_until_now(tx, coord.id)
+
+
+def _record_present(tx: Tx, spec: EventSpec) -> None:
+    """Record the partitions in the schedule's feeds now (each once: known ones are passed)."""
+    for feed in spec.feeds:
+        for part, size in scan_partitions(Path(feed.path), feed.done_flag):
+            ev.record_event(
+                tx,
+                "partition",
+                partition_key(feed.path),
+                str(part),
+                size,
+                tx.now_ms,
+                {"feed": feed.path},
+            )

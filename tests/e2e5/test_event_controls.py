@@ -191,3 +191,22 @@ def test_a_freed_group_slot_goes_to_the_highest_priority_job_waiting(bt: Bt5) ->
     assert len(order) == 4 and all(r.launches == 1 for r in runs.values()), order
     # whichever ran first, every later slot went to hi's jobs before lo's
     assert order[1:] == sorted(order[1:], key=lambda n: n != "hi"), order
+
+
+def test_what_landed_while_suspended_is_ignored_even_if_no_engine_saw_it(bt: Bt5) -> None:
+    """A partition that landed while the schedule was suspended is ignored after the resume
+    when a running engine saw it land; with the engine down it counted as new (the engine's
+    start-up scan found it after the resume). What counts is the resume, not the engine."""
+    app = bt.write(
+        "plain.xml", event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f"/>')
+    )
+    coord = bt.submit(app)
+    bt.step("2026-03-01T10:00Z")
+    bt.cli("suspend", coord)
+    bt.land("f", "while-suspended")
+    bt.cli("resume", coord)
+    after = str(bt.land("f", "after-resume"))
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T11:00Z")
+    actions = bt.actions(coord)
+    assert [a["status"] for a in actions] == ["SUCCEEDED"]
+    assert bt.runs()[actions[0]["id"]].parts == [after]
