@@ -137,6 +137,10 @@ def render_coordinator(data: dict[str, Any]) -> None:
     )
     mat = data.get("materialization") or {}
     nxt = "done" if mat.get("done") else when(mat.get("next"), zone=True)
+    event = data.get("schedule") == "event"
+    if event and not mat.get("done"):
+        seen = mat.get("eventsSeen", 0)
+        nxt = "when its trigger fires" + (f" ({seen} event(s) so far)" if seen else "")
     if mat.get("heldBy") and not mat.get("done"):
         nxt += f"  [yellow]held by {escape(mat['heldBy'])}[/yellow]"
     concurrency = data["concurrency"]
@@ -161,7 +165,9 @@ def render_coordinator(data: dict[str, Any]) -> None:
             ("Pause time", when(data["pauseTime"], zone=True)),
             (
                 "Frequency",
-                f"{_e(data['frequency'])} {_e(data['timeUnit'])}, timezone {_e(data['timeZone'])}",
+                f"event-triggered, timezone {_e(data['timeZone'])}"
+                if event
+                else f"{_e(data['frequency'])} {_e(data['timeUnit'])}, timezone {_e(data['timeZone'])}",
             ),
             ("Controls", controls),
             ("Next action", nxt),

@@ -23,7 +23,7 @@ from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import ExecutionOrder
 from bundletui.model.clock import to_ms
 from bundletui.model.ids import IdKind, kind_of
-from bundletui.model.status import ActionStatus, JobStatus
+from bundletui.model.status import JOB_TERMINAL, ActionStatus, JobStatus
 from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store import jobs
 from bundletui.store.rows import (
@@ -298,7 +298,9 @@ def coordinator_json(
         "lastActionNumber": coord.last_action_number,
         "doneMaterialization": bool(coord.done_materialization),
         "counts": _ordered_counts(counts, [s.value for s in ActionStatus]),
-        "materialization": materialization(coord, counts, tz),
+        "materialization": (
+            triggering(conn, coord) if coord.kind == "event" else materialization(coord, counts, tz)
+        ),
         "lastModifiedTime": rfc822(coord.last_modified, tz),
         "errorCode": coord.error_code,  # why materialization failed the job
         "errorMessage": coord.error_message,
@@ -334,6 +336,24 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
         "next": rfc822(nxt, tz),
         "done": bool(coord.done_materialization),
         "heldBy": held,
+    }
+
+
+def triggering(conn: sqlite3.Connection, coord: CoordRow) -> dict[str, Any]:
+    """An event schedule has no next nominal time: its next action comes when its trigger
+    fires. What it has seen towards that (its open job's events) says how close it is."""
+    from bundletui.store import events
+
+    status = JobStatus(coord.status)
+    done = bool(coord.done_materialization) or status in JOB_TERMINAL
+    job = events.find_open_job(conn, coord.id)
+    seen = len(events.job_events(conn, job.id)) if job is not None else 0
+    return {
+        "next": None,
+        "done": done,
+        "heldBy": None if done or status in MATERIALIZING else f"coordinator {status}",
+        "onTrigger": True,
+        "eventsSeen": seen,  # by the job that fires next
     }
 
 

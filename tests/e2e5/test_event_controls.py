@@ -210,3 +210,20 @@ def test_what_landed_while_suspended_is_ignored_even_if_no_engine_saw_it(bt: Bt5
     actions = bt.actions(coord)
     assert [a["status"] for a in actions] == ["SUCCEEDED"]
     assert bt.runs()[actions[0]["id"]].parts == [after]
+
+
+def test_info_of_an_event_schedule_says_it_waits_for_its_trigger(bt: Bt5) -> None:
+    """``info`` showed an event schedule's start (later, its last firing) as "Next action", and
+    its frequency as "0 MINUTE": neither is what it waits for."""
+    app = bt.write(
+        "two.xml",
+        event_coordinator("two", feeds=FEED, trigger='<partitions feed="f" count="2"/>'),
+    )
+    coord = bt.submit(app)
+    bt.land("f", "1")
+    bt.step("2026-03-01T10:00Z")
+    shown = bt.cli("info", coord).stdout
+    assert "Next action : when its trigger fires (1 event(s) so far)" in shown, shown
+    assert "Frequency   : event-triggered, timezone UTC" in shown, shown
+    mat = bt.info(coord)["materialization"]
+    assert (mat["next"], mat["onTrigger"], mat["eventsSeen"]) == (None, True, 1)
