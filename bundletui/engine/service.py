@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from bundletui.engine.heap import Due, DueHeap
 from bundletui.errors import BundletuiError, EngineError
 from bundletui.model.clock import Clock, RealClock, SimulatedClock, from_ms, to_ms
+from bundletui.store import jobs
 from bundletui.store import lease as lease_store
 from bundletui.store.clockstate import set_clock_mode, stored_sim_now
 from bundletui.store.db import Store, Tx
@@ -329,6 +330,8 @@ class Engine:
                     self.config.start_time.isoformat(),
                     resumed.isoformat(),
                 )
+            if resumed is None:
+                self._warn_real_stamps(start)
             self.clock = SimulatedClock(start)
             with self.store.write() as tx:
                 set_clock_mode(self.store, tx, "simulated", start)
@@ -339,6 +342,22 @@ class Engine:
                 with self.store.write() as tx:
                     set_clock_mode(self.store, tx, "real")
         self.store.clock = self.clock
+
+    def _warn_real_stamps(self, start: datetime) -> None:
+        """A store's first simulated run after jobs were submitted on the real clock: their
+        created and started times are later than the times the simulated engine gives them
+        (a workflow may end before it started). Said once, with how to avoid it."""
+        assert self.store is not None
+        later = jobs.jobs_created_after(self.store.conn, to_ms(start))
+        if later:
+            log.warning(
+                "%d job(s) of this store were submitted on the real clock, after --start-time "
+                "%s: their submit and start times read later than the simulated times the "
+                "engine gives them. To stamp submissions on the simulated clock, set it first "
+                "(bundletui run --clock simulated --start-time T --until T), then submit",
+                later,
+                start.isoformat(),
+            )
 
     def _recover(self) -> None:
         assert self.store is not None

@@ -481,3 +481,11 @@ def bundle_coordinator_names(conn: sqlite3.Connection, bundle_id: str) -> list[s
         "SELECT coord_name FROM bundle_actions WHERE bundle_id = ? ORDER BY rowid", (bundle_id,)
     )
     return [name for (name,) in rows]
+
+
+def jobs_created_after(conn: sqlite3.Connection, ms: int) -> int:
+    """How many bundles, coordinators and workflows were created after ``ms``."""
+    return sum(
+        int(conn.execute(f"SELECT count(*) FROM {t} WHERE created_time > ?", (ms,)).fetchone()[0])
+        for t in ("bundle_jobs", "coord_jobs", "wf_jobs")
+    )
