@@ -100,6 +100,27 @@ def _e1010(detail: str, hint: str | None = None) -> ModelError:
     return err
 
 
+def current_order_error(start: int, end: int) -> ModelError:
+    """E1010 for ``current(start)``..``current(end)`` with the start after the end."""
+    return _e1010(
+        "start-instance should be equal or earlier than the end-instance: "
+        f"start-instance is current({start}) and end-instance is current({end})",
+        hint="swap them: the start-instance is the older instance",
+    )
+
+
+def offset_order_error(
+    start_n: int, start_unit: object, end_n: int, end_unit: object
+) -> ModelError:
+    """E1010 for an ``offset`` range whose start is after its end."""
+    return _e1010(
+        "start-instance should be equal or earlier than the end-instance: "
+        f"start-instance is offset({start_n}, {start_unit}) and end-instance is "
+        f"offset({end_n}, {end_unit})",
+        hint="swap them: the start-instance is the older instance",
+    )
+
+
 def _e1004(detail: str, hint: str | None = None) -> ModelError:
     err = ModelError.from_template("E1004", detail, hint=hint)
     assert isinstance(err, ModelError)
@@ -215,11 +236,7 @@ def current_range(ds: Dataset, nominal: datetime, start: int, end: int) -> list[
     previous one plus F (Oozie's walk). E1010 if ``start > end``.
     """
     if start > end:
-        raise _e1010(
-            "start-instance should be equal or earlier than the end-instance: "
-            f"start-instance is current({start}) and end-instance is current({end})",
-            hint="swap them: the start-instance is the older instance",
-        )
+        raise current_order_error(start, end)
     g = _grid(ds)
     ci = current_instance(ds, nominal)
     if ci is None:
@@ -275,12 +292,7 @@ def offset_range(
     start_raw = add(ci.time, start_n, start_unit, g.tz)
     end_raw = add(ci.time, end_n, end_unit, g.tz)
     if start_raw > end_raw:
-        raise _e1010(
-            "start-instance should be equal or earlier than the end-instance: "
-            f"start-instance is offset({start_n}, {start_unit}) and end-instance is "
-            f"offset({end_n}, {end_unit})",
-            hint="swap them: the start-instance is the older instance",
-        )
+        raise offset_order_error(start_n, start_unit, end_n, end_unit)
     # Oozie's expandOffsetTimes: walk from the current instance to the first instance
     # >= start_raw, then collect multiples of F up to end_raw.
     cal, total = ci.time, 0

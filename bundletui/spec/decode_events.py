@@ -162,24 +162,20 @@ def flag_text(flag: str) -> str:
 def feed_line(file: str, index: int) -> int | None:
     """The line of the ``index``-th ``<feed>`` of an events coordinator file (the model keeps
     no lines), or None when the file cannot be read now."""
-    try:
-        root = xmlsafe.parse_xml(xmlsafe.read_bytes(file), file)
-        return list(xmlsafe.children(xmlsafe.child(root, "feeds"), "feed"))[index].sourceline
-    except (BundletuiError, IndexError, TypeError, AttributeError):
-        return None
+    root = xmlsafe.reread(file)
+    feeds = xmlsafe.child(root, "feeds") if root is not None else None
+    found = list(xmlsafe.children(feeds, "feed")) if feeds is not None else []
+    return found[index].sourceline if index < len(found) else None
 
 
 def program_lines(file: str) -> list[int | None]:
     """The lines of the ``<program>`` triggers of an events coordinator file, in document
     order (the order of the model's trigger tree, depth first)."""
-    try:
-        root = xmlsafe.parse_xml(xmlsafe.read_bytes(file), file)
-        trigger = xmlsafe.child(root, "trigger")
-        if trigger is None:
-            return []
-        return [el.sourceline for el in trigger.iter() if xmlsafe.local_name(el) == "program"]
-    except BundletuiError:
+    root = xmlsafe.reread(file)
+    trigger = xmlsafe.child(root, "trigger") if root is not None else None
+    if trigger is None:
         return []
+    return [el.sourceline for el in trigger.iter() if xmlsafe.local_name(el) == "program"]
 
 
 def programs(node: TriggerNode) -> list[Program]:

@@ -462,12 +462,12 @@ def load_bundle_coordinator(
 def _app_path_line(bundle: BundleApp, coord: BundleCoordinator) -> int | None:
     """The line of ``coord``'s ``<app-path>`` in the bundle file (its n-th ``<coordinator>``;
     the model keeps no lines), or None when the file cannot be read now."""
-    try:
-        index = bundle.coordinators.index(coord)
-        root = xmlsafe.parse_xml(xmlsafe.read_bytes(bundle.source), bundle.source)
-        el = list(xmlsafe.children(root, "coordinator"))[index]
-    except (BundletuiError, ValueError, IndexError):
+    root = xmlsafe.reread(bundle.source)
+    found = list(xmlsafe.children(root, "coordinator")) if root is not None else []
+    index = bundle.coordinators.index(coord)
+    if index >= len(found):
         return None
+    el = found[index]
     path_el = xmlsafe.child(el, "app-path")
     return (path_el if path_el is not None else el).sourceline
 

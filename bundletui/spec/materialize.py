@@ -549,14 +549,9 @@ def check_instance_call(call: InstanceCall) -> None:
     elif kind == "futureRange":
         _future_args(args[0], args[1], args[2])
     elif kind == "currentRange" and args[0] > args[1]:
-        raise _current_order(args[0], args[1])
+        raise instances.current_order_error(args[0], args[1])
     elif kind in _RANGE_START_ONLY:
-        raise _e1010(
-            f"coord:{kind}() is only supported as start-instance with end-instance "
-            "coord:current(n)",
-            hint="<start-instance>${coord:" + kind + "(...)}</start-instance>"
-            "<end-instance>${coord:current(0)}</end-instance>",
-        )
+        raise _start_only(kind)
 
 
 def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
@@ -567,7 +562,7 @@ def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
     _check_range_ends(start, end)
     a, b = start.args, end.args
     if start.kind == "current" and a[0] > b[0]:
-        raise _current_order(a[0], b[0])
+        raise instances.current_order_error(a[0], b[0])
     if start.kind == "latest":
         _latest_args(a[0], b[0])
     elif start.kind == "future":
@@ -581,12 +576,7 @@ def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
         else:  # days, months…: how long depends on the calendar; the action checks it
             later = False
         if later:
-            raise _e1010(
-                "start-instance should be equal or earlier than the end-instance: "
-                f"start-instance is offset({a[0]}, {unit_a}) and end-instance is "
-                f"offset({b[0]}, {unit_b})",
-                hint="swap them: the start-instance is the older instance",
-            )
+            raise instances.offset_order_error(a[0], unit_a, b[0], unit_b)
 
 
 def _check_range_ends(start: InstanceCall, end: InstanceCall) -> None:
@@ -600,11 +590,12 @@ def _check_range_ends(start: InstanceCall, end: InstanceCall) -> None:
     instances.check_range_kinds(start.kind, end.kind)
 
 
-def _current_order(a: int, b: int) -> SpecError:
+def _start_only(kind: str) -> SpecError:
+    """E1010 for absolute / endOf* given where a single instance is read."""
     return _e1010(
-        "start-instance should be equal or earlier than the end-instance: "
-        f"start-instance is current({a}) and end-instance is current({b})",
-        hint="swap them: the start-instance is the older instance",
+        f"coord:{kind}() is only supported as start-instance with end-instance coord:current(n)",
+        hint="<start-instance>${coord:" + kind + "(...)}</start-instance>"
+        "<end-instance>${coord:current(0)}</end-instance>",
     )
 
 
@@ -836,12 +827,7 @@ class CompiledCoordinator:
             return _future_args(args[0], args[0], args[1])
         if kind == "futureRange":
             return _future_args(args[0], args[1], args[2])
-        raise _e1010(
-            f"coord:{kind}() is only supported as start-instance with end-instance "
-            "coord:current(n)",
-            hint="<start-instance>${coord:" + kind + "(...)}</start-instance>"
-            "<end-instance>${coord:current(0)}</end-instance>",
-        )
+        raise _start_only(kind)
 
     def _resolve_range(
         self, planner: _DatasetPlanner, a: InstanceCall, b: InstanceCall, nominal: datetime

@@ -197,6 +197,15 @@ def directory_error(path: str | Path, expected: Iterable[str] = APP_FILES) -> Sp
     return SpecError("E0702", f"IO error, {path} is a directory", hint=hint, file=str(path))
 
 
+def reread(file: str) -> Element | None:
+    """``file`` parsed again, to find an element's line for an error (models keep no lines),
+    or None when it cannot be read now."""
+    try:
+        return parse_xml(read_bytes(file), file)
+    except SpecError:
+        return None
+
+
 def parse_xml(data: bytes, file: str) -> Element:
     """Parse ``data`` safely; return the root element. No schema check here."""
     declared = _declares_entities(data)
