@@ -315,6 +315,18 @@ def _cascade(
     return n
 
 
+def _live_children(tx: Tx, bundle_id: str) -> list[CoordRow]:
+    """The bundle's coordinators that have not ended."""
+    out = []
+    for ba in jobs.select(
+        tx.conn, BundleActionRow, "bundle_id = ? AND coord_id IS NOT NULL", (bundle_id,)
+    ):
+        coord = jobs.coord_head(tx.conn, ba.coord_id or "")
+        if coord is not None and coord.status not in JOB_TERMINAL:
+            out.append(coord)
+    return out
+
+
 def kill_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     t = decide(Machine.BUNDLE, bundle.status, Event.KILL, bundle.id)
     jobs.update(tx, BundleRow, bundle.id, status=t.to, end_time=tx.now_ms)
@@ -349,13 +361,17 @@ def resume_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     t = decide(Machine.BUNDLE, bundle.status, Event.RESUME, bundle.id)
     jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=None)
     if t.children is Children.RESUME:
+        from bundletui.commands.schedules import resume_horizon
+
         only = {J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED}
+        horizon = resume_horizon(tx, _live_children(tx, bundle.id))
         _cascade(
             tx,
             effects,
             bundle,
             "coord.resume",
             Event.RESUME,
+            args=None if horizon is None else {"events_from": horizon},
             only={str(s) for s in only},
             pending_too=True,
         )

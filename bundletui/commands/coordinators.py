@@ -480,7 +480,8 @@ def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
     set_status(tx, effects, coord, t.to, suspended_time=tx.now_ms)
 
 
-def resume_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
+def resume_tx(tx: Tx, effects: Effects, coord: CoordRow, events_from: int | None = None) -> None:
+    """``events_from``: an event schedule's horizon, taken by a bundle's resume command."""
     t = decide(Machine.COORDINATOR, coord.status, Event.RESUME, coord.id)
     for action in jobs.select(
         tx.conn, ActionRow, "coord_id = ? AND status = 'SUSPENDED'", (coord.id,)
@@ -492,7 +493,7 @@ def resume_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
     if coord.kind == "event":
         from bundletui.commands.schedules import resumed
 
-        resumed(tx, coord)
+        resumed(tx, coord, events_from)
     set_status(tx, effects, coord, t.to, suspended_time=None)
 
     effects.wake_coordinator(tx, coord.id)  # catch up: actions are delayed, not lost

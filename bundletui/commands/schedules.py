@@ -156,15 +156,33 @@ def suspended(tx: Tx, coord: CoordRow) -> None:
                 )
 
 
-def resumed(tx: Tx, coord: CoordRow) -> None:
+def resumed(tx: Tx, coord: CoordRow, events_from: int | None = None) -> None:
     """Resume starts reacting again; what arrived while suspended is ignored: recorded first
-    if no engine saw it land (else, found by the engine's next scan, it would count as new)."""
+    if no engine saw it land (else, found by the engine's next scan, it would count as new).
+    ``events_from``: the horizon a bundle's resume command took (:func:`resume_horizon`), when
+    the engine applies it later; events after it count, and the engine replays them."""
     from bundletui.commands.coordinators import app_of
 
     spec = app_of(coord, tx.conn).events
     if spec is not None:
         _record_present(tx, spec)
-    ev.ignore_events_until_now(tx, coord.id)
+    ev.ignore_events_until(tx, coord.id, events_from)
+
+
+def resume_horizon(tx: Tx, coords: Iterable[CoordRow]) -> int | None:
+    """A bundle's resume reaches its coordinators later, through the engine. Its event
+    schedules' horizon is taken now, by the command: what is on disk is recorded first (it
+    landed while suspended), so whatever lands after the command counts, whenever the engine
+    applies the resume. None when no event schedule is among ``coords``."""
+    from bundletui.commands.coordinators import app_of
+
+    specs = [app_of(c, tx.conn).events for c in coords if c.kind == "event"]
+    if not specs:
+        return None
+    for spec in specs:
+        if spec is not None:
+            _record_present(tx, spec)
+    return ev.max_event_id(tx.conn)
 
 
 def _record_present(tx: Tx, spec: EventSpec) -> None:

@@ -78,7 +78,7 @@ class BundleService:
         return {
             "coord.kill": lambda tx, c, a: coordcmd.kill_tx(tx, effects, c),
             "coord.suspend": lambda tx, c, a: coordcmd.suspend_tx(tx, effects, c),
-            "coord.resume": lambda tx, c, a: coordcmd.resume_tx(tx, effects, c),
+            "coord.resume": self._resume_child,
             "coord.change": lambda tx, c, a: coordcmd.change_tx(tx, effects, c, str(a["value"])),
             "coord.rerun": lambda tx, c, a: coordcmd.rerun_tx(
                 tx,
@@ -89,6 +89,15 @@ class BundleService:
                 nocleanup=bool(a.get("nocleanup")),
             ),
         }
+
+    def _resume_child(self, tx: Tx, coord: CoordRow, args: dict[str, Any]) -> None:
+        """A bundle's resume, applied now: an event schedule counts the events since the
+        command's horizon, and those already consumed while it was still SUSPENDED are
+        handed to it again."""
+        horizon = args.get("events_from")
+        coordcmd.resume_tx(tx, self.engine.effects, coord, horizon)
+        if horizon is not None and coord.kind == "event":
+            self.engine.events.replay(tx, coord.id, int(horizon))
 
     def _child(
         self, fn: Callable[[Tx, CoordRow, dict[str, Any]], Any]

@@ -218,6 +218,12 @@ class EventService:
         db = self.engine.db
         return store.max_event_id(db.conn) > int(db.meta(CURSOR) or 0)
 
+    def replay(self, tx: Tx, coord_id: str, after: int) -> None:
+        """Hand ``coord_id`` the events after ``after`` that the pump has already consumed."""
+        cursor = int(self.engine.db.meta(CURSOR) or 0)
+        for event in store.events_for(tx.conn, coord_id, after, cursor):
+            self._consume_for(tx, event, coord_id)
+
     def consume(self, tx: Tx, event: Any) -> None:
         """Hand one event to every schedule listening on its key; each schedule in its own
         savepoint, so one that fails does not make the others miss the event."""

@@ -164,12 +164,24 @@ def set_last_run(tx: Tx, coord_id: str, when: int) -> None:
     tx.conn.execute("UPDATE event_schedules SET last_run = ? WHERE coord_id = ?", (when, coord_id))
 
 
-def ignore_events_until_now(tx: Tx, coord_id: str) -> None:
-    """Resume: events that arrived while suspended are ignored (seed 004)."""
+def ignore_events_until(tx: Tx, coord_id: str, horizon: int | None = None) -> None:
+    """Resume: events that arrived while suspended are ignored (seed 004); up to ``horizon``
+    (the last event id when the resume was asked for), or up to now."""
     tx.conn.execute(
         "UPDATE event_schedules SET events_from = ? WHERE coord_id = ?",
-        (max_event_id(tx.conn), coord_id),
+        (max_event_id(tx.conn) if horizon is None else horizon, coord_id),
     )
+
+
+def events_for(conn: sqlite3.Connection, coord_id: str, after: int, upto: int) -> list[EventRow]:
+    """The events with ``after < id <= upto`` on keys ``coord_id`` listens on, in order."""
+    rows = conn.execute(
+        "SELECT e.id, e.kind, e.key, e.path, e.size, e.time, e.payload FROM events e"
+        " JOIN event_triggers t ON t.key = e.key AND t.coord_id = ?"
+        " WHERE e.id > ? AND e.id <= ? ORDER BY e.id",
+        (coord_id, after, upto),
+    )
+    return [_event(r) for r in rows]
 
 
 def group_members(conn: sqlite3.Connection, group: str) -> list[str]:

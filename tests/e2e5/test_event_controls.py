@@ -9,7 +9,9 @@ definition's limit; a rerun action sat WAITING for ever. Through the real CLI an
 
 from __future__ import annotations
 
-from tests.e2e5.conftest import Bt5, Feed, bundle, event_coordinator, ms
+import pytest
+
+from tests.e2e5.conftest import RECORD, Bt5, Feed, bundle, event_coordinator, ms
 
 FEED = [Feed("f", "${landing}/f")]
 
@@ -227,3 +229,44 @@ def test_info_of_an_event_schedule_says_it_waits_for_its_trigger(bt: Bt5) -> Non
     assert "Frequency   : event-triggered, timezone UTC" in shown, shown
     mat = bt.info(coord)["materialization"]
     assert (mat["next"], mat["onTrigger"], mat["eventsSeen"]) == (None, True, 1)
+
+
+LATER = (
+    '<coordinator-app name="later" frequency="${coord:days(1)}" start="2026-12-01T00:00Z"'
+    ' end="2027-01-01T00:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">'
+    f"<action><workflow><app-path>{RECORD}</app-path></workflow></action>"
+    "</coordinator-app>\n"
+)
+
+
+@pytest.mark.parametrize("others", [0, 200], ids=["alone", "after-200-others"])
+def test_a_bundle_resume_counts_what_lands_after_it_even_before_the_engine_applies_it(
+    bt: Bt5, others: int
+) -> None:
+    """A bundle's resume reaches its coordinators through the engine. A partition that landed
+    after the resume command, but before an engine applied it to the coordinator, was lost:
+    the engine's start-up scan recorded it while the coordinator was still SUSPENDED, and the
+    coordinator's resume then moved its horizon past it. What counts is the bundle's resume.
+
+    The engine applies at most 200 queued commands a tick, before its pumps: behind 200 other
+    coordinators, the resume waits for the second tick, and the first tick's events pump has
+    already consumed (and ignored) the partition: the resume hands it to the schedule again."""
+    app = bt.write(
+        "plain.xml", event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f"/>')
+    )
+    later = bt.write("later.xml", LATER)
+    many = [(f"later{i:03}", later, {}) for i in range(others)]
+    b = bt.submit(bt.write("b.xml", bundle("b", [*many, ("plain", app, {})])), kind="bundle")
+    bt.step("2026-03-01T10:00Z")
+    coord = bt.coords_of(b)["plain"]
+    bt.cli("suspend", b)
+    bt.step("2026-03-01T10:00Z")
+    assert bt.status(coord) == "SUSPENDED"
+    bt.land("f", "while-suspended")
+    bt.cli("resume", b)
+    after = str(bt.land("f", "after-resume"))
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T11:00Z")
+    assert bt.status(coord) == "RUNNING"
+    actions = bt.actions(coord)
+    assert [a["status"] for a in actions] == ["SUCCEEDED"], actions
+    assert bt.runs()[actions[0]["id"]].parts == [after]
