@@ -87,14 +87,14 @@ class EventService:
     # ------------------------------------------------------------------ intake
 
     def on_landed(self, tx: Tx, batch: list[tuple[str, str]]) -> None:
-        found: dict[Path, tuple[int, Path]] = {}  # partition -> (completed at, feed)
+        found: dict[tuple[Path, Path], int] = {}  # (partition, feed) -> completed at
         for _change, path in batch:
             self.intake(tx, path, found)
         # A watcher batch is unordered: record oldest first (ids, ${trigger:partitions()}).
-        for part, (_t, feed) in sorted(found.items(), key=lambda x: (x[1][0], str(x[0]))):
+        for (part, feed), _t in sorted(found.items(), key=lambda x: (x[1], str(x[0][0]))):
             self._record(tx, feed, part)
 
-    def intake(self, tx: Tx, path: str, found: dict[Path, tuple[int, Path]]) -> None:
+    def intake(self, tx: Tx, path: str, found: dict[tuple[Path, Path], int]) -> None:
         """If ``path`` completes a partition of some feed, add it to ``found`` (a file partition
         of a feed without done-flag settles first)."""
         seen: set[tuple[str, str]] = set()
@@ -107,14 +107,14 @@ class EventService:
                 self._intake_for_feed(tx, p, Path(feed_path), flag, found)
 
     def _intake_for_feed(
-        self, tx: Tx, p: Path, feed: Path, flag: str, found: dict[Path, tuple[int, Path]]
+        self, tx: Tx, p: Path, feed: Path, flag: str, found: dict[tuple[Path, Path], int]
     ) -> None:
         if flag:
             if p.name == flag and p.parent != feed and p.exists():
-                found[p.parent] = (_completed_ms(p.parent, flag), feed)
+                found[p.parent, feed] = _completed_ms(p.parent, flag)
             elif p.is_dir():  # moved in whole
                 for part, _size in scan_partitions(feed, flag, under=p):
-                    found[part] = (_completed_ms(part, flag), feed)
+                    found[part, feed] = _completed_ms(part, flag)
         elif p.is_file() and not hidden(p, feed):
             size = p.stat().st_size
             self.settling[str(p)] = size
@@ -131,11 +131,11 @@ class EventService:
             self.settling[path] = size
             self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", path)
             return
-        for ancestor in p.parents:
-            for _coord, feed_path, flag in store.feeds_at(tx.conn, str(ancestor)):
-                if not flag:
-                    self._record(tx, Path(feed_path), p)
-                    return
+        for ancestor in p.parents:  # a partition of every feed it lies in
+            for feed_path in {
+                f for _c, f, flag in store.feeds_at(tx.conn, str(ancestor)) if not flag
+            }:
+                self._record(tx, Path(feed_path), p)
 
     def _record(self, tx: Tx, feed: Path, partition: Path) -> None:
         size = size_of(partition)
@@ -164,7 +164,9 @@ class EventService:
             )
             for completed, part, size in found:
                 if not flag and real_now - completed < self.settle_ms:
-                    if not store.known_paths(tx.conn, "partition", [part]):
+                    if not store.known_paths(
+                        tx.conn, "partition", partition_key(feed_path), [part]
+                    ):
                         self.settling[part] = size  # may still be growing: settle first
                         self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", part)
                     continue

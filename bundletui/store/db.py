@@ -180,6 +180,9 @@ class Store:
             )
         if version == len(MIGRATIONS):
             return
+        # A migration may rebuild a table others refer to (SQLite's documented way to change
+        # a constraint): foreign keys are off while it runs, and checked before it commits.
+        self.conn.execute("PRAGMA foreign_keys=OFF")
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
@@ -193,10 +196,20 @@ class Store:
                     "INSERT INTO meta(key, value) VALUES (?, ?)",
                     [("rev", "0"), ("id_seq", "0"), ("stamp", stamp(created)), ("clock", "real")],
                 )
+            broken = self.conn.execute("PRAGMA foreign_key_check").fetchone()
+            if broken is not None:
+                raise StoreError(
+                    "EB005",
+                    f"migrating {self.path} would break a reference ({broken[0]} row "
+                    f"{broken[1]} -> {broken[2]}); nothing was changed",
+                    hint="keep using the bundletui that wrote this store, and report it",
+                )
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
+        finally:
+            self.conn.execute("PRAGMA foreign_keys=ON")
 
     def _clock_from_store(self) -> Clock:
         """A simulated store (one a simulated engine runs on) gives commands its simulated now."""

@@ -71,10 +71,11 @@ def record_event(
     time_ms: int,
     payload: dict[str, Any] | None = None,
 ) -> int | None:
-    """Record an event once (deduplicated by kind + path); its id, or None if already known."""
+    """Record an event once (deduplicated by kind, key and path: a partition once per feed it
+    lies in); its id, or None if already known."""
     cur = tx.conn.execute(
         "INSERT INTO events (kind, key, path, size, time, payload) VALUES (?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (kind, path) DO NOTHING RETURNING id",
+        " ON CONFLICT (kind, key, path) DO NOTHING RETURNING id",
         (kind, key, path, size, time_ms, json.dumps(payload or {})),
     )
     row = cur.fetchone()
@@ -93,10 +94,12 @@ def max_event_id(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
 
 
-def known_paths(conn: sqlite3.Connection, kind: str, paths: Iterable[str]) -> set[str]:
+def known_paths(conn: sqlite3.Connection, kind: str, key: str, paths: Iterable[str]) -> set[str]:
     out: set[str] = set()
     for p in paths:
-        if conn.execute("SELECT 1 FROM events WHERE kind = ? AND path = ?", (kind, p)).fetchone():
+        if conn.execute(
+            "SELECT 1 FROM events WHERE kind = ? AND key = ? AND path = ?", (kind, key, p)
+        ).fetchone():
             out.add(p)
     return out
 

@@ -333,4 +333,28 @@ MIGRATIONS: list[str] = [
     ALTER TABLE coord_jobs ADD COLUMN error_code TEXT;
     ALTER TABLE coord_jobs ADD COLUMN error_message TEXT;
     """,
+    # 3: a partition is an event of each feed it lies in (nested feeds each see it), so an
+    # event is unique by its key (the feed) and path, not by its path alone. SQLite cannot
+    # change a table's constraint: the table is rebuilt, ids (and their sequence) kept, with
+    # foreign keys off around the migration (job_events refers to it).
+    """
+    CREATE TABLE events_v3 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        path TEXT,
+        size INTEGER NOT NULL DEFAULT 0,
+        time INTEGER NOT NULL,
+        payload TEXT,
+        UNIQUE (kind, key, path)
+    );
+    INSERT INTO events_v3 (id, kind, key, path, size, time, payload)
+        SELECT id, kind, key, path, size, time, payload FROM events;
+    DELETE FROM sqlite_sequence WHERE name = 'events_v3';
+    INSERT INTO sqlite_sequence (name, seq)
+        SELECT 'events_v3', coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'events';
+    DROP TABLE events;
+    ALTER TABLE events_v3 RENAME TO events;
+    CREATE INDEX events_key ON events(key, id);
+    """,
 ]

@@ -312,3 +312,42 @@ def test_delay_runs_a_fired_job_some_time_after_its_data_arrived(bt: Bt5) -> Non
     (action,) = bt.actions(coord)
     assert action["trigger"]["fired_at"] == ms("2026-03-01T10:00Z")
     assert fmt_ms(bt.wf_started(action["wf"]) or 0) == "2026-03-01T10:10Z"
+
+
+def test_nested_feeds_each_see_a_partition_that_lies_in_both(bt: Bt5) -> None:
+    """One schedule watches ``clicks``, another ``clicks/eu``: a partition under ``eu`` is a
+    partition of both. It was recorded once, for whichever feed the intake reached last, and
+    the other schedule never saw it. Live (the watcher), and while no engine ran (the start-up
+    rescan); what was there before the submit counts for neither."""
+    every = bt.write(
+        "every.xml",
+        event_coordinator(
+            "every", feeds=[Feed("f", "${landing}/clicks")], trigger='<partitions feed="f"/>'
+        ),
+    )
+    eu = bt.write(
+        "eu.xml",
+        event_coordinator(
+            "eu", feeds=[Feed("f", "${landing}/clicks/eu")], trigger='<partitions feed="f"/>'
+        ),
+    )
+    bt.land("clicks/eu", "old")
+    all_id = bt.submit(every, start=FAR_START, end=FAR_END)
+    eu_id = bt.submit(eu, start=FAR_START, end=FAR_END)
+    engine = bt.engine()
+    live_eu = str(bt.land("clicks/eu", "p1"))
+    live_us = str(bt.land("clicks/us", "p2"))
+    bt.wait_actions(all_id, 2)
+    bt.wait_actions(eu_id, 1)
+    engine.stop()
+    down_eu = str(bt.land("clicks/eu", "p3"))
+    bt.engine()
+    bt.wait_actions(all_id, 3)
+    bt.wait_actions(eu_id, 2)
+    time.sleep(0.5)
+
+    def fired(coord: str) -> list[list[str]]:
+        return [bt.fired_paths(a) for a in bt.actions(coord)]
+
+    assert sorted(fired(all_id)) == sorted([[live_eu], [live_us], [down_eu]])
+    assert fired(eu_id) == [[live_eu], [down_eu]]

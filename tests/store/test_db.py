@@ -57,13 +57,65 @@ def test_a_schema_1_store_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None
     store.conn.execute("PRAGMA user_version=1")
     store.close()
     store = Store(tmp_path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
     row = jobs.get(store.conn, CoordRow, "0000001-x-C")
     assert row is not None and (row.app_name, row.error_code, row.error_message) == (
         "c",
         None,
         None,
     )
+
+
+def test_a_schema_2_store_keeps_its_events_and_their_ids_and_nested_feeds_get_one_each(
+    tmp_path: Path,
+) -> None:
+    """Schema 3 rebuilds ``events`` (unique by kind, key and path, not path alone: a partition
+    is an event of each feed it lies in). The rows, their ids, the id sequence past a deleted
+    event, and the job_events referring to them survive; foreign keys stay on afterwards."""
+    from bundletui.store.db import _statements
+
+    conn = sqlite3.connect(tmp_path / "bundletui.db", isolation_level=None)
+    for script in MIGRATIONS[:2]:
+        for statement in _statements(script):
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version=2")
+    conn.executemany(
+        "INSERT INTO meta (key, value) VALUES (?, ?)",
+        [("rev", "0"), ("id_seq", "0"), ("stamp", "260101000000000"), ("clock", "real")],
+    )
+    _coord(conn, "0000001-x-C")
+    conn.executemany(
+        "INSERT INTO events (kind, key, path, size, time, payload) VALUES (?, ?, ?, 1, 0, '{}')",
+        [("partition", "partition:/l/c", f"/l/c/eu/p{i}") for i in range(3)],
+    )
+    conn.execute("DELETE FROM events WHERE id = 3")  # the sequence stays at 3
+    conn.execute(
+        "INSERT INTO job_queue (coord_id, state, created_time, updated_time)"
+        " VALUES ('0000001-x-C', 'PENDING_TRIGGER', 0, 0)"
+    )
+    conn.execute("INSERT INTO job_events VALUES ('0000001-x-C', 2, 1)")
+    with pytest.raises(sqlite3.IntegrityError):  # schema 2: one event per path
+        conn.execute(
+            "INSERT INTO events (kind, key, path, time) VALUES ('partition', 'partition:/l/c/eu', '/l/c/eu/p1', 0)"
+        )
+    conn.close()
+
+    store = Store(tmp_path)
+    c = store.conn
+    assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert c.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert [tuple(r) for r in c.execute("SELECT id, path FROM events ORDER BY id")] == [
+        (1, "/l/c/eu/p0"),
+        (2, "/l/c/eu/p1"),
+    ]
+    assert [tuple(r) for r in c.execute("SELECT event_id, job_id FROM job_events")] == [(2, 1)]
+    with store.write() as tx:
+        new = tx.conn.execute(
+            "INSERT INTO events (kind, key, path, time) VALUES ('partition', 'partition:/l/c/eu', '/l/c/eu/p1', 0) RETURNING id"
+        ).fetchone()[0]
+        assert new == 4  # the same partition, for the nested feed; no id given twice
+        with pytest.raises(sqlite3.IntegrityError):
+            tx.conn.execute("INSERT INTO job_events VALUES ('0000001-x-C', 99, 1)")
 
 
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
