@@ -361,8 +361,11 @@ class EventService:
         runs once with both: this firing's events join the waiting job's action (seed 004: a
         notification is added to any job not yet PENDING_LAUNCH; its test scenario: partitions
         arriving within the interval run together once it has passed). Separate actions would
-        each wait one more interval, a backlog that grows whenever data comes more often."""
+        each wait one more interval, a backlog that grows whenever data comes more often.
+        A rerun's job is passed over: it runs its action again with what fired it."""
         for held in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", [coord.id]):
+            if held.rerun:
+                continue
             action = jobs.get(tx.conn, ActionRow, held.action_id or "")
             if action is None or action.status != A.WAITING:
                 continue

@@ -35,6 +35,7 @@ class JobRow:
     retry_at: int | None
     action_id: str | None
     priority: int
+    rerun: bool = False  # made by a rerun for an action that fired before (takes no events)
 
 
 def _event(row: sqlite3.Row | tuple[Any, ...]) -> EventRow:
@@ -54,10 +55,11 @@ def _job(row: sqlite3.Row | tuple[Any, ...]) -> JobRow:
         row[8],
         row[9],
         row[10],
+        bool(row[11]),
     )
 
 
-_JOB_COLS = "id, coord_id, state, created_time, updated_time, fired_time, crons, held_by, retry_at, action_id, priority"
+_JOB_COLS = "id, coord_id, state, created_time, updated_time, fired_time, crons, held_by, retry_at, action_id, priority, rerun"
 
 # ----------------------------------------------------------------------------- events
 
@@ -249,7 +251,7 @@ def rerun_job(tx: Tx, coord_id: str, action_id: str, priority: int) -> int:
     kept on the action), so it starts at PENDING_CONSTRAINT; its id."""
     row = tx.conn.execute(
         "INSERT INTO job_queue (coord_id, state, created_time, updated_time, fired_time,"
-        " action_id, priority, rev) VALUES (?, 'PENDING_CONSTRAINT', ?, ?, ?, ?, ?, ?)"
+        " action_id, priority, rev, rerun) VALUES (?, 'PENDING_CONSTRAINT', ?, ?, ?, ?, ?, ?, 1)"
         " RETURNING id",
         (coord_id, tx.now_ms, tx.now_ms, tx.now_ms, action_id, priority, tx.rev),
     ).fetchone()

@@ -356,5 +356,7 @@ MIGRATIONS: list[str] = [
     DROP TABLE events;
     ALTER TABLE events_v3 RENAME TO events;
     CREATE INDEX events_key ON events(key, id);
+    -- a rerun's job runs an action again with what fired it: later events do not join it
+    ALTER TABLE job_queue ADD COLUMN rerun INTEGER NOT NULL DEFAULT 0;
     """,
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e5.conftest import RECORD, Bt5, Feed, bundle, event_coordinator, ms
+from tests.e2e5.conftest import RECORD, Bt5, Feed, bundle, event_coordinator, fmt_ms, ms
 
 FEED = [Feed("f", "${landing}/f")]
 
@@ -270,3 +270,36 @@ def test_a_bundle_resume_counts_what_lands_after_it_even_before_the_engine_appli
     actions = bt.actions(coord)
     assert [a["status"] for a in actions] == ["SUCCEEDED"], actions
     assert bt.runs()[actions[0]["id"]].parts == [after]
+
+
+def test_a_rerun_held_by_since_last_run_keeps_what_fired_it(bt: Bt5) -> None:
+    """A rerun action waiting for its minimum interval took in a later firing's partitions, as
+    a fired job held by it does: the rerun ran with data it was not asked to run with. It runs
+    with what fired it; the later partition gets an action of its own."""
+    app = bt.write(
+        "slr.xml",
+        event_coordinator(
+            "slr",
+            feeds=FEED,
+            trigger='<partitions feed="f"/>',
+            constraints="<since-last-run>PT5M</since-last-run>",
+        ),
+    )
+    coord = bt.submit(app)
+    p1 = str(bt.land("f", "p1"))
+    bt.step("2026-03-01T10:00Z")
+    bt.cli("rerun", coord, "--action", "1")
+    bt.step("2026-03-01T10:01Z")
+    p2 = str(bt.land("f", "p2"))
+    bt.step("2026-03-01T10:02Z")
+    actions = bt.actions(coord)
+    assert [a["status"] for a in actions] == ["WAITING", "WAITING"], actions
+    assert [bt.fired_paths(a) for a in actions] == [[p1], [p2]]
+    bt.sim("2026-03-01T10:02Z", "2026-03-01T10:30Z")
+    actions = bt.actions(coord)
+    assert [a["status"] for a in actions] == ["SUCCEEDED", "SUCCEEDED"]
+    runs = bt.runs()
+    assert (runs[actions[0]["id"]].parts, runs[actions[0]["id"]].launches) == ([p1], 2)
+    assert (runs[actions[1]["id"]].parts, runs[actions[1]["id"]].launches) == ([p2], 1)
+    started = [fmt_ms(bt.wf_started(a["wf"]) or 0) for a in actions]
+    assert started == ["2026-03-01T10:05Z", "2026-03-01T10:10Z"]

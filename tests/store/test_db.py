@@ -33,6 +33,22 @@ def _action(conn: sqlite3.Connection, cid: str, n: int, nominal: int) -> None:
     )
 
 
+def _old_store(home: Path, version: int) -> sqlite3.Connection:
+    """A store as the first ``version`` migrations made it."""
+    from bundletui.store.db import _statements
+
+    conn = sqlite3.connect(home / "bundletui.db", isolation_level=None)
+    for script in MIGRATIONS[:version]:
+        for statement in _statements(script):
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version={version}")
+    conn.executemany(
+        "INSERT INTO meta (key, value) VALUES (?, ?)",
+        [("rev", "0"), ("id_seq", "0"), ("stamp", "260101000000000"), ("clock", "real")],
+    )
+    return conn
+
+
 def test_pragmas(tmp_path: Path) -> None:
     store = Store(tmp_path)
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -50,12 +66,9 @@ def test_reopen_does_not_migrate_again(tmp_path: Path) -> None:
 def test_a_schema_1_store_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
     """A store written by the first schema gains coord_jobs.error_code/error_message on open;
     its coordinator reads back with them empty."""
-    store = Store(tmp_path)
-    _coord(store.conn, "0000001-x-C")
-    store.conn.execute("ALTER TABLE coord_jobs DROP COLUMN error_code")
-    store.conn.execute("ALTER TABLE coord_jobs DROP COLUMN error_message")
-    store.conn.execute("PRAGMA user_version=1")
-    store.close()
+    conn = _old_store(tmp_path, 1)
+    _coord(conn, "0000001-x-C")
+    conn.close()
     store = Store(tmp_path)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
     row = jobs.get(store.conn, CoordRow, "0000001-x-C")
@@ -72,17 +85,7 @@ def test_a_schema_2_store_keeps_its_events_and_their_ids_and_nested_feeds_get_on
     """Schema 3 rebuilds ``events`` (unique by kind, key and path, not path alone: a partition
     is an event of each feed it lies in). The rows, their ids, the id sequence past a deleted
     event, and the job_events referring to them survive; foreign keys stay on afterwards."""
-    from bundletui.store.db import _statements
-
-    conn = sqlite3.connect(tmp_path / "bundletui.db", isolation_level=None)
-    for script in MIGRATIONS[:2]:
-        for statement in _statements(script):
-            conn.execute(statement)
-    conn.execute("PRAGMA user_version=2")
-    conn.executemany(
-        "INSERT INTO meta (key, value) VALUES (?, ?)",
-        [("rev", "0"), ("id_seq", "0"), ("stamp", "260101000000000"), ("clock", "real")],
-    )
+    conn = _old_store(tmp_path, 2)
     _coord(conn, "0000001-x-C")
     conn.executemany(
         "INSERT INTO events (kind, key, path, size, time, payload) VALUES (?, ?, ?, 1, 0, '{}')",
