@@ -397,7 +397,7 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
             refresh=p.boolean("refresh"),
             nocleanup=p.boolean("nocleanup"),
         )
-        return Reply()
+        return _unknown_coordinators_reply(store, job_id, coords)
     actions, dates = _scope(p)
     ids = dispatch.rerun(
         ctx,
@@ -413,6 +413,25 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
     return Reply()
 
 
+def _unknown_coordinators_reply(store: Store, bundle_id: str, given: str | None) -> Reply:
+    """Oozie's bundle rerun passes over ``coord-scope`` names the bundle lacks (200, no body);
+    a mistyped name would then rerun nothing without a word, so the reply says which, in a
+    JSON body (as ``bundletui rerun`` warns on stderr)."""
+    known = store_jobs.bundle_coordinator_names(store.conn, bundle_id)
+    names = dict.fromkeys(n.strip() for n in (given or "").split(","))
+    unknown = [n for n in names if n and n not in known]
+    if not unknown:
+        return Reply()
+    return Reply(
+        {
+            "warnings": [
+                f"bundle {bundle_id} has no coordinator named {', '.join(unknown)};"
+                f" its coordinators: {', '.join(known)}"
+            ]
+        }
+    )
+
+
 def job_dryrun(store: Store, call: Call) -> Reply:
     """``PUT job/<id>?action=dryrun``: the job's own configuration (or an XML body replacing
     it) through the submit-time checks and the first-hour materialization; nothing stored."""
@@ -420,7 +439,15 @@ def job_dryrun(store: Store, call: Call) -> Reply:
     from bundletui.spec.config import load_job_config, parse_hadoop_xml
     from bundletui.spec.load import load_configured
 
-    data = queries.job_info(store.conn, call.resource, length=0)
+    data = queries.job_info(store.conn, call.resource, length=0)  # E0604/E0605 first
+    if kind_of(call.resource) not in (IdKind.BUNDLE, IdKind.COORDINATOR, IdKind.WORKFLOW):
+        # an action or a node has no configuration of its own to submit (it was answered
+        # E0405, "no application path", which sent the client looking for the wrong thing)
+        raise ApiError(
+            "E0302",
+            f"Invalid parameter [dryrun of {call.resource}]",
+            hint="dryrun a bundle (-B), a coordinator (-C) or a workflow (-W)",
+        )
     body = call.body.strip()
     if body:
         conf = parse_hadoop_xml(body, "<request body>")

@@ -286,7 +286,10 @@ def document() -> dict[str, Any]:
                             {"type": "string", "enum": ["action", "date"]},
                         ),
                         _q("scope", "type=action: 1,3-4; type=date: d1::d2,d3"),
-                        _q("coord-scope", "bundle-rerun: coordinator names c1,c2"),
+                        _q(
+                            "coord-scope",
+                            "bundle-rerun: coordinator names c1,c2 (unknown ones are passed over)",
+                        ),
                         _q("date-scope", "bundle-rerun: d1::d2"),
                         _q("refresh", "rerun: re-resolve inputs", {"type": "boolean"}),
                         _q("nocleanup", "rerun: keep outputs", {"type": "boolean"}),
@@ -296,7 +299,8 @@ def document() -> dict[str, Any]:
                     "responses": {
                         "200": {
                             "description": 'Done: no body, or {"actions": […]} for action scopes, '
-                            '{"id": …} for dryrun',
+                            '{"id": …} for dryrun, {"warnings": […]} for a bundle-rerun '
+                            "naming coordinators the bundle lacks (passed over, as Oozie does)",
                             "content": {"application/json": {"schema": {"type": "object"}}},
                         },
                         **_ERRORS,

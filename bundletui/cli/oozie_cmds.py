@@ -472,6 +472,16 @@ def cols(widths: tuple[int, ...], *values: Any) -> str:
     return "".join(out)
 
 
+def freq_unit(coord: dict[str, Any]) -> tuple[str, str]:
+    """A coordinator's Freq and Unit columns. An event-triggered one has no frequency: ``-``
+    (OozieCLI's mark for none) and the unit ``EVENT`` (its JSON keeps Oozie's ``NONE``, the
+    only unit of Oozie's enum that fits, which its Java client can read, and says
+    ``"schedule": "event"``)."""
+    if coord.get("schedule") == "event":
+        return "-", "EVENT"
+    return mask_none(coord["frequency"]), mask_none(coord["timeUnit"])
+
+
 def mask_none(value: Any) -> str:
     return "null" if value is None else str(value)
 
@@ -528,72 +538,15 @@ def op_run(front: Front) -> None:
 
 
 def op_dryrun(front: Front) -> None:
-    from bundletui.spec.xmlsafe import AppKind
+    """Oozie's dryrun text, the same the API answers in ``id`` (bundletui/api/dryrun.py): a
+    workflow ``OK``; a coordinator its XML and first hour of actions (an event-triggered one:
+    its trigger instead); a bundle its XML, then each coordinator with its app path."""
+    from bundletui.api.dryrun import dryrun_reply
+    from bundletui.model.clock import RealClock
 
     loaded = _load(front)
-    if loaded.kind is AppKind.WORKFLOW:
-        say("OK")
-        return
-    instances = _dryrun_actions(loaded) if loaded.kind is AppKind.COORDINATOR else []
-    say("***coordJob after parsing: ***")
-    say(_with_properties(loaded.definition, loaded.conf).rstrip("\n"))
-    say(f"***total coord actions is {len(instances)} ***")
-    for i, text in enumerate(instances, 1):
-        say(RULER)
-        say(f"coordAction instance: {i}:")
-        say(text)
-
-
-def _with_properties(definition: str, conf: dict[str, str]) -> str:
-    """The definition with the job's properties put in (``${start}`` -> its value, XML-escaped),
-    as Oozie's dryrun shows the job after its first EL pass; functions (``${coord:…}``) and
-    unknown names stay as written."""
-    from xml.sax.saxutils import escape
-
-    def put(m: re.Match[str]) -> str:
-        value = conf.get(m.group(1))
-        return m.group(0) if value is None else escape(value, {'"': "&quot;"})
-
-    return re.sub(r"\$\{([A-Za-z_][\w.-]*)\}", put, definition)
-
-
-def _dryrun_actions(loaded: Any) -> list[str]:
-    """Oozie's dryrun materializes the first hour from the start time (CoordSubmitXCommand)."""
-    from datetime import timedelta
-    from xml.sax.saxutils import quoteattr
-
-    from bundletui.model.timeutil import format_oozie_time
-    from bundletui.spec import materialize
-
-    app = loaded.app
-    texts = []
-    for number, nominal in materialize.iter_actions(
-        app, end=min(app.end, app.start + timedelta(hours=1))
-    ):
-        plan = materialize.plan_action(
-            app, loaded.conf, coord_id="dryrun", number=number, nominal=nominal, actual=nominal
-        )
-        lines = [
-            f'<action number="{number}" nominal-time="{format_oozie_time(nominal)}" '
-            f'id="dryrun@{number}">'
-        ]
-        for d in plan.data_ins:
-            uris = "#".join(d.uris) + (
-                "!!" + "#".join(p.text for p in d.pending) if d.pending else ""
-            )
-            lines.append(
-                f"  <data-in name={quoteattr(d.name)} dataset={quoteattr(d.dataset)}>"
-                f"<uris>{uris}</uris></data-in>"
-            )
-        for o in plan.data_outs:
-            lines.append(
-                f"  <data-out name={quoteattr(o.name)} dataset={quoteattr(o.dataset)}>"
-                f"<uris>{'#'.join(o.uris)}</uris></data-out>"
-            )
-        lines.append(f"  <workflow><app-path>{app.workflow_app_path}</app-path></workflow>")
-        lines.append("</action>")
-        texts.append("\n".join(lines))
-    return texts
+    clock = front.store.clock if front.has_store() else RealClock()
+    say(str(dryrun_reply(loaded, clock)["id"]))
 
 
 # ----------------------------------------------------------------------------- job: controls
@@ -683,7 +636,10 @@ def op_rerun(front: Front) -> None:
             refresh=a.has("refresh"),
             nocleanup=a.has("nocleanup"),
         )
-        if coords:
+        if coords:  # names the bundle lacks are passed over (as Oozie does): say which
+            from bundletui.cli.job_cmds import _warn_unknown_coordinators
+
+            _warn_unknown_coordinators(front.store, job_id, coords)
             say(
                 f"Coordinators [{coords}] of bundle {job_id} are scheduled to rerun on date "
                 f"ranges [{mask_none(dates)}]."
@@ -913,8 +869,7 @@ def print_bundle_job(front: Front, job: dict[str, Any]) -> None:
                 BUNDLE_COORDS,
                 mask(c["coordJobId"]),
                 c["status"],
-                c["frequency"],
-                c["timeUnit"],
+                *freq_unit(c),
                 mask_date(c["startTime"], z, v),
                 mask_date(c["nextMaterializedTime"], z, v),
             )
@@ -1382,8 +1337,7 @@ def print_coordinators(front: Front, jobs: list[dict[str, Any]], verbose: bool) 
                         mask(j["user"]),
                         mask(j["group"]),
                         str(j["concurrency"]),
-                        str(j["frequency"]),
-                        str(j["timeUnit"]),
+                        *freq_unit(j),
                         mask(j["timeZone"]),
                         str(j["timeOut"]),
                         mask_date(j["startTime"], z, True),
@@ -1416,8 +1370,7 @@ def print_coordinators(front: Front, jobs: list[dict[str, Any]], verbose: bool) 
                 mask(j["coordJobId"]),
                 mask(j["coordJobName"]),
                 j["status"],
-                j["frequency"],
-                j["timeUnit"],
+                *freq_unit(j),
                 mask_date(j["startTime"], z),
                 mask_date(j["nextMaterializedTime"], z),
             )

@@ -120,6 +120,8 @@ def render_bundle(data: dict[str, Any]) -> None:
         pad = " " * max(18 - len(status_text), 0)
         pending = "yes" if ba.get("pending") or (coord and coord.get("pending")) else "-"
         nxt = when(coord["nextMaterializedTime"]) if coord else "-"
+        if coord and coord.get("schedule") == "event" and coord["status"] in JOB_LIVE:
+            nxt = "on trigger"  # no nominal times: its next action comes when it fires
         out.print(
             f"  {escape(ba['coordName'][:20]):<20} {styled(status_text)}{pad} {pending:<8} {nxt}"
         )
@@ -144,11 +146,12 @@ def render_coordinator(data: dict[str, Any]) -> None:
     if mat.get("heldBy") and not mat.get("done"):
         nxt += f"  [yellow]held by {escape(mat['heldBy'])}[/yellow]"
     concurrency = data["concurrency"]
-    controls = (
-        f"concurrency {'unlimited' if concurrency < 0 else concurrency}, "
-        f"execution {data['executionPolicy']}, throttle {data['mat_throttling']}, "
-        f"timeout {data['timeOut']} min"
-    )
+    controls = f"concurrency {'unlimited' if concurrency < 0 else concurrency}"
+    if not event:  # an event schedule has no execution order, throttle or input timeout:
+        controls += (  # its run constraints hold what it fires
+            f", execution {data['executionPolicy']}, throttle {data['mat_throttling']}, "
+            f"timeout {data['timeOut']} min"
+        )
     actions = data.get("actions", [])
     page = data.get("page") or {}
     shown = _page_text(len(actions), data.get("total", 0), page)

@@ -261,9 +261,15 @@ def coordinator_json(
 ) -> dict[str, Any]:
     if counts is None:
         counts = jobs.action_counts(conn, coord.id)
+    event = coord.kind == "event"
     next_time = coord.next_materialized_time
-    if next_time is None and not coord.done_materialization and coord.last_action_number == 0:
-        next_time = coord.start_time  # nothing materialized yet: the start comes next
+    last_time = next_time
+    if event:
+        # No nominal times: nothing is "next" until the trigger fires; the engine keeps the
+        # last firing's time where a time-based coordinator keeps its next nominal time.
+        next_time = None
+    elif next_time is None and not coord.done_materialization and coord.last_action_number == 0:
+        next_time = last_time = coord.start_time  # nothing materialized yet: the start is next
     out: dict[str, Any] = {
         "coordJobPath": coord.app_path,
         "coordJobName": coord.app_name,
@@ -273,12 +279,15 @@ def coordinator_json(
         "conf": conf_xml(coord.conf_dict()),
         "status": coord.status,
         "executionPolicy": coord.execution,
-        "frequency": coord.frequency,
-        "timeUnit": coord.time_unit,
+        # An event schedule has no frequency: null (Oozie's clients read null as none; older
+        # ones as 0), and the unit stays in Oozie's enum (its Java client maps timeUnit with
+        # Enum.valueOf, so a unit of our own would break it); "schedule" says "event".
+        "frequency": None if event else coord.frequency,
+        "timeUnit": "NONE" if event else coord.time_unit,
         "timeZone": coord.timezone,
         "concurrency": coord.concurrency,
         "timeOut": coord.timeout,
-        "lastAction": rfc822(next_time, tz),
+        "lastAction": rfc822(last_time, tz),
         "nextMaterializedTime": rfc822(next_time, tz),
         "createdTime": rfc822(coord.created_time, tz),
         "startTime": rfc822(coord.start_time, tz),
@@ -293,13 +302,13 @@ def coordinator_json(
         "toString": f"Coordinator application id[{coord.id}] status[{coord.status}]",
         "total": page.total if page else 0,
         # ours, beside Oozie's keys
-        "schedule": "event" if coord.kind == "event" else "time",  # triggers, or nominal times
+        "schedule": "event" if event else "time",  # triggers, or nominal times
         "pending": bool(coord.pending),
         "lastActionNumber": coord.last_action_number,
         "doneMaterialization": bool(coord.done_materialization),
         "counts": _ordered_counts(counts, [s.value for s in ActionStatus]),
         "materialization": (
-            triggering(conn, coord) if coord.kind == "event" else materialization(coord, counts, tz)
+            triggering(conn, coord) if event else materialization(coord, counts, tz)
         ),
         "lastModifiedTime": rfc822(coord.last_modified, tz),
         "errorCode": coord.error_code,  # why materialization failed the job
