@@ -48,7 +48,7 @@ from bundletui.tui import labels
 from bundletui.tui.backend import Backend, Initial, LogFile, Poll, read_tail
 from bundletui.tui.demo import Demo
 from bundletui.tui.dialogs import ConfirmDialog, HelpEntry, HelpScreen, PauseDialog, RerunDialog
-from bundletui.tui.engine_host import EmbeddedEngine, live_lease
+from bundletui.tui.engine_host import EmbeddedEngine, ago, holder_process, live_lease
 from bundletui.tui.inputs import COMMANDS, PauseTime, number_ranges, parse_command, suggestions
 from bundletui.tui.model import (
     BULK,
@@ -249,6 +249,8 @@ class MainScreen(Screen[None]):
         self._pending_walk: tuple[str, list[tuple[str, str]]] | None = None
         self._sticky: str | None = None  # the job the cursor was on when a filter hid it
         self._since_floor: int | None = None  # the next poll starts no later than this
+        # event schedules seen in the details: what their trigger has seen changes no job row
+        self._event_coords: set[str] = set()
 
     # ------------------------------------------------------------------ layout
 
@@ -415,6 +417,11 @@ class MainScreen(Screen[None]):
             self._after_data_change(changed)
         elif poll.changes is not None and poll.changes.rev > self.rev:
             self.rev = poll.changes.rev
+        if poll.changes is not None and self.selected_id in self._event_coords:
+            # a partition that counts towards an event schedule's trigger (its "N events so
+            # far") is written to the store without touching the schedule's row: read its
+            # details again whenever the store changed (the pane repaints only on a change)
+            self._schedule_details(0.0)
         self._refresh_header()
         if poll.changes is not None and poll.changes.more:
             self.start_poll(force=True)  # a backlog (after a freeze): catch up at once
@@ -626,6 +633,8 @@ class MainScreen(Screen[None]):
         item_id, kind = item.id, item.kind
 
         def then(info: dict[str, Any]) -> None:
+            if kind == COORD and info.get("schedule") == "event":
+                self._event_coords.add(item_id)
             if self.selected_id == item_id:
                 self.query_one("#details-text", Pane).set(pages.page(kind, info, self.alias))
 
@@ -754,30 +763,71 @@ class MainScreen(Screen[None]):
             text = text.replace(real, shown)
         return text
 
-    def _engine_text(self) -> tuple[str, str]:
+    def _engine_text(self) -> tuple[str, str, str]:
+        """What the header says of the engine: the text, a shorter one for a narrow header,
+        and its style. A lease past its expiry whose holder still runs on this host is an
+        engine that exists but does not respond (SIGSTOP, Ctrl-Z, a stall): nothing takes
+        over from it, so it is not "none"."""
         console = self.console
+        lease = self.lease
+        now_ms = to_ms(RealClock().now())
+        late = lease is not None and lease.expires <= now_ms
+        holder = holder_process(lease) if lease is not None and late else "unknown"
+        hung = lease is not None and holder in ("alive", "stopped")
+        since = ago(now_ms - lease.expires) if lease is not None else ""
+        why = f"{'stopped; ' if holder == 'stopped' else ''}lease expired {since} ago"
         if console.embedded is not None:
             status = console.embedded.status
             if status.state == "active":
                 pid = status.holder.split(":")[1] if status.holder.count(":") >= 2 else "?"
-                return f"engine: active (in console, pid {pid})", "green"
+                return (
+                    f"engine: active (in console, pid {pid})",
+                    "engine: active (in console)",
+                    "green",
+                )
             if status.state == "failed":
-                return f"engine: FAILED {status.error}", "bold red"
+                failed = f"engine: FAILED {status.error}"  # the error wins over the path
+                return failed, failed, "bold red"
+            if lease is not None and hung:
+                # it waits for a holder that will not go (a standby), or for the store's
+                # write lock that a stopped engine may hold (starting)
+                return (
+                    f"engine: {status.state}; pid {lease.pid} not responding ({why})",
+                    f"engine: {status.state}; pid {lease.pid} not responding",
+                    "bold red",
+                )
             if status.state == "standby":
                 who = f" pid {self.lease.pid}@{self.lease.host}" if self.lease else ""
-                return f"engine: standby (in console; lease held by{who})", "yellow"
-            return f"engine: {status.state} (in console)", "yellow"
-        lease = self.lease
-        now_ms = to_ms(RealClock().now())
-        if lease is not None and lease.expires > now_ms:
-            return f"engine: active (attached to pid {lease.pid}@{lease.host})", "green"
-        if self.config.read_only:  # no command is sent from here: nothing waits
-            if lease is not None:
-                return f"engine: none (pid {lease.pid}'s lease expired)", "bold red"
-            return "engine: none", "yellow"
+                return (
+                    f"engine: standby (in console; lease held by{who})",
+                    "engine: standby (in console)",
+                    "yellow",
+                )
+            return f"engine: {status.state} (in console)", f"engine: {status.state}", "yellow"
+        if lease is not None and not late:
+            return (
+                f"engine: active (attached to pid {lease.pid}@{lease.host})",
+                f"engine: active (pid {lease.pid})",
+                "green",
+            )
+        if lease is not None and hung:
+            return (
+                f"engine: pid {lease.pid} not responding ({why})",
+                f"engine: pid {lease.pid} not responding",
+                "bold red",
+            )
+        hint = "" if self.config.read_only else "; :engine start"
         if lease is not None:
-            return f"engine: none (pid {lease.pid}'s lease expired; :engine start)", "bold red"
-        return "engine: none (commands wait)", "yellow"
+            if holder == "gone":
+                text = f"engine: none (pid {lease.pid} exited, lease expired {since} ago{hint})"
+            else:
+                text = (
+                    f"engine: none (pid {lease.pid}@{lease.host}'s lease expired {since} ago{hint})"
+                )
+            return text, "engine: none", "bold red"
+        if self.config.read_only:  # no command is sent from here: nothing waits
+            return "engine: none", "engine: none", "yellow"
+        return "engine: none (commands wait)", "engine: none", "yellow"
 
     def header_state(self) -> HeaderState:
         clock = self.config.clock
@@ -816,10 +866,11 @@ class MainScreen(Screen[None]):
                 poll, style = f"poll {age:.1f}s", "yellow"
             else:
                 poll, style = f"poll {age:.1f}s", "dim"
-        engine, engine_style = self._engine_text()
+        engine, engine_short, engine_style = self._engine_text()
         return HeaderState(
             path=self.alias(str(self.backend.db_path)),
             engine=engine,
+            engine_short=engine_short,
             engine_style=engine_style,
             server_time=server,
             poll=poll,

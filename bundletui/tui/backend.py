@@ -218,7 +218,14 @@ class Backend:
     def info(self, item_id: str, kind: str) -> dict[str, Any]:
         def body(conn: Any) -> dict[str, Any]:
             if kind == ch.COORD:
-                return coord_queries.coordinator_info(conn, item_id, length=0)
+                info = coord_queries.coordinator_info(conn, item_id, length=0)
+                if info.get("schedule") == "event" and (info.get("counts") or {}).get("WAITING"):
+                    # the first job still held says which run constraint holds it and until
+                    # when (the details' "why"); one indexed row, not the whole page
+                    info["actions"] = coord_queries.coordinator_info(
+                        conn, item_id, length=1, filter_text="status=WAITING"
+                    ).get("actions", [])
+                return info
             return queries.job_info(conn, item_id)
 
         return self._reading(body)

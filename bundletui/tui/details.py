@@ -3,7 +3,9 @@ that starts with the answer operators ask first — why is it (not) moving?"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -23,6 +25,37 @@ def _t(rfc: str | None) -> str:
         return f"{parsedate_to_datetime(rfc):%Y-%m-%d %H:%M}Z"
     except (TypeError, ValueError):
         return rfc
+
+
+# an RFC 822 time as the commands' JSON gives it inside a sentence ("held by time-window until
+# Sun, 22 Nov 2026 08:00:00 GMT; …"): the console writes times one way, ``2026-11-22 08:00Z``
+_RFC822 = re.compile(r"\b[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\b")
+
+
+def short_times(text: str, day: str | None = None) -> str:
+    """The RFC 822 times in ``text`` in the console's form, ``2026-03-01 22:00Z``; given the
+    RFC 822 time of a ``day`` (an action table row's nominal time), as the table writes
+    times: ``22:00`` on that day, else ``03-02 22:00``."""
+    on = None
+    if day:
+        with contextlib.suppress(TypeError, ValueError):
+            on = parsedate_to_datetime(day).date()
+
+    def one(m: re.Match[str]) -> str:
+        try:
+            when = parsedate_to_datetime(m.group(0))
+        except (TypeError, ValueError):
+            return m.group(0)
+        if day is None:
+            return f"{when:%Y-%m-%d %H:%M}Z"
+        return f"{when:%H:%M}" if when.date() == on else f"{when:%m-%d %H:%M}"
+
+    return _RFC822.sub(one, text)
+
+
+def _concurrency(limit: object) -> str:
+    """-1 (Oozie's "no limit") as ``bundletui info`` says it."""
+    return "unlimited" if isinstance(limit, int) and limit < 0 else str(limit)
 
 
 _UNITS = {"MINUTE": "min", "HOUR": "h", "DAY": "days", "WEEK": "weeks", "MONTH": "months"}
@@ -142,7 +175,18 @@ def _bundle_why(info: dict[str, Any]) -> str:
         return f"finished {status}"
     coords = info.get("bundleCoordJobs") or []
     busy = [c["coordJobName"] for c in coords if c["status"] not in ("SUCCEEDED", "KILLED")]
-    return f"running: {len(busy)} of {len(coords)} coordinators still active"
+    text = f"running: {len(busy)} of {len(coords)} coordinators still active"
+    # "active" is not "running": a paused or suspended coordinator under a RUNNING bundle
+    # launches nothing, and its name says which one to look at
+    held = [
+        f"{c['coordJobName']} {c['status']}"
+        for c in coords
+        if c["status"] in ("PAUSED", "PAUSEDWITHERROR", "PREPPAUSED")
+        or c["status"] in ("SUSPENDED", "SUSPENDEDWITHERROR", "PREPSUSPENDED")
+    ]
+    if held:
+        text += f" ({', '.join(held[:4])}{', …' if len(held) > 4 else ''})"
+    return text
 
 
 def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
@@ -159,8 +203,11 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p.field("app path", info.get("coordJobPath"), path=True)
     event = info.get("schedule") == "event"
     if event:  # no frequency, throttle or next nominal time: its trigger starts its jobs
-        p.field("schedule", "event-triggered: a job each time its trigger is satisfied")
-        p.field("controls", f"{info.get('executionPolicy')} concurrency {info.get('concurrency')}")
+        p.field("schedule", f"event-triggered ({info.get('timeZone')})")
+        p.field(
+            "controls",
+            f"{info.get('executionPolicy')} concurrency {_concurrency(info.get('concurrency'))}",
+        )
     else:
         p.field(
             "schedule",
@@ -169,13 +216,17 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
         )
         p.field(
             "controls",
-            f"{info.get('executionPolicy')} concurrency {info.get('concurrency')}"
+            f"{info.get('executionPolicy')} concurrency {_concurrency(info.get('concurrency'))}"
             f" throttle {info.get('mat_throttling')} timeout {_timeout(info.get('timeOut'))}",
         )
     p.field("start", _t(info.get("startTime")))
     p.field("end", _t(info.get("endTime")))
     p.field("pause time", _t(info.get("pauseTime")))
-    if not event:
+    if event:  # what `bundletui info` says as "Next action"
+        mat = info.get("materialization") or {}
+        if not mat.get("done"):
+            p.field("next", _on_trigger(mat))
+    else:
         p.field("next", _t((info.get("materialization") or {}).get("next")))
     counts = info.get("counts") or {}
     if counts:
@@ -187,32 +238,34 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     return p.text
 
 
+def _events(mat: dict[str, Any]) -> str:
+    n = mat.get("eventsSeen") or 0
+    return f"{n} event" + ("" if n == 1 else "s")
+
+
+def _on_trigger(mat: dict[str, Any]) -> str:
+    """``bundletui info``'s "Next action" of an event schedule."""
+    seen = f" ({_events(mat)} so far)" if mat.get("eventsSeen") else ""
+    held = f"; held by {mat['heldBy']}" if mat.get("heldBy") else ""
+    return f"when its trigger fires{seen}{held}"
+
+
 def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
+    if info.get("schedule") == "event":
+        return _event_why(info)
     status = info["status"]
     counts = info.get("counts") or {}
     mat = info.get("materialization") or {}
     reasons: list[str] = []
     if info.get("pending"):
         reasons.append("a command is being carried out on its actions")
-    if status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR"):
+    suspended = status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR")
+    if suspended:
         reasons.append("suspended: nothing materializes or launches until r resumes it")
-    if mat.get("heldBy") and not mat.get("done"):
+    if mat.get("heldBy") and not mat.get("done") and not (suspended and _is_status(mat)):
         reasons.append(f"not materializing: {mat['heldBy']}")
     waiting = counts.get("WAITING", 0)
-    if waiting and info.get("schedule") == "event":
-        # held by run constraints (window, delay, concurrency), not inputs: say the first one's
-        held = next(
-            (
-                a["waitingFor"].get("detail") or a["waitingFor"].get("reason")
-                for a in info.get("actions") or []
-                if a.get("status") == "WAITING" and a.get("waitingFor")
-            ),
-            None,
-        )
-        reasons.append(
-            f"{waiting} job(s) WAITING" + (f", {held}" if held else " for their run constraints")
-        )
-    elif waiting:
+    if waiting:
         reasons.append(f"{waiting} action(s) WAITING for inputs")
     ready = counts.get("READY", 0)
     active = counts.get("RUNNING", 0) + counts.get("SUBMITTED", 0)
@@ -226,13 +279,69 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
     return f"materializing: next action at {_t(mat.get('next'))}", True
 
 
+def _is_status(mat: dict[str, Any]) -> bool:
+    """``heldBy`` only names the coordinator's own status (said already)."""
+    return str(mat.get("heldBy", "")).startswith("coordinator ")
+
+
+def _event_why(info: dict[str, Any]) -> tuple[str, bool]:
+    """An event schedule has no next nominal time (``materializing: next action at -`` said
+    nothing): it waits for its trigger, is held by its status, or has jobs held by their run
+    constraints (which one, until when), as ``bundletui info`` says."""
+    status = info["status"]
+    counts = info.get("counts") or {}
+    mat = info.get("materialization") or {}
+    reasons: list[str] = []
+    if info.get("pending"):
+        reasons.append("a command is being carried out on its actions")
+    if status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR"):
+        reasons.append(
+            "suspended: its trigger ignores events (what lands now never fires it) until r resumes it"
+        )
+    elif status in ("PREPPAUSED", "PAUSED", "PAUSEDWITHERROR"):
+        reasons.append(
+            f"paused since {_t(info.get('pauseTime'))}: fires nothing until p moves or clears"
+            f" the pause time; events are kept ({_events(mat)} so far) and fire then"
+        )
+    elif mat.get("heldBy") and not mat.get("done") and not _is_status(mat):
+        reasons.append(f"not firing: {mat['heldBy']}")
+    waiting = counts.get("WAITING", 0)
+    if waiting:
+        held = next(
+            (
+                a["waitingFor"].get("detail") or a["waitingFor"].get("reason")
+                for a in info.get("actions") or []
+                if a.get("status") == "WAITING" and a.get("waitingFor")
+            ),
+            None,
+        )
+        jobs = "job" if waiting == 1 else "jobs"
+        first = "" if waiting == 1 else "the first "
+        reasons.append(
+            f"{waiting} {jobs} WAITING"
+            + (f", {first}{short_times(held)}" if held else " for run constraints")
+        )
+    discarded = counts.get("TIMEDOUT", 0)
+    if discarded:  # why the schedule reads *WITHERROR
+        jobs = "job" if discarded == 1 else "jobs"
+        reasons.append(f"{discarded} {jobs} discarded at the timeout (TIMEDOUT)")
+    if status in ("SUCCEEDED", "DONEWITHERROR", "KILLED", "FAILED", "IGNORED"):
+        return "; ".join([f"finished {status}", *reasons]), status == "SUCCEEDED"
+    if mat.get("done"):
+        return "; ".join([*reasons, f"fires no more (its end time has passed); {status}"]), False
+    if reasons:
+        return "; ".join(reasons), False
+    seen = f" ({_events(mat)} so far)" if mat.get("eventsSeen") else ""
+    return f"waits for its trigger to fire{seen}", True
+
+
 def action_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p = _Page(alias)
     status = info["status"]
     p.head(f"action @{info['actionNumber']} of {info.get('coordJobName', '')}", status)
     why = info.get("waitingFor")
     if why:
-        p.why(str(why.get("detail", why.get("reason", ""))))
+        p.why(short_times(str(why.get("detail", why.get("reason", "")))))
     elif info.get("errorCode") or info.get("errorMessage"):
         p.why(f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip(), "red")
     p.field("id", info["id"])

@@ -10,15 +10,18 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
+import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from bundletui._procfs import proc_stat
 from bundletui.engine.service import Engine, EngineConfig
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock, to_ms
 from bundletui.store.db import Store
-from bundletui.store.lease import Lease, read_lease
+from bundletui.store.lease import Lease, alive_here, read_lease
 
 
 def live_lease(home: Path) -> Lease | None:
@@ -31,6 +34,29 @@ def live_lease(home: Path) -> Lease | None:
     if lease is None or lease.expires <= to_ms(RealClock().now()):
         return None
     return lease
+
+
+def holder_process(lease: Lease) -> str:
+    """What is known of the lease holder's process, whatever its lease says: ``alive``,
+    ``stopped`` (alive, but SIGSTOP / Ctrl-Z: it renews nothing and starts nothing until it
+    is continued), ``gone`` (it ran on this host and has exited), or ``unknown`` (another
+    host's, or a thread of this very process: only its lease can tell)."""
+    host = socket.gethostname()
+    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
+        return "unknown"
+    if not alive_here(lease, host):  # exited, a zombie, or its pid reused since
+        return "gone"
+    st = proc_stat(lease.pid)
+    return "stopped" if st is not None and st.state in ("T", "t") else "alive"
+
+
+def ago(ms: int) -> str:
+    """``12s`` / ``4m`` / ``3h`` / ``2d``: how long ago, in one unit."""
+    s = max(ms, 0) // 1000
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= size:
+            return f"{s // size}{unit}"
+    return f"{s}s"
 
 
 class _Ring(logging.Handler):

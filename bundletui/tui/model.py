@@ -36,6 +36,7 @@ FAULTS = frozenset(
     }
 )
 ACTION_FAULTS = ("FAILED", "KILLED", "TIMEDOUT")
+PAUSED = frozenset({"PAUSED", "PAUSEDWITHERROR", "PREPPAUSED"})
 JOB_DONE = frozenset({"SUCCEEDED", "DONEWITHERROR", "KILLED", "FAILED", "IGNORED"})
 _SECTION = {BUNDLE: 0, COORD: 1, WORKFLOW: 2}
 KIND_NAME = {
@@ -550,7 +551,12 @@ def availability(
     if action in ("suspend", "resume"):
         event = _EVENT[action]
         if kind in _MACHINE:
-            return ENABLED if allowed(_MACHINE[kind], status, event) else _grey(f"{action}: {what}")
+            if allowed(_MACHINE[kind], status, event):
+                return ENABLED
+            if action == "resume" and status in PAUSED and kind in (BUNDLE, COORD):
+                # a pause time holds it, not a suspend: say which key lifts that
+                return _grey(f"resume: {what}: its pause time holds it; p moves or clears it")
+            return _grey(f"{action}: {what}")
         if kind == ACTION:
             want = "RUNNING" if action == "suspend" else "SUSPENDED"
             if status == want and item.row.link:

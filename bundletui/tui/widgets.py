@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.style import Style
@@ -14,7 +15,7 @@ from textual.widgets.tree import TreeNode
 
 from bundletui.store.changes import ACTION, BUNDLE, COORD, Totals
 from bundletui.tui import labels
-from bundletui.tui.details import _t
+from bundletui.tui.details import _t, short_times
 from bundletui.tui.model import Add, ConsoleModel, Op, Relabel, Remove
 
 # ----------------------------------------------------------------------------- header
@@ -33,6 +34,36 @@ class HeaderState:
     marked: int
     filter_text: str
     faults_only: bool
+    engine_short: str = ""  # the engine's state alone, for a narrow header
+
+
+def path_forms(path: str, home: str | None = None) -> list[str]:
+    """Ways to show a store's path, longest first: in full, then its home directory (the
+    ``--home`` an operator typed; ``~``-relative when under the user's home), then that with
+    its middle cut (``/tmp/…/s1/home``), down to ``…/home``."""
+    forms = [path]
+    where = path.removesuffix("/bundletui.db") or path
+    if home is None:
+        try:
+            home = str(Path.home())
+        except (RuntimeError, KeyError):
+            home = ""
+    if home and home != "/" and (where == home or where.startswith(home + "/")):
+        where = "~" + where[len(home) :]
+    forms.append(where)
+    parts = where.split("/")
+    lead = parts[0] + "/" + parts[1] if where.startswith("/") and len(parts) > 1 else parts[0]
+    first_kept = 2 if where.startswith("/") else 1
+    for keep in range(len(parts) - first_kept - 1, 0, -1):
+        forms.append(f"{lead}/…/{'/'.join(parts[-keep:])}")
+    real = len(parts) - (1 if where.startswith("/") else 0)  # components, not the root's ""
+    for keep in range(min(real - 1, 2), 0, -1):  # "…" stands for at least one of them
+        forms.append(f"…/{'/'.join(parts[-keep:])}")
+    out: list[str] = []
+    for form in sorted(dict.fromkeys(forms), key=len, reverse=True):
+        if not out or len(form) < len(out[-1]):  # only what saves room
+            out.append(form)
+    return out
 
 
 class HeaderBar(Static):
@@ -47,7 +78,8 @@ class HeaderBar(Static):
         self._last: Text | None = None
 
     def show(self, state: HeaderState) -> None:
-        text = self.render_state(state, self.size.width - 2 if self.size.width else 78)
+        # ``size`` is the content's, inside the padding (it had 2 cells taken off again)
+        text = self.render_state(state, self.size.width or 78)
         if self._last is not None and text.plain == self._last.plain and text == self._last:
             return
         self._last = text
@@ -62,17 +94,31 @@ class HeaderBar(Static):
         right.append(s.server_time)
         right.append("  ")
         right.append(s.poll, style=s.poll_style)
-        left = Text("bundletui ", style="bold")
-        left.append(s.engine, style=s.engine_style)
         room = width - right.cell_len - 2
-        if left.cell_len > room:  # narrow: the right side (time, poll, badges) wins
-            left.truncate(max(room - 1, 0), overflow="ellipsis")
+        forms = path_forms(s.path) if s.path else []
+        # narrow: the product name goes, then the engine's details (its state stays), then
+        # the path is shortened (never to nothing while "…/<dir>" fits) — QA: at 80×24 the
+        # store was not shown at all
         line1 = Text()
-        line1.append_text(left)
-        path_room = room - left.cell_len - 2
-        path = s.path
-        if len(path) > path_room:
-            path = "…" + path[-(path_room - 1) :] if path_room > 12 else ""
+        short = s.engine_short or s.engine
+        for brand, engine in (
+            (True, s.engine),
+            (False, s.engine),
+            (False, short),
+            (False, short.split(" (")[0]),  # "engine: active": its state, no more
+        ):
+            used = len("bundletui ") * brand + Text(engine).cell_len
+            path = next((f for f in forms if Text(f).cell_len <= room - used - 2), None)
+            if path is not None:
+                break
+        else:
+            brand, engine, path = False, short, None
+        if brand:
+            line1.append("bundletui ", style="bold")
+        shown = Text(engine, style=s.engine_style)
+        if shown.cell_len > room:  # narrower still: the right side (time, poll, badges) wins
+            shown.truncate(max(room - 1, 0), overflow="ellipsis")
+        line1.append_text(shown)
         if path:
             line1.append("  ")
             line1.append(path, style="dim")
@@ -378,6 +424,10 @@ class ActionTable(DataTable[Text | str]):
         for a in data["actions"]:
             why = a.get("waitingFor") or {}
             reason = why.get("detail") or ""
+            if why.get("reason") == "constraint":
+                # an event schedule's held job: the constraint and when it lifts come first
+                # (the RFC 822 times cut that off in a narrow column: "held by time-window unt")
+                reason = short_times(reason.removeprefix("held by "), a.get("nominalTime"))
             if why.get("reason") == "inputs" and why.get("missing"):
                 more = why.get("missingCount", 1) - 1
                 reason = "missing " + _tail(_partition(alias(why["missing"][0])), 3)
