@@ -500,10 +500,17 @@ class EventService:
         """Actions a rerun put back to WAITING run again with what fired them (the trigger
         kept on the action, so ``${trigger:…}`` is the same), once the schedule's constraints
         hold, counted from the rerun. Without a job they would wait for ever: an event
-        schedule's actions wait for their job's constraints, not for inputs."""
+        schedule's actions wait for their job's constraints, not for inputs. A job still held
+        for the action is its first firing's, left by a kill no engine had looked at yet: it
+        is over, and the rerun's own job counts its timeout from the rerun."""
         for aid in jobs.unchecked_waiting(tx.conn, coord.id):
-            if store.held_job_of(tx.conn, aid) is None:
-                self.check_job(tx, store.rerun_job(tx, coord.id, aid, spec.priority))
+            held = store.held_job_of(tx.conn, aid)
+            if held is not None:
+                job = store.get_job(tx.conn, held)
+                if job is None or job.rerun:
+                    continue
+                store.move_job(tx, job, "DISCARDED", held_by="action rerun")
+            self.check_job(tx, store.rerun_job(tx, coord.id, aid, spec.priority))
 
     def recover(self, tx: Tx) -> None:
         for coord_id in store.event_schedule_ids(tx.conn):

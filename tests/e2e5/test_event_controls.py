@@ -303,3 +303,31 @@ def test_a_rerun_held_by_since_last_run_keeps_what_fired_it(bt: Bt5) -> None:
     assert (runs[actions[1]["id"]].parts, runs[actions[1]["id"]].launches) == ([p2], 1)
     started = [fmt_ms(bt.wf_started(a["wf"]) or 0) for a in actions]
     assert started == ["2026-03-01T10:05Z", "2026-03-01T10:10Z"]
+
+
+def test_a_rerun_of_a_killed_held_action_counts_its_timeout_from_the_rerun(bt: Bt5) -> None:
+    """Killing a held action left its job PENDING_CONSTRAINT until its next check, so a rerun
+    found that job and took it over, with the first firing's time: the rerun timed out at once
+    (EB0802). The rerun gets a job of its own, its timeout counted from the rerun."""
+    app = bt.write(
+        "night.xml",
+        event_coordinator(
+            "night",
+            feeds=FEED,
+            trigger='<partitions feed="f"/>',
+            constraints='<time-window start="22:00" end="23:00"/>'
+            '<timeout on-timeout="discard">PT3H</timeout>',
+        ),
+    )
+    coord = bt.submit(app)
+    part = str(bt.land("f", "1"))
+    bt.step("2026-03-01T10:00Z")
+    bt.cli("kill", coord, "--action", "1")
+    assert [a["status"] for a in bt.actions(coord)] == ["KILLED"]
+    bt.cli("rerun", coord, "--action", "1")  # before an engine looked at the killed job
+    bt.sim("2026-03-01T21:30Z", "2026-03-01T23:30Z")
+    (action,) = bt.actions(coord)
+    assert action["status"] == "SUCCEEDED", action
+    run = bt.runs()[action["id"]]
+    assert run.parts == [part]
+    assert fmt_ms(bt.wf_started(action["wf"]) or 0) == "2026-03-01T22:00Z"
