@@ -504,7 +504,7 @@ def rerun_tx(
     if not coordinators and not dates:
         raise CommandError(
             "E1018",
-            "Coord Job Rerun Error: give --coordinator names and/or --date ranges",
+            "Coord Job Rerun Error: give coordinator names and/or date ranges",
             hint="e.g. --coordinator ingest --date 2026-01-01T00:00Z::2026-01-02T00:00Z",
         )
     t = decide(Machine.BUNDLE, bundle.status, Event.RERUN, bundle.id)
