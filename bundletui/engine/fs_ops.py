@@ -35,13 +35,13 @@ from dataclasses import dataclass
 
 from bundletui.errors import EngineError
 from bundletui.model.apps import FsAction, FsOp, FsOpKind
+from bundletui.model.paths import PathProblem, parse_local_path
 
 #: touchz on a directory or on a file that is not empty (Oozie raises a generic error).
 TOUCHZ_NOT_EMPTY = "EB0601"
 #: An unexpected I/O error with no Oozie code of its own.
 FS_IO_ERROR = "EB0602"
 
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):(.*)\Z", re.DOTALL)
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 _PERM_TYPES = "-dlcbps"  # first character of a symbolic mask: the file type, ignored
 _NOT_PERMITTED = (errno.EACCES, errno.EPERM, errno.EROFS)
@@ -56,31 +56,10 @@ def _err(code: str, message: str, hint: str | None = None) -> EngineError:
 
 def local_path(uri: str) -> str:
     """The absolute local path a ``file:`` URI or plain path names (FS002 / FS011 otherwise)."""
-    text = uri.strip()
-    path = text
-    m = _SCHEME.match(text)
-    if m:
-        scheme, rest = m.group(1), m.group(2)
-        if scheme.lower() != "file":
-            raise _err(
-                "FS002",
-                f"Scheme [{scheme}] not supported in path [{text}]",
-                hint="fs actions work on the local file system: use file:///absolute/path or /absolute/path",
-            )
-        path = rest
-        if rest.startswith("//"):
-            authority, slash, tail = rest[2:].partition("/")
-            if authority not in ("", "localhost"):
-                raise _err(
-                    "FS002",
-                    f"Host [{authority}] not supported in path [{text}]",
-                    hint="a local file URI has three slashes: file:///absolute/path",
-                )
-            path = slash + tail
-    if not path.startswith("/"):
-        raise _err("FS011", f"Path [{text}] cannot be relative", hint="use an absolute path")
-    path = re.sub("/+", "/", path)
-    return path.rstrip("/") or "/"
+    path = parse_local_path(uri)
+    if isinstance(path, PathProblem):
+        raise _err(path.code, path.message, hint=path.hint)
+    return path
 
 
 def parse_permissions(mask: str | None, path: str = "") -> int:

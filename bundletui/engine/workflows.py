@@ -44,6 +44,7 @@ from bundletui.model.apps import (
     SubWorkflowAction,
     WorkflowApp,
     WorkflowForm,
+    overlay,
 )
 from bundletui.model.clock import LATEST_MS
 from bundletui.model.ids import IdKind, kind_of, node_id
@@ -548,6 +549,19 @@ class WorkflowRunner:
                 fail(exc.code, exc.message)
                 return
             sub = dataclasses.replace(sub, priority=wf.priority)  # a child runs at its parent's
+            parent_global = self.app(tx, wf.id).global_conf
+            if (
+                action.propagate_configuration
+                and parent_global
+                and sub.app.form is WorkflowForm.OOZIE
+            ):
+                # as Oozie (OOZIE-2030): with <propagate-configuration/> the child inherits
+                # the parent's <global> configuration under its own <global>
+                child = sub.app
+                merged = overlay(parent_global, child.global_conf)
+                sub = dataclasses.replace(
+                    sub, app=dataclasses.replace(child, global_conf=merged), app_json=None
+                )
             child_id = wfcmd.create_workflow_tx(
                 tx, self.engine.db, self.engine.effects, sub, start=True, parent_id=wf.id
             )
@@ -886,20 +900,19 @@ class _ElEnv:
         return bool(to_boolean(evaluate(text, self.ctx)))
 
     def resolve_action(self, spec: Node, global_conf: Conf = ()) -> Any:
-        """The node's action with its expressions resolved; a shell action's configuration
-        is the workflow's ``<global>`` one overridden by its own, as Oozie merges them."""
+        """The node's action with its expressions resolved. The configuration of a shell or
+        sub-workflow action is the workflow's ``<global>`` one overridden by its own, as
+        Oozie merges them (a sub-workflow's since Oozie 4.3, OOZIE-2030); an fs action runs
+        on the local file system, where a Hadoop configuration has no use."""
         action = spec.action
         r = self.render
         if isinstance(action, ShellAction):
-            own = dict(action.configuration)  # a global value it overrides is never rendered
-            configuration = {k: r(v) for k, v in global_conf if k not in own}
-            configuration.update((k, r(v)) for k, v in own.items())
             return ShellAction(
                 exec=r(action.exec),
                 arguments=tuple(r(a) for a in action.arguments),
                 env_vars=tuple(r(v) for v in action.env_vars),
                 capture_output=action.capture_output,
-                configuration=tuple(configuration.items()),
+                configuration=self._merged(global_conf, action.configuration),
                 prepare=tuple(dataclasses.replace(op, path=r(op.path)) for op in action.prepare),
             )
         if isinstance(action, FsAction):
@@ -920,8 +933,14 @@ class _ElEnv:
             return SubWorkflowAction(
                 app_path=r(action.app_path),
                 propagate_configuration=action.propagate_configuration,
-                configuration=tuple((k, r(v)) for k, v in action.configuration),
+                configuration=self._merged(global_conf, action.configuration),
             )
         if spec.type is not NodeType.ACTION:
             return None
         raise BundletuiError("EB0505", f"node {spec.name} has no action to run")
+
+    def _merged(self, global_conf: Conf, own: Conf) -> Conf:
+        """``<global>`` configuration under the action's own, rendered; a global value the
+        action overrides is never rendered (its EL may not work in this action)."""
+        r = self.render
+        return tuple((k, r(v)) for k, v in overlay(global_conf, own))

@@ -17,6 +17,17 @@ from bundletui.model.frequency import Frequency
 Conf = tuple[tuple[str, str], ...]
 
 
+def overlay(base: Conf, top: Conf) -> Conf:
+    """``top`` laid over ``base``, as Oozie merges a workflow's ``<global>`` configuration
+    into an action's (and a parent's ``<global>`` into a sub-workflow's): every property of
+    ``top``, and those of ``base`` that ``top`` does not set (``base``'s first). A name set
+    twice in one of them keeps its last value, as a Hadoop configuration does."""
+    names = {name for name, _value in top}
+    merged = {name: value for name, value in base if name not in names}
+    merged.update(top)
+    return tuple(merged.items())
+
+
 class ExecutionOrder(StrEnum):
     FIFO = "FIFO"
     LIFO = "LIFO"

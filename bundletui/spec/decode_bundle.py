@@ -2,8 +2,9 @@
 
 Oozie resolves a whole bundle at submit time, so names, app paths and configuration values
 all go through ``resolver.text``. Coordinator names must be non-empty (E1305) and unique
-(E1304) after resolution, ``critical`` true or false (E1303). App paths are kept as written
-(after EL); a relative one is relative to the bundle file (``BundleApp.source``).
+(E1304) after resolution, ``critical`` and ``enabled`` true or false (E1303). App paths are
+kept as written (after EL); a relative one is relative to the bundle file
+(``BundleApp.source``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from bundletui.model.apps import BundleApp, BundleCoordinator
 from bundletui.spec import xmlsafe
 from bundletui.spec.decode_common import (
     expect_kind,
-    java_boolean,
     read_conf,
     split_parameters,
     where,
@@ -59,9 +59,8 @@ def decode_bundle(doc: XmlDocument, resolver: Resolver) -> BundleApp:
             resolver.settled_text(critical_raw, at), at, cname
         )
         enabled_raw = el.get("enabled")
-        enabled = enabled_raw is None or java_boolean(
-            resolver.text(enabled_raw, where(doc, el, "coordinator/@enabled"))
-        )
+        at = where(doc, el, "coordinator/@enabled")
+        enabled = enabled_raw is None or _enabled(resolver.settled_text(enabled_raw, at), at, cname)
         path_el = xmlsafe.child(el, "app-path")
         app_path = resolver.text(
             xmlsafe.text(path_el), where(doc, path_el, "coordinator/app-path")
@@ -78,6 +77,24 @@ def decode_bundle(doc: XmlDocument, resolver: Resolver) -> BundleApp:
         parameters=defaults,
         required_parameters=required,
     )
+
+
+def _enabled(value: str, here: Where, coordinator: str) -> bool:
+    """``enabled`` (bundle 0.2, EL allowed): true or false (any case, spaces around), nothing
+    else. Oozie's ``Boolean.parseBoolean`` would read a typo (``flase``, ``yes``, an empty
+    value) as false: the coordinator would silently never run."""
+    text = value.strip()
+    if text.lower() not in ("true", "false"):
+        raise here.error(
+            "E1303",
+            TEMPLATES["E1303"].format(
+                "enabled",
+                f"enabled [{text}] of coordinator [{coordinator}] is neither true nor false",
+            ),
+            hint="enabled must be true or false (leave it out for a coordinator that runs); "
+            "when it comes from a variable, give that variable true or false",
+        )
+    return text.lower() == "true"
 
 
 def _critical(value: str, here: Where, coordinator: str) -> bool:

@@ -74,11 +74,6 @@ def split_parameters(doc: XmlDocument) -> tuple[Conf, tuple[str, ...]]:
     return defaults, required
 
 
-def java_boolean(value: str) -> bool:
-    """``Boolean.parseBoolean``: true only for "true", any case."""
-    return value.strip().lower() == "true"
-
-
 def java_int(
     value: object,
     here: Where,

@@ -46,7 +46,11 @@ from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
 STATUSES = ("SUCCEEDED", "FAILED", "KILLED")
 
 
-def decode_events(doc: XmlDocument, resolver: Resolver) -> CoordinatorApp:
+def decode_events(
+    doc: XmlDocument, resolver: Resolver, *, landing: str | None = None
+) -> CoordinatorApp:
+    """``landing``: the landing directory of the submission (its ``landing`` property), to
+    refuse a feed that would watch all of it."""
     expect_kind(doc, AppKind.COORDINATOR, ("coordinator-app",))
     root = doc.root
 
@@ -66,7 +70,7 @@ def decode_events(doc: XmlDocument, resolver: Resolver) -> CoordinatorApp:
     priority = resolver.integer(*attr("priority")) if root.get("priority") else 0
     defaults, required = split_parameters(doc)
 
-    feeds = _feeds(doc, xmlsafe.child(root, "feeds"), resolver)
+    feeds = _feeds(doc, xmlsafe.child(root, "feeds"), resolver, landing)
     by_name = {f.name: f for f in feeds}
     trigger_el = xmlsafe.child(root, "trigger")
     nodes = list(xmlsafe.children(trigger_el))
@@ -111,7 +115,9 @@ def _bad(doc: XmlDocument, el: Element, field: str, message: str, hint: str) -> 
     )
 
 
-def _feeds(doc: XmlDocument, el: Element | None, resolver: Resolver) -> tuple[Feed, ...]:
+def _feeds(
+    doc: XmlDocument, el: Element | None, resolver: Resolver, landing: str | None
+) -> tuple[Feed, ...]:
     if el is None:
         return ()
     out: list[Feed] = []
@@ -119,6 +125,7 @@ def _feeds(doc: XmlDocument, el: Element | None, resolver: Resolver) -> tuple[Fe
         name = resolver.text(f.get("name", ""), where(doc, f, "feed/@name")).strip()
         raw = resolver.text(f.get("path", ""), where(doc, f, "feed/@path")).strip()
         path = raw[7:] if raw.startswith("file://") else raw
+        _check_feed_path(doc, f, name, f.get("path", ""), path, landing)
         if not path.startswith("/"):
             base = Path(doc.file).resolve().parent
             path = str((base / path).resolve())
@@ -146,6 +153,51 @@ def _feeds(doc: XmlDocument, el: Element | None, resolver: Resolver) -> tuple[Fe
                 )
         out.append(feed)
     return tuple(out)
+
+
+def _check_feed_path(
+    doc: XmlDocument, el: Element, name: str, written: str, path: str, landing: str | None
+) -> None:
+    """Refuse a feed path that would watch everything: an empty one (a variable that came
+    out empty, most likely; it would be the coordinator's own directory), the root of the
+    file system, or the landing directory itself or a directory holding it. A partition is
+    any directory below the feed that gets the done-flag, so such a feed would count every
+    other feed's and dataset's partitions as its own, and rescan the whole tree."""
+    hint = (
+        "give the feed a directory of its own below the landing directory, e.g. "
+        'path="${landing}/clicks"'
+    )
+    if not path.strip():
+        shown = f" [{written.strip()}]" if written.strip() else ""
+        raise _bad(doc, el, "feed/@path", f"feed [{name}] has an empty path{shown}", hint)
+    base = Path(doc.file).resolve().parent  # a relative path is the coordinator's neighbour
+    resolved = (base / path).resolve()
+    shown = f"[{written.strip()}]" + (
+        f" (= {resolved})" if str(resolved) != written.strip() else ""
+    )
+    if resolved == Path("/"):
+        raise _bad(
+            doc,
+            el,
+            "feed/@path",
+            f"feed [{name}] path {shown} is the root of the file system: it would watch "
+            "every directory there is",
+            hint,
+        )
+    if landing and landing.startswith("/"):
+        root = Path(landing).resolve()
+        if root == resolved or root.is_relative_to(resolved):
+            where_ = "is the landing directory" if root == resolved else "holds the landing"
+            raise _bad(
+                doc,
+                el,
+                "feed/@path",
+                f"feed [{name}] path {shown} {where_}"
+                + ("" if root == resolved else f" directory {root}")
+                + ": every partition that lands there, any other feed's or dataset's, would "
+                "count as this feed's",
+                hint,
+            )
 
 
 FLAG_HINT = (

@@ -23,6 +23,7 @@ from bundletui.model.apps import (
     WorkflowApp,
     WorkflowForm,
 )
+from bundletui.model.paths import PathProblem, parse_local_path
 from bundletui.spec import xmlsafe
 from bundletui.spec.decode_common import (
     BAD_VALUE,
@@ -192,7 +193,7 @@ def _shell(doc: XmlDocument, el: Element, node: str) -> ShellAction:
     if prep is not None:
         for p in xmlsafe.children(prep):
             op = FsOpKind.DELETE if xmlsafe.local_name(p) == "delete" else FsOpKind.MKDIR
-            prepare.append(FsOp(op, p.get("path", "")))
+            prepare.append(FsOp(op, _local_path(doc, p, "path", node, f"<prepare> <{op}>")))
     return ShellAction(
         exec=exec_,
         arguments=arguments,
@@ -211,20 +212,22 @@ def _fs(doc: XmlDocument, el: Element, node: str) -> FsAction:
         kind = xmlsafe.local_name(c)
         if kind in ("name-node", "job-xml", "configuration"):
             continue
+        what = f"<fs> <{kind}>"
         if kind == "delete":
-            ops.append(FsOp(FsOpKind.DELETE, c.get("path", "")))
+            ops.append(FsOp(FsOpKind.DELETE, _local_path(doc, c, "path", node, what)))
         elif kind == "mkdir":
-            ops.append(FsOp(FsOpKind.MKDIR, c.get("path", "")))
+            ops.append(FsOp(FsOpKind.MKDIR, _local_path(doc, c, "path", node, what)))
         elif kind == "touchz":
-            ops.append(FsOp(FsOpKind.TOUCHZ, c.get("path", "")))
+            ops.append(FsOp(FsOpKind.TOUCHZ, _local_path(doc, c, "path", node, what)))
         elif kind == "move":
-            ops.append(FsOp(FsOpKind.MOVE, c.get("source", ""), target=c.get("target", "")))
+            source = _local_path(doc, c, "source", node, what)
+            ops.append(FsOp(FsOpKind.MOVE, source, target=_move_target(doc, c, node)))
         elif kind == "chmod":
             dir_files = c.get("dir-files", "true").strip().lower() != "false"
             ops.append(
                 FsOp(
                     FsOpKind.CHMOD,
-                    c.get("path", ""),
+                    _local_path(doc, c, "path", node, what),
                     permissions=c.get("permissions", ""),
                     recursive=xmlsafe.child(c, "recursive") is not None,
                     dir_files=dir_files,
@@ -237,6 +240,47 @@ def _fs(doc: XmlDocument, el: Element, node: str) -> FsAction:
                 hint="the fs action supports mkdir, delete, move, chmod and touchz",
             )
     return FsAction(tuple(ops))
+
+
+def _local_path(doc: XmlDocument, el: Element, attr: str, node: str, what: str) -> str:
+    """An fs operation's path (an fs action's, or a shell action's ``<prepare>``), as written.
+
+    The engine runs them on the local file system, where a path must be absolute (plain or
+    ``file://``): anything else fails the action at every run, FS011 (relative) or FS002
+    (another scheme or a host). A path without EL is known now, so it is refused now, with
+    the line; one with EL is checked when the action runs, as Oozie does."""
+    raw = el.get(attr, "")
+    if "${" in raw:
+        return raw
+    problem = parse_local_path(raw)
+    if isinstance(problem, PathProblem):
+        raise _bad_path(doc, el, attr, problem.code, problem.message, node, what)
+    return raw
+
+
+def _move_target(doc: XmlDocument, el: Element, node: str) -> str:
+    """A move's target: a local path as its source (the engine reads both alike); an empty
+    one has nothing to move to (FS008)."""
+    if not el.get("target", "").strip():
+        raise where(doc, el, "@target").error(
+            "FS008",
+            f"move, no target given for source [{el.get('source', '')}], in <fs> <move> of "
+            f"action node [{node}]",
+            hint='name where to move it, e.g. target="/data/archive"',
+        )
+    return _local_path(doc, el, "target", node, "<fs> <move>")
+
+
+def _bad_path(
+    doc: XmlDocument, el: Element, attr: str, code: str, message: str, node: str, what: str
+) -> SpecError:
+    return where(doc, el, f"@{attr}").error(
+        code,
+        f"{message}, in {what} @{attr} of action node [{node}]",
+        hint="fs operations run on the local file system: give an absolute path "
+        "(/data/out or file:///data/out), or build it from a variable that holds one "
+        "(${outDir}/out); as written, the action would fail at every run",
+    )
 
 
 def _sub_workflow(doc: XmlDocument, el: Element) -> SubWorkflowAction:

@@ -169,7 +169,7 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
         return decode_bundle(doc, resolver)
     if doc.kind is AppKind.COORDINATOR:
         if doc.namespace == EVENTS_NAMESPACE:
-            return decode_events(doc, resolver)
+            return decode_events(doc, resolver, landing=resolver.conf.get("landing"))
         app = decode_coordinator(doc, resolver)
 
         check_coordinator(app, doc.file)

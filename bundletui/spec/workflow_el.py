@@ -4,7 +4,8 @@ Oozie evaluates a node's EL when the node runs, so the decoder stores it as writ
 engine renders (``bundletui.engine.workflows``, ``_ElEnv``): a shell action's exec, arguments,
 env-vars, configuration values, ``<prepare>`` paths and the ``<global>`` configuration merged
 into it; an fs action's paths, move targets and chmod permissions; a
-sub-workflow's app-path and configuration values; decision predicates; kill messages. What
+sub-workflow's app-path and configuration values (``<global>``'s merged in, as for a shell
+action); decision predicates; kill messages. What
 those expressions can see is known at submit, apart from the nodes' outcomes: the variables
 are ``KB``…``PB``, the Hadoop counter names and the conf's properties whose names are Java
 identifiers (the conf a workflow runs with is the one it was loaded with); the functions are the
@@ -21,6 +22,7 @@ from collections.abc import Iterator, Mapping
 
 from bundletui.errors import SpecError
 from bundletui.model.apps import (
+    Conf,
     FsAction,
     Node,
     NodeType,
@@ -43,8 +45,9 @@ from bundletui.spec.el.evaluator import (
     did_you_mean,
     dotted_name,
     dotted_variable_hint,
+    reachable,
 )
-from bundletui.spec.el.nodes import Access, Call, ExprPart, Variable, walk
+from bundletui.spec.el.nodes import Access, Call, ExprPart, Variable
 from bundletui.spec.el.nodes import Node as ELNode
 from bundletui.spec.el.parser import parse_template
 
@@ -77,7 +80,8 @@ def check_workflow_el(
 
 def node_templates(node: Node, app: WorkflowApp | None = None) -> Iterator[tuple[str, str]]:
     """``(field, text)`` of every template the engine renders for ``node``, in document order
-    (with ``app``, a shell action's ``<global>`` configuration too: it is rendered with it)."""
+    (with ``app``, the ``<global>`` configuration a shell or sub-workflow action is rendered
+    with too)."""
     action = node.action
     if isinstance(action, ShellAction):
         for op in action.prepare:
@@ -87,12 +91,7 @@ def node_templates(node: Node, app: WorkflowApp | None = None) -> Iterator[tuple
             yield f"<argument> {i}", arg
         for env in action.env_vars:
             yield "<env-var>", env
-        own = {name for name, _value in action.configuration}
-        for name, value in app.global_conf if app is not None else ():
-            if name not in own:
-                yield f"<global> property [{name}]", value
-        for name, value in action.configuration:
-            yield f"property [{name}]", value
+        yield from _configuration(action.configuration, app)
     elif isinstance(action, FsAction):
         for op in action.ops:
             yield f"<{op.op}> path", op.path
@@ -102,13 +101,23 @@ def node_templates(node: Node, app: WorkflowApp | None = None) -> Iterator[tuple
                 yield f"<{op.op}> permissions", op.permissions
     elif isinstance(action, SubWorkflowAction):
         yield "<app-path>", action.app_path
-        for name, value in action.configuration:
-            yield f"property [{name}]", value
+        yield from _configuration(action.configuration, app)
     if node.type is NodeType.DECISION:
         for predicate, to in node.cases:
             yield f'<case to="{to}">', predicate
     elif node.type is NodeType.KILL:
         yield "<message>", node.message
+
+
+def _configuration(own: Conf, app: WorkflowApp | None) -> Iterator[tuple[str, str]]:
+    """An action's configuration as the engine renders it: the ``<global>`` properties the
+    action does not set (with ``app``), then its own."""
+    names = {name for name, _value in own}
+    for name, value in app.global_conf if app is not None else ():
+        if name not in names:
+            yield f"<global> property [{name}]", value
+    for name, value in own:
+        yield f"property [{name}]", value
 
 
 def template_problem(text: str, variables: frozenset[str] | None) -> ELError | None:
@@ -131,7 +140,7 @@ def template_problem(text: str, variables: frozenset[str] | None) -> ELError | N
         if not isinstance(part, ExprPart):
             continue
         dotted: dict[int, str] = {}  # id of a chain's root variable -> its a.b.c spelling
-        for n in walk(part.node):  # parents first: the longest a.b.c of a chain is seen first
+        for n in reachable(part.node):  # parents first: the longest a.b.c of a chain is seen first
             if isinstance(n, Access):
                 spelled = dotted_name(n)
                 if spelled is not None:

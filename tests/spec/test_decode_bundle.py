@@ -60,7 +60,9 @@ def test_bundle_0_2_parameters_enabled_critical() -> None:
     assert ingest.app_path == "file:///apps/ingest"
     assert report.enabled is False  # EL-resolved "False"
     assert report.configuration == (("owner", "ops"),)
-    assert spare.enabled is False  # "yes" is not "true" for Boolean.parseBoolean
+    assert (
+        spare.enabled is False
+    )  # "FALSE": true/false in any case ("yes" is E1303, test_spec_gaps.py)
 
 
 def test_required_bundle_parameter_missing() -> None:

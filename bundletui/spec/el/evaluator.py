@@ -32,8 +32,8 @@ from bundletui.spec.el.nodes import (
     TextPart,
     Unary,
     Variable,
+    children,
     depth,
-    walk,
 )
 from bundletui.spec.el.nodes import Literal as LiteralNode
 from bundletui.spec.el.parser import expression_extent, parse_template
@@ -119,7 +119,7 @@ class Template:
                 compiled.append((part.text, part.text.replace("${", "\\${"), None))
             else:
                 compiled.append((part.source, part.source, _compile(part.node)))
-                for node in walk(part.node):
+                for node in reachable(part.node):
                     if isinstance(node, Variable):
                         variables.add(node.name)
                     elif isinstance(node, Call):
@@ -128,6 +128,8 @@ class Template:
         self.is_literal = all(fn is None for _, _, fn in compiled)
         self.is_single_expression = len(compiled) == 1 and compiled[0][2] is not None
         self._single = compiled[0] if self.is_single_expression else None
+        # the names evaluation can reach: not those of a branch that a constant condition
+        # rules out (``${false && x}`` never reads x), as the evaluation is lazy
         self.variables: frozenset[str] = frozenset(variables)
         self.functions: frozenset[str] = frozenset(functions)
 
@@ -520,3 +522,96 @@ def _compile_conditional(node: Conditional) -> Compiled:
         return otherwise(ctx)
 
     return conditional
+
+
+# -- reachability -----------------------------------------------------------------------------
+
+
+class _Unknown:
+    """The value of a sub-expression that is not a constant (it reads the context)."""
+
+
+_UNKNOWN = _Unknown()
+
+
+def reachable(node: Node) -> list[Node]:
+    """The nodes of a tree that evaluating it can reach, parents before children, in source
+    order: :func:`~bundletui.spec.el.nodes.walk` without the operands that a constant
+    condition rules out. Evaluation is lazy (``&&``/``||`` short-circuit, ``?:`` evaluates
+    one branch), so ``${false && x}``, ``${true || x}`` and ``${false ? x : 'y'}`` never read
+    ``x``. A condition counts as constant when it is built from literals only, and is folded
+    with the evaluator's own operations; one whose folding fails (a coercion error) is not
+    constant, and both of its branches count."""
+    folded: dict[int, Any] = {}
+    out: list[Node] = []
+    stack: list[Node] = [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(_live_children(current, folded)))
+    return out
+
+
+def _live_children(node: Node, folded: dict[int, Any]) -> tuple[Node, ...]:
+    if isinstance(node, Binary) and node.op in ("&&", "||"):
+        left = _truth(node.left, folded)
+        if left is (node.op == "||"):  # true || …, false && …: the right side never runs
+            return (node.left,)
+    elif isinstance(node, Conditional):
+        condition = _truth(node.condition, folded)
+        if condition is not None:
+            return (node.condition, node.then if condition else node.otherwise)
+    return children(node)
+
+
+def _truth(node: Node, folded: dict[int, Any]) -> bool | None:
+    """A constant condition's truth (coerced as the evaluator does), else None."""
+    value = _fold(node, folded)
+    if value is _UNKNOWN:
+        return None
+    try:
+        return coerce.to_boolean(value)
+    except CoercionError:
+        return None
+
+
+def _fold(node: Node, folded: dict[int, Any]) -> Any:
+    """The value of a sub-expression made of literals only, else ``_UNKNOWN``."""
+    key = id(node)
+    if key not in folded:
+        try:
+            folded[key] = _fold_uncached(node, folded)
+        except Exception:  # whatever fails to fold is left to the run: not a constant
+            folded[key] = _UNKNOWN
+    return folded[key]
+
+
+def _fold_uncached(node: Node, folded: dict[int, Any]) -> Any:
+    if isinstance(node, LiteralNode):
+        return node.value
+    if isinstance(node, Unary):
+        operand = _fold(node.operand, folded)
+        if operand is _UNKNOWN:
+            return _UNKNOWN
+        if node.op == "empty":
+            return coerce.is_empty(operand)
+        return coerce.negate(operand) if node.op == "-" else not coerce.to_boolean(operand)
+    if isinstance(node, Binary):
+        if node.op in ("&&", "||"):
+            left = _truth(node.left, folded)
+            if left is None:
+                return _UNKNOWN
+            if left is (node.op == "||"):
+                return left
+            right = _truth(node.right, folded)
+            return _UNKNOWN if right is None else right
+        a, b = _fold(node.left, folded), _fold(node.right, folded)
+        if a is _UNKNOWN or b is _UNKNOWN:
+            return _UNKNOWN
+        return _BINARY_OPS[node.op](a, b)
+    if isinstance(node, Conditional):
+        condition = _truth(node.condition, folded)
+        if condition is None:
+            return _UNKNOWN
+        return _fold(node.then if condition else node.otherwise, folded)
+    return _UNKNOWN  # variables, calls and accesses read the context

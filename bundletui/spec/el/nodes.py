@@ -90,11 +90,11 @@ def depth(node: Node) -> int:
     while stack:
         current, d = stack.pop()
         deepest = max(deepest, d)
-        stack.extend((child, d + 1) for child in _children(current))
+        stack.extend((child, d + 1) for child in children(current))
     return deepest
 
 
-def _children(node: Node) -> tuple[Node, ...]:
+def children(node: Node) -> tuple[Node, ...]:
     """A node's operands, in source order."""
     if isinstance(node, Call):
         return tuple(node.args)
@@ -116,7 +116,7 @@ def walk(node: Node) -> list[Node]:
     while stack:
         current = stack.pop()
         out.append(current)
-        stack.extend(reversed(_children(current)))
+        stack.extend(reversed(children(current)))
     return out
 
 

@@ -1,0 +1,49 @@
+"""Local paths as fs operations read them: a plain absolute path or a ``file:`` URI.
+
+Pure, so that the spec layer refuses at submit the very paths the engine would refuse at run
+time (FS002, FS011), with the same words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):(.*)\Z", re.DOTALL)
+
+
+class PathProblem(NamedTuple):
+    code: str  # Oozie's FS002 (another file system) or FS011 (relative)
+    message: str
+    hint: str
+
+
+def parse_local_path(uri: str) -> str | PathProblem:
+    """The absolute local path ``uri`` names (slashes collapsed, no trailing one), or why it
+    names none."""
+    text = uri.strip()
+    path = text
+    m = _SCHEME.match(text)
+    if m:
+        scheme, rest = m.group(1), m.group(2)
+        if scheme.lower() != "file":
+            return PathProblem(
+                "FS002",
+                f"Scheme [{scheme}] not supported in path [{text}]",
+                "fs actions work on the local file system: use file:///absolute/path or "
+                "/absolute/path",
+            )
+        path = rest
+        if rest.startswith("//"):
+            authority, slash, tail = rest[2:].partition("/")
+            if authority not in ("", "localhost"):
+                return PathProblem(
+                    "FS002",
+                    f"Host [{authority}] not supported in path [{text}]",
+                    "a local file URI has three slashes: file:///absolute/path",
+                )
+            path = slash + tail
+    if not path.startswith("/"):
+        return PathProblem("FS011", f"Path [{text}] cannot be relative", "use an absolute path")
+    path = re.sub("/+", "/", path)
+    return path.rstrip("/") or "/"
