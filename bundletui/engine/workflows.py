@@ -549,12 +549,12 @@ class WorkflowRunner:
                 fail(exc.code, exc.message)
                 return
             sub = dataclasses.replace(sub, priority=wf.priority)  # a child runs at its parent's
-            parent_global = self.app(tx, wf.id).global_conf
-            if (
-                action.propagate_configuration
-                and parent_global
-                and sub.app.form is WorkflowForm.OOZIE
-            ):
+            parent_global = (
+                self.app(tx, wf.id).global_conf
+                if action.propagate_configuration and sub.app.form is WorkflowForm.OOZIE
+                else ()
+            )
+            if parent_global:
                 # as Oozie (OOZIE-2030): with <propagate-configuration/> the child inherits
                 # the parent's <global> configuration under its own <global>
                 child = sub.app
