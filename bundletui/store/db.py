@@ -11,6 +11,7 @@ from __future__ import annotations
 import getpass
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +27,12 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 DB_NAME = "bundletui.db"
+
+# Waiting for another process's write transaction: in steps, so that a holder which cannot
+# finish (an engine stopped by Ctrl-Z / SIGSTOP inside its tick) is told at once, not after
+# the whole wait. 30 s in all, as before; the connection's own timeout stays 30 s for the rest.
+LOCK_WAIT_MS = 30_000
+_LOCK_STEP_MS = 1_000
 
 
 def default_home() -> Path:
@@ -111,7 +118,7 @@ class Store:
         self._writing = False
 
         pragmas = [
-            "PRAGMA busy_timeout=30000",
+            f"PRAGMA busy_timeout={LOCK_WAIT_MS}",
             "CHECK",  # before the journal mode: a database of something else is left unchanged
             "PRAGMA journal_mode=WAL",
             f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}",
@@ -183,7 +190,11 @@ class Store:
         # A migration may rebuild a table others refer to (SQLite's documented way to change
         # a constraint): foreign keys are off while it runs, and checked before it commits.
         self.conn.execute("PRAGMA foreign_keys=OFF")
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.begin_immediate()
+        except BaseException:
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            raise
         try:
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
             for number in range(version, len(MIGRATIONS)):
@@ -223,7 +234,7 @@ class Store:
     def write(self) -> Iterator[Tx]:
         """One write transaction; everything inside commits together or not at all."""
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
+        self.begin_immediate()
         self._writing, self._id_seq = True, None
         try:
             rev = conn.execute(
@@ -239,6 +250,50 @@ class Store:
             conn.execute("COMMIT")
         finally:
             self._writing, self._id_seq = False, None
+
+    def begin_immediate(self) -> None:
+        """Take the write lock (``BEGIN IMMEDIATE``), waiting up to 30 s for another process
+        to release it. EB006, with nothing begun, when it does not; at once when the lock's
+        likely holder is an engine that is stopped, and so cannot release it."""
+        conn = self.conn
+        conn.execute(f"PRAGMA busy_timeout={_LOCK_STEP_MS}")
+        start = time.monotonic()
+        try:
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                        raise
+                waited_ms = int((time.monotonic() - start) * 1000)
+                if waited_ms >= LOCK_WAIT_MS or self._stopped_holder() is not None:
+                    raise self._locked_error(waited_ms)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={LOCK_WAIT_MS}")
+
+    def _stopped_holder(self) -> int | None:
+        from bundletui.store.lease import stopped_holder
+
+        return stopped_holder(self.conn)
+
+    def _locked_error(self, waited_ms: int) -> StoreError:
+        stopped = self._stopped_holder()
+        if stopped is not None:
+            return StoreError(
+                "EB006",
+                f"the store {self.path} is locked: the engine (pid {stopped}) holds its write"
+                " lock and is stopped (Ctrl-Z or SIGSTOP); nothing was changed",
+                hint=f"continue it with: kill -CONT {stopped} (or fg in its terminal), then"
+                " try again",
+            )
+        return StoreError(
+            "EB006",
+            f"the store {self.path} stayed locked for {waited_ms // 1000} s: another process"
+            " holds its write lock; nothing was changed",
+            hint="try again; if it lasts, look for a stopped bundletui process:"
+            " ps -o pid,stat,args -C bundletui (STAT T = stopped; kill -CONT PID continues it)",
+        )
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

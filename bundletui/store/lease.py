@@ -7,6 +7,7 @@ lease is about processes being alive, not about schedule time.
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 from dataclasses import dataclass
 
@@ -37,7 +38,7 @@ def try_acquire(
 ) -> Lease | None:
     """Take the lease if it is free or expired; returns the lease held by someone else otherwise."""
     conn = store.conn
-    conn.execute("BEGIN IMMEDIATE")
+    store.begin_immediate()
     try:
         current = read_lease(conn)
         if (
@@ -93,6 +94,17 @@ def alive_here(lease: Lease, host: str) -> bool:
         return False
     started = started_ms(st)
     return started is not None and started <= lease.acquired + 1_000  # btime: seconds
+
+
+def stopped_holder(conn: sqlite3.Connection) -> int | None:
+    """The pid of the lease's holder when it runs here and is stopped (Ctrl-Z, SIGSTOP): the
+    likely holder of a write lock nobody releases. Only a guess, since SQLite does not say who
+    holds its lock, so it is used to explain a wait, never to break a lock."""
+    lease = read_lease(conn)
+    if lease is None or not alive_here(lease, socket.gethostname()):
+        return None
+    st = proc_stat(lease.pid)
+    return lease.pid if st is not None and st.state in ("T", "t") else None
 
 
 def _dead_here(lease: Lease, host: str) -> bool:

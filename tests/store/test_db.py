@@ -229,3 +229,51 @@ def test_ids_of_a_transaction_are_stored_at_its_end_and_never_given_twice(tmp_pa
         assert seq(store.next_id(tx, JobKind.WORKFLOW, "u")) == 5
     outside = store.next_id(Tx(store.conn, 0, 0), JobKind.WORKFLOW, "u")  # no write open
     assert seq(outside) == 6 and other.meta("id_seq") == "6"
+
+
+def test_a_lock_held_by_another_process_past_the_wait_is_eb006_and_begins_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process (not a stopped engine) keeps the write lock: the write waits the whole
+    lock wait (2 s here instead of 30), then one error, nothing begun; the lock freed, the
+    same store writes again. The busy timeout is back at the full wait afterwards."""
+    import subprocess
+    import sys
+    import time
+
+    from bundletui.store import db
+
+    store = Store(tmp_path)
+    rev = store.revision()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(store.path)!r}, isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        monkeypatch.setattr(db, "LOCK_WAIT_MS", 2_000)
+        started = time.monotonic()
+        with pytest.raises(StoreError) as err, store.write():
+            pytest.fail("the write began while another process held the lock")
+        took = time.monotonic() - started
+        assert err.value.code == "EB006"
+        assert "stayed locked for 2 s: another process holds its write lock" in err.value.message
+        assert "nothing was changed" in err.value.message
+        assert err.value.hint is not None and "kill -CONT" in err.value.hint
+        assert 1.9 < took < 6, took
+        assert not store.conn.in_transaction
+        assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 2_000
+    finally:
+        holder.kill()
+        holder.wait()
+    with store.write():
+        pass
+    assert store.revision() == rev + 1
+    store.close()
