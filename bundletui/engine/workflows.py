@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.nodes import app_of, node_finished, node_retry
 from bundletui.commands.propagate import workflow_finished
-from bundletui.engine import processes
+from bundletui.engine import action_conf, processes
 from bundletui.engine.failures import launch_error
 from bundletui.engine.fs_ops import run_fs_action, run_fs_ops
 from bundletui.engine.wfel import app_dir
@@ -433,7 +433,7 @@ class WorkflowRunner:
         attempt = node.attempt + 1
         env = self._env(tx, wf, current=node.id)
         try:
-            action = env.resolve_action(spec, app.global_conf)
+            action = env.resolve_action(spec, app.global_conf, app.global_job_xml)
         except BundletuiError as exc:
             jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
             running = replace_row(node, status=t.to, attempt=attempt)
@@ -899,11 +899,15 @@ class _ElEnv:
 
         return bool(to_boolean(evaluate(text, self.ctx)))
 
-    def resolve_action(self, spec: Node, global_conf: Conf = ()) -> Any:
+    def resolve_action(
+        self, spec: Node, global_conf: Conf = (), global_job_xml: tuple[str, ...] = ()
+    ) -> Any:
         """The node's action with its expressions resolved. The configuration of a shell or
         sub-workflow action is the workflow's ``<global>`` one overridden by its own, as
-        Oozie merges them (a sub-workflow's since Oozie 4.3, OOZIE-2030); an fs action runs
-        on the local file system, where a Hadoop configuration has no use."""
+        Oozie merges them (a sub-workflow's since Oozie 4.3, OOZIE-2030); a shell action's
+        takes the ``<job-xml>`` files too, read now (:mod:`bundletui.engine.action_conf`). An
+        fs action runs on the local file system, where a Hadoop configuration has no use, but
+        its job-xml files are read all the same, as Oozie's: one it cannot read fails it."""
         action = spec.action
         r = self.render
         if isinstance(action, ShellAction):
@@ -912,10 +916,13 @@ class _ElEnv:
                 arguments=tuple(r(a) for a in action.arguments),
                 env_vars=tuple(r(v) for v in action.env_vars),
                 capture_output=action.capture_output,
-                configuration=self._merged(global_conf, action.configuration),
+                configuration=self._merged(
+                    global_conf, action.configuration, global_job_xml, action.job_xml
+                ),
                 prepare=tuple(dataclasses.replace(op, path=r(op.path)) for op in action.prepare),
             )
         if isinstance(action, FsAction):
+            self._job_xml((*global_job_xml, *action.job_xml))
             return FsAction(
                 ops=tuple(
                     FsOp(
@@ -939,8 +946,32 @@ class _ElEnv:
             return None
         raise BundletuiError("EB0505", f"node {spec.name} has no action to run")
 
-    def _merged(self, global_conf: Conf, own: Conf) -> Conf:
+    def _merged(
+        self,
+        global_conf: Conf,
+        own: Conf,
+        global_job_xml: tuple[str, ...] = (),
+        job_xml: tuple[str, ...] = (),
+    ) -> Conf:
         """``<global>`` configuration under the action's own, rendered; a global value the
-        action overrides is never rendered (its EL may not work in this action)."""
+        action overrides is never rendered (its EL may not work in this action). With
+        ``<job-xml>`` files, each set of them lies under its configuration (global files,
+        ``<global>``, the action's files, its own)."""
         r = self.render
-        return tuple((k, r(v)) for k, v in overlay(global_conf, own))
+        if not global_job_xml and not job_xml:
+            return tuple((k, r(v)) for k, v in overlay(global_conf, own))
+        layers = (
+            (self._job_xml(global_job_xml), False),
+            (global_conf, True),
+            (self._job_xml(job_xml), False),
+            (own, True),
+        )
+        return action_conf.layered(layers, r)
+
+    def _job_xml(self, paths: tuple[str, ...]) -> Conf:
+        """The properties of the ``<job-xml>`` files ``paths`` name (their EL rendered),
+        relative to the workflow's application directory."""
+        if not paths:
+            return ()
+        where = app_dir(self._wf.app_path)
+        return action_conf.read_job_xmls((self.render(p) for p in paths), where)

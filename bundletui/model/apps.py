@@ -154,6 +154,7 @@ class ShellAction:
     configuration: Conf = ()
     kind: str = "shell"
     prepare: tuple[FsOp, ...] = ()  # <prepare>: delete / mkdir before the process starts
+    job_xml: tuple[str, ...] = ()  # <job-xml> paths as written (EL), read at action start
 
 
 class FsOpKind(StrEnum):
@@ -178,6 +179,7 @@ class FsOp:
 class FsAction:
     ops: tuple[FsOp, ...]
     kind: str = "fs"
+    job_xml: tuple[str, ...] = ()  # <job-xml> paths as written (EL), read at action start
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +256,7 @@ class WorkflowApp:
     max_parallel: int = 0  # DAG form; 0 = the engine's limit
     parameters: Conf = ()  # <parameters> defaults
     global_conf: Conf = ()
+    global_job_xml: tuple[str, ...] = ()  # <global> <job-xml> paths, as written
     namespace: str = ""
     source: str = ""
     required_parameters: tuple[str, ...] = ()  # <parameters> without a default

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from urllib.parse import unquote, urlsplit
 
 from bundletui.errors import TEMPLATES, SpecError
+from bundletui.model.paths import PathProblem, parse_local_path
 from bundletui.spec import xmlsafe
 from bundletui.spec.xmlsafe import AppKind, XmlDocument
 
@@ -188,6 +189,31 @@ def parse_hadoop_xml(data: bytes, file: str = "") -> dict[str, str]:
             )
         props[name] = xmlsafe.text(xmlsafe.child(prop, "value"), strip=False)
     return props
+
+
+def read_hadoop_xml_file(path: str | Path) -> dict[str, str]:
+    """A Hadoop configuration XML file and nothing else (a workflow's ``<job-xml>``): unlike
+    :func:`read_conf_file`, text that is not XML is an error, not a ``.properties`` file."""
+    return parse_hadoop_xml(xmlsafe.read_bytes(path, expected=()), str(path))
+
+
+# Oozie's codes for a <job-xml> it cannot use when the action starts (JavaActionExecutor):
+# FileNotFoundException (no file there) and IOException (unreadable, or not a configuration).
+JOB_XML_MISSING = "JA008"
+JOB_XML_UNREADABLE = "JA009"
+
+
+def job_xml_path(raw: str, app_dir: str | Path) -> Path | PathProblem:
+    """The file a ``<job-xml>`` names: as in Oozie, a relative path is under the workflow's
+    application directory; an absolute one is a plain path or a local ``file:`` URI. Another
+    file system (``hdfs://…``) is a :class:`PathProblem` (FS002), as for fs paths."""
+    text = raw.strip()
+    if _SCHEME.match(text):
+        local = parse_local_path(text)
+        if isinstance(local, PathProblem):
+            return local
+        return Path(local)
+    return Path(os.path.normpath(Path(app_dir) / text))
 
 
 def read_conf_file(path: str | Path) -> dict[str, str]:

@@ -9,6 +9,8 @@ After decoding, :func:`bundletui.spec.workflow_checks.check_workflow` validates 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bundletui.errors import SpecError
 from bundletui.model.apps import (
     Action,
@@ -25,6 +27,7 @@ from bundletui.model.apps import (
 )
 from bundletui.model.paths import PathProblem, parse_local_path
 from bundletui.spec import xmlsafe
+from bundletui.spec.config import JOB_XML_MISSING, job_xml_path
 from bundletui.spec.decode_common import (
     BAD_VALUE,
     expect_kind,
@@ -74,6 +77,7 @@ def _decode_oozie(doc: XmlDocument, resolver: Resolver) -> WorkflowApp:
         if global_el is not None
         else ()
     )
+    global_job_xml = _job_xmls(doc, global_el, "<global>") if global_el is not None else ()
     start_el = xmlsafe.child(root, "start")
     start_to = start_el.get("to") if start_el is not None else None
 
@@ -135,6 +139,7 @@ def _decode_oozie(doc: XmlDocument, resolver: Resolver) -> WorkflowApp:
         start_to=start_to,
         parameters=defaults,
         global_conf=global_conf,
+        global_job_xml=global_job_xml,
         namespace=doc.namespace,
         source=doc.file,
         required_parameters=required,
@@ -203,6 +208,7 @@ def _shell(doc: XmlDocument, el: Element, node: str) -> ShellAction:
             doc, xmlsafe.child(el, "configuration"), None, resolve_values=False
         ),
         prepare=tuple(prepare),
+        job_xml=_job_xmls(doc, el, f"action node [{node}]"),
     )
 
 
@@ -239,7 +245,43 @@ def _fs(doc: XmlDocument, el: Element, node: str) -> FsAction:
                 f"Unsupported action type, node [{node}] type [fs:{kind}]",
                 hint="the fs action supports mkdir, delete, move, chmod and touchz",
             )
-    return FsAction(tuple(ops))
+    return FsAction(tuple(ops), job_xml=_job_xmls(doc, el, f"action node [{node}]"))
+
+
+def _job_xmls(doc: XmlDocument, el: Element, owner: str) -> tuple[str, ...]:
+    """The ``<job-xml>`` paths of an action body or of ``<global>`` (``owner``), as written:
+    the engine reads the files when the action starts, as Oozie does. A path without EL names
+    its file now, so a file that is not there is refused now, with the line: as written, the
+    action would fail at every run (JA008). One with EL is checked when the action runs."""
+    paths: list[str] = []
+    for j in xmlsafe.children(el, "job-xml"):
+        raw = xmlsafe.text(j)
+        if "${" not in raw:
+            _check_job_xml(doc, j, raw, owner)
+        paths.append(raw)
+    return tuple(paths)
+
+
+def _check_job_xml(doc: XmlDocument, el: Element, raw: str, owner: str) -> None:
+    # the directory the engine resolves against: the resolved definition's (wf:appPath())
+    app = Path(doc.file).resolve().parent
+    located = job_xml_path(raw, app)
+    if isinstance(located, PathProblem):
+        raise where(doc, el, "job-xml").error(
+            located.code,
+            f"{located.message}, in <job-xml> of {owner}",
+            hint="a job-xml is a local file: a path relative to the workflow's directory, "
+            "or an absolute one (/etc/app/conf.xml or file:///etc/app/conf.xml)",
+        )
+    if not located.is_file():
+        state = "is a directory" if located.is_dir() else "does not exist"
+        raise where(doc, el, "job-xml").error(
+            JOB_XML_MISSING,
+            f"job-xml [{raw}] of {owner}: {located} {state}",
+            hint=f"a relative job-xml path is under the workflow's directory ({app}); create "
+            "the Hadoop configuration file or fix the path: as written, the action would fail "
+            "at every run",
+        )
 
 
 def _local_path(doc: XmlDocument, el: Element, attr: str, node: str, what: str) -> str:
