@@ -31,8 +31,12 @@ def decode_bundle(doc: XmlDocument, resolver: Resolver) -> BundleApp:
     kickoff = None
     controls = xmlsafe.child(root, "controls")
     kick_el = xmlsafe.child(controls, "kick-off-time") if controls is not None else None
-    if kick_el is not None and xmlsafe.text(kick_el):
-        kickoff = resolver.datetime(xmlsafe.text(kick_el), where(doc, kick_el, "kick-off-time"))
+    if kick_el is not None:
+        # Oozie resolves EL before parsing: a property that is empty means "start now", as an
+        # element written empty does (oozie.md §1.1)
+        at = where(doc, kick_el, "kick-off-time")
+        text = resolver.settled_text(xmlsafe.text(kick_el), at).strip()
+        kickoff = resolver.datetime(text, at) if text else None
 
     coordinators: list[BundleCoordinator] = []
     first_line: dict[str, int | None] = {}

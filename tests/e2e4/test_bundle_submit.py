@@ -238,6 +238,33 @@ def test_req_14_an_explicit_start_does_not_wait_for_the_kick_off_time(bt: Bt4) -
     assert bt.status(bundle_id) == "SUCCEEDED"
 
 
+def test_req_14_a_kick_off_time_property_left_empty_starts_the_bundle_now(bt: Bt4) -> None:
+    """QA: ``<kick-off-time>${kick}</kick-off-time>`` with ``kick=`` was refused (E1003: could
+    not parse []), while the element written empty was taken as "now". Oozie resolves EL
+    first: both mean no kick-off time (oozie.md §1.1). A property with a time still works, and
+    one that is not a time is still refused with its line."""
+    config = props(bt, write_bundle(bt, kickoff="${kick}"), end="2026-01-01T02:00Z", kick="")
+    valid = bt.cli(
+        "validate",
+        str(bt.apps.root / "definitions/any-name-at-all.xml"),
+        "--config",
+        str(config),
+        "-D",
+        f"trace={bt.trace}",
+    )
+    assert valid.stdout.startswith("Valid bundle"), valid
+    bundle_id = bt.submit_job(config)
+    assert bt.peek(bundle_id)["kickoffTime"] is None
+    bt.sim(START, "2026-01-01T02:00Z")
+    assert bt.status(bundle_id) == "SUCCEEDED"
+    assert set(bt.coords_of(bundle_id)) == {"alpha", "beta"}
+
+    timed = bt.submit_job(config, {"kick": "2026-01-01T03:00Z"})
+    assert bt.peek(timed)["kickoffTime"] == "Thu, 01 Jan 2026 03:00:00 GMT"
+    bad = bt.fails("submit", str(config), "-D", "kick=tomorrow", code="E1003")
+    assert "any-name-at-all.xml:2:" in bad.stderr and "kick-off-time [tomorrow]" in bad.stderr
+
+
 # ----------------------------------------------------------------------------- 15, 16
 
 
