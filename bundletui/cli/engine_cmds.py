@@ -104,6 +104,14 @@ def register(app: typer.Typer) -> None:
                 f"Invalid parameter value, [clock] = [{clock}]",
                 hint="use --clock real or --clock simulated",
             )
+        if start_time is not None and clock != "simulated":
+            # the real clock has no start: taken silently, it read like a time shift (QA)
+            raise BundletuiError(
+                "E0303",
+                f"Invalid parameter value, [--start-time] = [{start_time}]: it is where a"
+                " simulated clock starts, and goes with --clock simulated",
+                hint="add --clock simulated, or leave --start-time out",
+            )
         if landing is not None:
             # the directory is made if missing, so its nearest existing ancestor must be one
             where = landing.absolute()

@@ -43,3 +43,21 @@ def test_a_landing_directory_under_a_file_is_refused_before_the_engine_starts(
     assert r.stderr.startswith("Error: E0303: Invalid parameter value, [--landing]"), r.stderr
     assert f"{file} is a file, not a directory" in r.stderr
     assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("clock", [(), ("--clock", "real")])
+def test_a_start_time_without_the_simulated_clock_is_refused_not_ignored(
+    tmp_path: Path, clock: tuple[str, ...]
+) -> None:
+    """QA: ``run --clock real --start-time T`` ran on the real clock and said nothing, which
+    read like a time shift that had worked."""
+    home = tmp_path / "home"
+    r = bundletui("run", *clock, "--start-time", "2026-01-01T00:00Z", home=home, timeout=30)
+    assert r.returncode == 1, r
+    assert r.stderr.startswith(
+        "Error: E0303: Invalid parameter value, [--start-time] = [2026-01-01T00:00Z]: it is"
+        " where a simulated clock starts, and goes with --clock simulated"
+    ), r.stderr
+    assert "hint: add --clock simulated, or leave --start-time out" in r.stderr
+    assert "engine active" not in r.stderr + r.stdout
+    assert not home.exists()
