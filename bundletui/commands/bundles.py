@@ -519,12 +519,14 @@ def rerun_tx(
             or f"{format_oozie_time(from_ms(coord.start_time))}::{format_oozie_time(from_ms(coord.end_time))}"
         )
         # Checked now, not only when the engine runs it: a refusal there would be a log line
-        # while this command said "ok" (Oozie queues it and says nothing either).
+        # while this command said "ok" (Oozie queues it and says nothing either). That
+        # includes the coordinator's own status (a KILLED or FAILED one is not rerun).
         try:
             coordcmd.rerun_rows(tx, coord, dates=scope)
-        except CommandError as exc:
-            if exc.code == "E0605" and not names:
-                continue  # no action of this one in the dates: nothing of it to rerun
+            decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
+        except BundletuiError as exc:
+            if exc.code in ("E0605", "E1100") and not names:
+                continue  # no action in the dates, or one that cannot rerun: passed over
             raise CommandError(
                 exc.code, f"{exc.message} [coordinator {ba.coord_name}]", hint=exc.hint
             ) from None

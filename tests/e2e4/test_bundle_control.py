@@ -616,3 +616,31 @@ def test_a_bundle_rerun_its_coordinators_would_refuse_is_refused_at_once(bt: Bt4
     r = bt.fails("rerun", bundle_id, "--coordinator", "starved", code="E1018")
     assert "[coordinator starved]" in r.stderr and "is WAITING" in r.stderr, r
     assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})  # nothing was queued
+
+
+def test_a_bundle_rerun_naming_a_killed_coordinator_is_refused_and_a_dated_one_passes_it_over(
+    bt: Bt4,
+) -> None:
+    """QA: ``rerun B --coordinator c`` of a KILLED coordinator said nothing and exited 0; the
+    bundle went RUNNINGWITHERROR (pending) and back, the refusal only in the engine's log. It
+    is refused at once now, as ``rerun C`` itself is (E1100), and a rerun by dates alone
+    passes a KILLED coordinator over and reruns the others."""
+    bundle_id = bt.submit_job(two_coordinators(bt), start=True)
+    bt.sim(START, "2026-01-01T03:00Z")
+    coords = bt.coords_of(bundle_id)
+    bt.cli("kill", coords["starved"])
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert coord_statuses(bt, bundle_id) == {"busy": "SUCCEEDED", "starved": "KILLED"}
+    assert bt.status(bundle_id) == "DONEWITHERROR"
+
+    r = bt.fails("rerun", bundle_id, "--coordinator", "starved", code="E1100")
+    assert "[coordinator starved]" in r.stderr and "is KILLED" in r.stderr, r
+    assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})  # nothing was queued
+    assert bt.status(bundle_id) == "DONEWITHERROR"
+
+    bt.cli("rerun", bundle_id, "--date", f"{START}::2026-01-01T02:00Z")
+    assert pending(bt, bundle_id) == (1, {"busy": 1, "starved": 0})
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert coord_statuses(bt, bundle_id) == {"busy": "SUCCEEDED", "starved": "KILLED"}
+    assert trace_counts(bt.trace)[f"{coords['busy']}@1"] == 2  # run again, once
+    assert bt.status(bundle_id) == "DONEWITHERROR"
