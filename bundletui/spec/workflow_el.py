@@ -91,8 +91,10 @@ def node_templates(node: Node, app: WorkflowApp | None = None) -> Iterator[tuple
             yield f"<argument> {i}", arg
         for env in action.env_vars:
             yield "<env-var>", env
+        yield from _job_xml(action.job_xml, app)
         yield from _configuration(action.configuration, app)
     elif isinstance(action, FsAction):
+        yield from _job_xml(action.job_xml, app)
         for op in action.ops:
             yield f"<{op.op}> path", op.path
             if op.target:
@@ -107,6 +109,15 @@ def node_templates(node: Node, app: WorkflowApp | None = None) -> Iterator[tuple
             yield f'<case to="{to}">', predicate
     elif node.type is NodeType.KILL:
         yield "<message>", node.message
+
+
+def _job_xml(own: tuple[str, ...], app: WorkflowApp | None) -> Iterator[tuple[str, str]]:
+    """The ``<job-xml>`` paths the engine renders when the action starts: ``<global>``'s (with
+    ``app``), then the action's."""
+    for path in app.global_job_xml if app is not None else ():
+        yield "<global> <job-xml>", path
+    for path in own:
+        yield "<job-xml>", path
 
 
 def _configuration(own: Conf, app: WorkflowApp | None) -> Iterator[tuple[str, str]]:

@@ -189,6 +189,22 @@ def test_validate_and_submit_checks_refuse_it(app_dir: Path) -> None:
     assert validate_file(path, CLOCK, {"confDir": "conf"}).checked_semantics
 
 
+@pytest.mark.parametrize(
+    ("field", "where"), [("shell_a", "action node [sh]"), ("global_a", "action node [sh]")]
+)
+def test_an_expression_in_a_path_is_checked_at_submit_as_the_action_would_render_it(
+    app_dir: Path, field: str, where: str
+) -> None:
+    """A job-xml path is rendered when the action starts: an unknown function in it (in the
+    action's or in ``<global>``) is refused by validate/submit, not found at the first run."""
+    path = write(app_dir, **{field: "${wf:nosuch()}/a.xml"})
+    with pytest.raises(SpecError) as info:
+        validate_file(path, CLOCK, {"confDir": "conf"})
+    assert info.value.code == "E1004"
+    assert "unknown function [wf:nosuch]" in info.value.message
+    assert f"<job-xml> of {where}" in info.value.message
+
+
 def test_job_xml_path_resolution(tmp_path: Path) -> None:
     app = tmp_path / "app"
     assert job_xml_path("conf/a.xml", app) == app / "conf" / "a.xml"
