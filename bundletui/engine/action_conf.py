@@ -25,6 +25,11 @@ from bundletui.spec.config import (
 
 Layer = tuple[Conf, bool]  # (properties, whether their values are EL to render)
 
+# A job-xml the action could not read is a failed attempt, retried under ``retry-max`` as
+# Oozie's user retry takes JA008/JA009: the file may be there at the next attempt. An EL
+# error in the definition is final, as no attempt would change it.
+RETRIED_AT_START = frozenset({JOB_XML_MISSING, JOB_XML_UNREADABLE})
+
 
 def read_job_xmls(paths: Iterable[str], app_dir: str) -> Conf:
     """The properties of the ``<job-xml>`` files ``paths`` (EL already rendered), in order:

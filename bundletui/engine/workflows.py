@@ -437,6 +437,9 @@ class WorkflowRunner:
         except BundletuiError as exc:
             jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
             running = replace_row(node, status=t.to, attempt=attempt)
+            if exc.code in action_conf.RETRIED_AT_START:
+                self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
+                return
             node_finished(
                 tx,
                 self.engine.effects,

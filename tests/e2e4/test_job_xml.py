@@ -138,3 +138,28 @@ def test_submit_refuses_a_literal_job_xml_that_is_not_there(bt: Bt4) -> None:
         r = bt.fails(*args, code="JA008")
         assert f"{workflow}:4: job-xml [conf/global-b.xml] of <global>" in r.stderr, r
     assert not (bt.home / "bundletui.db").exists()  # nothing was submitted
+
+
+def test_a_missing_job_xml_is_retried_under_retry_max_and_found_at_the_next_attempt(
+    bt: Bt4,
+) -> None:
+    """Oozie's user retry takes JA008/JA009: with ``retry-max``, an action whose job-xml is
+    not there yet is retried after ``retry-interval`` and runs once the file has landed."""
+    props = write_app(bt, bt.tmp / "shared.xml")
+    text = (bt.apps.root / "wf" / "workflow.xml").read_text()
+    text = text.replace(
+        '<action name="show">', '<action name="show" retry-max="2" retry-interval="10">'
+    )
+    bt.apps.write("wf/workflow.xml", text)
+    wf = bt.submit_job(props, {"confDir": "later"}, start=True)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:05Z")
+    show = next(a for a in bt.info_json(wf)["actions"] if a["name"] == "show")
+    assert bt.info_json(wf)["status"] == "RUNNING"
+    assert show["errorCode"] == "JA008", show  # the first attempt's, a retry due at 00:10
+    bt.apps.write("wf/later/action-a.xml", conf_xml(p3="later", p4="later"))
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
+    info = bt.info_json(wf)
+    assert info["status"] == "SUCCEEDED", info
+    show = next(a for a in info["actions"] if a["name"] == "show")
+    assert (show["userRetryCount"], show["attempt"]) == (1, 2), show  # once, not twice
+    assert "p3=later" in bt.cli("log", f"{wf}@show").stdout
