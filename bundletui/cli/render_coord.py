@@ -173,6 +173,7 @@ def render_coordinator(data: dict[str, Any]) -> None:
                 else f"{_e(data['frequency'])} {_e(data['timeUnit'])}, timezone {_e(data['timeZone'])}",
             ),
             ("Controls", controls),
+            *_schedule_rows(data),
             ("Next action", nxt),
             ("Actions", escape(counts_text(data.get("counts", {}), _SHORT))),
             ("Showing", shown),
@@ -181,6 +182,23 @@ def render_coordinator(data: dict[str, Any]) -> None:
     if actions:
         out.print()
         _action_table(actions)
+
+
+def _schedule_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """An event schedule's trigger, feeds and run constraints (none for a time-based one)."""
+    trigger = data.get("trigger")
+    if not trigger:
+        return []
+    feeds = ", ".join(f"{f['name']} {f['path']}" for f in trigger.get("feeds") or [])
+    held = ", ".join((data.get("constraints") or {}).get("summary") or []) or "none"
+    rows = [
+        ("Trigger", escape(trigger["definition"])),
+        ("Feeds", _e(feeds)),
+        ("Constraints", escape(held)),
+    ]
+    if trigger.get("priority"):
+        rows.append(("Priority", str(trigger["priority"])))
+    return rows
 
 
 def _error_row(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -290,11 +308,16 @@ def render_action(data: dict[str, Any]) -> None:
         ("Workflow", _e(data.get("externalId"))),
         ("Error", _e(error)),
     ]
+    fired = data.get("firedBy")
+    if fired:
+        rows += _fired_rows(fired)
     if why:
         rows.append(("Waiting for", escape(str(why.get("detail") or short_reason(why)))))
         if why.get("timeoutAt"):
             rows.append(("Times out", when(why["timeoutAt"], zone=True)))
     _kv(f"Coordinator action {data['id']}", rows)
+    if fired and fired.get("events"):
+        _fired_events(fired)
     deps = data.get("dependencies") or []
     if deps:
         out.print()
@@ -309,3 +332,41 @@ def render_action(data: dict[str, Any]) -> None:
         out.print("[bold]Missing[/bold]")
         for path in why["missing"]:
             out.print(f"  [yellow]✗[/yellow] {escape(path)}")
+
+
+def _fired_rows(fired: dict[str, Any]) -> list[tuple[str, str]]:
+    """What fired an event schedule's action, when, under which trigger, and how its job left
+    the queue (launched, forced at its timeout, discarded)."""
+    at = when(fired.get("firedAt"), zone=True)
+    merged = fired.get("mergedAt") or []
+    if merged:  # later firings joined the job while a since-last-run constraint held it
+        at += f" (joined by {len(merged)} later firing(s), last {when(merged[-1], zone=True)})"
+    rows = [("Fired by", escape(str(fired.get("reason") or "-"))), ("Fired at", at)]
+    if fired.get("trigger"):
+        rows.append(("Trigger", escape(fired["trigger"])))
+    job = fired.get("job")
+    if job:
+        note = f" ({job['note']})" if job.get("note") else ""
+        rows.append(("Job queue", escape(f"{job['state']}{note}")))
+    return rows
+
+
+_EVENTS_SHOWN = 50
+
+
+def _fired_events(fired: dict[str, Any]) -> None:
+    """Every event that fired the action, oldest first (the first 50; --json has them all)."""
+    events = fired["events"]
+    out.print()
+    size = f", {fired.get('bytes', 0)} bytes" if fired.get("partitions") else ""
+    out.print(f"[bold]Events that fired it[/bold] ({len(events)}{size})")
+    for e in events[:_EVENTS_SHOWN]:
+        if e["kind"] == "program":
+            run = f"{e['coordinator']} {e['status']}  {e['action']}"
+            out.print(f"  program {escape(run)}")
+        else:
+            out.print(f"  {escape(e['feed'])}  {escape(e['path'])}  [dim]({e['size']} bytes)[/dim]")
+    if len(events) > _EVENTS_SHOWN:
+        out.print(
+            f"  [dim]… {len(events) - _EVENTS_SHOWN} more (info --json lists every one)[/dim]"
+        )

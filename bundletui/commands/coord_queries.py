@@ -2,7 +2,9 @@
 action page with Oozie's ``-filter``/``-order``/``-offset``/``-len`` (§6.1), the listings of
 ``jobs -jobtype coordinator|bundle`` (§6.2, §7.3) — and, beside Oozie's keys (never instead of
 them), what Oozie cannot tell: why a WAITING or READY action waits (``waitingFor``), why a
-coordinator is not materializing (``materialization``), and counts by status (``counts``).
+coordinator is not materializing (``materialization``), and counts by status (``counts``); for
+an event schedule, its trigger and run constraints (``trigger``, ``constraints``) and what fired
+each of its actions, and when (``firedBy``).
 
 The action page is one indexed query (``UNIQUE(coord_id, nominal_time)`` gives the order), and
 ``total`` comes from the trigger-kept counts whenever the filter is on status only, so a page
@@ -18,13 +20,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bundletui.commands.base import fail
+from bundletui.commands.coordinators import app_of
 from bundletui.commands.queries import EXTRA_KEYS, JobFilter, conf_xml, created_and_sort, rfc822
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import ExecutionOrder
 from bundletui.model.clock import to_ms
+from bundletui.model.events import (
+    AllOf,
+    AnyOf,
+    Bytes,
+    Constraints,
+    Cron,
+    EventSpec,
+    Partitions,
+    Program,
+    TriggerNode,
+    Wait,
+    iso_duration,
+    partition_key,
+    span,
+    trigger_text,
+)
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import JOB_TERMINAL, ActionStatus, JobStatus
 from bundletui.model.timeutil import parse_oozie_time
+from bundletui.store import events as event_store
 from bundletui.store import jobs
 from bundletui.store.rows import (
     ActionRow,
@@ -128,6 +148,9 @@ def action_info(conn: sqlite3.Connection, action_id: str, *, tz: str = "GMT") ->
         for path, data_in, _seq, ok in jobs.input_deps_of(conn, action.id)
     ]
     out["coordJobName"] = coord.app_name
+    spec = event_spec(conn, coord)
+    if spec is not None and out.get("firedBy") is not None:
+        out["firedBy"] |= fired_detail(conn, action, spec, tz)
     return out
 
 
@@ -314,6 +337,10 @@ def coordinator_json(
         "errorCode": coord.error_code,  # why materialization failed the job
         "errorMessage": coord.error_message,
     }
+    spec = event_spec(conn, coord) if event else None
+    if spec is not None:
+        out["trigger"] = trigger_definition(spec)
+        out["constraints"] = run_constraints(spec, coord)
     if page is not None:
         out["page"] = {
             "offset": page.offset,
@@ -364,6 +391,251 @@ def triggering(conn: sqlite3.Connection, coord: CoordRow) -> dict[str, Any]:
         "onTrigger": True,
         "eventsSeen": seen,  # by the job that fires next
     }
+
+
+# ----------------------------------------------------------------------------- event schedules
+
+
+def event_spec(conn: sqlite3.Connection, coord: CoordRow) -> EventSpec | None:
+    """An event schedule's decoded trigger and constraints (None for a time-based one)."""
+    return app_of(coord, conn).events if coord.kind == "event" else None
+
+
+def trigger_definition(spec: EventSpec) -> dict[str, Any]:
+    """What fires the schedule: in words (AND / OR as written), as a tree mirroring the XML,
+    and the feeds its partitions come from; Oozie has no key for any of it."""
+    return {
+        "definition": trigger_text(spec.trigger, top=True),
+        "tree": _node_json(spec.trigger),
+        "feeds": [{"name": f.name, "path": f.path, "doneFlag": f.done_flag} for f in spec.feeds],
+        "priority": spec.priority,
+    }
+
+
+def run_constraints(spec: EventSpec, coord: CoordRow) -> dict[str, Any]:
+    """What holds a fired job before its launch. The concurrency is the row's, as the engine
+    reads it: ``change concurrency=`` replaces the definition's (-1: none)."""
+    c = spec.constraints
+    concurrency = coord.concurrency if coord.concurrency >= 0 else None
+    w = c.window
+    timed = c.timeout_ms is not None
+    return {
+        "concurrency": concurrency,
+        "group": c.group,
+        "groupMax": c.group_max,
+        "delay": iso_duration(c.delay_ms) if c.delay_ms else None,
+        "timeWindow": (
+            {"start": _hhmm(w.start_minute), "end": _hhmm(w.end_minute), "timezone": coord.timezone}
+            if w is not None
+            else None
+        ),
+        "sinceLastRun": iso_duration(c.since_last_run_ms) if c.since_last_run_ms else None,
+        "timeout": iso_duration(c.timeout_ms) if c.timeout_ms is not None else None,
+        "onTimeout": str(c.on_timeout) if timed else None,
+        "summary": _constraint_words(c, concurrency, coord.timezone),
+    }
+
+
+def _constraint_words(c: Constraints, concurrency: int | None, tz: str) -> list[str]:
+    """One phrase per constraint, in the order the checker tries them after the timeout."""
+    words = [f"concurrency {concurrency}"] if concurrency is not None else []
+    if c.group:
+        words.append(f"group {c.group}: {c.group_max} at once")
+    if c.delay_ms:
+        words.append(f"delay {span(c.delay_ms)}")
+    if c.window is not None:
+        start, end = _hhmm(c.window.start_minute), _hhmm(c.window.end_minute)
+        words.append(f"time window {start}-{end} {tz}")
+    if c.since_last_run_ms:
+        words.append(f"{span(c.since_last_run_ms)} since the last run")
+    if c.timeout_ms is not None:  # the same words as waitingFor's "times out at … (…)"
+        then = "started anyway" if c.on_timeout == "force" else "discarded"
+        words.append(f"timeout {span(c.timeout_ms)}, then {then}")
+    return words
+
+
+def _fired_key(
+    conn: sqlite3.Connection, action: ActionRow, coord: CoordRow, tz: str
+) -> dict[str, Any]:
+    """``firedBy`` for an event schedule's action; a time-based one's has no such key."""
+    spec = event_spec(conn, coord)
+    if spec is None:
+        return {}
+    fired = _fired_record(action)
+    return {"firedBy": None if fired is None else fired_by(fired, spec, tz)}
+
+
+def _fired_record(action: ActionRow) -> dict[str, Any] | None:
+    """What the engine recorded on the action when it fired (``trigger:`` EL reads it too)."""
+    try:
+        fired = json.loads(action.trigger or "null")
+    except ValueError:
+        return None
+    return fired if isinstance(fired, dict) else None
+
+
+def fired_by(fired: dict[str, Any], spec: EventSpec, tz: str = "GMT") -> dict[str, Any]:
+    """What fired an action, short enough for every row of a page: the trigger's leaves that
+    held, in words, and when. A since-last-run schedule's later firings join a job still held
+    (``mergedAt``): their events and leaves are counted here too, as its workflow gets them."""
+    events = [e for e in fired.get("events") or [] if isinstance(e, dict)]
+    parts = [e for e in events if e.get("kind") == "partition"]
+    leaves = [str(r) for r in fired.get("reason") or []]
+    out: dict[str, Any] = {
+        "reason": _reason_text(spec, leaves, events),
+        "leaves": leaves,  # ${trigger:reason()}
+        "firedAt": rfc822(fired.get("fired_at"), tz),
+        "partitions": len(parts),  # ${trigger:count()}
+        "bytes": sum(int(e.get("size") or 0) for e in parts),  # ${trigger:bytes()}
+    }
+    if fired.get("merged_at"):
+        out["mergedAt"] = [rfc822(int(t), tz) for t in fired["merged_at"]]
+    return out
+
+
+def fired_detail(
+    conn: sqlite3.Connection, action: ActionRow, spec: EventSpec, tz: str = "GMT"
+) -> dict[str, Any]:
+    """One action's whole record: every event that fired it, the trigger it fired, and its
+    job in the queue (how it left it: launched, forced at the timeout, discarded)."""
+    fired = _fired_record(action) or {}
+    names = _feed_names(spec)
+    jobs_ = event_store.jobs_of_action(conn, action.coord_id, action.id)
+    job = jobs_[-1] if jobs_ else None
+    return {
+        "trigger": trigger_text(spec.trigger, top=True),
+        "events": [
+            _event_json(e, names, tz) for e in fired.get("events") or [] if isinstance(e, dict)
+        ],
+        "job": None if job is None else {"state": job.state, "note": job.held_by},
+    }
+
+
+def _event_json(e: dict[str, Any], names: dict[str, str], tz: str) -> dict[str, Any]:
+    key, path = str(e.get("key") or ""), str(e.get("path") or "")
+    if e.get("kind") == "program":  # key program:<coordinator>:<status>, path <action>:…
+        name, _, status = key.removeprefix("program:").rpartition(":")
+        return {
+            "kind": "program",
+            "coordinator": name,
+            "status": status,
+            "action": path.split(":")[0],
+            "time": rfc822(e.get("time"), tz),
+        }
+    root = key.removeprefix("partition:")
+    return {
+        "kind": "partition",
+        "feed": names.get(key, root),
+        "path": path,
+        "name": path[len(root) + 1 :] if path.startswith(root + "/") else path,
+        "size": int(e.get("size") or 0),
+        "time": rfc822(e.get("time"), tz),
+    }
+
+
+def _reason_text(spec: EventSpec, leaves: list[str], events: list[dict[str, Any]]) -> str:
+    """``3 new partitions in feed clicks and cron '0 */4 * * *'``: each leaf that held, joined
+    by "and" whatever AND / OR joins them in the trigger (each did hold; the definition says
+    which were needed)."""
+    words: list[str] = []
+    for leaf in leaves:
+        if leaf == "partitions" or (leaf == "bytes" and "partitions" not in leaves):
+            words += _partition_words(spec, events, leaves)
+        elif leaf == "program":
+            words += _program_words(events)
+        elif leaf == "cron":
+            crons = [c.expression for c in _leaves(spec.trigger, Cron)]
+            words.append("cron " + " or ".join(f"'{c}'" for c in crons))
+        elif leaf == "wait":
+            words += [trigger_text(w) for w in _leaves(spec.trigger, Wait)]
+    n = len(events)
+    return " and ".join(words) or f"{n} event{'s' if n != 1 else ''}"
+
+
+def _partition_words(spec: EventSpec, events: list[dict[str, Any]], leaves: list[str]) -> list[str]:
+    """Per feed, in the trigger's order: ``3 new partitions in feed clicks``, with their size
+    when a bytes leaf held (``24B in feed views (2 new partitions)`` when only the size did)."""
+    names = _feed_names(spec)
+    by_feed: dict[str, list[dict[str, Any]]] = {
+        partition_key(spec.feed(leaf.feed).path): []
+        for leaf in _leaves(spec.trigger, (Partitions, Bytes))
+    }
+    for e in events:
+        if e.get("kind") == "partition":
+            by_feed.setdefault(str(e.get("key")), []).append(e)
+    words = []
+    for key, parts in by_feed.items():
+        if not parts:
+            continue
+        feed = names.get(key, key.removeprefix("partition:"))
+        count = f"{len(parts)} new partition{'s' if len(parts) != 1 else ''}"
+        size = _size(sum(int(e.get("size") or 0) for e in parts))
+        if "partitions" not in leaves:
+            words.append(f"{size} in feed {feed} ({count})")
+        elif "bytes" in leaves:
+            words.append(f"{count} in feed {feed} ({size})")
+        else:
+            words.append(f"{count} in feed {feed}")
+    return words
+
+
+def _program_words(events: list[dict[str, Any]]) -> list[str]:
+    """``program ingest SUCCEEDED (action @3)``: the run's number says which of its actions."""
+    by_key: dict[str, list[str]] = {}
+    for e in events:
+        if e.get("kind") == "program":
+            action = str(e.get("path") or "").split(":")[0]
+            by_key.setdefault(str(e.get("key")), []).append("@" + action.rpartition("@")[2])
+    words = []
+    for key, runs in by_key.items():
+        name, _, status = key.removeprefix("program:").rpartition(":")
+        label = "action" if len(runs) == 1 else "actions"
+        words.append(f"program {name} {status} ({label} {', '.join(runs)})")
+    return words
+
+
+def _feed_names(spec: EventSpec) -> dict[str, str]:
+    """Event key -> feed name (the first feed declared on a path names it)."""
+    names: dict[str, str] = {}
+    for f in spec.feeds:
+        names.setdefault(partition_key(f.path), f.name)
+    return names
+
+
+def _leaves(node: TriggerNode, kind: type | tuple[type, ...]) -> list[Any]:
+    if isinstance(node, AllOf | AnyOf):
+        return [leaf for c in node.children for leaf in _leaves(c, kind)]
+    return [node] if isinstance(node, kind) else []
+
+
+def _node_json(n: TriggerNode) -> dict[str, Any]:
+    """The trigger as its XML is written: ``{"or": [{"partitions": {…}}, {"cron": {…}}]}``."""
+    if isinstance(n, AllOf | AnyOf):
+        return {"and" if isinstance(n, AllOf) else "or": [_node_json(c) for c in n.children]}
+    if isinstance(n, Partitions):
+        return {"partitions": {"feed": n.feed, "count": n.count}}
+    if isinstance(n, Bytes):
+        return {"bytes": {"feed": n.feed, "atLeast": n.at_least}}
+    if isinstance(n, Cron):
+        return {"cron": {"expression": n.expression}}
+    if isinstance(n, Program):
+        return {"program": {"coordinator": n.coordinator, "status": n.status}}
+    return {"wait": {"duration": iso_duration(n.duration_ms), "after": n.after.value}}
+
+
+def _hhmm(minute: int) -> str:
+    return f"{minute // 60:02d}:{minute % 60:02d}"
+
+
+_BINARY_UNITS = (("PB", 1024**5), ("TB", 1024**4), ("GB", 1024**3), ("MB", 1024**2), ("KB", 1024))
+
+
+def _size(n: int) -> str:
+    """Bytes in the binary units a ``<bytes at-least>`` is written in: ``100GB``, ``1.5MB``."""
+    for unit, size in _BINARY_UNITS:
+        if n >= size:
+            return f"{n / size:.1f}".rstrip("0").rstrip(".") + unit
+    return f"{n}B"
 
 
 @dataclass
@@ -530,6 +802,7 @@ def action_json(
         # ours, beside Oozie's keys
         "pending": bool(action.pending),
         "waitingFor": why,
+        **_fired_key(conn, action, coord, tz),
     }
 
 

@@ -240,22 +240,41 @@ def cron_leaves(node: TriggerNode) -> list[str]:
     return []
 
 
+def trigger_text(n: TriggerNode, top: bool = False) -> str:
+    """A trigger in words, AND / OR as written (``3 new partitions of clicks OR cron '…'``),
+    durations as an operator reads them (``10m``): dryrun, ``info`` and the console say it so."""
+    if isinstance(n, Partitions):
+        return f"{n.count} new partition{'s' if n.count != 1 else ''} of {n.feed}"
+    if isinstance(n, Bytes):
+        return f"{_human_bytes(n.at_least)} of {n.feed}"
+    if isinstance(n, Cron):
+        return f"cron '{n.expression}'"
+    if isinstance(n, Program):
+        return f"program {n.coordinator} {n.status}"
+    if isinstance(n, Wait):
+        return f"{span(n.duration_ms)} after the {n.after.value.replace('-', ' ')}"
+    joined = (" AND " if isinstance(n, AllOf) else " OR ").join(trigger_text(c) for c in n.children)
+    return joined if top else f"({joined})"
+
+
+def iso_duration(ms: int) -> str:
+    """Milliseconds as the ISO-8601 duration a definition is written in (``PT1H30M``)."""
+    days, rest = divmod(ms, 86_400_000)
+    hours, rest = divmod(rest, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    clock = (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    clock += f"{rest / 1000:g}S" if rest else ""
+    text = "P" + (f"{days}D" if days else "") + (f"T{clock}" if clock else "")
+    return text if text != "P" else "PT0S"
+
+
+def span(ms: int) -> str:
+    """``PT1H30M`` as an operator reads it: ``1h30m``."""
+    return iso_duration(ms).removeprefix("P").replace("T", "").lower()
+
+
 def describe(spec: EventSpec) -> dict[str, object]:
     """When the schedule fires and what holds a fired job, in words (dryrun)."""
-
-    def node(n: TriggerNode, top: bool = False) -> str:
-        if isinstance(n, Partitions):
-            return f"{n.count} new partition{'s' if n.count != 1 else ''} of {n.feed}"
-        if isinstance(n, Bytes):
-            return f"{_human_bytes(n.at_least)} of {n.feed}"
-        if isinstance(n, Cron):
-            return f"cron '{n.expression}'"
-        if isinstance(n, Program):
-            return f"{n.coordinator} {n.status}"
-        if isinstance(n, Wait):
-            return f"{n.duration_ms // 1000}s after the {n.after.value.replace('-', ' ')}"
-        joined = (" AND " if isinstance(n, AllOf) else " OR ").join(node(c) for c in n.children)
-        return joined if top else f"({joined})"
 
     c = spec.constraints
     holds = []
@@ -276,7 +295,7 @@ def describe(spec: EventSpec) -> dict[str, object]:
     if c.timeout_ms is not None:
         holds.append(f"timeout {c.timeout_ms // 1000}s ({c.on_timeout.value})")
     return {
-        "trigger": node(spec.trigger, top=True),
+        "trigger": trigger_text(spec.trigger, top=True),
         "constraints": holds,
         "priority": spec.priority,
     }

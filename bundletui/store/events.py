@@ -383,3 +383,16 @@ def delete_pending_jobs(tx: Tx, coord_id: str) -> list[JobRow]:
 
 def event_schedule_ids(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT coord_id FROM event_schedules")]
+
+
+def jobs_of_action(conn: sqlite3.Connection, coord_id: str, action_id: str) -> list[JobRow]:
+    """The queue entries that carried an action, oldest first (a rerun adds one): what
+    ``info`` says of how it was launched (forced at its timeout) or discarded. Read through
+    the (state, coord_id) index: O(the schedule's fired jobs), never the whole queue."""
+    rows = conn.execute(
+        f"SELECT {_JOB_COLS} FROM job_queue WHERE state IN"
+        " ('PENDING_CONSTRAINT', 'PENDING_LAUNCH', 'LAUNCHED', 'DISCARDED')"
+        " AND coord_id = ? AND action_id = ? ORDER BY id",
+        (coord_id, action_id),
+    )
+    return [_job(r) for r in rows]

@@ -89,7 +89,7 @@ class _Page:
         if value is None or value == "" or value == "-":
             return
         shown = self.alias(str(value)) if path else str(value)
-        self.text.append(f"{name:<11}", style="dim")
+        self.text.append(f"{name:<10} ", style="dim")  # one space after "constraints" too
         self.text.append(shown + "\n")
 
     def line(self, text: str | Text = "", style: str = "") -> None:
@@ -208,6 +208,7 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
             "controls",
             f"{info.get('executionPolicy')} concurrency {_concurrency(info.get('concurrency'))}",
         )
+        _schedule_fields(p, info)
     else:
         p.field(
             "schedule",
@@ -236,6 +237,20 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p.field("modified", _t(info.get("lastModifiedTime")))
     p.conf(info.get("conf"))
     return p.text
+
+
+def _schedule_fields(p: _Page, info: dict[str, Any]) -> None:
+    """An event schedule's trigger, feeds and run constraints, as ``bundletui info`` says."""
+    trigger = info.get("trigger") or {}
+    if not trigger:
+        return
+    p.field("trigger", trigger.get("definition"))
+    feeds = ", ".join(f"{f['name']} {f['path']}" for f in trigger.get("feeds") or [])
+    p.field("feeds", feeds, path=True)
+    summary = (info.get("constraints") or {}).get("summary") or []
+    p.field("constraints", ", ".join(summary) or "none")
+    if trigger.get("priority"):
+        p.field("priority", trigger["priority"])
 
 
 def _events(mat: dict[str, Any]) -> str:
@@ -345,6 +360,10 @@ def action_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     elif info.get("errorCode") or info.get("errorMessage"):
         p.why(f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip(), "red")
     p.field("id", info["id"])
+    fired = info.get("firedBy")
+    if fired:
+        p.field("fired by", _fired_text(fired))
+        p.field("fired at", _fired_at(fired))
     p.field("nominal", _t(info.get("nominalTime")))
     p.field("created", _t(info.get("createdTime")))
     p.field("workflow", info.get("externalId"))
@@ -369,6 +388,28 @@ def action_page(info: dict[str, Any], alias: Alias = _same) -> Text:
             p.line(f"  {u}")
     p.conf(info.get("runConf"))
     return p.text
+
+
+_PARTS_SHOWN = 3
+
+
+def _fired_text(fired: dict[str, Any]) -> str:
+    """The reason, then the first partitions by their names under the feed (``2026/03/01/09``;
+    with the feed's name when several feeds fired it): the rest is one ``+N more``."""
+    parts = [e for e in fired.get("events") or [] if e.get("kind") == "partition"]
+    if not parts:
+        return str(fired.get("reason") or "-")
+    several = len({e["feed"] for e in parts}) > 1
+    names = [f"{e['feed']}/{e['name']}" if several else e["name"] for e in parts]
+    more = f" (+{len(names) - _PARTS_SHOWN} more)" if len(names) > _PARTS_SHOWN else ""
+    return f"{fired.get('reason')}: {', '.join(names[:_PARTS_SHOWN])}{more}"
+
+
+def _fired_at(fired: dict[str, Any]) -> str:
+    """When it fired; later firings a since-last-run constraint merged into it, counted."""
+    merged = len(fired.get("mergedAt") or [])
+    later = f" (+{merged} later firing{'s' if merged != 1 else ''} joined it)" if merged else ""
+    return _t(fired.get("firedAt")) + later
 
 
 def workflow_page(info: dict[str, Any], alias: Alias = _same) -> Text:
