@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from bundletui.commands import coordinators as coordcmd
+from bundletui.commands import schedules
 from bundletui.commands.base import Ctx, fail, run
 from bundletui.commands.effects import Effects
 from bundletui.errors import BundletuiError, CommandError
@@ -78,10 +79,17 @@ def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
                 "app": codec.dumps(app),
             },
         )
+        row = jobs.must_get(tx.conn, BundleRow, bundle_id)
         if start:
-            start_tx(tx, ctx.effects, jobs.must_get(tx.conn, BundleRow, bundle_id), Event.START)
+            start_tx(tx, ctx.effects, row, Event.START, store=ctx.store)
+        elif app.kickoff_time is None:
+            # kick-off now: the engine starts it, with its event schedules' horizon taken now
+            # (what lands between this submit and the engine's start counts as new)
+            horizon = start_horizon(tx, ctx.store, row)
+            args = None if horizon is None else {"events_from": horizon}
+            ctx.effects.child_command(tx, "bundle.wake", bundle_id, args)
         else:
-            ctx.effects.wake_bundle(tx, bundle_id)  # kick-off (now, when none is given)
+            ctx.effects.wake_bundle(tx, bundle_id)  # kick-off later: the schedules start then
         return bundle_id
 
     return run(
@@ -100,11 +108,24 @@ def load(tx: Tx, bundle_id: str) -> BundleRow:
     return row
 
 
-def start_tx(tx: Tx, effects: Effects, bundle: BundleRow, event: Event = Event.START) -> None:
-    """PREP -> RUNNING; one bundle action per enabled coordinator (PREP, pending); submit each."""
+def start_tx(
+    tx: Tx,
+    effects: Effects,
+    bundle: BundleRow,
+    event: Event = Event.START,
+    *,
+    store: Store,
+    events_from: int | None = None,
+) -> None:
+    """PREP -> RUNNING; one bundle action per enabled coordinator (PREP, pending); submit each.
+    The engine submits them later: an event schedule among them counts what lands from now on
+    (or from ``events_from``, the horizon the submit command took), not from then."""
     t = decide(Machine.BUNDLE, bundle.status, event, bundle.id)
     app = app_of(bundle)
     enabled = [c for c in app.coordinators if c.enabled]
+    if events_from is None and enabled:
+        events_from = start_horizon(tx, store, bundle)
+    submit_args = {} if events_from is None else {"events_from": events_from}
     if not enabled:
         jobs.update(
             tx, BundleRow, bundle.id, status=J.FAILED, start_time=tx.now_ms, end_time=tx.now_ms
@@ -125,23 +146,58 @@ def start_tx(tx: Tx, effects: Effects, bundle: BundleRow, event: Event = Event.S
                 "critical": int(coord.critical),
             },
         )
-        effects.child_command(tx, "bundle.submit_coord", bundle.id, {"name": coord.name})
+        effects.child_command(
+            tx, "bundle.submit_coord", bundle.id, {"name": coord.name, **submit_args}
+        )
     jobs.update(tx, BundleRow, bundle.id, status=t.to, start_time=tx.now_ms, pending=1)
 
 
 def start(ctx: Ctx, bundle_id: str) -> None:
-    run(ctx, "start", bundle_id, None, lambda tx: start_tx(tx, ctx.effects, load(tx, bundle_id)))
+    run(
+        ctx,
+        "start",
+        bundle_id,
+        None,
+        lambda tx: start_tx(tx, ctx.effects, load(tx, bundle_id), store=ctx.store),
+    )
 
 
-def submit_child_tx(tx: Tx, store: Store, effects: Effects, bundle: BundleRow, name: str) -> None:
-    """The engine's half of a bundle start: submit one coordinator (seed: CoordSubmitXCommand)."""
+def start_horizon(tx: Tx, store: Store, bundle: BundleRow) -> int | None:
+    """The horizon of the bundle's event schedules, taken when it starts (or is submitted to
+    start now): they are created later, by the engine. A coordinator that does not load is
+    left to that submit, which fails it and says why."""
+    from bundletui.spec.load import load_bundle_coordinator
+
+    app = app_of(bundle)
+    specs = []
+    for coord in app.coordinators:
+        if not coord.enabled:
+            continue
+        try:
+            loaded = load_bundle_coordinator(app, coord, bundle.conf_dict(), bundle.id, store.clock)
+        except BundletuiError:
+            continue
+        specs.append(loaded.app.events)
+    return schedules.horizon(tx, specs)
+
+
+def submit_child_tx(
+    tx: Tx,
+    store: Store,
+    effects: Effects,
+    bundle: BundleRow,
+    name: str,
+    events_from: int | None = None,
+) -> str | None:
+    """The engine's half of a bundle start: submit one coordinator (seed: CoordSubmitXCommand).
+    Returns the coordinator's id when this call created it."""
     ba = jobs.get(tx.conn, BundleActionRow, bundle_action_id(bundle.id, name))
     if ba is None or ba.coord_id is not None:
-        return  # already done (the outbox item ran before a crash)
+        return None  # already done (the outbox item ran before a crash)
     if bundle.status in (J.KILLED, J.FAILED):
         jobs.update(tx, BundleActionRow, ba.id, status=J.KILLED, pending=0)
         rollup_tx(tx, effects, bundle.id)
-        return
+        return None
     app = app_of(bundle)
     coord = next(c for c in app.coordinators if c.name == name)
     status = {
@@ -164,14 +220,16 @@ def submit_child_tx(tx: Tx, store: Store, effects: Effects, bundle: BundleRow, n
             bundle_id=bundle.id,
             pause_time=bundle.pause_time,
             status=status,
+            events_from=events_from,
         )
     except BundletuiError as exc:
         tx.rollback_to("child")
         _child_failed(tx, effects, bundle, ba, coord.critical, exc)
-        return
+        return None
     tx.release("child")
     jobs.update(tx, BundleActionRow, ba.id, coord_id=coord_id, status=status, pending=0)
     rollup_tx(tx, effects, bundle.id)
+    return coord_id
 
 
 def _child_failed(

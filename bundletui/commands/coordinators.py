@@ -110,7 +110,9 @@ def create_coordinator_tx(
     bundle_id: str | None = None,
     pause_time: int | None = None,
     status: JobStatus = J.PREP,
+    events_from: int | None = None,
 ) -> str:
+    """``events_from``: an event schedule's horizon, when a bundle's start command took it."""
     app: CoordinatorApp = loaded.app
     coord_id = store.next_id(tx, JobKind.COORDINATOR, loaded.user)
     decide(Machine.COORDINATOR, None, Event.SUBMIT)
@@ -146,7 +148,7 @@ def create_coordinator_tx(
     if app.events is not None:
         from bundletui.commands.schedules import register
 
-        register(tx, coord_id, bundle_id, app.events)
+        register(tx, coord_id, bundle_id, app.events, events_from)
     effects.wake_coordinator(tx, coord_id)
     return coord_id
 

@@ -99,10 +99,18 @@ def landing_warnings(apps: Iterable[CoordinatorApp], landing: str | Path) -> lis
     return out
 
 
-def register(tx: Tx, coord_id: str, bundle_id: str | None, spec: EventSpec) -> None:
+def register(
+    tx: Tx,
+    coord_id: str,
+    bundle_id: str | None,
+    spec: EventSpec,
+    events_from: int | None = None,
+) -> None:
     """Index the schedule. Partitions already in its feeds are recorded first, so that only
-    partitions arriving from now on count as new for it. A feed on a path that an unfinished
-    schedule watches with another done-flag is refused (:func:`feed_clashes`)."""
+    partitions arriving from now on count as new for it — or from ``events_from`` on, the
+    horizon a bundle's start command took (:func:`horizon`) when the engine creates the
+    schedule later. A feed on a path that an unfinished schedule watches with another
+    done-flag is refused (:func:`feed_clashes`)."""
     clashes = feed_clashes(tx.conn, spec.feeds, exclude=coord_id)
     if clashes:
         head = jobs.coord_head(tx.conn, coord_id)
@@ -116,6 +124,7 @@ def register(tx: Tx, coord_id: str, bundle_id: str | None, spec: EventSpec) -> N
         event_keys(spec),
         [(f.name, f.path, f.done_flag) for f in spec.feeds],
         spec.constraints.group,
+        events_from,
     )
 
 
@@ -176,12 +185,18 @@ def resume_horizon(tx: Tx, coords: Iterable[CoordRow]) -> int | None:
     applies the resume. None when no event schedule is among ``coords``."""
     from bundletui.commands.coordinators import app_of
 
-    specs = [app_of(c, tx.conn).events for c in coords if c.kind == "event"]
-    if not specs:
+    return horizon(tx, [app_of(c, tx.conn).events for c in coords if c.kind == "event"])
+
+
+def horizon(tx: Tx, specs: Iterable[EventSpec | None]) -> int | None:
+    """The last event that happened before now for these schedules: what is on disk in their
+    feeds is recorded first, so that only what lands afterwards counts, whenever the engine
+    gets to the schedules. None when there is no event schedule among ``specs``."""
+    found = [s for s in specs if s is not None]
+    if not found:
         return None
-    for spec in specs:
-        if spec is not None:
-            _record_present(tx, spec)
+    for spec in found:
+        _record_present(tx, spec)
     return ev.max_event_id(tx.conn)
 
 

@@ -35,7 +35,7 @@ class BundleService:
     def install(self) -> None:
         e = self.engine
         e.wake_bundle_hook = self.wake
-        e.on_outbox("bundle.wake", lambda tx, bid, args: self.wake(tx, bid))
+        e.on_outbox("bundle.wake", lambda tx, bid, args: self.wake(tx, bid, args))
         e.on_due("bundle.kickoff", self.wake)
         e.on_due("bundle.pause", self.wake)
         e.on_outbox("bundle.submit_coord", self.submit_coord)
@@ -43,7 +43,8 @@ class BundleService:
             e.on_outbox(kind, self._child(fn))
         e.recoveries.append(self.recover)
 
-    def wake(self, tx: Tx, bundle_id: str) -> None:
+    def wake(self, tx: Tx, bundle_id: str, args: dict[str, Any] | None = None) -> None:
+        """``args["events_from"]``: the horizon a submit without kick-off time took."""
         bundle = jobs.get(tx.conn, BundleRow, bundle_id)
         if bundle is None:
             return
@@ -51,7 +52,15 @@ class BundleService:
         effects = self.engine.effects
         if bundle.status == J.PREP:
             if bundle.kickoff_time is None or bundle.kickoff_time <= now:
-                bundlecmd.start_tx(tx, effects, bundle, Event.KICKOFF)
+                horizon = (args or {}).get("events_from")
+                bundlecmd.start_tx(
+                    tx,
+                    effects,
+                    bundle,
+                    Event.KICKOFF,
+                    store=self.engine.db,
+                    events_from=None if horizon is None else int(horizon),
+                )
                 bundle = jobs.must_get(tx.conn, BundleRow, bundle_id)
             else:
                 self.engine.heap.push(bundle.kickoff_time, "bundle.kickoff", bundle_id)
@@ -67,11 +76,22 @@ class BundleService:
                 self.engine.heap.push(bundle.pause_time, "bundle.pause", bundle_id)
 
     def submit_coord(self, tx: Tx, bundle_id: str, args: dict[str, Any]) -> None:
+        """One coordinator of a bundle's start. An event schedule counts from the horizon
+        the start took: the events the pump consumed since then are handed to it again."""
         bundle = jobs.get(tx.conn, BundleRow, bundle_id)
-        if bundle is not None:
-            bundlecmd.submit_child_tx(
-                tx, self.engine.db, self.engine.effects, bundle, str(args["name"])
-            )
+        if bundle is None:
+            return
+        horizon = args.get("events_from")
+        coord_id = bundlecmd.submit_child_tx(
+            tx,
+            self.engine.db,
+            self.engine.effects,
+            bundle,
+            str(args["name"]),
+            None if horizon is None else int(horizon),
+        )
+        if coord_id is not None and horizon is not None:
+            self.engine.events.replay(tx, coord_id, int(horizon))
 
     def _child_commands(self) -> dict[str, Callable[[Tx, CoordRow, dict[str, Any]], Any]]:
         effects = self.engine.effects

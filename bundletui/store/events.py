@@ -116,7 +116,9 @@ def register_schedule(
     keys: Iterable[str],
     feeds: Iterable[tuple[str, str, str]],
     group: str | None,
+    events_from: int | None = None,
 ) -> None:
+    """``events_from``: events up to it do not count (default: every event recorded so far)."""
     tx.conn.executemany(
         "INSERT OR IGNORE INTO event_triggers (key, coord_id, bundle_id) VALUES (?, ?, ?)",
         [(k, coord_id, bundle_id) for k in keys],
@@ -127,7 +129,7 @@ def register_schedule(
     )
     tx.conn.execute(
         "INSERT OR IGNORE INTO event_schedules (coord_id, events_from, grp) VALUES (?, ?, ?)",
-        (coord_id, max_event_id(tx.conn), group),
+        (coord_id, max_event_id(tx.conn) if events_from is None else events_from, group),
     )
 
 

@@ -9,6 +9,8 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
+
 from tests.e2e5.conftest import Bt5, Feed, bundle, event_coordinator, fmt_ms, ms
 
 FAR_START, FAR_END = "2020-01-01T00:00Z", "2099-01-01T00:00Z"  # real-clock tests
@@ -351,3 +353,50 @@ def test_nested_feeds_each_see_a_partition_that_lies_in_both(bt: Bt5) -> None:
 
     assert sorted(fired(all_id)) == sorted([[live_eu], [live_us], [down_eu]])
     assert fired(eu_id) == [[live_eu], [down_eu]]
+
+
+@pytest.mark.parametrize("start", [True, False], ids=["submit --start", "submit, kick-off now"])
+def test_a_bundle_schedule_counts_what_lands_after_the_submit_before_any_engine_ran(
+    bt: Bt5, start: bool
+) -> None:
+    """QA: a bundle's event schedule is created by the engine when it starts the bundle; what
+    landed between ``submit`` and that moment counted as "already there", so the README's
+    recipe (submit, land data, run) never fired. The horizon is the submit's now: a partition
+    there before it does not count, those landed after it do — even when the engine, for
+    another schedule on the feed, recorded and consumed them before this one existed (they are
+    replayed to it)."""
+    pairs = bt.write(
+        "pairs.xml",
+        event_coordinator(
+            "pairs",
+            feeds=[Feed("x", "${landing}/x")],
+            trigger='<partitions feed="x" count="2"/>',
+        ),
+    )
+    # another schedule on the same feed, already running: the engine records and consumes
+    # the feed's partitions before the bundle's schedule exists
+    watcher = bt.write(
+        "watcher.xml",
+        event_coordinator(
+            "watcher",
+            feeds=[Feed("x", "${landing}/x")],
+            trigger='<partitions feed="x" count="100"/>',
+        ),
+    )
+    bt.submit(watcher)
+    bt.step("2026-03-01T08:00Z")
+    bt.land("x", "0")  # before the submit: already there
+    props = bt.apps / "b.properties"
+    props.write_text(
+        f"oozie.bundle.application.path={bt.write('b.xml', bundle('h', [('pairs', pairs, {})]))}\n"
+        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
+    )
+    bid = bt.cli("submit", str(props), *(["--start"] if start else [])).stdout.split()[-1]
+    x1, x2 = str(bt.land("x", "1")), str(bt.land("x", "2"))  # no engine has run yet
+    bt.step("2026-03-01T09:00Z")
+    (pairs_id,) = bt.coords_of(bid).values()
+    bt.wait_actions(pairs_id, 1)
+    bt.sim("2026-03-01T09:00Z", "2026-03-01T09:05Z")
+    (action,) = bt.actions(pairs_id)
+    assert action["status"] == "SUCCEEDED"
+    assert sorted(bt.runs()[action["id"]].parts) == [x1, x2], bt.runs()[action["id"]].parts
