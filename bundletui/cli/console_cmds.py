@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
     def console(
+        ctx: typer.Context,
         home: HomeOpt = None,
         landing: Annotated[
             Path | None,
@@ -35,7 +36,8 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option(
                 "--demo",
-                help="A fresh temporary home with the feeds bundle running and a feeder dropping partitions.",
+                help="A fresh temporary home (not BUNDLETUI_HOME's; --home DIR: an empty DIR,"
+                " kept) with the feeds bundle running and a feeder dropping partitions.",
             ),
         ] = False,
         interval: Annotated[
@@ -52,7 +54,11 @@ def register(app: typer.Typer) -> None:
 
         demo_setup = None
         if demo:
-            demo_setup = make_demo(resolve_home(home) if home else None)
+            # BUNDLETUI_HOME names the user's own store: the demo never writes there; only a
+            # --home given for it on the command line (which must hold no store) is used
+            given = ctx.get_parameter_source("home")
+            explicit = home is not None and getattr(given, "name", "") == "COMMANDLINE"
+            demo_setup = make_demo(resolve_home(home) if explicit else None)
             home_dir = demo_setup.home
             landing = demo_setup.landing
         else:

@@ -772,8 +772,10 @@ class MainScreen(Screen[None]):
         lease = self.lease
         now_ms = to_ms(RealClock().now())
         late = lease is not None and lease.expires <= now_ms
-        holder = holder_process(lease) if lease is not None and late else "unknown"
-        hung = lease is not None and holder in ("alive", "stopped")
+        # asked at every refresh, not only once the lease is late: a holder killed on this
+        # host (kill -9) is gone at once, not when its lease runs out (one read of /proc)
+        holder = holder_process(lease) if lease is not None else "unknown"
+        hung = lease is not None and late and holder in ("alive", "stopped")
         since = ago(now_ms - lease.expires) if lease is not None else ""
         why = f"{'stopped; ' if holder == 'stopped' else ''}lease expired {since} ago"
         if console.embedded is not None:
@@ -804,7 +806,7 @@ class MainScreen(Screen[None]):
                     "yellow",
                 )
             return f"engine: {status.state} (in console)", f"engine: {status.state}", "yellow"
-        if lease is not None and not late:
+        if lease is not None and not late and holder != "gone":
             return (
                 f"engine: active (attached to pid {lease.pid}@{lease.host})",
                 f"engine: active (pid {lease.pid})",
@@ -818,7 +820,9 @@ class MainScreen(Screen[None]):
             )
         hint = "" if self.config.read_only else "; :engine start"
         if lease is not None:
-            if holder == "gone":
+            if holder == "gone" and not late:  # killed: its lease has not run out yet
+                text = f"engine: none (pid {lease.pid} exited{hint})"
+            elif holder == "gone":
                 text = f"engine: none (pid {lease.pid} exited, lease expired {since} ago{hint})"
             else:
                 text = (
@@ -894,7 +898,16 @@ class MainScreen(Screen[None]):
     def availability(self, action: str) -> Availability:
         item = self._selected_item()
         marked = self.model.marked_items() if action in BULK else None
-        avail = availability(action, item, read_only=self.config.read_only, marked=marked)
+        coord = None
+        if item is not None and item.kind == ACTION and item.row.parent:
+            coord = self.model.items.get(item.row.parent)  # every coordinator is in the model
+        avail = availability(
+            action,
+            item,
+            read_only=self.config.read_only,
+            marked=marked,
+            coord_status=coord.status if coord is not None else None,
+        )
         if action == "details" and item is None:
             return Availability("greyed", "details: nothing selected")
         if action == "faults" or action == "filter":
@@ -1433,9 +1446,11 @@ class MainScreen(Screen[None]):
         elif verb == "engine":
             embedded = self.console.embedded
             if embedded is None:
-                self.notify(
-                    "no engine runs in this console (:engine start runs one)", severity="warning"
+                # a read-only console refuses :engine start: it is not offered there
+                start = (
+                    " (it is read-only)" if self.config.read_only else " (:engine start runs one)"
                 )
+                self.notify(f"no engine runs in this console{start}", severity="warning")
                 return
             text = "\n".join(embedded.ring.lines) or "(nothing logged yet)"
             self._open_text(
@@ -1451,8 +1466,20 @@ class MainScreen(Screen[None]):
         if running is not None and not running.done.is_set():
             self.notify(f"an engine already runs in this console ({running.status.state})")
             return
+        lease = self.lease
+        other = None
+        if lease is not None:
+            late = lease.expires <= to_ms(RealClock().now())
+            holder = holder_process(lease)
+            # what the new engine will find: a live lease, or a late one whose holder still
+            # runs here (stopped), is held; an expired one, or a dead holder's, is taken over
+            if holder != "gone" and (not late or holder in ("alive", "stopped")):
+                other = f"pid {lease.pid}@{lease.host}"
         console.start_engine()
-        self.notify("engine started in this console (standby while another holds the store)")
+        if other is None:
+            self.notify("engine started in this console")
+        else:
+            self.notify(f"engine started in this console (standby while {other} holds the store)")
         self._refresh_header()
 
     def stats_text(self) -> str:

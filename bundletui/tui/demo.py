@@ -24,7 +24,7 @@ from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.spec.load import load_job
-from bundletui.store.db import Store, current_user
+from bundletui.store.db import DB_NAME, Store, current_user
 
 HOURS_BACK = 23
 
@@ -103,8 +103,12 @@ class Demo:
 
 
 def make_demo(home: Path | None = None, now: datetime | None = None) -> Demo:
-    """Create the demo home (a new temporary directory unless ``home``) and submit + start the
-    feeds bundle in it."""
+    """Create the demo home (a new temporary directory, removed on exit, unless ``home``: kept)
+    and submit + start the feeds bundle in it.
+
+    A ``home`` that holds a store is refused before anything is written: the demo would add a
+    second feeds bundle to someone's store (an engine there adopts it) and its feeder would
+    drop partitions into that store's landing directory."""
     feeds = samples_dir() / "feeds" / "job.properties"
     if not feeds.exists():
         raise BundletuiError(
@@ -112,8 +116,24 @@ def make_demo(home: Path | None = None, now: datetime | None = None) -> Demo:
             f"the demo needs the sample bundles, not found at {feeds.parent}",
             hint="run the demo from a source checkout (make demo)",
         )
+    if home is not None and (home / DB_NAME).exists():
+        raise BundletuiError(
+            "E0303",
+            f"--demo needs a home of its own: {home} holds a store ({home / DB_NAME})",
+            hint="drop --home (the demo then makes a temporary home, whatever BUNDLETUI_HOME"
+            " says) or pick an empty directory",
+        )
     temporary = home is None
     root = Path(tempfile.mkdtemp(prefix="bundletui-demo-")) if home is None else home
+    try:
+        return _fill(root, feeds, temporary, now)
+    except BaseException:
+        if temporary:  # a half-made demo home is nobody's
+            shutil.rmtree(root, ignore_errors=True)
+        raise
+
+
+def _fill(root: Path, feeds: Path, temporary: bool, now: datetime | None) -> Demo:
     root.mkdir(parents=True, exist_ok=True)
     landing = root / "landing"
     landing.mkdir(exist_ok=True)

@@ -517,8 +517,12 @@ def availability(
     *,
     read_only: bool = False,
     marked: list[Item] | None = None,
+    coord_status: str | None = None,
 ) -> Availability:
-    """May ``action`` run on the selection (or on the marked jobs)? With the reason if not."""
+    """May ``action`` run on the selection (or on the marked jobs)? With the reason if not.
+
+    ``coord_status``: for an action, its coordinator's status as the tree has it (None when
+    not known): an action is rerun through its coordinator, which must take a rerun too."""
     if read_only and action in DESTRUCTIVE:
         return Availability("hidden", f"{action}: the console is read-only")
     if marked and action in BULK:
@@ -582,12 +586,19 @@ def availability(
             machine = _MACHINE[kind]
             return ENABLED if allowed(machine, status, Event.RERUN) else _grey(f"rerun: {what}")
         if kind == ACTION:
-            if allowed(Machine.ACTION, status, Event.RERUN):
-                return ENABLED
-            return _grey(f"rerun: {what} (only a finished action can be rerun)")
+            if not allowed(Machine.ACTION, status, Event.RERUN):
+                return _grey(f"rerun: {what} (only a finished action can be rerun)")
+            if coord_status is not None and not _coord_reruns(coord_status):
+                return _grey(
+                    f"rerun: its coordinator is {coord_status} (a {coord_status} coordinator's"
+                    " actions cannot be rerun)"
+                )
+            return ENABLED
         if kind == COORD:
             if status in ("PREP", "PREPSUSPENDED", "PREPPAUSED", "IGNORED"):
                 return _grey(f"rerun: {what}: no actions to rerun")
+            if not _coord_reruns(status):
+                return _grey(f"rerun: {what} (a {status} coordinator's actions cannot be rerun)")
             done = ("TIMEDOUT", "SUCCEEDED", "KILLED", "FAILED", "IGNORED")
             if not any(item.counts.get(s) for s in done):
                 return _grey("rerun: coordinator has no finished actions yet")
@@ -599,9 +610,19 @@ def availability(
                 return _grey(f"pause: {what}")
             return ENABLED
         return _grey(
-            f"pause: a pause time belongs to bundles and coordinators, not a {KIND_NAME[kind]}"
+            f"pause: a pause time belongs to bundles and coordinators, not {_a(KIND_NAME[kind])}"
         )
     return ENABLED
+
+
+def _coord_reruns(status: str) -> bool:
+    """A coordinator in ``status`` takes a rerun (of some of its actions)."""
+    return allowed(Machine.COORDINATOR, status, Event.RERUN)
+
+
+def _a(noun: str) -> str:
+    """``a workflow`` / ``an action``."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 
 
 def past_tense(action: str) -> str:
