@@ -12,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -348,3 +351,30 @@ def _no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import Input
 
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+
+
+@contextlib.contextmanager
+def engine_process(
+    home: Path, log: Path, lease_ttl: str = "0.5"
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A real ``bundletui run`` on ``home`` with that lease; killed (and continued, if a test
+    stopped it) at the end."""
+    bundletui = str(Path(sys.executable).with_name("bundletui"))
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [bundletui, "run", "--home", str(home), "--lease-ttl", lease_ttl],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        end = time.monotonic() + 20
+        while b"engine active" not in log.read_bytes():
+            assert proc.poll() is None and time.monotonic() < end, log.read_text()
+            time.sleep(0.05)
+        yield proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGKILL)
+            proc.send_signal(signal.SIGCONT)
+        proc.wait(10)

@@ -25,9 +25,7 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -48,7 +46,7 @@ from bundletui.store.rows import ActionRow, CoordRow
 from bundletui.tui.app import ConsoleApp
 from bundletui.tui.widgets import ActionTable, HeaderBar, path_forms
 from tests.e2e5.conftest import Feed, bundle, event_coordinator, kill_jobs_under
-from tests.tui.conftest import Env, Harness, console
+from tests.tui.conftest import Env, Harness, console, engine_process
 
 pytestmark = pytest.mark.usefixtures("fast_keys")
 
@@ -505,29 +503,6 @@ def test_path_forms() -> None:
         "…/c/home",
         "…/home",
     ]
-
-
-@contextlib.contextmanager
-def engine_process(home: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """``bundletui run`` with a half-second lease; killed (and continued) at the end."""
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [BUNDLETUI, "run", "--home", str(home), "--lease-ttl", "0.5"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    try:
-        end = time.monotonic() + 20
-        while b"engine active" not in log.read_bytes():
-            assert proc.poll() is None and time.monotonic() < end, log.read_text()
-            time.sleep(0.05)
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGKILL)
-            proc.send_signal(signal.SIGCONT)
-        proc.wait(10)
 
 
 async def test_a_stopped_engine_is_not_responding_not_none(env: Env) -> None:

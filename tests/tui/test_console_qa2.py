@@ -6,13 +6,11 @@ path (its Textual app run headless by the command itself)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from bundletui.store.rows import ActionRow, CoordRow
 from bundletui.tui.app import ConsoleApp
 from bundletui.tui.dialogs import RerunDialog
 from bundletui.tui.model import availability
-from tests.tui.conftest import Env, console
+from tests.tui.conftest import Env, console, engine_process
 from tests.tui.test_console_events import BUNDLETUI, header_line
 from tests.tui.test_model import action, bundle, coord, item
 
@@ -157,34 +155,11 @@ def test_demo_with_home_holding_a_store_is_refused_and_writes_nothing(env: Env) 
 # ---------------------------------------------------------------- 2. a killed engine, at once
 
 
-@contextlib.contextmanager
-def long_lease_engine(home: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """``bundletui run`` with a 30 s lease: long enough that its expiry cannot be what the
-    header goes by."""
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [BUNDLETUI, "run", "--home", str(home), "--lease-ttl", "30"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    try:
-        end = time.monotonic() + 20
-        while b"engine active" not in log.read_bytes():
-            assert proc.poll() is None and time.monotonic() < end, log.read_text()
-            time.sleep(0.05)
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-
-
 async def test_an_engine_killed_here_shows_as_gone_at_once(env: Env) -> None:
     """QA: after kill -9 of the engine it was attached to, the header said "engine: active
     (attached to pid N@host)" until that engine's lease ran out. On this host the console can
     tell at once that the process is gone; and :engine start then says nothing of a standby."""
-    with long_lease_engine(env.home, env.root / "engine.log") as proc:
+    with engine_process(env.home, env.root / "engine.log", "30") as proc:
         async with console(env, engine="none", ready=False) as h:
             attached = f"engine: active (attached to pid {proc.pid}@"
             await h.until(lambda: attached in header_line(h), what="attached")
@@ -218,7 +193,7 @@ async def test_engine_start_says_standby_only_when_another_holds_the_lease(env: 
         assert not h.warned("standby"), h.toasts
         await h.until(lambda: "engine: active (in console" in header_line(h), what="active")
 
-    with long_lease_engine(env.home, env.root / "engine.log") as proc:
+    with engine_process(env.home, env.root / "engine.log", "30") as proc:
         async with console(env, engine="none", ready=False) as h:
             await h.until(lambda: f"attached to pid {proc.pid}@" in header_line(h), what="ok")
             await h.press("colon")
