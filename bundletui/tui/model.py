@@ -388,7 +388,19 @@ class ConsoleModel:
             return False
         if self.faults_only and not self.is_fault(item):
             return False
-        return not self.filter_text or self.filter_text in self.haystack(item)
+        return (
+            not self.filter_text
+            or self.filter_text in self.haystack(item)
+            or self._counts_match(item)
+        )
+
+    def _counts_match(self, item: Item) -> bool:
+        """A coordinator whose actions are not loaded (collapsed) matches a status filter by
+        its counts, as the faults view goes by them: ``/waiting`` finds the coordinators to
+        open. Its loaded actions are matched one by one instead."""
+        if item.kind != COORD or item.children is not None:
+            return False
+        return any(n and self.filter_text in status.lower() for status, n in item.counts.items())
 
     def _compute_visible(self) -> set[str] | None:
         if not self._filtering():

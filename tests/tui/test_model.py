@@ -152,10 +152,25 @@ def test_polls_under_a_filter_keep_the_projection() -> None:
     m = loaded()
     m.set_children("C1", [action("C1", 1)], total=1)
     m.set_filter("failed")
-    assert m.in_tree == set()  # the filter reads statuses, not counts
+    # C1's action is loaded and WAITING; C3's are not: it matches by its counts (QA: a status
+    # filter missed the actions of collapsed coordinators)
+    assert m.in_tree == {"B2", "C3"}
     ops, _ = m.apply(Changes(0, 2, [action("C1", 1, "FAILED")]), {"C1": {"FAILED": 1}})
-    assert m.in_tree == {"B1", "C1", "C1@1"}
+    assert m.in_tree == {"B1", "C1", "C1@1", "B2", "C3"}
     assert [op.id for op in ops if isinstance(op, Add)] == ["B1", "C1", "C1@1"]
+
+
+def test_a_status_filter_finds_collapsed_coordinators_by_their_counts_not_their_loaded_rows() -> (
+    None
+):
+    m = loaded()  # C1: WAITING 2 (not loaded), C3: FAILED 1, SUCCEEDED 4 (not loaded)
+    m.set_filter("waiting")
+    assert m.in_tree == {"B1", "C1"}
+    m.set_children("C1", [action("C1", 1), action("C1", 2, "SUCCEEDED")], total=2)
+    m.set_filter("waiting")  # loaded: its actions are matched one by one
+    assert m.in_tree == {"B1", "C1", "C1@1"}
+    m.set_filter("c-c3")  # a name still matches as before
+    assert m.in_tree == {"B2", "C3"}
 
 
 def test_marks_and_hidden_counts() -> None:
