@@ -110,7 +110,7 @@ class EventService:
         self, tx: Tx, p: Path, feed: Path, flag: str, found: dict[tuple[Path, Path], int]
     ) -> None:
         if flag:
-            if p.name == flag and p.parent != feed and p.exists():
+            if p.name == flag and p.parent != feed and p.exists() and not hidden(p.parent, feed):
                 found[p.parent, feed] = _completed_ms(p.parent, flag)
             elif p.is_dir():  # moved in whole
                 for part, _size in scan_partitions(feed, flag, under=p):

@@ -107,8 +107,10 @@ class WorkflowState:
 
 
 def app_dir(app_path: str) -> str:
+    """The directory of a workflow's definition: ``app_path`` names the file (of any name,
+    README) or, as written in older stores, its directory."""
     p = Path(app_path[7:] if app_path.startswith("file://") else app_path)
-    return str(p.parent if p.suffix == ".xml" else p)
+    return str(p.parent if p.suffix == ".xml" or p.is_file() else p)
 
 
 def workflow_context(

@@ -138,6 +138,8 @@ def _feeds(
                 "give each feed its own name",
             )
         flag = f.get("done-flag")
+        if flag is not None:  # resolved at submit, as the name and the path are
+            flag = resolver.text(flag, where(doc, f, "feed/@done-flag"))
         feed = Feed(name, path.rstrip("/") or "/", "_SUCCESS" if flag is None else flag.strip())
         for other in out:
             if other.path == feed.path and other.done_flag != feed.done_flag:

@@ -30,7 +30,7 @@ def size_of(p: Path) -> int:
 def scan_partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[tuple[Path, int]]:
     """Every complete partition of ``feed`` (below ``under``, default the whole feed)."""
     top = under or feed
-    if not top.is_dir():
+    if not top.is_dir() or hidden(top, feed):  # a staging tree, renamed into place later
         return
     for root, dirs, files in os.walk(top):
         dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]

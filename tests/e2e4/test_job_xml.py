@@ -163,3 +163,22 @@ def test_a_missing_job_xml_is_retried_under_retry_max_and_found_at_the_next_atte
     show = next(a for a in info["actions"] if a["name"] == "show")
     assert (show["userRetryCount"], show["attempt"]) == (1, 2), show  # once, not twice
     assert "p3=later" in bt.cli("log", f"{wf}@show").stdout
+
+
+def test_a_definition_of_any_file_name_resolves_job_xml_beside_it(bt: Bt4) -> None:
+    """QA: a workflow file not named ``*.xml`` (README: a file of any name) had its directory
+    taken as the file itself at run time: ``conf.xml`` beside ``flow.wf`` was looked for as
+    ``flow.wf/conf.xml`` (JA008), though submit had found it, and ``wf:appPath()`` was the
+    file."""
+    props = write_app(bt, bt.tmp / "shared.xml")
+    wf_dir = bt.apps.root / "wf"
+    (wf_dir / "workflow.xml").rename(wf_dir / "flow.wf")
+    props.write_text(
+        props.read_text().replace(
+            "oozie.wf.application.path=wf", "oozie.wf.application.path=wf/flow.wf"
+        )
+    )
+    wf = bt.submit_job(props, start=True)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:05Z")
+    assert bt.info_json(wf)["status"] == "SUCCEEDED", bt.info_json(wf)
+    assert "p4=shared" in bt.cli("log", f"{wf}@show").stdout

@@ -200,3 +200,15 @@ def test_submit_warns_about_a_feed_outside_the_landing_directory(bt: Bt5) -> Non
     b = bt.write("b.xml", bundle("b", [("x", app, {})]))
     r = bt.cli("submit", str(props(bt, b, "bundle")))
     assert "coordinator [x] watches" in r.stderr, r
+
+
+def test_a_done_flag_given_by_a_variable_is_resolved_at_submit_and_fires(bt: Bt5) -> None:
+    """QA: ``done-flag="${flag}"`` was stored as the text ``${flag}``: nothing fired on the flag
+    the job properties named (only a file literally named ``${flag}`` did)."""
+    app = coord(bt, "flagged", "${flag}")
+    coord_id = bt.submit(app, {"flag": "READY"}, start="2020-01-01T00:00Z")
+    assert bt.sql("SELECT done_flag FROM event_feeds WHERE coord_id = ?", coord_id) == [("READY",)]
+    bt.land("clicks", "p1", flag="READY")
+    bt.step("2026-03-01T09:00Z")
+    (action,) = bt.actions(coord_id)
+    assert bt.fired_paths(action) == [str(bt.landing / "clicks" / "p1")]

@@ -400,3 +400,33 @@ def test_a_bundle_schedule_counts_what_lands_after_the_submit_before_any_engine_
     (action,) = bt.actions(pairs_id)
     assert action["status"] == "SUCCEEDED"
     assert sorted(bt.runs()[action["id"]].parts) == [x1, x2], bt.runs()[action["id"]].parts
+
+
+def test_a_partition_completed_under_a_staging_name_then_renamed_fires_once(bt: Bt5) -> None:
+    """QA: with a done-flag, a partition written complete under ``.tmp_x`` or ``_temporary/x``
+    (the README's advice: write under a hidden name, then rename into place) fired once for
+    the staging path, which no longer exists, and again for the final one."""
+    app = bt.write(
+        "staged.xml",
+        event_coordinator(
+            "staged",
+            feeds=[Feed("f", "${landing}/feed")],
+            trigger='<partitions feed="f"/>',
+        ),
+    )
+    coord = bt.submit(app, start=FAR_START, end=FAR_END)
+    bt.engine()
+    finals = []
+    for staging in (bt.landing / "feed" / ".tmp_p1", bt.landing / "feed" / "_temporary" / "p2"):
+        staging.mkdir(parents=True)
+        (staging / "part-00000").write_text("data")
+        (staging / "_SUCCESS").touch()
+        time.sleep(1.0)  # the watcher has seen the flag under the staging name
+        final = bt.landing / "feed" / staging.name.removeprefix(".tmp_")
+        os.replace(staging, final)
+        finals.append(str(final))
+    actions = bt.wait_actions(coord, 2)
+    time.sleep(1.0)
+    rows = [r[0] for r in bt.sql("SELECT path FROM events WHERE kind = 'partition' ORDER BY id")]
+    assert rows == finals
+    assert [bt.fired_paths(a) for a in bt.actions(coord)] == [[p] for p in finals], actions
