@@ -303,7 +303,14 @@ class WorkflowRunner:
                     self._queue_ready(tx, node, wf.priority)
         graph = {name: NodeState(NodeStatus(st), tr) for name, (st, tr) in states.items()}
         env = self._env(tx, wf)
-        step = advance(app, graph, env.predicate)
+        try:
+            step = advance(app, graph, env.predicate)
+            message = env.render(step.kill_message) if step.kill_message is not None else None
+        except BundletuiError as exc:
+            # an EL error in a decision's predicate or a kill node's message: the job FAILS
+            # (oozie.md §5.4), rather than waiting at that node for ever
+            self._fail_on_error(tx, wf, app, states, exc)
+            return
         self._apply(tx, wf, app, step, states)
         if step.outcome is None:
             return
@@ -311,8 +318,24 @@ class WorkflowRunner:
             node = jobs.get(tx.conn, NodeRow, node_id(wf_id, name))
             if node is not None:
                 self._kill_node(tx, node)
-        message = env.render(step.kill_message) if step.kill_message is not None else None
         self._finish(tx, wf, app, step.outcome, message)
+
+    def _fail_on_error(
+        self,
+        tx: Tx,
+        wf: WorkflowRow,
+        app: WorkflowApp,
+        states: dict[str, tuple[str, str | None]],
+        exc: BundletuiError,
+    ) -> None:
+        """The workflow cannot go on: its running nodes are killed, and it ends FAILED with
+        the error (no node failed, so the error is the job's own)."""
+        for name, (status, _t) in states.items():
+            if status == N.RUNNING:
+                node = jobs.get(tx.conn, NodeRow, node_id(wf.id, name))
+                if node is not None:
+                    self._kill_node(tx, node)
+        self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, exc.message))
 
     def _apply(
         self,
@@ -359,14 +382,18 @@ class WorkflowRunner:
         app: WorkflowApp,
         outcome: WorkflowStatus,
         kill_message: str | None,
+        error: tuple[str, str] | None = None,
     ) -> None:
+        """``error``: why a FAILED workflow failed, when no node of it did."""
         event = {W.SUCCEEDED: Event.SUCCEED, W.FAILED: Event.FAIL, W.KILLED: Event.KILL}[outcome]
         t = decide(Machine.WORKFLOW, wf.status, event, wf.id)
         fields: dict[str, Any] = {"status": t.to, "end_time": tx.now_ms}
         if outcome is W.KILLED and kill_message is not None:
             fields["error_message"] = kill_message
             fields["error_code"] = "E0729"  # Oozie: kill node message
-        if outcome is W.FAILED:
+        if outcome is W.FAILED and error is not None:
+            fields["error_code"], fields["error_message"] = error
+        elif outcome is W.FAILED:
             first = jobs.first_failed_node(tx.conn, wf.id)
             if first is not None:
                 fields["error_code"] = first.error_code
