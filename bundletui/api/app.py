@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hmac
+import ipaddress
 import json
 import logging
 import re
@@ -162,6 +163,51 @@ class BearerAuth:
             "started with",
         )
         await response(scope, receive, send)
+
+
+class LoopbackHosts:
+    """A loopback API without a token answers only requests addressed to this machine by
+    name or address (``Host: 127.0.0.1``, ``localhost``, ``[::1]``). A web page whose DNS name
+    is rebound to 127.0.0.1 is same-origin with the API, so CORS no longer keeps it from
+    POSTing or PUTting there: its ``Host`` header, its own name, gives it away."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = next((v for k, v in scope.get("headers", []) if k == b"host"), None)
+        name = _host_name(host.decode("latin-1")) if host is not None else None
+        if name is None or _names_this_machine(name):
+            await self.app(scope, receive, send)
+            return
+        response = error_response(
+            403,
+            "E0500",
+            f"Not authorized, Host [{name}] is not this machine",
+            hint="the API without a token answers requests addressed to 127.0.0.1, localhost or"
+            " [::1] only; to reach it under another name, start it with --api-token",
+        )
+        await response(scope, receive, send)
+
+
+def _host_name(header: str) -> str:
+    """``Host`` without its port: ``[::1]:11000`` -> ``::1``, ``localhost:11000`` -> ``localhost``."""
+    text = header.strip().lower()
+    if text.startswith("["):
+        return text[1 : text.find("]")] if "]" in text else text
+    return text.rpartition(":")[0] if text.count(":") == 1 else text
+
+
+def _names_this_machine(name: str) -> bool:
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 # ----------------------------------------------------------------------------- endpoints
@@ -313,8 +359,9 @@ class _AnyText(Convertor[str]):
 register_url_convertor("bundletui_id", _AnyText())
 
 
-def create_app(api: Api) -> ASGIApp:
-    """The ASGI app for ``api`` (wrapped in the bearer check when it has a token)."""
+def create_app(api: Api, *, loopback: bool = False) -> ASGIApp:
+    """The ASGI app for ``api``: wrapped in the bearer check when it has a token, else, when
+    it listens on a ``loopback`` address, in the check of the ``Host`` it is addressed to."""
     routes = [
         Route(f"{BASE}/versions", endpoint(api, versions), methods=["GET"]),
         Route(f"{BASE}/openapi.json", endpoint(api, openapi), methods=["GET"]),
@@ -331,4 +378,6 @@ def create_app(api: Api) -> ASGIApp:
     app: ASGIApp = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     if api.token:
         app = BearerAuth(app, api.token)
+    elif loopback:
+        app = LoopbackHosts(app)
     return app

@@ -126,7 +126,7 @@ def serve_in_thread(
     sock = _listen(host, port)
     api = Api(home, token, workers=workers)
     config = uvicorn.Config(
-        create_app(api),
+        create_app(api, loopback=is_loopback(str(sock.getsockname()[0]))),
         log_config=None,
         log_level=log_level,
         access_log=False,

@@ -147,3 +147,43 @@ def test_warns_when_reachable_from_other_machines_without_a_token(
     assert "WARNING" in log and f"the API on http://0.0.0.0:{port}/oozie {warning}" in log, log
     assert "--api-token TOKEN, BUNDLETUI_API_TOKEN" in log
     assert str(tmp_path / "home" / "api-token") in log
+
+
+def test_a_loopback_api_without_a_token_refuses_a_request_addressed_to_another_name(
+    tmp_path: Path,
+) -> None:
+    """QA (DNS rebinding): a web page whose name is rebound to 127.0.0.1 is same-origin with
+    the API, so CORS no longer stops its POSTs and PUTs; its ``Host`` header is its own name.
+    Refused with 403, nothing submitted; the names of this machine still work; with a token
+    the token decides."""
+    port = _free_port()
+    proc = ApiProc(
+        tmp_path / "home",
+        tmp_path / "run.log",
+        "--api",
+        f"127.0.0.1:{port}",
+        env={"BUNDLETUI_API_TOKEN": ""},
+    )
+    base = f"http://127.0.0.1:{port}/oozie"
+    body = conf_xml(
+        {
+            "oozie.wf.application.path": str(FEEDS.parent / "naive-bayes" / "workflow.xml"),
+            "user.name": "u",
+        }
+    )
+    try:
+        proc.wait_url()
+        evil = {"Host": f"attacker.example:{port}", "Origin": f"http://attacker.example:{port}"}
+        r = httpx.post(
+            f"{base}/v2/jobs", content=body, headers={**evil, "Content-Type": "application/xml"}
+        )
+        assert r.status_code == 403, r.text
+        assert r.headers["oozie-error-code"] == "E0500"
+        assert "Host [attacker.example] is not this machine" in r.headers["oozie-error-message"]
+        assert httpx.get(f"{base}/v2/jobs", headers={"Host": "attacker.example"}).status_code == 403
+        listed = httpx.get(f"{base}/v2/jobs", params={"jobtype": "wf"}).json()
+        assert listed["total"] == 0  # nothing was submitted
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", "LOCALHOST"):
+            assert httpx.get(f"{base}/versions", headers={"Host": host}).json() == [0, 1, 2]
+    finally:
+        assert proc.stop() == 0
