@@ -16,6 +16,7 @@ import functools
 import json
 import logging
 import os
+import re
 import signal
 import sqlite3
 import time
@@ -525,7 +526,7 @@ class WorkflowRunner:
         environ = dict(os.environ)
         for pair in action.env_vars:
             name, _, value = pair.partition("=")
-            environ[name] = value
+            environ[name] = _expand_env(value, environ)
         environ.update(
             {
                 "BUNDLETUI_WORKFLOW_ID": wf.id,
@@ -875,6 +876,17 @@ def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:
         return parse_properties(data.decode("utf-8", "replace"), stdout_path), None
     except BundletuiError as exc:
         return None, f"capture-output is not in Java properties format: {exc.message}"
+
+
+_ENV_REF = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _expand_env(value: str, environ: Mapping[str, str]) -> str:
+    """``PATH=/opt/bin:$PATH``: an ``<env-var>``'s ``$NAME`` is the job's environment's value
+    so far (the engine's, then the earlier env-vars), as Oozie's ShellMain expands it (``${…}``
+    is EL there, resolved before). A name not set stays as written. Text substitution only:
+    no shell ever sees the value."""
+    return _ENV_REF.sub(lambda m: environ.get(m.group(1), m.group(0)), value)
 
 
 def _write_conf_xml(path: Path, conf: Mapping[str, str]) -> None:
