@@ -999,16 +999,13 @@ class _ElEnv:
         action overrides is never rendered (its EL may not work in this action). With
         ``<job-xml>`` files, each set of them lies under its configuration (global files,
         ``<global>``, the action's files, its own)."""
-        r = self.render
-        if not global_job_xml and not job_xml:
-            return tuple((k, r(v)) for k, v in overlay(global_conf, own))
         layers = (
             (self._job_xml(global_job_xml), False),
             (global_conf, True),
             (self._job_xml(job_xml), False),
             (own, True),
         )
-        return action_conf.layered(layers, r)
+        return action_conf.layered(layers, self.render)
 
     def _job_xml(self, paths: tuple[str, ...]) -> Conf:
         """The properties of the ``<job-xml>`` files ``paths`` name (their EL rendered),

@@ -101,10 +101,36 @@ def stopped_holder(conn: sqlite3.Connection) -> int | None:
     likely holder of a write lock nobody releases. Only a guess, since SQLite does not say who
     holds its lock, so it is used to explain a wait, never to break a lock."""
     lease = read_lease(conn)
-    if lease is None or not alive_here(lease, socket.gethostname()):
-        return None
+    return lease.pid if lease is not None and holder_process(lease) == "stopped" else None
+
+
+def holder_process(lease: Lease) -> str:
+    """What is known of the lease holder's process, whatever its lease says: ``alive``,
+    ``stopped`` (alive, but SIGSTOP / Ctrl-Z: it renews nothing and starts nothing until it
+    is continued), ``gone`` (it ran on this host and has exited), or ``unknown`` (another
+    host's, or a thread of this very process: only its lease can tell).
+
+    The console's header asks at every refresh, so this reads ``/proc/<pid>/stat`` once: whether the
+    process is the lease's (:func:`alive_here`'s rule, which reads the boot time too) is asked
+    once per process."""
+    host = socket.gethostname()
+    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
+        return "unknown"
     st = proc_stat(lease.pid)
-    return lease.pid if st is not None and st.state in ("T", "t") else None
+    if st is None or st.state in ("Z", "X"):  # exited (a zombie: killed, not yet reaped)
+        return "gone"
+    key = (lease.pid, lease.acquired, st.start_ticks)  # this very process, for this lease
+    holds = _HOLDS.get(key)
+    if holds is None:
+        if len(_HOLDS) > 16:
+            _HOLDS.clear()
+        holds = _HOLDS[key] = alive_here(lease, host)
+    if not holds:  # its pid reused since (or it exited just now)
+        return "gone"
+    return "stopped" if st.state in ("T", "t") else "alive"
+
+
+_HOLDS: dict[tuple[int, int, int], bool] = {}
 
 
 def _dead_here(lease: Lease, host: str) -> bool:

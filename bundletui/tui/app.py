@@ -42,13 +42,13 @@ from bundletui.errors import BundletuiError
 from bundletui.model.clock import Clock, RealClock, from_ms, to_ms
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Totals, TreeRow
-from bundletui.store.lease import Lease
+from bundletui.store.lease import Lease, holder_process
 from bundletui.tui import details as pages
 from bundletui.tui import labels
 from bundletui.tui.backend import Backend, Initial, LogFile, Poll, read_tail
 from bundletui.tui.demo import Demo
 from bundletui.tui.dialogs import ConfirmDialog, HelpEntry, HelpScreen, PauseDialog, RerunDialog
-from bundletui.tui.engine_host import EmbeddedEngine, ago, holder_process, live_lease
+from bundletui.tui.engine_host import EmbeddedEngine, ago, live_lease
 from bundletui.tui.inputs import COMMANDS, PauseTime, number_ranges, parse_command, suggestions
 from bundletui.tui.model import (
     BULK,

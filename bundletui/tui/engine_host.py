@@ -10,18 +10,15 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import os
-import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from bundletui._procfs import proc_stat
 from bundletui.engine.service import Engine, EngineConfig
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock, to_ms
 from bundletui.store.db import Store
-from bundletui.store.lease import Lease, alive_here, read_lease
+from bundletui.store.lease import Lease, read_lease
 
 
 def live_lease(home: Path) -> Lease | None:
@@ -34,35 +31,6 @@ def live_lease(home: Path) -> Lease | None:
     if lease is None or lease.expires <= to_ms(RealClock().now()):
         return None
     return lease
-
-
-def holder_process(lease: Lease) -> str:
-    """What is known of the lease holder's process, whatever its lease says: ``alive``,
-    ``stopped`` (alive, but SIGSTOP / Ctrl-Z: it renews nothing and starts nothing until it
-    is continued), ``gone`` (it ran on this host and has exited), or ``unknown`` (another
-    host's, or a thread of this very process: only its lease can tell).
-
-    The header asks at every refresh, so this reads ``/proc/<pid>/stat`` once: whether the
-    process is the lease's (:func:`alive_here`'s rule, which reads the boot time too) is asked
-    once per process."""
-    host = socket.gethostname()
-    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
-        return "unknown"
-    st = proc_stat(lease.pid)
-    if st is None or st.state in ("Z", "X"):  # exited (a zombie: killed, not yet reaped)
-        return "gone"
-    key = (lease.pid, lease.acquired, st.start_ticks)  # this very process, for this lease
-    holds = _HOLDS.get(key)
-    if holds is None:
-        if len(_HOLDS) > 16:
-            _HOLDS.clear()
-        holds = _HOLDS[key] = alive_here(lease, host)
-    if not holds:  # its pid reused since (or it exited just now)
-        return "gone"
-    return "stopped" if st.state in ("T", "t") else "alive"
-
-
-_HOLDS: dict[tuple[int, int, int], bool] = {}
 
 
 def ago(ms: int) -> str:
