@@ -69,6 +69,24 @@ def load_subworkflow(
     )
 
 
+def reread(wf: WorkflowRow, conf: Mapping[str, str], clock: Clock) -> WorkflowSubmission:
+    """The workflow as its file says now, resolved against ``conf``: a rerun runs what was
+    edited since (Oozie's ReRunXCommand parses the application again); a file that is gone or
+    no longer valid refuses the rerun with the spec layer's error."""
+    from bundletui.spec.load import load_app
+    from bundletui.spec.xmlsafe import AppKind
+
+    loaded = load_app(wf.app_path, conf, clock, kinds=(AppKind.WORKFLOW,))
+    assert isinstance(loaded.app, WorkflowApp)
+    return WorkflowSubmission(
+        app=loaded.app,
+        conf=loaded.conf,
+        definition=loaded.definition,
+        app_path=loaded.app_path,
+        user=wf.user,
+    )
+
+
 def work_dir(store: Store, wf_id: str) -> Path:
     return Path(work_dir_text(store, wf_id))
 
@@ -261,10 +279,13 @@ def rerun_tx(
     skip_nodes: Iterable[str] = (),
     failed_nodes: bool = False,
     conf: Mapping[str, str] | None = None,
+    clock: Clock | None = None,
 ) -> None:
     """Same id, ``run`` + 1: re-run the failed nodes (or all but ``skip_nodes``). ``conf`` is
     laid over the workflow's (Oozie's DagEngine.reRun copies the rerun's properties over the
-    job's), so the re-run nodes see the new values."""
+    job's), so the re-run nodes see the new values. With a ``clock``, the definition is read
+    again from its file (:func:`reread`): nodes it added are created, nodes it dropped are
+    deleted; skipped nodes must still be in it."""
     skip = set(skip_nodes)
     if skip and failed_nodes:
         raise CommandError(
@@ -289,8 +310,24 @@ def rerun_tx(
             f"nodes to skip must have completed successfully: {', '.join(not_done)}",
             hint="skip only nodes whose status is SUCCEEDED",
         )
+    from bundletui.spec.config import expand_conf
+
+    merged = expand_conf({**json.loads(wf.conf), **conf}) if conf else json.loads(wf.conf)
+    fields: dict[str, object] = {"conf": json.dumps(merged)} if conf else {}
+    if clock is None:
+        app = codec.loads(wf.app, WorkflowApp)
+    else:
+        sub = reread(wf, merged, clock)
+        app = sub.app
+        nodes = _reconcile_nodes(tx, wf, app, nodes, skip)
+        fields |= {
+            "app": codec.dumps(app),
+            "definition": sub.definition,
+            "app_name": app.name,
+            "form": str(app.form),
+            "conf": json.dumps(dict(sub.conf)),
+        }
     keep = skip | ({n.name for n in nodes if n.status == N.SUCCEEDED} if failed_nodes else set())
-    app = codec.loads(wf.app, WorkflowApp)
     control = {n.name for n in app.nodes if n.type is not NodeType.ACTION}
     for n in nodes:
         if n.name in keep and n.name not in control:
@@ -314,11 +351,6 @@ def rerun_tx(
             transition=None,
             external_id=None,
         )
-    fields = {}
-    if conf:
-        from bundletui.spec.config import expand_conf
-
-        fields["conf"] = json.dumps(expand_conf({**json.loads(wf.conf), **conf}))
     jobs.update(
         tx,
         WorkflowRow,
@@ -332,6 +364,38 @@ def rerun_tx(
         **fields,
     )
     effects.advance_workflow(tx, wf.id)
+
+
+def _reconcile_nodes(
+    tx: Tx, wf: WorkflowRow, app: WorkflowApp, nodes: list[NodeRow], skip: set[str]
+) -> list[NodeRow]:
+    """The workflow's node rows made to match a definition read again: rows of nodes it no
+    longer has are deleted, its new nodes get WAITING rows, a node whose kind changed keeps
+    its row with the new kind."""
+    kinds = {n.name: str(n.type) for n in app.nodes}
+    gone = sorted(skip - kinds.keys())
+    if gone:
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [skip nodes {', '.join(gone)}]: not in {wf.app_path} any more",
+            hint=f"its nodes are: {', '.join(sorted(kinds))}",
+        )
+    have = {n.name for n in nodes}
+    dropped = [n.id for n in nodes if n.name not in kinds]
+    if dropped:
+        jobs.delete_nodes(tx, dropped)
+    jobs.insert_nodes(
+        tx,
+        [
+            (node_id(wf.id, name), wf.id, name, kind, N.WAITING)
+            for name, kind in kinds.items()
+            if name not in have
+        ],
+    )
+    for n in nodes:
+        if n.name in kinds and n.type != kinds[n.name]:
+            jobs.update(tx, NodeRow, n.id, type=kinds[n.name])
+    return jobs.workflow_nodes(tx.conn, wf.id)
 
 
 RERUN_KEYS = ("oozie.wf.rerun.skip.nodes", "oozie.wf.rerun.failnodes")
@@ -385,7 +449,13 @@ def rerun(
         wf_id,
         args,
         lambda tx: rerun_tx(
-            tx, ctx.effects, load(tx, wf_id), skip_nodes=skip, failed_nodes=failed_nodes, conf=new
+            tx,
+            ctx.effects,
+            load(tx, wf_id),
+            skip_nodes=skip,
+            failed_nodes=failed_nodes,
+            conf=new,
+            clock=ctx.store.clock,
         ),
     )
 

@@ -546,21 +546,21 @@ class CoordinatorService:
 
         effects = self.engine.effects
         conf = action.run_conf_dict()
+        rerun = None
         if action.external_id and conf.get("oozie.wf.rerun.failnodes") == "true":
-            wf = jobs.get(tx.conn, WorkflowRow, action.external_id)
-            if wf is not None:
-                coordcmd.move_action(tx, action, Event.LAUNCH)
-                wfcmd.rerun_tx(tx, effects, wf, failed_nodes=True)
-                coordcmd.move_action(
-                    tx, jobs.must_get(tx.conn, ActionRow, action.id), Event.STARTED
-                )
-                return True
+            rerun = jobs.get(tx.conn, WorkflowRow, action.external_id)
         # READY -> SUBMITTED -> RUNNING (or FAILED) in one transaction: both transitions are
         # checked against the table, the row is written once, in its final state
         launched = decide(Machine.ACTION, action.status, Event.LAUNCH, action.id).to
         submitted = replace_row(action, status=launched)
         try:
             with self.engine.savepoint(tx, "launch"):
+                if rerun is not None:
+                    # ``rerun --failed``: its workflow runs the failed nodes again, its
+                    # definition read again from the file, as a workflow rerun does
+                    wfcmd.rerun_tx(tx, effects, rerun, failed_nodes=True, clock=self.engine.clock)
+                    coordcmd.move_action(tx, submitted, Event.STARTED)
+                    return True
                 run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
                 sub = self._workflow_submission(coord, app, run_conf, tx.rev)
                 wf_id = wfcmd.create_workflow_tx(

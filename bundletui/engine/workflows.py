@@ -134,7 +134,7 @@ class WorkflowRunner:
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
         self.adopt: list[tuple[str, int, int, str]] = []
-        self._apps: OrderedDict[str, WorkflowApp] = OrderedDict()
+        self._apps: OrderedDict[tuple[str, int], WorkflowApp] = OrderedDict()
         self._confs: OrderedDict[tuple[str, int], dict[str, str]] = OrderedDict()
 
     # ------------------------------------------------------------------ wiring
@@ -189,12 +189,13 @@ class WorkflowRunner:
 
     # ------------------------------------------------------------------ caches
 
-    def app(self, tx: Tx, wf_id: str) -> WorkflowApp:
-        """The decoded definition of a workflow (one object per definition text)."""
-        app = self._apps.get(wf_id)
+    def app(self, tx: Tx, wf: WorkflowRow) -> WorkflowApp:
+        """The decoded definition of a workflow's run (one object per definition text; a rerun
+        may have read its file again)."""
+        app = self._apps.get((wf.id, wf.run))
         if app is None:
-            app = app_of(jobs.workflow_app_json(tx.conn, wf_id))
-            self._apps[wf_id] = app
+            app = app_of(jobs.workflow_app_json(tx.conn, wf.id))
+            self._apps[(wf.id, wf.run)] = app
             if len(self._apps) > 4096:
                 self._apps.popitem(last=False)
         return app
@@ -272,7 +273,7 @@ class WorkflowRunner:
         wf = jobs.workflow_head(tx.conn, wf_id)
         if wf is None or wf.status != W.RUNNING:
             return
-        app = self.app(tx, wf_id)
+        app = self.app(tx, wf)
         if app.form is not WorkflowForm.DAG:
             self._advance(tx, wf_id)
             return
@@ -292,7 +293,7 @@ class WorkflowRunner:
         wf = jobs.workflow_head(tx.conn, wf_id)
         if wf is None or wf.status != W.RUNNING:
             return
-        app = self.app(tx, wf_id)
+        app = self.app(tx, wf)
         states = jobs.node_states(tx.conn, wf_id)
         for name, (status, _t) in states.items():
             nid = node_id(wf_id, name)
@@ -425,7 +426,7 @@ class WorkflowRunner:
             if wf is None or wf.status != W.RUNNING:
                 self.launchable.discard(nid)  # resume re-adds it through advance
                 continue
-            app = self.app(tx, wf.id)
+            app = self.app(tx, wf)
             if app.max_parallel > 0:
                 if wf.id not in per_wf:
                     per_wf[wf.id] = jobs.node_counts(tx.conn, wf.id).get(N.RUNNING, 0)
@@ -581,7 +582,7 @@ class WorkflowRunner:
                 return
             sub = dataclasses.replace(sub, priority=wf.priority)  # a child runs at its parent's
             parent_global = (
-                self.app(tx, wf.id).global_conf
+                self.app(tx, wf).global_conf
                 if action.propagate_configuration and sub.app.form is WorkflowForm.OOZIE
                 else ()
             )
@@ -667,7 +668,7 @@ class WorkflowRunner:
             return  # killed meanwhile: the kill already recorded its end
         wf = jobs.workflow_head(tx.conn, node.wf_id)
         assert wf is not None
-        spec = index_of(self.app(tx, wf.id)).by_name[node.name]
+        spec = index_of(self.app(tx, wf)).by_name[node.name]
         store = self.engine.db
         out, _err, _exit = attempt_paths(
             wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
@@ -799,7 +800,7 @@ class WorkflowRunner:
             wf = jobs.workflow_head(tx.conn, node.wf_id)
             if wf is None:
                 continue
-            spec = index_of(self.app(tx, wf.id)).by_name[node.name]
+            spec = index_of(self.app(tx, wf)).by_name[node.name]
             if not isinstance(spec.action, ShellAction):
                 continue  # sub-workflows finish on their own; fs nodes never stay RUNNING
             _out, _err, exit_path = attempt_paths(
@@ -900,6 +901,18 @@ def _write_conf_xml(path: Path, conf: Mapping[str, str]) -> None:
     path.write_text(f"<configuration>\n{body}</configuration>\n")
 
 
+def _pair(env_var: str) -> str:
+    """An ``<env-var>`` once its EL is resolved: still ``NAME=VALUE`` (submit checks those
+    written so; one whose ``${…}`` gave no name or no ``=`` fails its node, rather than setting
+    a variable with no value or an empty name)."""
+    if "=" not in env_var or env_var.startswith("="):
+        raise EngineError(
+            "EB0720",
+            f"env-var [{env_var}] is not NAME=VALUE once its expressions are resolved",
+        )
+    return env_var
+
+
 class _ElEnv:
     """The EL context of one workflow at one moment: its conf as variables, wf:/fs: functions.
     Built on first use only: most actions hold no ``${`` at all."""
@@ -956,7 +969,7 @@ class _ElEnv:
             return ShellAction(
                 exec=r(action.exec),
                 arguments=tuple(r(a) for a in action.arguments),
-                env_vars=tuple(r(v) for v in action.env_vars),
+                env_vars=tuple(_pair(r(v)) for v in action.env_vars),
                 capture_output=action.capture_output,
                 configuration=self._merged(
                     global_conf, action.configuration, global_job_xml, action.job_xml

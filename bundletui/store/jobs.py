@@ -365,6 +365,11 @@ def insert_nodes(tx: Tx, rows: Iterable[tuple[str, str, str, str, str]]) -> None
     )
 
 
+def delete_nodes(tx: Tx, node_ids: Sequence[str]) -> None:
+    """Nodes a workflow's definition no longer has (a rerun read it again)."""
+    tx.conn.executemany("DELETE FROM wf_nodes WHERE id = ?", [(n,) for n in node_ids])
+
+
 def workflow_priority(conn: sqlite3.Connection, wf_id: str) -> int:
     row = conn.execute("SELECT priority FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
     return int(row[0]) if row else 0

@@ -294,6 +294,23 @@ def test_log_follow_moves_on_to_each_retry_and_each_node(bt: Bt, tmp_path: Path)
     assert "── after-flaky" in everything  # a node that had not started yet
     assert bt.peek(wf)["status"] == "SUCCEEDED"
 
+    # without --follow too: every attempt, in order, each retry marked on stderr
+    again = bt.cli("log", f"{wf}@flaky")
+    assert again.stdout.count("flaky started") == 3
+    assert again.stdout.count("fails on purpose") == 2
+    assert again.stderr.count("attempt") == 2 and "attempt 3" in again.stderr
+    whole = bt.cli("log", wf).stdout
+    assert [line for line in whole.splitlines() if line.startswith("── flaky")] == [
+        "── flaky (ended, attempt 1)",
+        "── flaky (ended, attempt 2)",
+        "── flaky (SUCCEEDED, attempt 3)",
+    ]
+    # Oozie's front and the HTTP API's show=log give the same
+    assert bt.cli("oozie", "job", "-log", f"{wf}@flaky").stdout.count("flaky started") == 3
+    from bundletui.api.logs import job_log
+
+    assert job_log(bt.store, f"{wf}@flaky", "log").count("── flaky (") == 3
+
 
 def test_jobs_filter(bt: Bt, tmp_path: Path) -> None:
     flag = tmp_path / "fail-now"
@@ -438,3 +455,48 @@ def test_rerun_lays_new_properties_over_the_workflows(bt: Bt, tmp_path: Path) ->
         "oozie", "job", "-rerun", wf, "-config", str(tmp_path / "missing.properties"), check=False
     )
     assert r.code != 0 and "missing.properties" in r.stderr
+
+
+def _dag(app: Path, jobs: str) -> None:
+    (app / "workflow.xml").write_text(
+        f'<dag-app xmlns="uri:bundletui:dag:1.0" name="edited">\n{jobs}</dag-app>\n'
+    )
+
+
+def _job(name: str, code: int, depends: str = "") -> str:
+    dep = f"<depends>{depends}</depends>" if depends else ""
+    return (
+        f'  <job name="{name}">{dep}<shell><exec>python3</exec><argument>-c</argument>'
+        f"<argument>import sys; sys.exit({code})</argument></shell></job>\n"
+    )
+
+
+def test_rerun_reads_the_workflow_file_again(bt: Bt, tmp_path: Path) -> None:
+    """Oozie's ReRunXCommand parses the application again: a fix made to workflow.xml after a
+    failure is what the rerun runs; nodes it added run, nodes it dropped are gone. A file that
+    no longer validates refuses the rerun and changes nothing."""
+    app = tmp_path / "app"
+    app.mkdir()
+    _dag(app, _job("first", 0) + _job("second", 3, "first") + _job("old", 0, "first"))
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\n")
+    bt.engine()
+    wf = bt.submit(app / "job.properties")
+    assert bt.wait(wf)["status"] == "FAILED"
+    assert bt.nodes(wf) == {"first": "SUCCEEDED", "second": "FAILED", "old": "SUCCEEDED"}
+
+    (app / "workflow.xml").write_text("<dag-app xmlns='uri:bundletui:dag:1.0' name='x'><job")
+    r = bt.cli("rerun", wf, "--failed-nodes", check=False)
+    assert r.code != 0 and "workflow.xml" in r.stderr and "Traceback" not in r.stderr
+    assert bt.info(wf)["status"] == "FAILED" and bt.info(wf)["run"] == 0
+
+    _dag(app, _job("first", 0) + _job("second", 0, "first") + _job("added", 0, "second"))
+    r = bt.cli("rerun", wf, "--skip-nodes", "old", check=False)
+    assert r.code != 0 and "E0302" in r.stderr and "old" in r.stderr
+    assert bt.info(wf)["run"] == 0
+
+    bt.cli("rerun", wf, "--failed-nodes")
+    data = bt.wait(wf)
+    assert data["status"] == "SUCCEEDED" and data["run"] == 1
+    assert bt.nodes(wf) == {"first": "SUCCEEDED", "second": "SUCCEEDED", "added": "SUCCEEDED"}
+    row = bt.store.conn.execute("SELECT definition FROM wf_jobs WHERE id = ?", (wf,)).fetchone()
+    assert '"added"' in row[0] and '"old"' not in row[0]

@@ -167,6 +167,43 @@ def test_rerun_actions_and_dates_with_cleanup_nocleanup_and_failed(bt: Bt4) -> N
     assert bt.status(coord_id) == "SUCCEEDED"
 
 
+def exiting_workflow(code: int) -> str:
+    return (
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="exits">'
+        "<parameters><property><name>aid</name></property>"
+        "<property><name>trace</name></property></parameters>"
+        '<job name="only"><shell><exec>python3</exec><argument>-c</argument>'
+        f"<argument>import sys; sys.exit({code})</argument></shell></job></dag-app>\n"
+    )
+
+
+def test_rerun_failed_reads_the_workflow_file_again(bt: Bt4) -> None:
+    """``rerun --failed`` reruns the action's own workflow, and a workflow rerun parses its
+    file again (Oozie's ReRunXCommand): the fix made after the failure is what runs. A file
+    that no longer validates fails the action with the error, instead of leaving it READY."""
+    wf = bt.apps.write("wf/workflow.xml", exiting_workflow(3))
+    xml = coordinator_xml("fix", start=T0, end="2026-01-01T03:00Z", workflow=wf)
+    coord_id = submit(bt, xml)
+    bt.sim(T0, "2026-01-01T01:30Z")
+    assert bt.actions(coord_id) == {1: "FAILED", 2: "FAILED"}
+    first_wf = bt.peek(f"{coord_id}@1")["externalId"]
+
+    bt.apps.write("wf/workflow.xml", exiting_workflow(0))
+    bt.cli("rerun", coord_id, "--action", "1", "--failed")
+    bt.sim(T0, "2026-01-01T03:00Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "FAILED", 3: "SUCCEEDED"}
+    assert bt.peek(f"{coord_id}@1")["externalId"] == first_wf
+
+    bt.apps.write("wf/workflow.xml", "<dag-app xmlns='uri:bundletui:dag:1.0'><job")
+    bt.cli("rerun", coord_id, "--action", "2", "--failed")
+    bt.sim(T0, "2026-01-01T03:00Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "FAILED", 3: "SUCCEEDED"}
+    (code, message) = bt.sql(
+        "SELECT error_code, error_message FROM coord_actions WHERE id = ?", f"{coord_id}@2"
+    )[0]
+    assert code and "workflow.xml" in message
+
+
 def test_killed_before_its_first_action_then_status_running_materializes(bt: Bt4) -> None:
     coord_id = submit(bt, hourly_with_inputs("2026-01-01T03:00Z"), flag="/none")
     bt.cli("kill", coord_id)  # PREP: nothing materialized yet

@@ -42,3 +42,24 @@ def test_env_var_values_expand_dollar_names_from_the_jobs_environment(bt: Bt4) -
     assert lines["PATH"].startswith("/opt/none/bin:") and "/bin" in lines["PATH"][14:], lines
     assert lines["B"] == "first-then"  # an earlier env-var
     assert lines["C"] == "$NOT_SET_ANYWHERE/x"  # not set: as written
+
+
+def test_an_env_var_that_resolves_to_no_name_value_pair_fails_its_node(bt: Bt4) -> None:
+    """``<env-var>${pair}</env-var>`` passes submit (its EL may give ``NAME=VALUE``); with
+    ``pair=JUSTANAME`` it fails the node with EB0720, rather than setting nothing."""
+    bt.apps.write(
+        "wf/workflow.xml",
+        WORKFLOW.replace("<env-var>A=first</env-var>", "<env-var>${pair}</env-var>"),
+    )
+    errors = {}
+    for pair, status in (("JUSTANAME", "KILLED"), ("A=first", "SUCCEEDED")):
+        props = bt.apps.props("job.properties", {"oozie.wf.application.path": "wf", "pair": pair})
+        wf = bt.submit_job(props, start=True)
+        bt.sim("2026-01-01T00:00Z", "2026-01-01T00:05Z")
+        info = bt.info_json(wf)
+        assert info["status"] == status, info
+        (show,) = [a for a in info["actions"] if a["name"] == "show"]
+        errors[pair] = (show["errorCode"], show["errorMessage"])
+    assert errors["A=first"] == (None, None)
+    code, message = errors["JUSTANAME"]
+    assert code == "EB0720" and "env-var [JUSTANAME] is not NAME=VALUE" in message
