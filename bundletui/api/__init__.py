@@ -1,7 +1,7 @@
 """The HTTP face: Oozie's Web Services API (oozie.md §7) over the same commands as the CLI.
 
 ``serve_in_thread(home, host, port, token) -> ApiHandle`` serves it beside an engine (``bundletui
-run --api``, the console's ``--api``); ``create_app(Api(home, token))`` in
+run --api``); ``create_app(Api(home, token))`` in
 :mod:`bundletui.api.app` is the ASGI app itself. Starlette and uvicorn load only when serving.
 """
 

@@ -1,6 +1,6 @@
 """Serving the API next to the engine: uvicorn in its own thread with its own event loop.
 
-``bundletui run --api`` and the console's ``--api`` both call :func:`serve_in_thread`; the
+``bundletui run --api`` calls :func:`serve_in_thread` (so do the API tests); the
 engine keeps the main thread and its asyncio loop, the API's commands reach it through the
 store's outbox like the CLI's.
 """
@@ -56,7 +56,9 @@ def _bind_error(text: str) -> ApiError:
 
 
 def read_token(home: str | Path | None) -> str | None:
-    """The token in ``<home>/api-token`` (first line), if that file exists and is not empty."""
+    """The token in ``<home>/api-token`` (its first line that is not blank), if that file
+    exists. A file with no token in it is an error, not "no token": whoever wrote it meant
+    the API to ask for one, and would otherwise serve it to anyone."""
     path = resolve_home(home) / TOKEN_FILE
     try:
         text = path.read_text(encoding="utf-8")
@@ -65,7 +67,29 @@ def read_token(home: str | Path | None) -> str | None:
     except OSError as exc:
         raise ApiError("EB0701", f"cannot read the API token file {path}: {exc}") from exc
     lines = text.strip().splitlines()
-    return lines[0].strip() if lines and lines[0].strip() else None
+    if not lines:
+        raise ApiError(
+            "EB0701",
+            f"the API token file {path} holds no token; the API was not started",
+            hint="write the token on its first line, or remove the file to serve the API "
+            "without a token (on 127.0.0.1 only)",
+        )
+    return lines[0].strip()
+
+
+def _given_token(token: str | None, home: str | Path | None) -> str | None:
+    """``--api-token`` / ``BUNDLETUI_API_TOKEN`` if given (an empty one is refused: it would
+    turn authentication off), else the token file's."""
+    if token is None:
+        return read_token(home)
+    if not token.strip():
+        raise ApiError(
+            "EB0701",
+            "the API token given (--api-token or BUNDLETUI_API_TOKEN) is empty; "
+            "the API was not started",
+            hint="give a non-empty token, or leave both unset to serve without one",
+        )
+    return token.strip()
 
 
 @dataclass
@@ -122,7 +146,7 @@ def serve_in_thread(
 
     from bundletui.api.app import Api, create_app
 
-    token = token or read_token(home)
+    token = _given_token(token, home)
     sock = _listen(host, port)
     api = Api(home, token, workers=workers)
     config = uvicorn.Config(

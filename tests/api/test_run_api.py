@@ -55,6 +55,29 @@ def test_bad_address_and_busy_port(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_a_token_file_without_a_token_or_an_empty_token_is_refused(tmp_path: Path) -> None:
+    """A blank ``api-token`` file meant "ask for a token"; taking it as "no token" would serve
+    the API to anyone. The engine does not start, and says why."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "api-token").write_text("  \n\n")
+    r = _run(home, "--api", "0", "--exit-when-idle")
+    assert r.returncode == 1, r
+    assert f"Error: EB0701: the API token file {home / 'api-token'} holds no token" in r.stderr
+    assert "remove the file" in r.stderr and "Traceback" not in r.stderr
+    r = _run(tmp_path / "other", "--api", "0", "--api-token", " ", "--exit-when-idle")
+    assert r.returncode == 1 and "EB0701" in r.stderr and "is empty" in r.stderr, r
+    (home / "api-token").write_text("\n tok \n")  # the first line that is not blank
+    proc = ApiProc(home, tmp_path / "run.log", "--api", "0")
+    try:
+        url = proc.wait_url()
+        assert httpx.get(f"{url}/versions").status_code == 401
+        ok = httpx.get(f"{url}/versions", headers={"Authorization": "Bearer tok"})
+        assert ok.json() == [0, 1, 2]
+    finally:
+        assert proc.stop() == 0
+
+
 def test_token_from_the_environment(tmp_path: Path) -> None:
     proc = ApiProc(
         tmp_path / "home",
