@@ -46,13 +46,16 @@ def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str
     parts: list[str] = []
     many = len(nodes) > 1
     for node in nodes:
-        out_path, err_path, _ = attempt_paths(
-            wfcmd.log_dir(store, node.wf_id), node.name, node.run, max(node.attempt, 1)
-        )
-        if many:
-            parts.append(f"── {node.name} ({node.status}, attempt {node.attempt})\n")
-        for path in [err_path] if stderr_only else [out_path, err_path]:
-            parts.append(_read_tail(Path(path)))
+        last = max(node.attempt, 1)
+        for attempt in range(1, last + 1):  # a retried node's earlier attempts too, in order
+            out_path, err_path, _ = attempt_paths(
+                wfcmd.log_dir(store, node.wf_id), node.name, node.run, attempt
+            )
+            if many or last > 1:
+                status = node.status if attempt == last else "ended"
+                parts.append(f"── {node.name} ({status}, attempt {attempt})\n")
+            for path in [err_path] if stderr_only else [out_path, err_path]:
+                parts.append(_read_tail(Path(path)))
     return "".join(parts)
 
 

@@ -390,8 +390,8 @@ def _print_logs(store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only
 def _print_node_log(
     store: Store, node: NodeRow, *, follow: bool, stderr_only: bool, header: bool
 ) -> None:
-    """Print one node's log; with ``follow``, keep printing until the node ends, moving on to
-    each new attempt's files when it is retried."""
+    """Print one node's log, attempt after attempt; with ``follow``, keep printing until the
+    node ends, moving on to each new attempt's files when it is retried."""
     from bundletui.engine.workflows import attempt_paths
 
     shown = 0  # the attempt whose files are being printed (0: none yet)
@@ -399,8 +399,9 @@ def _print_node_log(
     current: NodeRow | None = node
     while current is not None:
         attempt = max(current.attempt, 1) if not follow or current.attempt > 0 else 0
+        # every attempt of this run, in order (a retried node's earlier failures explain it);
         # a retry may start and end between two polls: each attempt in between is printed too
-        first = shown + 1 if shown else attempt
+        first = shown + 1
         for step in range(first, attempt + 1) if attempt != shown else ():
             for p in positions:  # the rest of the previous attempt
                 positions[p] = _cat(Path(p), positions[p])

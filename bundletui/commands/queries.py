@@ -47,7 +47,13 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
     else:
         app_type = spec.action.kind if spec.action is not None else f":{spec.type.upper()}:"
         retry_max, retry_interval = spec.user_retry_max, spec.retry_interval
-    status = NODE_OOZIE_STATUS.get(NodeStatus(node.status), node.status)
+    # READY after a failed attempt: waiting out retry-interval, Oozie's USER_RETRY, whose
+    # count is the attempts failed so far (while an attempt runs, those before it)
+    retry_wait = node.status == NodeStatus.READY and node.attempt > 0
+    status = (
+        "USER_RETRY" if retry_wait else NODE_OOZIE_STATUS.get(NodeStatus(node.status), node.status)
+    )
+    retries = node.attempt if retry_wait else max(node.attempt - 1, 0)
     return {
         "id": node.id,
         "name": node.name,
@@ -55,7 +61,7 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
         "type": app_type,
         "conf": "",
         "status": status,
-        "retries": max(node.attempt - 1, 0),
+        "retries": retries,
         "startTime": rfc822(node.started, tz),
         "endTime": rfc822(node.ended, tz),
         "transition": node.transition,
@@ -70,12 +76,13 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
         "errorMessage": node.error_message,
         "toString": f"Action name[{node.name}] status[{status}]",
         "userRetryInterval": retry_interval,
-        "userRetryCount": max(node.attempt - 1, 0),
+        "userRetryCount": retries,
         "userRetryMax": retry_max,
         # ours, beside Oozie's keys
         "nodeStatus": node.status,
         "attempt": node.attempt,
         "exitCode": node.exit_code,
+        "retryAt": rfc822(node.due_time, tz) if retry_wait else None,
     }
 
 

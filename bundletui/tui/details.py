@@ -441,6 +441,8 @@ def workflow_page(info: dict[str, Any], alias: Alias = _same) -> Text:
             line.append_text(status_text(n.get("nodeStatus") or n["status"]))
             if n.get("exitCode") is not None:
                 line.append(f" exit {n['exitCode']}", style="dim")
+            if n.get("retryAt"):
+                line.append(f" retried at {_t(n['retryAt'])}", style="yellow")
             p.line(line)
     p.conf(info.get("conf"))
     return p.text
@@ -450,8 +452,15 @@ def node_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p = _Page(alias)
     status = info.get("nodeStatus") or info["status"]
     p.head(f"node {info['name']}", status)
-    if info.get("errorCode") or info.get("errorMessage"):
-        p.why(f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip(), "red")
+    error = f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip()
+    if info.get("retryAt"):
+        p.why(
+            f"attempt {info.get('retries')} of {int(info.get('userRetryMax') or 0) + 1} failed"
+            f" ({error}); retried at {_t(info['retryAt'])}",
+            "yellow",
+        )
+    elif error:
+        p.why(error, "red")
     elif status == "WAITING":
         p.why("waits for the nodes it depends on")
     elif status == "READY":
