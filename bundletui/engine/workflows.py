@@ -32,6 +32,7 @@ from bundletui.commands.propagate import workflow_finished
 from bundletui.engine import action_conf, processes
 from bundletui.engine.failures import launch_error
 from bundletui.engine.fs_ops import run_fs_action, run_fs_ops
+from bundletui.engine.localize import localize
 from bundletui.engine.wfel import app_dir
 from bundletui.errors import BundletuiError, EngineError
 from bundletui.model.apps import (
@@ -506,9 +507,20 @@ class WorkflowRunner:
                 # Oozie's launcher runs <prepare> (delete, then mkdir, as written) before the
                 # program, at every attempt; each operation is idempotent, so a crash re-runs it
                 run_fs_ops(action.prepare, recovery=True)
+                program = None
+                if action.files or action.archives:
+                    program = localize(
+                        action.files,
+                        action.archives,
+                        app_dir(wf.app_path),
+                        self._cwd(wf),
+                        action.exec,
+                    )
             except BundletuiError as exc:
                 self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
                 return
+            if program is not None:
+                action = dataclasses.replace(action, exec=program)
             self._plan_shell(tx, wf, running, action)
         elif isinstance(action, SubWorkflowAction):
             self._start_sub_workflow(tx, wf, running, action, spec)
@@ -519,10 +531,12 @@ class WorkflowRunner:
         )
         return exit_path.replace(".exit", ".fsjournal")
 
+    def _cwd(self, wf: WorkflowRow) -> Path:
+        return Path(wf.work_dir or wfcmd.work_dir(self.engine.db, wf.id))
+
     def _plan_shell(self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: ShellAction) -> None:
-        store = self.engine.db
-        logs = wfcmd.log_dir(store, wf.id)
-        cwd = Path(wf.work_dir or wfcmd.work_dir(store, wf.id))
+        logs = wfcmd.log_dir(self.engine.db, wf.id)
+        cwd = self._cwd(wf)
         out, err, exit_path = attempt_paths(logs, node.name, node.run, node.attempt)
         environ = dict(os.environ)
         for pair in action.env_vars:
@@ -535,12 +549,13 @@ class WorkflowRunner:
                 "BUNDLETUI_ATTEMPT": str(node.attempt),
             }
         )
-        if action.configuration:
-            conf_path = cwd / f".{node.name}.{node.run}.{node.attempt}.conf.xml"
-            environ["OOZIE_ACTION_CONF_XML"] = str(conf_path)
-            self.engine.after_commit.append(
-                functools.partial(_write_conf_xml, conf_path, dict(action.configuration))
-            )
+        # always set, as Oozie's launcher does: a script may read it whether or not the
+        # action has properties
+        conf_path = cwd / f".{node.name}.{node.run}.{node.attempt}.conf.xml"
+        environ["OOZIE_ACTION_CONF_XML"] = str(conf_path)
+        self.engine.after_commit.append(
+            functools.partial(_write_conf_xml, conf_path, dict(action.configuration))
+        )
         argv = [action.exec, *action.arguments]
         self.spawns.append(SpawnPlan(node.id, argv, environ, str(cwd), out, err, exit_path))
 
@@ -975,6 +990,8 @@ class _ElEnv:
                     global_conf, action.configuration, global_job_xml, action.job_xml
                 ),
                 prepare=tuple(dataclasses.replace(op, path=r(op.path)) for op in action.prepare),
+                files=tuple(r(f) for f in action.files),
+                archives=tuple(r(a) for a in action.archives),
             )
         if isinstance(action, FsAction):
             self._job_xml((*global_job_xml, *action.job_xml))

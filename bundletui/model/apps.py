@@ -155,6 +155,8 @@ class ShellAction:
     kind: str = "shell"
     prepare: tuple[FsOp, ...] = ()  # <prepare>: delete / mkdir before the process starts
     job_xml: tuple[str, ...] = ()  # <job-xml> paths as written (EL), read at action start
+    files: tuple[str, ...] = ()  # <file>: "path[#link]" as written (EL), linked at start
+    archives: tuple[str, ...] = ()  # <archive>: "path[#link]", unpacked at start
 
 
 class FsOpKind(StrEnum):

@@ -25,6 +25,7 @@ from bundletui.model.apps import (
     WorkflowApp,
     WorkflowForm,
 )
+from bundletui.model.localized import archive_format, archive_suffixes, link_problem, parse_entry
 from bundletui.model.paths import PathProblem, parse_local_path
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import JOB_XML_MISSING, job_xml_path
@@ -209,7 +210,72 @@ def _shell(doc: XmlDocument, el: Element, node: str) -> ShellAction:
         ),
         prepare=tuple(prepare),
         job_xml=_job_xmls(doc, el, f"action node [{node}]"),
+        files=_cache_entries(doc, el, "file", node),
+        archives=_cache_entries(doc, el, "archive", node),
     )
+
+
+def _cache_entries(doc: XmlDocument, el: Element, kind: str, node: str) -> tuple[str, ...]:
+    """A shell action's ``<file>`` or ``<archive>`` entries, as written (the engine links them
+    into the working directory when the action starts). One without EL is checked now, with
+    its line: a missing file, a link name that is not a file name, an archive of a kind that
+    is not unpacked. Link names must differ across the action's files and archives."""
+    raws: list[str] = []
+    for e in xmlsafe.children(el, kind):
+        raw = xmlsafe.text(e)
+        if "${" not in raw:
+            _check_cache_entry(doc, e, raw, kind, node)
+        raws.append(raw)
+    if kind == "archive":
+        taken: dict[str, str] = {}
+        for e in [*xmlsafe.children(el, "file"), *xmlsafe.children(el, "archive")]:
+            raw = xmlsafe.text(e)
+            link = parse_entry(raw).link
+            if "${" in raw or link not in taken:
+                taken.setdefault(link, raw)
+                continue
+            raise where(doc, e, xmlsafe.local_name(e)).error(
+                BAD_VALUE,
+                f"<{xmlsafe.local_name(e)}> [{raw}] of node [{node}] takes the name [{link}],"
+                f" which [{taken[link]}] takes already",
+                hint="give one of them another link name: path#name",
+            )
+    return tuple(raws)
+
+
+def _check_cache_entry(doc: XmlDocument, el: Element, raw: str, kind: str, node: str) -> None:
+    entry = parse_entry(raw)
+    at = where(doc, el, kind)
+    problem = link_problem(entry.link)
+    if problem:
+        raise at.error(
+            BAD_VALUE,
+            f"<{kind}> [{raw}] of node [{node}]: {problem}",
+            hint=f"write path#name, where name is what the job sees in its working directory,"
+            f" e.g. <{kind}>lib/tool.sh#tool.sh</{kind}>",
+        )
+    if kind == "archive" and archive_format(entry.path) is None:
+        raise at.error(
+            BAD_VALUE,
+            f"<archive> [{raw}] of node [{node}] is not an archive bundletui unpacks",
+            hint=f"an archive ends in one of {archive_suffixes()}; a plain file is a <file>",
+        )
+    app = Path(doc.file).resolve().parent
+    located = job_xml_path(entry.path, app)
+    if isinstance(located, PathProblem):
+        raise at.error(
+            located.code,
+            f"{located.message}, in <{kind}> of node [{node}]",
+            hint=f"a <{kind}> is on the local file system: a path relative to the workflow's "
+            "directory, or an absolute one",
+        )
+    if not located.exists():
+        raise at.error(
+            JOB_XML_MISSING,
+            f"<{kind}> [{raw}] of node [{node}]: {located} does not exist",
+            hint=f"a relative path is under the workflow's directory ({app}); as written, the "
+            "action would fail at every run",
+        )
 
 
 def _fs(doc: XmlDocument, el: Element, node: str) -> FsAction:

@@ -1,0 +1,118 @@
+"""A shell action's ``<file>`` and ``<archive>`` entries made present in its working
+directory when it starts, as Hadoop's distributed cache does for Oozie's launcher.
+
+The working directory is shared by the nodes of a run, so only symlinks are put in it: a file
+is linked where it is; an archive is unpacked under ``.localized/`` and linked; the program
+``<exec>`` names is copied there with its execute bit set, as YARN's localizer makes what it
+localizes executable (the common ``<exec>run.sh</exec><file>run.sh</file>`` works with a
+``run.sh`` that is not). A name in the way that is not a link is left alone, and fails the
+attempt: it is something a job wrote."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from bundletui.errors import EngineError
+from bundletui.model.localized import CacheEntry, archive_format, link_problem, parse_entry
+from bundletui.model.paths import PathProblem
+from bundletui.spec.config import JOB_XML_MISSING, job_xml_path
+
+LOCALIZE_FAILED = "EB0507"
+STAGING = ".localized"
+
+
+def localize(
+    files: Iterable[str], archives: Iterable[str], app_dir: str, cwd: Path, exec_name: str
+) -> str | None:
+    """Link the entries (EL already rendered) into ``cwd``; the path to run when ``exec_name``
+    is a bare name one of the files takes, else None. Raises EngineError: JA008 when a path is
+    missing (Oozie's code, retried under retry-max), EB0507 for anything else."""
+    cwd.mkdir(parents=True, exist_ok=True)
+    run = None
+    for raw in files:
+        entry, source = _located(raw, "file", app_dir)
+        if entry.link == exec_name and "/" not in exec_name:
+            target = _executable_copy(source, cwd, entry.link)
+            run = str(cwd / entry.link)
+        else:
+            target = source
+        _link(cwd / entry.link, target, raw)
+    for raw in archives:
+        entry, source = _located(raw, "archive", app_dir)
+        _link(cwd / entry.link, _unpacked(source, cwd, entry, raw), raw)
+    return run
+
+
+def _located(raw: str, kind: str, app_dir: str) -> tuple[CacheEntry, Path]:
+    entry = parse_entry(raw)
+    problem = link_problem(entry.link)
+    if problem:
+        raise EngineError(LOCALIZE_FAILED, f"<{kind}> [{raw}]: {problem}")
+    located = job_xml_path(entry.path, app_dir)
+    if isinstance(located, PathProblem):
+        raise EngineError(located.code, f"{located.message}, in <{kind}>")
+    if not located.exists():
+        raise EngineError(JOB_XML_MISSING, f"<{kind}> [{raw}]: {located} does not exist")
+    return entry, located
+
+
+def _link(at: Path, target: Path, raw: str) -> None:
+    if at.is_symlink():
+        if os.readlink(at) == str(target):
+            return
+        at.unlink()
+    elif at.exists():
+        raise EngineError(
+            LOCALIZE_FAILED,
+            f"[{raw}]: {at} is in the way (not a link: something a job wrote there); "
+            "it was left as it is",
+        )
+    at.symlink_to(target)
+
+
+def _executable_copy(source: Path, cwd: Path, link: str) -> Path:
+    staged = cwd / STAGING / "files" / link
+    staged.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd, name = tempfile.mkstemp(dir=staged.parent, prefix=f".{link}.")
+        os.close(fd)  # a file open for writing cannot be executed (ETXTBSY)
+        tmp = Path(name)
+        shutil.copyfile(source, tmp)
+        mode = source.stat().st_mode
+        tmp.chmod(stat.S_IMODE(mode) | stat.S_IXUSR | stat.S_IRUSR)
+        tmp.replace(staged)  # a running earlier attempt keeps the copy it opened
+    except OSError as exc:
+        raise EngineError(LOCALIZE_FAILED, f"cannot copy {source}: {exc}") from None
+    return staged
+
+
+def _unpacked(source: Path, cwd: Path, entry: CacheEntry, raw: str) -> Path:
+    """The archive unpacked under ``.localized/archives/<link>``, afresh at each start (an
+    earlier attempt may have changed what it unpacked). Members that would land outside the
+    directory (absolute paths, ``..``, links out) are refused by tarfile's ``data`` filter;
+    zip members are made relative by zipfile itself."""
+    fmt = archive_format(entry.path)
+    if fmt is None:
+        raise EngineError(LOCALIZE_FAILED, f"<archive> [{raw}]: not an archive bundletui unpacks")
+    final = cwd / STAGING / "archives" / entry.link
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{entry.link}."))
+    try:
+        if fmt == "zip":
+            shutil.unpack_archive(source, tmp, fmt)
+        else:
+            shutil.unpack_archive(source, tmp, fmt, filter="data")
+        if final.exists():
+            shutil.rmtree(final)
+        tmp.rename(final)
+    except Exception as exc:  # tarfile, zipfile and OS errors alike: the archive is unusable
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise EngineError(
+            LOCALIZE_FAILED, f"<archive> [{raw}]: cannot unpack {source}: {exc}"
+        ) from None
+    return final

@@ -1,0 +1,135 @@
+"""A shell action's ``<file>`` and ``<archive>``: linked into the job's working directory
+when it starts, as Hadoop's distributed cache does for Oozie's launcher (QA found them
+accepted and ignored, so Oozie's usual ``<exec>run.sh</exec><file>run.sh</file>`` failed).
+Real CLI, real engine on the simulated clock, real processes, real archives."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import Path
+
+from tests.e2e4.conftest import Bt4
+
+T0, T1 = "2026-01-01T00:00Z", "2026-01-01T00:05Z"
+
+
+def workflow(*actions: str) -> str:
+    nodes, names = [], [a.split('"')[1] for a in actions]
+    for i, body in enumerate(actions):
+        nxt = names[i + 1] if i + 1 < len(names) else "end"
+        nodes.append(f'{body}\n    </shell>\n    <ok to="{nxt}"/><error to="fail"/>\n  </action>')
+    return (
+        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="files">\n'
+        f'  <start to="{names[0]}"/>\n  '
+        + "\n  ".join(nodes)
+        + '\n  <kill name="fail"><message>failed at ${wf:lastErrorNode()}</message></kill>\n'
+        '  <end name="end"/>\n</workflow-app>\n'
+    )
+
+
+def shell(name: str, exec_: str, *inner: str) -> str:
+    return (
+        f'<action name="{name}">\n    <shell xmlns="uri:oozie:shell-action:1.0">'
+        f"<exec>{exec_}</exec>" + "".join(inner)
+    )
+
+
+def tgz(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in entries.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def app(bt: Bt4, xml: str) -> Path:
+    bt.apps.write("wf/workflow.xml", xml)
+    return bt.apps.props("wf.properties", {"oozie.wf.application.path": "wf"})
+
+
+def test_files_and_archives_are_in_the_working_directory_and_exec_runs_a_shipped_script(
+    bt: Bt4,
+) -> None:
+    root = bt.apps.root / "wf"
+    script = bt.apps.write(
+        "wf/bin/run.sh",
+        "#!/bin/sh\ncat lookup; cat deps/inner/a.txt; cat more.zip/b.txt\n"
+        'test -n "$OOZIE_ACTION_CONF_XML" && test -f "$OOZIE_ACTION_CONF_XML" && echo conf\n',
+    )
+    script.chmod(0o644)  # not executable: YARN's localizer makes it so, and so do we
+    bt.apps.write("wf/data.txt", "looked up\n")
+    (root / "deps.tar.gz").write_bytes(tgz({"inner/a.txt": b"from the tarball\n"}))
+    with zipfile.ZipFile(root / "more.zip", "w") as z:
+        z.writestr("b.txt", "from the zip\n")
+    xml = workflow(
+        shell(
+            "use",
+            "run.sh",
+            "<file>bin/run.sh#run.sh</file>",
+            "<file>data.txt#lookup</file>",
+            "<archive>deps.tar.gz#deps</archive>",
+            "<archive>${wf:appPath()}/more.zip</archive>",
+        ),
+        shell(
+            "writes",
+            "sh",
+            "<argument>-c</argument><argument>echo mine &gt; clash</argument>",
+        ),
+        shell("clashes", "true", "<file>data.txt#clash</file>"),
+    )
+    wf = bt.submit_job(app(bt, xml), start=True)
+    bt.sim(T0, T1)
+    info = bt.info_json(wf)
+    nodes = {a["name"]: a for a in info["actions"]}
+    assert nodes["use"]["status"] == "OK", nodes["use"]["errorMessage"]
+    assert bt.cli("log", f"{wf}@use").stdout == (
+        "looked up\nfrom the tarball\nfrom the zip\nconf\n"
+    )
+    assert oct(script.stat().st_mode & 0o777) == "0o644"  # the user's file is not changed
+    # a name a job wrote is not replaced: the attempt fails and says why
+    assert nodes["clashes"]["status"] == "ERROR"
+    assert nodes["clashes"]["errorCode"] == "EB0507"
+    assert "is in the way" in nodes["clashes"]["errorMessage"]
+    assert (bt.home / "work" / wf / "clash").read_text() == "mine\n"
+
+
+def test_submit_checks_literal_entries_with_their_line(bt: Bt4) -> None:
+    bt.apps.write("wf/data.txt", "x")
+    cases = {
+        "<file>missing.txt</file>": ("JA008", "missing.txt"),
+        "<file>data.txt#a/b</file>": ("EB0720", "not a plain file name"),
+        "<archive>data.txt</archive>": ("EB0720", "not an archive bundletui unpacks"),
+        "<file>hdfs://nn/x.txt</file>": ("FS002", "hdfs"),
+        "<file>data.txt#d</file><archive>data.tar#d</archive>": ("EB0720", "takes the name [d]"),
+    }
+    bt.apps.write("wf/data.tar", "")
+    for inner, (code, words) in cases.items():
+        props = app(bt, workflow(shell("s", "true", inner)))
+        r = bt.fails("submit", str(props), code=code)
+        assert words in r.stderr and "workflow.xml:4:" in r.stderr, r
+    assert not (bt.home / "bundletui.db").exists()  # a refused submit leaves no store behind
+
+
+def test_a_file_missing_when_the_action_starts_fails_it_with_ja008(bt: Bt4) -> None:
+    props = app(bt, workflow(shell("s", "true", "<file>${dir}/later.txt</file>")))
+    wf = bt.submit_job(props, {"dir": str(bt.tmp)}, start=True)
+    bt.sim(T0, T1)
+    (node,) = [a for a in bt.info_json(wf)["actions"] if a["name"] == "s"]
+    assert node["errorCode"] == "JA008" and "later.txt does not exist" in node["errorMessage"]
+
+
+def test_an_archive_member_escaping_its_directory_is_refused(bt: Bt4) -> None:
+    root = bt.apps.root / "wf"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "evil.tgz").write_bytes(tgz({"../../escaped.txt": b"no\n"}))
+    wf = bt.submit_job(
+        app(bt, workflow(shell("s", "true", "<archive>evil.tgz</archive>"))), start=True
+    )
+    bt.sim(T0, T1)
+    (node,) = [a for a in bt.info_json(wf)["actions"] if a["name"] == "s"]
+    assert node["errorCode"] == "EB0507" and "cannot unpack" in node["errorMessage"]
+    assert not list(bt.home.rglob("escaped.txt"))
