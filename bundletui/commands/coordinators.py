@@ -371,9 +371,21 @@ def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
     return out
 
 
+ACTIVE_ACTIONS = "('WAITING','READY','SUBMITTED','RUNNING','SUSPENDED')"
+
+
 def select_actions(
-    tx: Tx, coord: CoordRow, *, actions: str | None = None, dates: str | None = None
+    tx: Tx,
+    coord: CoordRow,
+    *,
+    actions: str | None = None,
+    dates: str | None = None,
+    active: bool = False,
 ) -> list[ActionRow]:
+    """The actions a scope names, each once, by number. ``active``: a date scope takes only
+    those not yet ended, as Oozie's kill does (GET_ACTIVE_ACTIONS_FOR_DATES), so "kill
+    today's pending hours" works when some have run; numbers given one by one are taken as
+    named (one that has ended is refused by the command)."""
     if actions is not None and dates is not None:
         raise CommandError(
             "E0302",
@@ -404,7 +416,7 @@ def select_actions(
                 hint=f"{coord.id} has {coord.last_action_number} actions",
             )
         return rows
-    rows = []
+    found_by_id: dict[str, ActionRow] = {}
     ranges = parse_date_scope(dates or "")
     if not ranges:
         raise CommandError(
@@ -412,21 +424,23 @@ def select_actions(
             f"Invalid parameter [date scope {dates!r}]",
             hint="give nominal times and ranges, e.g. 2026-01-01T00:00Z::2026-01-02T00:00Z",
         )
-    for a, b in ranges:
-        rows += jobs.select(
+    status = f" AND status IN {ACTIVE_ACTIONS}" if active else ""
+    for a, b in ranges:  # ranges may overlap: an action is taken once
+        for row in jobs.select(
             tx.conn,
             ActionRow,
-            "coord_id = ? AND nominal_time BETWEEN ? AND ?",
+            f"coord_id = ? AND nominal_time BETWEEN ? AND ?{status}",
             (coord.id, to_ms(a), to_ms(b)),
-            order="action_number",
-        )
-    if not rows:
+        ):
+            found_by_id.setdefault(row.id, row)
+    if not found_by_id:
+        which = "action not yet ended" if active else "action"
         raise CommandError(
             "E0605",
-            f"no action of {coord.id} has a nominal time in [{dates}]",
+            f"no {which} of {coord.id} has a nominal time in [{dates}]",
             hint="check the dates with: bundletui info " + coord.id,
         )
-    return rows
+    return sorted(found_by_id.values(), key=lambda r: r.action_number)
 
 
 # ----------------------------------------------------------------------------- kill / suspend / resume
@@ -445,7 +459,7 @@ def kill_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
     for action in jobs.select(
         tx.conn,
         ActionRow,
-        "coord_id = ? AND status IN ('WAITING','READY','SUBMITTED','RUNNING','SUSPENDED')",
+        f"coord_id = ? AND status IN {ACTIVE_ACTIONS}",
         (coord.id,),
     ):
         _kill_action(tx, effects, action)
@@ -507,9 +521,8 @@ def kill(
     def body(tx: Tx) -> list[str]:
         coord = load(tx, coord_id)
         if actions is not None or dates is not None:  # a scope given empty kills nothing
-            return kill_actions_tx(
-                tx, ctx.effects, coord, select_actions(tx, coord, actions=actions, dates=dates)
-            )
+            rows = select_actions(tx, coord, actions=actions, dates=dates, active=True)
+            return kill_actions_tx(tx, ctx.effects, coord, rows)
         kill_tx(tx, ctx.effects, coord)
         return []
 

@@ -167,6 +167,51 @@ def test_rerun_actions_and_dates_with_cleanup_nocleanup_and_failed(bt: Bt4) -> N
     assert bt.status(coord_id) == "SUCCEEDED"
 
 
+def test_kill_by_dates_takes_the_actions_not_yet_ended_each_once(bt: Bt4) -> None:
+    """ "Kill today's pending hours" after some ran: a date scope kills the actions that have not
+    ended and passes over the others, as Oozie's GET_ACTIVE_ACTIONS_FOR_DATES selects them
+    (QA: it refused the whole range). Overlapping ranges name an action once."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T08:00Z"), flag=str(bt.tmp / "no-flag"))
+    bt.land(partition("raw", T0), partition("raw", "2026-01-01T01:00Z"))
+    bt.sim(T0, "2026-01-01T05:30Z")
+    assert bt.actions(coord_id) == {
+        1: "SUCCEEDED",
+        2: "SUCCEEDED",
+        **dict.fromkeys(range(3, 7), "WAITING"),
+    }
+    killed = bt.cli(
+        "kill",
+        coord_id,
+        "--date",
+        "2026-01-01T00:00Z::2026-01-01T03:00Z,2026-01-01T03:00Z::2026-01-01T04:00Z",
+    ).stdout.split()
+    assert killed == [f"{coord_id}@3", f"{coord_id}@4", f"{coord_id}@5"]
+    assert bt.actions(coord_id) == {
+        1: "SUCCEEDED",
+        2: "SUCCEEDED",
+        3: "KILLED",
+        4: "KILLED",
+        5: "KILLED",
+        6: "WAITING",
+    }
+    r = bt.fails("kill", coord_id, "--date", "2026-01-01T00:00Z::2026-01-01T01:00Z", code="E0605")
+    assert "no action not yet ended" in r.stderr
+    bt.fails("kill", coord_id, "--action", "1", code="E1100")  # named one by one: refused
+    out = bt.cli(
+        "oozie",
+        "job",
+        "-kill",
+        coord_id,
+        "-date",
+        "2026-01-01T05:00Z::2026-01-01T05:00Z,2026-01-01T05:00Z",
+    ).stdout
+    assert out.count(f"{coord_id}@6") == 1
+    rerun = bt.cli(
+        "rerun", coord_id, "--date", "2026-01-01T02:00Z::2026-01-01T03:00Z,2026-01-01T03:00Z"
+    ).stdout.split()
+    assert rerun == [f"{coord_id}@3", f"{coord_id}@4"]
+
+
 def exiting_workflow(code: int) -> str:
     return (
         '<dag-app xmlns="uri:bundletui:dag:1.0" name="exits">'
