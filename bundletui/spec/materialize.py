@@ -935,8 +935,10 @@ class CompiledCoordinator:
         result = _evaluate(logic, entries, None, None, now, base, waiting)
         ready = result.status == _TRUE
         for node in self._logic_names:
-            sub = _evaluate(node, entries, node.min, node.wait, None, base, [])
             assert node.name is not None
+            if node.name in entries:
+                continue  # a data-in of that name comes first, as in Oozie's coord:dataIn
+            sub = _evaluate(node, entries, node.min, node.wait, None, base, [])
             data_in[node.name] = tuple(sub.uris) if sub.status == _TRUE else None
         return InputCheck(
             ready,
@@ -1045,7 +1047,9 @@ class _Result:
 
 
 def _named_nodes(node: InputLogic) -> list[InputLogic]:
-    out = [node] if node.name and node.op is not LogicOp.DATA_IN else []
+    """The operators ``coord:dataIn`` can name: any with a ``name``, a ``<data-in>`` under
+    ``<input-logic>`` included, as Oozie's InputLogicParser.parseWithName finds them."""
+    out = [node] if node.name else []
     for child in node.children:
         out.extend(_named_nodes(child))
     return out

@@ -191,6 +191,35 @@ def test_input_logic_or_with_wait_and_min(bt: Bt4) -> None:
     }
 
 
+def test_a_named_data_in_under_input_logic_is_what_coord_data_in_names(bt: Bt4) -> None:
+    """``<input-logic><data-in name="L" dataset="R" min="2"/></input-logic>``: Oozie's
+    parseWithName finds the logic's own ``<data-in>`` by its name too (QA: validate took it and
+    every action FAILED, E1004); the data-in's own name still means the data-in."""
+    xml = coordinator_xml(
+        "named",
+        ns="0.5",
+        start=NOMINAL,
+        end=END,
+        controls={"timeout": "-1"},
+        datasets=[hourly_ds("r")],
+        inputs=[data_in("R", "r", start="${coord:current(-3)}", end="${coord:current(0)}")],
+        input_logic='<input-logic><data-in name="L" dataset="R" min="2"/></input-logic>',
+        conf={"some": "${coord:dataIn('L')}", "all": "${coord:dataIn('R')}"},
+    )
+    bt.apps.write("c.xml", xml)
+    assert "Valid" in bt.cli("validate", str(bt.apps.root / "c.xml")).stdout
+    coord_id = one_coordinator(bt, xml)
+    bt.land(partition("r", "2026-01-01T08:00Z"), partition("r", NOMINAL))
+    bt.sim(NOMINAL, "2026-01-01T10:20Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED"}
+    conf = run_conf(bt, coord_id)
+    assert set(conf["some"].split(",")) == {
+        path(bt, "r", "2026-01-01T08:00Z"),
+        path(bt, "r", NOMINAL),
+    }
+    assert len(conf["all"].split(",")) == 4
+
+
 def test_input_logic_combine_fills_each_hour_from_the_first_dataset_that_has_it(bt: Bt4) -> None:
     """``combine``: the last three hours, each from A where A has it and from B where it does
     not; READY only when every hour is in one of them, and ``coord:dataIn`` lists the picks."""
