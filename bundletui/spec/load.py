@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from bundletui.spec.config import (
     read_parameters,
     resolve_app_path,
 )
-from bundletui.spec.coord_el import InstanceCall
+from bundletui.spec.coord_el import InstanceCall, java_format
 from bundletui.spec.decode_bundle import decode_bundle
 from bundletui.spec.decode_coordinator import decode_coordinator
 from bundletui.spec.decode_events import decode_events
@@ -196,6 +197,18 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
         "Out": {d.name for d in app.data_outs},
     }
     for prop, value in app.workflow_conf:
+        for m in _FORMAT_CALL.finditer(value):
+            pattern = m.group(1) if m.group(1) is not None else m.group(2)
+            try:
+                java_format(_EPOCH, pattern)
+            except BundletuiError as exc:
+                raise SpecError(
+                    exc.code,
+                    f"{exc.message} (property {prop})",
+                    hint=exc.hint,
+                    file=file,
+                    line=_line_of(file, m.group(0)),
+                ) from None
         for m in _DATA_CALL.finditer(value):
             side, key = m.group(1), m.group(2) or m.group(3)
             if key not in defined[side]:
@@ -278,6 +291,10 @@ def _located(exc: BundletuiError, doc: XmlDocument, el: Any, event: str) -> Bund
         message = f"{prefix}{event}: {message[len(prefix) :]}"
     return SpecError(exc.code, message, hint=exc.hint, file=doc.file, line=el.sourceline)
 
+
+# a literal pattern only (its last argument): the pattern fails every action, or none
+_FORMAT_CALL = re.compile(r"""coord:formatTime\(.*?,\s*(?:'([^']*)'|"([^"]*)")\s*\)""")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # a literal name only: coord:dataIn(coord:conf('x')) is checked when the action starts
 _DATA_CALL = re.compile(r"coord:data(In|Out)\(\s*(?:'([^']*)'|\"([^\"]*)\")\s*\)")

@@ -196,6 +196,13 @@ COORD_EL = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
             "coord:dataOut: no data-out named [out] (property v)",
             "defined: none",
         ),
+        (
+            "${coord:current(0)}",
+            "${coord:formatTime(coord:nominalTime(), 'yyyy-MM-dd QQQ')}",
+            13,
+            "Illegal pattern character 'Q' in [yyyy-MM-dd QQQ] (property v)",
+            "quote literal letters",
+        ),
     ],
 )
 def test_coordinator_el_that_every_action_would_fail_on_is_refused_at_submit(
