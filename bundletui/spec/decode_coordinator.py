@@ -363,6 +363,10 @@ _OPS = {
 def _input_logic(
     doc: XmlDocument, el: Element, resolver: Resolver, data_in_names: set[str]
 ) -> InputLogic:
+    seen: dict[str, int | None] = {}
+    for named in el.iter():
+        if isinstance(named.tag, str) and named.get("name"):
+            _check_unique(doc, named, seen, "input-logic operator")
     nodes = [_logic_node(doc, c, resolver, data_in_names) for c in xmlsafe.children(el)]
     if len(nodes) == 1:
         return nodes[0]
@@ -377,6 +381,14 @@ def _logic_node(
     min_raw, wait_raw = el.get("min"), el.get("wait")
     min_ = resolver.integer(min_raw, here) if min_raw not in (None, "") else None
     wait = resolver.timeout_minutes(wait_raw, here) if wait_raw not in (None, "") else None
+    for attr, value in (("min", min_), ("wait", wait)):
+        if value is not None and value < 0:
+            raise here.error(
+                "E1010",
+                f"Invalid data in coordinator xml. [input-logic {op.value} {attr}=[{value}]"
+                " is negative]",
+                hint=f"{attr} counts {'instances' if attr == 'min' else 'minutes'}: 0 or more",
+            )
     name = el.get("name") or None
     if op is LogicOp.DATA_IN:
         ref = el.get("dataset", "")

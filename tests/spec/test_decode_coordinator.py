@@ -187,6 +187,19 @@ def test_input_logic_unknown_data_in() -> None:
     assert err.line == 20
 
 
+def test_input_logic_names_are_unique_and_min_and_wait_not_negative() -> None:
+    """Two operators of one name made ``coord:dataIn`` pick one of them silently; a negative
+    ``wait`` or ``min`` meant nothing. Both are refused with their line."""
+    fixture = (FIX / "coord-0.5.xml").read_bytes()
+    err = error("c.xml", fixture.replace(b'name="comb"', b'name="AorB"'))
+    assert err.code == "E1010" and "Duplicate input-logic operator name AorB" in err.message
+    assert "already defined at line" in (err.hint or "")
+    err = error("c.xml", fixture.replace(b'wait="30"', b'wait="-5"'))
+    assert err.code == "E1010" and "wait=[-5] is negative" in err.message and err.line
+    err = error("c.xml", fixture.replace(b'min="1"', b'min="-1"'))
+    assert err.code == "E1010" and "min=[-1] is negative" in err.message
+
+
 def test_legacy_and_or_in_input_events_is_refused_clearly() -> None:
     data = coord(
         DS + '\n  <input-events><and><data-in dataset="d"/></and></input-events>', ns="0.5"
