@@ -24,7 +24,7 @@ from bundletui.model.ids import JobKind, bundle_action_id
 from bundletui.model.rollup import BundleRollupInput, bundle_rollup
 from bundletui.model.status import JOB_LIVE, JOB_TERMINAL, JobStatus
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
-from bundletui.model.transitions import Children, Event, Machine, decide
+from bundletui.model.transitions import BUNDLE_TABLE, Children, Event, Machine, decide
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
 from bundletui.store.rows import BundleActionRow, BundleRow, CoordRow
@@ -266,11 +266,9 @@ def _child_failed(
     rollup_tx(tx, effects, bundle.id)
 
 
+# the table's rows for a child's failed submit (any other status is left to the roll-up)
 _CHILD_FAIL_FROM = {
-    (J.RUNNING, Event.CRITICAL_CHILD_FAILED),
-    (J.RUNNINGWITHERROR, Event.CRITICAL_CHILD_FAILED),
-    (J.RUNNING, Event.CHILD_FAILED),
-    (J.RUNNINGWITHERROR, Event.CHILD_FAILED),
+    key for key in BUNDLE_TABLE if key[1] in (Event.CRITICAL_CHILD_FAILED, Event.CHILD_FAILED)
 }
 
 
@@ -490,7 +488,7 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
         current,
         "coord.change",
         Event.SUSPEND,
-        {"value": value},
+        {"value": value, "as_of": tx.now_ms},
         only={str(s) for s in JobStatus if s not in UNCHANGED_CHILDREN},
     )
     effects.wake_bundle(tx, bundle.id)

@@ -563,8 +563,13 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
     return out
 
 
-def change_tx(tx: Tx, effects: Effects, coord: CoordRow, value: str) -> None:
-    """``endtime=…;concurrency=…;pausetime=…;status=RUNNING`` with oozie.md §2.5 / §1.5 rules."""
+def change_tx(
+    tx: Tx, effects: Effects, coord: CoordRow, value: str, *, as_of: int | None = None
+) -> None:
+    """``endtime=…;concurrency=…;pausetime=…;status=RUNNING`` with oozie.md §2.5 / §1.5 rules.
+    ``as_of``: when a bundle's change command was accepted; the engine applies it to each
+    coordinator later (after a restart, much later), and a pause time that was ahead of the
+    command must not be refused as past then."""
     changes = parse_change(value, CHANGE_KEYS, "E1015", coord.id)
     for key, val in changes.items():
         if val == "" and key != "pausetime":
@@ -575,7 +580,7 @@ def change_tx(tx: Tx, effects: Effects, coord: CoordRow, value: str) -> None:
             )
     if coord.status in (J.KILLED, J.IGNORED) and set(changes) - {"status"}:
         raise fail("E1016", hint="only status=RUNNING can change a killed or ignored coordinator")
-    now = tx.now_ms
+    now = tx.now_ms if as_of is None else min(as_of, tx.now_ms)
     if "status" in changes:
         if changes["status"].upper() != "RUNNING":
             raise CommandError(

@@ -99,7 +99,9 @@ class BundleService:
             "coord.kill": lambda tx, c, a: coordcmd.kill_tx(tx, effects, c),
             "coord.suspend": lambda tx, c, a: coordcmd.suspend_tx(tx, effects, c),
             "coord.resume": self._resume_child,
-            "coord.change": lambda tx, c, a: coordcmd.change_tx(tx, effects, c, str(a["value"])),
+            "coord.change": lambda tx, c, a: coordcmd.change_tx(
+                tx, effects, c, str(a["value"]), as_of=a.get("as_of")
+            ),
             "coord.rerun": lambda tx, c, a: coordcmd.rerun_tx(
                 tx,
                 effects,

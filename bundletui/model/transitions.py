@@ -150,6 +150,20 @@ BUNDLE_TABLE: dict[tuple[str, str], Transition] = {
     (J.RUNNINGWITHERROR, E.CRITICAL_CHILD_FAILED): Transition(J.FAILED, C.KILL),
     (J.RUNNINGWITHERROR, E.CHILD_FAILED): Transition(J.RUNNINGWITHERROR),
     (J.RUNNINGWITHERROR, E.CHILDREN_DONE): Transition(J.DONEWITHERROR),
+    # The seed's rule, "a critical child's failed submit fails the bundle and kills its
+    # siblings", holds while the bundle is held too: a bundle started while suspended or
+    # paused submits its children held, and one may fail then.
+    **{
+        (s, E.CRITICAL_CHILD_FAILED): Transition(J.FAILED, C.KILL)
+        for s in (
+            J.SUSPENDED,
+            J.SUSPENDEDWITHERROR,
+            J.PAUSED,
+            J.PAUSEDWITHERROR,
+            J.PREPSUSPENDED,
+            J.PREPPAUSED,
+        )
+    },
     **_job_rows(children_on_suspend=True),
 }
 

@@ -358,6 +358,28 @@ def test_preppaused_when_the_pause_time_comes_before_the_kick_off(bt: Bt4) -> No
 # ----------------------------------------------------------------------------- critical
 
 
+def test_a_bundle_pausetime_given_while_no_engine_runs_reaches_its_coordinators(bt: Bt4) -> None:
+    """The engine applies a bundle's change to each coordinator when it next runs; a pause time
+    that was ahead of the command was then refused as past (E1015, at INFO in the engine's
+    log) and the coordinators ran through it (QA). It is checked against the command's time."""
+    bt.apps.write("hourly.xml", coordinator_xml("hourly"))
+    bt.apps.write("bundle.xml", bundle_xml("pause", [BC("a", "hourly.xml"), BC("b", "hourly.xml")]))
+    config = bt.apps.props(
+        "job.properties",
+        {"oozie.bundle.application.path": "bundle.xml", "start": START, "end": "2026-01-01T12:00Z"},
+    )
+    bundle_id = bt.submit_job(config, start=True)
+    bt.sim(START, "2026-01-01T01:30Z")
+    bt.cli("change", bundle_id, "--value", "pausetime=2026-01-01T05:00Z")
+    bt.sim("2026-01-01T10:00Z", "2026-01-01T10:10Z")  # the engine comes back much later
+    assert bt.status(bundle_id) == "PAUSED"
+    for coord_id in bt.coords_of(bundle_id).values():
+        info = bt.peek(coord_id)
+        assert info["pauseTime"] == "Thu, 01 Jan 2026 05:00:00 GMT", info
+        assert info["status"] == "PAUSED"
+        assert bt.nominals(coord_id)[-1] < "2026-01-01T05:00Z"  # none at or after it
+
+
 def test_a_critical_coordinator_failing_to_submit_fails_the_bundle_and_kills_its_siblings(
     bt: Bt4,
 ) -> None:
@@ -383,6 +405,23 @@ def test_a_critical_coordinator_failing_to_submit_fails_the_bundle_and_kills_its
         assert bt.status(coord_ids[sibling]) == "KILLED"
     audit = bt.sql("SELECT error FROM audit_log WHERE target = ? AND result = 'error'", bundle_id)
     assert any("core" in (e or "") for (e,) in audit), audit
+
+
+def test_a_critical_child_failing_while_the_bundle_is_suspended_still_kills_its_siblings(
+    bt: Bt4,
+) -> None:
+    """Started while suspended, the bundle submits its children held (PREPSUSPENDED); a
+    critical one that fails then failed the bundle through the roll-up, with no kill, so a
+    sibling stayed PREPSUSPENDED for good and resume was refused (QA)."""
+    bt.apps.write("core.xml", coordinator_xml("core"))
+    config = two_coordinators(bt, extra=[BC("core", "core.xml", critical=True)])
+    bundle_id = bt.submit_job(config, start=True)
+    bt.cli("suspend", bundle_id)
+    bt.apps.write("core.xml", "<coordinator-app xmlns='uri:oozie:coordinator:0.4'/>")
+    bt.sim(START, "2026-01-01T01:00Z")
+    assert bt.status(bundle_id) == "FAILED"
+    assert coord_statuses(bt, bundle_id) == {"busy": "KILLED", "starved": "KILLED"}
+    assert bt.bundle_actions(bundle_id)["core"] == ("FAILED", 0)
 
 
 def test_non_critical_failures_and_the_withError_states(bt: Bt4) -> None:
