@@ -99,8 +99,10 @@ def _bundle_rollup(inp: BundleRollupInput) -> JobStatus | None:
         J.PAUSEDWITHERROR,
     )
     has_error = error_kids > 0 or inp.noncritical_submit_failed
-    # 2. paused
-    if inp.status is J.PAUSED or (inp.status is J.PAUSEDWITHERROR and inp.pause_time_set):
+    # 2. paused. A bundle PAUSED with no pause time of its own was paused from below (its
+    # coordinators' pause times): oozie.md §1.3 unpauses a PAUSED job whose pause time is null,
+    # so it follows its children here rather than staying PAUSED for good.
+    if inp.status in (J.PAUSED, J.PAUSEDWITHERROR) and inp.pause_time_set:
         return J.PAUSEDWITHERROR if has_error else J.PAUSED
     if total and total == c.get(J.PAUSED, 0):
         return J.PAUSED

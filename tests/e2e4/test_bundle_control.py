@@ -380,6 +380,29 @@ def test_a_bundle_pausetime_given_while_no_engine_runs_reaches_its_coordinators(
         assert bt.nominals(coord_id)[-1] < "2026-01-01T05:00Z"  # none at or after it
 
 
+def test_a_bundle_paused_from_below_leaves_paused_with_its_coordinators(bt: Bt4) -> None:
+    """Each coordinator paused by its own pause time rolls the bundle up to PAUSED; clearing
+    them left the bundle PAUSED for good, resume refused (QA)."""
+    bt.apps.write("hourly.xml", coordinator_xml("hourly"))
+    bt.apps.write("bundle.xml", bundle_xml("below", [BC("a", "hourly.xml"), BC("b", "hourly.xml")]))
+    config = bt.apps.props(
+        "job.properties",
+        {"oozie.bundle.application.path": "bundle.xml", "start": START, "end": "2026-01-01T08:00Z"},
+    )
+    bundle_id = bt.submit_job(config, start=True)
+    bt.sim(START, "2026-01-01T00:30Z")
+    coords = bt.coords_of(bundle_id).values()
+    for coord_id in coords:
+        bt.cli("change", coord_id, "--value", "pausetime=2026-01-01T02:00Z")
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert bt.status(bundle_id) == "PAUSED"
+    for coord_id in coords:
+        bt.cli("change", coord_id, "--value", "pausetime=")
+    bt.sim(START, "2026-01-01T05:30Z")
+    assert [bt.status(c) for c in coords] == ["RUNNING", "RUNNING"]
+    assert bt.status(bundle_id) == "RUNNING"
+
+
 def test_a_critical_coordinator_failing_to_submit_fails_the_bundle_and_kills_its_siblings(
     bt: Bt4,
 ) -> None:

@@ -72,7 +72,13 @@ class TestBundle:
         assert bundle_rollup(inp, backward_support=False) == J.RUNNINGWITHERROR
 
     def test_paused_bundle(self) -> None:
-        assert b(J.PAUSED, J.PAUSED, J.FAILED) == J.PAUSEDWITHERROR
+        assert b(J.PAUSED, J.PAUSED, J.FAILED, pause_time_set=True) == J.PAUSEDWITHERROR
+        assert b(J.PAUSED, J.RUNNING, J.RUNNING, pause_time_set=True) is None  # its own pause
+        # paused from below (no pause time of its own): it follows its children out of it, as
+        # oozie.md §1.3 unpauses a PAUSED job whose pause time is null
+        assert b(J.PAUSED, J.PAUSED, J.PAUSED) is None
+        assert b(J.PAUSED, J.RUNNING, J.RUNNING) == J.RUNNING
+        assert b(J.PAUSEDWITHERROR, J.RUNNING, J.FAILED) == J.RUNNINGWITHERROR
         assert b(J.RUNNING, J.PAUSED, J.PAUSED) == J.PAUSED
         assert b(J.RUNNING, J.PAUSED, J.PAUSEDWITHERROR) == J.PAUSEDWITHERROR
 
