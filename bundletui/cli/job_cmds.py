@@ -114,7 +114,11 @@ def register(app: typer.Typer) -> None:
     def suspend(
         job_id: IdArg,
         freeze: Annotated[
-            bool, typer.Option("--freeze", help="Workflows: also freeze running jobs (SIGSTOP).")
+            bool,
+            typer.Option(
+                "--freeze",
+                help="Also freeze the running jobs (SIGSTOP) under it, not only drain them.",
+            ),
         ] = False,
         home: HomeOpt = None,
     ) -> None:

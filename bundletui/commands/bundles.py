@@ -397,7 +397,8 @@ def kill_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     rollup_tx(tx, effects, bundle.id)
 
 
-def suspend_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
+def suspend_tx(tx: Tx, effects: Effects, bundle: BundleRow, *, freeze: bool = False) -> None:
+    """``freeze``: each coordinator freezes its running workflows (SIGSTOP)."""
     t = decide(Machine.BUNDLE, bundle.status, Event.SUSPEND, bundle.id)
     jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=tx.now_ms)
     if t.children is Children.SUSPEND:
@@ -408,6 +409,7 @@ def suspend_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
             bundle,
             "coord.suspend",
             Event.SUSPEND,
+            {"freeze": True} if freeze else None,
             only={str(s) for s in only},
             pending_too=True,
         )
@@ -567,7 +569,17 @@ def rerun_tx(
     names = {n.strip() for n in (coordinators or "").split(",") if n.strip()}
     count = 0
     for ba in jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,)):
-        if ba.coord_id is None or (names and ba.coord_name not in names):
+        if names and ba.coord_name not in names:
+            continue
+        if ba.coord_id is None:
+            if names:  # named, and never submitted: say so rather than do nothing
+                raise CommandError(
+                    "E1018",
+                    f"Coord Job Rerun Error: coordinator {ba.coord_name} of {bundle.id} was "
+                    f"never submitted ({ba.status}): it has no actions to rerun",
+                    hint=f"see why with: bundletui info {bundle.id}; fix its definition and "
+                    "submit the bundle again",
+                )
             continue
         coord = jobs.must_coord_head(tx.conn, ba.coord_id)
         scope = (
@@ -603,9 +615,13 @@ def kill(ctx: Ctx, bundle_id: str) -> None:
     run(ctx, "kill", bundle_id, None, lambda tx: kill_tx(tx, ctx.effects, load(tx, bundle_id)))
 
 
-def suspend(ctx: Ctx, bundle_id: str) -> None:
+def suspend(ctx: Ctx, bundle_id: str, *, freeze: bool = False) -> None:
     run(
-        ctx, "suspend", bundle_id, None, lambda tx: suspend_tx(tx, ctx.effects, load(tx, bundle_id))
+        ctx,
+        "suspend",
+        bundle_id,
+        {"freeze": True} if freeze else None,
+        lambda tx: suspend_tx(tx, ctx.effects, load(tx, bundle_id), freeze=freeze),
     )
 
 

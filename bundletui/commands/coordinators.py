@@ -480,7 +480,8 @@ def kill_actions_tx(
     return killed
 
 
-def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
+def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow, *, freeze: bool = False) -> None:
+    """``freeze``: the running workflows are frozen (SIGSTOP), as ``suspend WF --freeze``."""
     t = decide(Machine.COORDINATOR, coord.status, Event.SUSPEND, coord.id)
     for action in jobs.select(
         tx.conn, ActionRow, "coord_id = ? AND status = 'RUNNING'", (coord.id,)
@@ -488,7 +489,7 @@ def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
         move_action(tx, action, Event.SUSPEND)
         wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
         if wf is not None and wf.status == W.RUNNING:
-            wfcmd.suspend_tx(tx, effects, wf)
+            wfcmd.suspend_tx(tx, effects, wf, freeze=freeze)
     if coord.kind == "event":
         from bundletui.commands.schedules import suspended
 

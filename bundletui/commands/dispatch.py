@@ -46,7 +46,7 @@ def suspend(ctx: Ctx, job_id: str, *, freeze: bool = False) -> None:
     else:
         from bundletui.commands import jobctl
 
-        jobctl.suspend(ctx, job_id, kind)
+        jobctl.suspend(ctx, job_id, kind, freeze=freeze)
 
 
 def resume(ctx: Ctx, job_id: str) -> None:

@@ -13,16 +13,17 @@ def _split_action(action_id: str) -> tuple[str, str]:
     return coord_id, number
 
 
-def suspend(ctx: Ctx, job_id: str, kind: IdKind) -> None:
+def suspend(ctx: Ctx, job_id: str, kind: IdKind, *, freeze: bool = False) -> None:
+    """``freeze``: the running workflows under the job are frozen (SIGSTOP), not drained."""
     if kind is IdKind.BUNDLE:
-        bundles.suspend(ctx, job_id)
+        bundles.suspend(ctx, job_id, freeze=freeze)
     elif kind is IdKind.COORDINATOR:
         run(
             ctx,
             "suspend",
             job_id,
-            None,
-            lambda tx: coords.suspend_tx(tx, ctx.effects, coords.load(tx, job_id)),
+            {"freeze": True} if freeze else None,
+            lambda tx: coords.suspend_tx(tx, ctx.effects, coords.load(tx, job_id), freeze=freeze),
         )
     else:
         raise fail(

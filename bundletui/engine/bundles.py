@@ -97,7 +97,9 @@ class BundleService:
         effects = self.engine.effects
         return {
             "coord.kill": lambda tx, c, a: coordcmd.kill_tx(tx, effects, c),
-            "coord.suspend": lambda tx, c, a: coordcmd.suspend_tx(tx, effects, c),
+            "coord.suspend": lambda tx, c, a: coordcmd.suspend_tx(
+                tx, effects, c, freeze=bool(a.get("freeze"))
+            ),
             "coord.resume": self._resume_child,
             "coord.change": lambda tx, c, a: coordcmd.change_tx(
                 tx, effects, c, str(a["value"]), as_of=a.get("as_of")

@@ -216,6 +216,29 @@ def test_req_18_20_suspend_and_resume_cascade_to_coordinators_actions_and_workfl
     bt.fails("resume", bundle_id, code="E1100")
 
 
+def test_suspend_freeze_of_a_bundle_freezes_the_running_jobs_under_it(bt: Bt4) -> None:
+    """``suspend B --freeze`` exited 0 and froze nothing (QA): it reaches the running jobs
+    through each coordinator, as ``suspend WF --freeze`` does; resume thaws them."""
+    hold = bt.tmp / "hold"
+    hold.touch()
+    bundle_id = bt.submit_job(two_coordinators(bt, hold=str(hold)), start=True)
+    bt.engine("--clock", "simulated", "--start-time", START)
+    action_id, wf_id = busy_running(bt, bundle_id)
+    pid = shell_pid(bt, wf_id)
+    bt.cli("suspend", bundle_id, "--freeze")
+
+    def state() -> str:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+
+    wait_for(lambda: state() == "T", 20, "the running job frozen")
+    assert bt.peek(wf_id)["status"] == "SUSPENDED"
+    bt.cli("resume", bundle_id)
+    wait_for(lambda: state() != "T", 20, "the job thawed")
+    hold.unlink()
+    wait_for(lambda: bt.peek(action_id)["status"] == "SUCCEEDED", 20, "busy@1 SUCCEEDED")
+
+
 def test_a_resume_right_after_a_suspend_follows_it_before_the_children_acted(bt: Bt4) -> None:
     """Both with no engine up: the resume must not skip the coordinators whose suspend is still
     queued (their bundle actions still say RUNNING), or they end SUSPENDED under a RUNNING
@@ -464,6 +487,9 @@ def test_non_critical_failures_and_the_withError_states(bt: Bt4) -> None:
     assert bt.status(bundle_id) == "RUNNINGWITHERROR"
     assert bt.bundle_actions(bundle_id)["side"] == ("FAILED", 0)
     assert coord_statuses(bt, bundle_id) == {"busy": "RUNNING", "starved": "RUNNING"}
+    # a rerun naming it said nothing and did nothing (QA): it was never submitted
+    r = bt.fails("rerun", bundle_id, "--coordinator", "side", code="E1018")
+    assert "coordinator side" in r.stderr and "never submitted (FAILED)" in r.stderr, r
 
     bt.cli("suspend", bundle_id)
     assert bt.status(bundle_id) == "SUSPENDEDWITHERROR"
