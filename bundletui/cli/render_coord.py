@@ -103,6 +103,11 @@ def render_bundle(data: dict[str, Any]) -> None:
                 "Coordinators",
                 f"{len(data.get('bundleActions', coords))}  ({counts_text(data.get('counts', {}))})",
             ),
+            *(
+                [("Error", f"[red]{escape(data['errorMessage'])}[/red]")]
+                if data.get("errorMessage")
+                else []
+            ),
         ],
     )
     actions = data.get("bundleActions") or [
@@ -128,6 +133,8 @@ def render_bundle(data: dict[str, Any]) -> None:
         cid = ba.get("coordJobId") or "(not submitted)"
         counts = counts_text(coord.get("counts", {}), _SHORT) if coord else "-"
         out.print(f"    [dim]{escape(cid)}[/dim]  {escape(counts)}")
+        if ba.get("error"):
+            out.print(f"    [red]{escape(ba['error'])}[/red]")
 
 
 # ----------------------------------------------------------------------------- coordinator

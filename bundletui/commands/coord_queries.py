@@ -245,6 +245,7 @@ def bundle_json(
             listed.append(coordinator_json(conn, coord, tz=tz))
     listed += [coordinator_json(conn, c, tz=tz) for c in coords.values()]
     out["bundleCoordJobs"] = listed
+    errors = _engine_errors(conn, bundle.id)
     out["bundleActions"] = [
         {
             "coordName": ba.coord_name,
@@ -252,12 +253,28 @@ def bundle_json(
             "status": ba.status,
             "pending": bool(ba.pending),
             "critical": bool(ba.critical),
+            # why a coordinator was never submitted (the engine's refusal, in the audit log)
+            "error": errors.get(ba.coord_name) if ba.coord_id is None else None,
         }
         for ba in actions
     ]
+    if bundle.status in (JobStatus.FAILED, JobStatus.RUNNINGWITHERROR, JobStatus.DONEWITHERROR):
+        out["errorMessage"] = errors.get("")
     out["counts"] = _ordered_counts(
         _tally(ba.status for ba in actions), [s.value for s in JobStatus]
     )
+    return out
+
+
+def _engine_errors(conn: sqlite3.Connection, bundle_id: str) -> dict[str, str]:
+    """The engine's latest refusal per coordinator name of a bundle ("": the latest of all)."""
+    out: dict[str, str] = {}
+    for row in jobs.audit_rows(conn, bundle_id, limit=200):  # newest first
+        if row.user != "engine" or row.result != "error" or not row.error:
+            continue
+        name = str(json.loads(row.args or "{}").get("coordinator", ""))
+        out.setdefault(name, row.error)
+        out.setdefault("", row.error)
     return out
 
 

@@ -451,6 +451,13 @@ def test_a_critical_coordinator_failing_to_submit_fails_the_bundle_and_kills_its
         assert bt.status(coord_ids[sibling]) == "KILLED"
     audit = bt.sql("SELECT error FROM audit_log WHERE target = ? AND result = 'error'", bundle_id)
     assert any("core" in (e or "") for (e,) in audit), audit
+    # info says why (it was in the audit log only, QA)
+    info = bt.info_json(bundle_id)
+    (core,) = [a for a in info["bundleActions"] if a["coordName"] == "core"]
+    assert core["error"].startswith("coordinator core failed to submit: E07"), core
+    assert info["errorMessage"] == core["error"]
+    text = bt.cli("info", bundle_id).stdout
+    assert "Error" in text and "coordinator core failed to submit" in text
 
 
 def test_a_critical_child_failing_while_the_bundle_is_suspended_still_kills_its_siblings(
