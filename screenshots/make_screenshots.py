@@ -84,7 +84,7 @@ async def shoot(out: Path, feeder_interval: float) -> list[Path]:
             tree.select_id(waiting)
             await pilot.pause(0.8)
             save("action-why.svg")
-            await pilot.press("k")
+            await pilot.press("ctrl+k")
             await pilot.pause(0.5)
             save("kill-dialog.svg")
             await pilot.press("escape")

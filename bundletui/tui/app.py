@@ -94,7 +94,7 @@ JOB_KEYS: list[tuple[str, str, str]] = [
     ("s", "suspend", "Suspend"),
     ("r", "resume", "Resume"),
     ("p", "pause", "Pause"),
-    ("k", "kill", "Kill"),
+    ("ctrl+k", "kill", "Kill"),
     ("R", "rerun", "Rerun"),
     ("enter", "details", "Details"),
     ("l", "logs", "Logs"),
@@ -111,6 +111,8 @@ VIEW_KEYS: list[tuple[str, str, str]] = [
     ("q", "quit", "Quit"),
 ]
 _KEY_NAMES = {"/": "slash", ":": "colon", "?": "question_mark"}
+# more keys for an action (htop's F-keys): they do what the listed key does
+KEY_ALIASES: dict[str, tuple[str, ...]] = {"kill": ("f9",)}
 TARGETED = frozenset(
     {"suspend", "resume", "pause", "kill", "rerun", "details", "logs", "describe", "definition",
      "mark"}
@@ -174,9 +176,19 @@ def _key_line(row: list[tuple[str, str, bool]], short: bool, gap: int) -> Text:
         if line:
             line.append(" " * gap)
         word = SHORT_TITLES.get(title, title) if short else title
-        line.append(key, style="bold reverse" if enabled else "dim")
+        line.append(bar_key(key), style="bold reverse" if enabled else "dim")
         line.append(" " + word, style="" if enabled else "dim")
     return line
+
+
+def bar_key(key: str) -> str:
+    """A key as the key bar shows it: ``ctrl+k`` is ``^k`` (Textual's footer, a terminal's)."""
+    return "^" + key.removeprefix("ctrl+") if key.startswith("ctrl+") else key
+
+
+def help_key(key: str, action: str) -> str:
+    """A key as the help lists it, with its aliases: ``ctrl+k f9``."""
+    return " ".join((key, *KEY_ALIASES.get(action, ())))
 
 
 class MainScreen(Screen[None]):
@@ -184,7 +196,9 @@ class MainScreen(Screen[None]):
         Binding("s", "suspend", "Suspend", id="suspend"),
         Binding("r", "resume", "Resume", id="resume"),
         Binding("p", "pause", "Pause time", id="pause"),
-        Binding("k", "kill", "Kill", id="kill"),
+        # not k (k9s/vim: up) and never a priority binding: a focused prompt keeps ctrl+k
+        # (delete to the end), every other widget of the screen lets it through
+        Binding("ctrl+k,f9", "kill", "Kill", id="kill"),
         Binding("R", "rerun", "Rerun", id="rerun"),
         Binding("l", "logs", "Logs", id="logs"),
         Binding("d", "describe", "Describe", id="describe"),
@@ -201,6 +215,9 @@ class MainScreen(Screen[None]):
         Binding("ctrl+r", "poll_now", "Poll now", id="poll_now"),
         Binding("left_square_bracket", "page(-1)", "Newer actions", id="page_prev"),
         Binding("right_square_bracket", "page(1)", "Older actions", id="page_next"),
+        # k9s's shift-<letter>: sort the action table's page (again: the other way)
+        Binding("N", "sort('n')", "Sort by number", id="sort_number"),
+        Binding("S", "sort('status')", "Sort by status", id="sort_status"),
     ]
     DEFAULT_CSS = """
     MainScreen #body { height: 1fr; }
@@ -756,6 +773,19 @@ class MainScreen(Screen[None]):
             return
         self._load_page(table.coord_id, offset)
 
+    def action_sort(self, column: str) -> None:
+        table = self.query_one(ActionTable)
+        if table.coord_id is None or self.query_one(ContentSwitcher).current != "table":
+            self.notify("sort: no action table here; select a coordinator", severity="warning")
+            return
+        key, descending = table.sort_by(column)
+        if (key, descending) == ActionTable.DEFAULT_SORT:
+            self.notify("actions: newest first")
+        elif key == "n":
+            self.notify("actions on this page: oldest first")
+        else:
+            self.notify(f"actions on this page by status {'↓' if descending else '↑'}")
+
     # ------------------------------------------------------------------ header & keys
 
     def alias(self, text: str) -> str:
@@ -1242,15 +1272,22 @@ class MainScreen(Screen[None]):
                 continue
             entries.append(
                 HelpEntry(
-                    key, title, action, "enabled" if avail.enabled else "greyed", avail.reason
+                    help_key(key, action),
+                    title,
+                    action,
+                    "enabled" if avail.enabled else "greyed",
+                    avail.reason,
                 )
             )
         entries.append(HelpEntry("", "view", None))
         extra: list[tuple[str, str, str | None]] = [
             ("space", "expand / collapse", None),
+            ("j k", "down / up (↓ ↑) in the tree and the action table", None),
             ("→ ←", "expand or go to child / collapse or go to parent", None),
             ("tab", "switch between tree, details and action table", None),
             ("[ ]", "newer / older page of the action table", "page_prev"),
+            ("N", "sort the action table's page by number (again: reverse)", "sort('n')"),
+            ("S", "sort the action table's page by status (again: reverse)", "sort('status')"),
             ("M", "clear every mark", "clear_marks"),
             ("esc", "clear filter, faults-only or marks", "escape"),
             ("ctrl+r", "poll now", "poll_now"),
@@ -1632,7 +1669,8 @@ def _audit_text(rows: list[Any]) -> Text:
 _KEY_ACTIONS: dict[str, str] = {}
 for _key, _action, _title in JOB_KEYS + VIEW_KEYS:
     if _action in TARGETED:
-        _KEY_ACTIONS[_KEY_NAMES.get(_key, _key)] = _action
+        for _name in (_key, *KEY_ALIASES.get(_action, ())):
+            _KEY_ACTIONS[_KEY_NAMES.get(_name, _name)] = _action
 
 
 class ConsoleApp(App[None]):

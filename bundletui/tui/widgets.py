@@ -176,6 +176,8 @@ class JobTree(Tree[str]):
         Binding("enter", "screen.details", "Details", show=False),
         Binding("right", "expand_or_child", "Expand", show=False),
         Binding("left", "collapse_or_parent", "Collapse", show=False),
+        Binding("j", "cursor_down", "Cursor down", show=False),  # vim / k9s
+        Binding("k", "cursor_up", "Cursor up", show=False),
     ]
     DEFAULT_CSS = """
     JobTree { width: 1fr; min-width: 30; border: round $primary 40%; padding: 0;
@@ -363,11 +365,23 @@ class JobTree(Tree[str]):
 class ActionTable(DataTable[Text | str]):
     """One page of the selected coordinator's actions, newest first (paged in SQL). Its
     columns are fitted to the pane (:func:`fit_columns`): the id and the status are never
-    scrolled out of sight."""
+    scrolled out of sight. :meth:`sort_by` orders the rows of the page shown (k9s's
+    ``shift-<letter>``); the order holds for the next pages and polls until changed."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Cursor down", show=False),  # vim / k9s
+        Binding("k", "cursor_up", "Cursor up", show=False),
+    ]
     DEFAULT_CSS = """
     ActionTable { height: 1fr; scrollbar-gutter: stable; }
     """
+    # the page's own order (SQL: newest first) is the number, descending
+    DEFAULT_SORT: ClassVar[tuple[str, bool]] = ("n", True)
+    # column -> (the value it sorts by, descending at the first press)
+    SORTS: ClassVar[dict[str, tuple[Callable[[dict[str, Any]], Any], bool]]] = {
+        "n": (lambda a: int(a["actionNumber"]), True),
+        "status": (lambda a: str(a["status"]), False),
+    }
     # fixed widths for the pane's width: nothing to measure per row, no shift between pages
     COLUMNS: ClassVar[list[tuple[str, str]]] = [
         ("#", "n"),
@@ -385,6 +399,7 @@ class ActionTable(DataTable[Text | str]):
         self.page_size = 50
         self.action_ids: list[str] = []
         self.widths: dict[str, int] = {}
+        self.sort_key: tuple[str, bool] = self.DEFAULT_SORT  # (column, descending)
         self._page: tuple[dict[str, Any], Callable[[str], str]] | None = None
 
     def on_mount(self) -> None:
@@ -395,18 +410,36 @@ class ActionTable(DataTable[Text | str]):
         if self._fit(self.scrollable_content_region.width) and self._page is not None:
             self._fill(*self._page, keep)
 
-    def _fit(self, room: int) -> bool:
+    def _fit(self, room: int, *, force: bool = False) -> bool:
         """Lay the columns out for ``room`` cells; says whether they changed."""
-        widths = fit_columns(room if room > 0 else 200)
-        if widths == self.widths:
+        # no size yet (or hidden): the widths it has, else a wide pane's (refitted on resize)
+        widths = fit_columns(room) if room > 0 else self.widths or fit_columns(200)
+        if widths == self.widths and not force:
             return False
         self.widths = widths
         self.clear(columns=True)
+        column, descending = self.sort_key
         for title, key in self.COLUMNS:
             if key in widths:
                 shared = key == "wf" and "why" not in widths
-                self.add_column("workflow / why" if shared else title, key=key, width=widths[key])
+                label = "workflow / why" if shared else title
+                if key == column and self.sort_key != self.DEFAULT_SORT:  # k9s: ↑ / ↓
+                    label += " ↓" if descending else " ↑"
+                self.add_column(label, key=key, width=widths[key])
         return True
+
+    def sort_by(self, column: str) -> tuple[str, bool]:
+        """Order the page by ``column`` (``n`` or ``status``); the same column again reverses
+        it. The cursor stays on the action it was on (rows are re-located by id, not by
+        position); ties keep the page's order (newest first)."""
+        current, descending = self.sort_key
+        first = self.SORTS[column][1]
+        self.sort_key = (column, not descending if current == column else first)
+        keep = self.highlighted_id()
+        self._fit(self.scrollable_content_region.width, force=True)
+        if self._page is not None:
+            self._fill(*self._page, keep)
+        return self.sort_key
 
     def show_page(self, coord_id: str, data: dict[str, Any], alias: Callable[[str], str]) -> None:
         keep = self.highlighted_id() if coord_id == self.coord_id else None
@@ -421,7 +454,11 @@ class ActionTable(DataTable[Text | str]):
     ) -> None:
         self.clear(columns=False)
         self.action_ids = []
-        for a in data["actions"]:
+        actions = list(data["actions"])
+        if self.sort_key != self.DEFAULT_SORT:
+            column, descending = self.sort_key
+            actions.sort(key=self.SORTS[column][0], reverse=descending)  # stable: ties keep
+        for a in actions:
             why = a.get("waitingFor") or {}
             reason = why.get("detail") or ""
             if why.get("reason") == "constraint":

@@ -339,13 +339,13 @@ async def test_a_held_job_says_its_constraint_in_the_table_and_the_details(ev: E
 
 
 async def test_a_held_job_can_be_killed_and_the_schedule_says_so(ev: Events) -> None:
-    """A held job of an event schedule is an action like any other: k kills it (the same
+    """A held job of an event schedule is an action like any other: ctrl+k kills it (the same
     command as the CLI's), and the tree, the table and the why follow."""
     async with on_store(ev) as h:
         delayed = ev.ids["delayed"]
         await h.expand(delayed)
         await h.select(f"{delayed}@1")
-        await h.press("k")
+        await h.press("ctrl+k")
         await h.press("tab", "enter")
         await h.until(lambda: h.status(ActionRow, f"{delayed}@1") == "KILLED", what="killed")
         await h.until(

@@ -153,7 +153,7 @@ async def test_kill_an_action_then_rerun_it(env: Env) -> None:
         await h.expand(hourly)
         action = f"{hourly}@2"
         await h.select(action)
-        await h.press("k")
+        await h.press("ctrl+k")
         dialog = h.app.screen
         assert isinstance(dialog, ConfirmDialog) and dialog.type_to_confirm is None
         assert [t.id for t in dialog.targets] == [action]
@@ -172,7 +172,7 @@ async def test_kill_an_action_then_rerun_it(env: Env) -> None:
 
         # a coordinator's rerun dialog offers its failed actions and checks the scope
         await h.select(f"{hourly}@5")
-        await h.press("k", "tab", "enter")
+        await h.press("ctrl+k", "tab", "enter")
         await h.until(lambda: h.status(ActionRow, f"{hourly}@5") == "KILLED", what="@5 killed")
         await h.until(lambda: h.main.model.counts_of(hourly).get("KILLED") == 1, what="counts")
         await h.select(hourly)
@@ -195,7 +195,7 @@ async def test_kill_an_action_then_rerun_it(env: Env) -> None:
 async def test_a_bundle_kill_asks_for_its_name(env: Env) -> None:
     async with console(env) as h:
         await h.select(env.bundle)
-        await h.press("k")
+        await h.press("ctrl+k")
         dialog = h.app.screen
         assert isinstance(dialog, ConfirmDialog) and dialog.type_to_confirm == "feeds"
         ok = dialog.query_one("#ok", Button)
@@ -224,7 +224,7 @@ async def test_marks_make_a_bulk_kill_that_needs_typing(env: Env) -> None:
         assert h.main.selected_id == second
         await h.press("m")
         assert h.main.model.marks == {first, second}
-        await h.press("k")
+        await h.press("ctrl+k")
         dialog = h.app.screen
         assert isinstance(dialog, ConfirmDialog)
         assert sorted(t.id for t in dialog.targets) == [first, second]
@@ -239,7 +239,7 @@ async def test_marks_make_a_bulk_kill_that_needs_typing(env: Env) -> None:
         await h.select(third)
         await h.press("m")  # 3 marked; the two KILLED ones cannot be killed again
         await h.until(lambda: len(h.main.model.marks) == 3, what="three marked")
-        await h.press("k")
+        await h.press("ctrl+k")
         dialog = h.app.screen
         assert isinstance(dialog, ConfirmDialog)
         assert [t.id for t in dialog.targets] == [third]
@@ -284,7 +284,7 @@ async def test_read_only_hides_destructive_keys(env: Env) -> None:
         for word in ("Suspend", "Kill", "Rerun", "Pause", "Mark"):
             assert word not in keys
         assert "Describe" in keys and "Filter" in keys
-        await h.press("k")
+        await h.press("ctrl+k")
         assert not isinstance(h.app.screen, ConfirmDialog)
         assert h.warned("read-only")
         assert "RO" in str(h.main.query_one("#header").render())

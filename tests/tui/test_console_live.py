@@ -118,7 +118,7 @@ async def test_faults_only_shows_failed_subtrees(env: Env) -> None:
         await h.expand(hourly)
         victim = f"{hourly}@2"
         await h.select(victim)
-        await h.press("k", "tab", "enter")
+        await h.press("ctrl+k", "tab", "enter")
         await h.until(lambda: h.main.model.items[victim].status == "KILLED", what="killed")
         await h.press("x")
         assert set(h.tree.nodes) == {env.bundle, hourly, victim}
@@ -197,7 +197,7 @@ async def test_log_view_follows_wraps_switches_streams_and_saves(env: Env) -> No
         await h.press("escape")
         assert h.app.screen is h.main
         await h.select(wf)
-        await h.press("k", "tab", "enter")  # do not leave the sleep behind
+        await h.press("ctrl+k", "tab", "enter")  # do not leave the sleep behind
         await h.until(lambda: h.workflow_status(wf) == "KILLED", what="workflow killed")
 
 
@@ -352,7 +352,7 @@ async def test_works_at_80_by_24(env: Env) -> None:
         keys = str(h.main.query_one("#keys").render())
         assert "engine: active (in console" in header  # the pid may be cut at 80 columns
         assert "Kill" in keys and "Quit" in keys
-        await h.press("k")
+        await h.press("ctrl+k")
         assert isinstance(h.app.screen, ConfirmDialog)
         assert h.app.screen.query_one("#cancel").region.bottom <= 24
         await h.press("escape")
@@ -375,7 +375,7 @@ async def test_freeze_key_and_the_paged_action_table(env: Env) -> None:
         await h.pilot.pause(0.05)
         await h.press("down")
         assert h.main.selected_id == f"{hourly}@5"
-        await h.press("k")
+        await h.press("ctrl+k")
         dialog = h.app.screen
         assert isinstance(dialog, ConfirmDialog) and dialog.targets[0].id == f"{hourly}@5"
         await h.press("escape")

@@ -245,7 +245,7 @@ async def test_rerun_key_is_dimmed_on_an_action_of_a_killed_coordinator(env: Env
     async with console(env) as h:
         hourly = h.coords()["hourly"].id
         await h.select(hourly)
-        await h.press("k", "tab", "enter")
+        await h.press("ctrl+k", "tab", "enter")
         await h.until(lambda: h.status(CoordRow, hourly) == "KILLED", what="coordinator killed")
         await h.until(lambda: h.main.model.items[hourly].status == "KILLED", what="relabelled")
         await h.expand(hourly)

@@ -164,7 +164,7 @@ def test_confirm_kill_dialog(snap_compare: Any, snap_env: Env) -> None:
 
     assert snap_compare(
         app_for(snap_env),
-        press=["k"],
+        press=["ctrl+k"],
         terminal_size=(100, 30),
         run_before=on_hourly(snap_env, to_action),
     )

@@ -1,0 +1,223 @@
+"""The keys a k9s operator expects: kill is ``ctrl+k`` / ``f9`` (``k`` is up), ``j`` / ``k``
+move the cursor in the tree and the action table but type letters in the ``/`` and ``:``
+prompts, and ``N`` / ``S`` sort the action table's page with the cursor kept on its action.
+
+Real stores and the real app driven by Pilot (no engine: nothing moves unless a test moves
+it)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from bundletui.commands.base import Ctx
+from bundletui.commands.dispatch import kill_actions
+from bundletui.store.rows import ActionRow
+from bundletui.tui.dialogs import ConfirmDialog, HelpScreen
+from bundletui.tui.widgets import ActionTable
+from tests.tui.conftest import Env, Harness, console
+
+pytestmark = pytest.mark.usefixtures("fast_keys")
+
+
+async def loaded(h: Harness) -> str:
+    """The hourly coordinator, expanded, with its page of actions in the table."""
+    hourly = h.coords()["hourly"].id
+    await h.until(lambda: hourly in h.tree.nodes, what="hourly in the tree")
+    await h.expand(hourly)
+    table = h.main.query_one(ActionTable)
+    await h.until(lambda: table.coord_id == hourly and table.row_count == 6, what="the table")
+    return hourly
+
+
+def dialog_targets(h: Harness) -> list[str]:
+    dialog = h.app.screen
+    assert isinstance(dialog, ConfirmDialog), dialog
+    assert dialog.focused is not None and dialog.focused.id == "cancel"  # as with k before
+    return [t.id for t in dialog.targets]
+
+
+def labels(table: ActionTable) -> list[str]:
+    return [str(c.label) for c in table.ordered_columns]
+
+
+async def test_ctrl_k_and_f9_open_the_kill_dialog_and_k_does_not(env: Env) -> None:
+    async with console(env, engine="none", ready=False) as h:
+        hourly = await loaded(h)
+        action = f"{hourly}@3"
+        await h.select(action)
+        await h.press("ctrl+k")
+        assert dialog_targets(h) == [action]
+        await h.press("escape")
+        await h.press("f9")
+        assert dialog_targets(h) == [action]
+        await h.press("escape")
+        assert not isinstance(h.app.screen, ConfirmDialog)
+
+        await h.press("k")  # k9s: up, not kill (the tree lists actions oldest first)
+        assert not isinstance(h.app.screen, ConfirmDialog)
+        assert h.main.selected_id == f"{hourly}@2"
+
+        # the action table and the details pane let ctrl+k through to the screen
+        table = h.main.query_one(ActionTable)
+        table.focus()
+        await h.until(lambda: h.main.selected_id == f"{hourly}@6", what="table row")
+        await h.press("down")
+        await h.press("ctrl+k")
+        assert dialog_targets(h) == [f"{hourly}@5"]
+        await h.press("escape")
+        h.main.query_one("#details").focus()
+        await h.pilot.pause(0.05)
+        await h.press("f9")
+        assert dialog_targets(h) == [h.main.selected_id]
+        await h.press("escape")
+
+        # a text prompt keeps ctrl+k (delete to the end): typing never kills
+        h.tree.focus()
+        await h.press("slash", "w", "a", "i", "t", "home")
+        prompt = h.main.query_one("#prompt", Input)
+        assert h.app.focused is prompt and prompt.value == "wait"
+        await h.press("ctrl+k")
+        assert prompt.value == "" and not isinstance(h.app.screen, ConfirmDialog)
+        await h.press("escape")
+        assert all(r.face != "console" for r in h.audit())  # nothing was confirmed
+
+
+async def test_read_only_refuses_ctrl_k_and_f9(env: Env) -> None:
+    async with console(env, engine="none", read_only=True, ready=False) as h:
+        await h.until(lambda: env.bundle in h.tree.nodes, what="tree")
+        await h.select(env.bundle)
+        assert h.main.check_action("kill", ()) is False
+        assert "Kill" not in str(h.main.query_one("#keys").render())
+        for key in ("ctrl+k", "f9"):
+            h.toasts.clear()
+            await h.press(key)
+            assert not isinstance(h.app.screen, ConfirmDialog), key
+            assert h.warned("read-only"), (key, h.toasts)
+        await h.press("question_mark")
+        help_screen = h.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert all(e.action != "kill" for e in help_screen.entries)  # hidden, as k was
+        await h.press("escape")
+
+
+async def test_the_key_bar_and_help_name_ctrl_k(env: Env) -> None:
+    async with console(env, engine="none", ready=False) as h:
+        hourly = await loaded(h)
+        await h.select(f"{hourly}@3")
+        keys = str(h.main.query_one("#keys").render())
+        assert "^k Kill" in keys and "k Kill" not in keys.replace("^k Kill", ""), keys
+        await h.press("question_mark")
+        help_screen = h.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        kill = next(e for e in help_screen.entries if e.action == "kill")
+        assert kill.key == "ctrl+k f9"
+        assert any(e.key == "j k" for e in help_screen.entries)
+        await h.press("escape")
+
+
+async def test_j_and_k_move_the_tree_cursor(env: Env) -> None:
+    async with console(env, engine="none", ready=False) as h:
+        hourly = await loaded(h)
+        await h.select(hourly)
+        line = h.tree.cursor_line
+        await h.press("j")  # the tree lists a coordinator's actions oldest first
+        assert h.tree.cursor_line == line + 1
+        assert h.main.selected_id == f"{hourly}@1"
+        await h.press("j", "j")
+        assert h.main.selected_id == f"{hourly}@3"
+        await h.press("k")
+        assert h.main.selected_id == f"{hourly}@2"
+        await h.press("k", "k")
+        assert h.tree.cursor_line == line and h.main.selected_id == hourly
+        assert not isinstance(h.app.screen, ConfirmDialog)
+
+
+async def test_j_and_k_move_the_action_table_cursor(env: Env) -> None:
+    async with console(env, engine="none", ready=False) as h:
+        hourly = await loaded(h)
+        table = h.main.query_one(ActionTable)
+        table.focus()
+        await h.until(lambda: h.main.selected_id == f"{hourly}@6", what="first row")
+        await h.press("j")
+        assert table.cursor_row == 1 and h.main.selected_id == f"{hourly}@5"
+        await h.press("j", "j")
+        assert table.highlighted_id() == f"{hourly}@3" == h.main.selected_id
+        await h.press("k")
+        assert table.cursor_row == 2 and h.main.selected_id == f"{hourly}@4"
+        await h.press("k", "k", "k")  # past the top: stays on the first row
+        assert table.cursor_row == 0 and h.main.selected_id == f"{hourly}@6"
+        assert not isinstance(h.app.screen, ConfirmDialog)
+
+
+@pytest.mark.parametrize("opener", ["slash", "colon"])
+async def test_j_and_k_type_into_the_prompts(env: Env, opener: str) -> None:
+    async with console(env, engine="none", ready=False) as h:
+        hourly = await loaded(h)
+        await h.select(hourly)
+        line = h.tree.cursor_line
+        await h.press(opener, "j", "k", "k", "j", "N", "S")
+        prompt = h.main.query_one("#prompt", Input)
+        assert h.app.focused is prompt
+        assert prompt.value == "jkkjNS"
+        if opener == "slash":  # the letters went into the filter (it matches nothing)
+            assert h.main.model.filter_text.lower() == "jkkjns"
+        else:  # nor did they move the cursor
+            assert h.tree.cursor_line == line and h.main.selected_id == hourly
+        assert not isinstance(h.app.screen, ConfirmDialog)
+        assert h.main.query_one(ActionTable).sort_key == ActionTable.DEFAULT_SORT
+        await h.press("escape")
+
+
+async def test_sort_keys_order_the_page_and_keep_the_cursor_on_its_action(env: Env) -> None:
+    async with console(env, engine="none", ready=False) as h:
+        hourly = await loaded(h)
+        a = {n: f"{hourly}@{n}" for n in range(1, 7)}
+        table = h.main.query_one(ActionTable)
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="3")  # another shell
+        await h.until(lambda: h.status(ActionRow, a[3]) == "KILLED", what="@3 killed")
+        table.focus()
+        await h.until(
+            lambda: "KILLED" in str(table.get_row(a[3])), timeout=10, what="@3 KILLED shown"
+        )
+        await h.until(lambda: h.main.selected_id == a[6], what="first row")
+        await h.press("j")
+        assert h.main.selected_id == a[5]
+
+        def order(*numbers: int) -> list[str]:
+            return [a[n] for n in numbers]
+
+        await h.press("S")  # by status: KILLED first; ties keep newest first
+        assert table.action_ids == order(3, 6, 5, 4, 2, 1)
+        assert table.highlighted_id() == a[5] == h.main.selected_id
+        assert table.cursor_row == 2
+        assert "status ↑" in labels(table)
+
+        # a poll's reload (another kill, elsewhere) keeps the order and the cursor's action
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="1")
+        await h.until(lambda: table.action_ids == order(3, 1, 6, 5, 4, 2), what="re-sorted")
+        assert table.highlighted_id() == a[5] == h.main.selected_id
+
+        await h.press("S")  # again: the other way
+        assert table.action_ids == order(6, 5, 4, 2, 3, 1)
+        assert table.highlighted_id() == a[5] and table.cursor_row == 1
+        assert "status ↓" in labels(table)
+
+        await h.press("N")  # by number: the table's own order, newest first
+        assert table.action_ids == order(6, 5, 4, 3, 2, 1)
+        assert labels(table)[:3] == ["#", "nominal", "status"]  # no arrow on the default
+        await h.press("N")  # oldest first
+        assert table.action_ids == order(1, 2, 3, 4, 5, 6)
+        assert table.highlighted_id() == a[5] == h.main.selected_id
+        assert table.cursor_row == 4 and labels(table)[0] == "# ↑"
+        await h.press("j")  # j follows the sorted rows
+        assert h.main.selected_id == a[6]
+
+        # from the tree too (the table below is the coordinator's); where there is none: why
+        await h.select(hourly)
+        await h.press("N")
+        assert table.action_ids == order(6, 5, 4, 3, 2, 1)
+        await h.select(env.bundle)
+        h.toasts.clear()
+        await h.press("S")
+        assert h.warned("sort: no action table here")
