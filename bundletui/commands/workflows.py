@@ -54,11 +54,33 @@ def load_subworkflow(
 ) -> WorkflowSubmission:
     """A sub-workflow action's child, as a submission, resolved on the engine's clock (the spec
     layer is loaded on first use)."""
-    from bundletui.spec.load import load_app, resolve_app_path
+    from bundletui.spec.load import resolve_app_path
     from bundletui.spec.xmlsafe import AppKind
 
     path = resolve_app_path(app_path, AppKind.WORKFLOW, base_dir)
+    return _loaded(path, conf, clock, user=user, external_id=external_id)
+
+
+def reread(wf: WorkflowRow, conf: Mapping[str, str], clock: Clock) -> WorkflowSubmission:
+    """The workflow as its file says now, resolved against ``conf``: a rerun runs what was
+    edited since (Oozie's ReRunXCommand parses the application again); a file that is gone or
+    no longer valid refuses the rerun with the spec layer's error."""
+    return _loaded(wf.app_path, conf, clock, user=wf.user, external_id=None)
+
+
+def _loaded(
+    path: str | Path,
+    conf: Mapping[str, str],
+    clock: Clock,
+    *,
+    user: str,
+    external_id: str | None,
+) -> WorkflowSubmission:
+    from bundletui.spec.load import load_app
+    from bundletui.spec.xmlsafe import AppKind
+
     loaded = load_app(path, conf, clock, kinds=(AppKind.WORKFLOW,))
+    assert isinstance(loaded.app, WorkflowApp)
     return WorkflowSubmission(
         app=loaded.app,
         conf=loaded.conf,
@@ -66,24 +88,6 @@ def load_subworkflow(
         app_path=loaded.app_path,
         user=user,
         external_id=external_id,
-    )
-
-
-def reread(wf: WorkflowRow, conf: Mapping[str, str], clock: Clock) -> WorkflowSubmission:
-    """The workflow as its file says now, resolved against ``conf``: a rerun runs what was
-    edited since (Oozie's ReRunXCommand parses the application again); a file that is gone or
-    no longer valid refuses the rerun with the spec layer's error."""
-    from bundletui.spec.load import load_app
-    from bundletui.spec.xmlsafe import AppKind
-
-    loaded = load_app(wf.app_path, conf, clock, kinds=(AppKind.WORKFLOW,))
-    assert isinstance(loaded.app, WorkflowApp)
-    return WorkflowSubmission(
-        app=loaded.app,
-        conf=loaded.conf,
-        definition=loaded.definition,
-        app_path=loaded.app_path,
-        user=wf.user,
     )
 
 

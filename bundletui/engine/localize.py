@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bundletui.errors import EngineError
-from bundletui.model.localized import CacheEntry, archive_format, link_problem, parse_entry
+from bundletui.model.localized import CacheEntry, archive_format
 from bundletui.model.paths import PathProblem
-from bundletui.spec.config import JOB_XML_MISSING, job_xml_path
+from bundletui.spec.config import locate_cache_entry
 
 LOCALIZE_FAILED = "EB0507"
 STAGING = ".localized"
@@ -31,7 +31,8 @@ def localize(
 ) -> str | None:
     """Link the entries (EL already rendered) into ``cwd``; the path to run when ``exec_name``
     is a bare name one of the files takes, else None. Raises EngineError: JA008 when a path is
-    missing (Oozie's code, retried under retry-max), EB0507 for anything else."""
+    missing (Oozie's code, retried under retry-max), EB0720 for an entry not usable as written
+    (the code submit gives it), EB0507 when linking or unpacking fails."""
     cwd.mkdir(parents=True, exist_ok=True)
     run = None
     for raw in files:
@@ -49,16 +50,10 @@ def localize(
 
 
 def _located(raw: str, kind: str, app_dir: str) -> tuple[CacheEntry, Path]:
-    entry = parse_entry(raw)
-    problem = link_problem(entry.link)
-    if problem:
-        raise EngineError(LOCALIZE_FAILED, f"<{kind}> [{raw}]: {problem}")
-    located = job_xml_path(entry.path, app_dir)
-    if isinstance(located, PathProblem):
-        raise EngineError(located.code, f"{located.message}, in <{kind}>")
-    if not located.exists():
-        raise EngineError(JOB_XML_MISSING, f"<{kind}> [{raw}]: {located} does not exist")
-    return entry, located
+    found = locate_cache_entry(raw, kind, app_dir)
+    if isinstance(found, PathProblem):
+        raise EngineError(found.code, found.message)
+    return found
 
 
 def _link(at: Path, target: Path, raw: str) -> None:
@@ -97,8 +92,7 @@ def _unpacked(source: Path, cwd: Path, entry: CacheEntry, raw: str) -> Path:
     directory (absolute paths, ``..``, links out) are refused by tarfile's ``data`` filter;
     zip members are made relative by zipfile itself."""
     fmt = archive_format(entry.path)
-    if fmt is None:
-        raise EngineError(LOCALIZE_FAILED, f"<archive> [{raw}]: not an archive bundletui unpacks")
+    assert fmt is not None  # locate_cache_entry refused it otherwise
     final = cwd / STAGING / "archives" / entry.link
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{entry.link}."))

@@ -19,6 +19,13 @@ from types import MappingProxyType
 from urllib.parse import unquote, urlsplit
 
 from bundletui.errors import TEMPLATES, SpecError
+from bundletui.model.localized import (
+    CacheEntry,
+    archive_format,
+    archive_suffixes,
+    link_problem,
+    parse_entry,
+)
 from bundletui.model.paths import PathProblem, parse_local_path
 from bundletui.spec import xmlsafe
 from bundletui.spec.xmlsafe import AppKind, XmlDocument
@@ -204,8 +211,9 @@ JOB_XML_UNREADABLE = "JA009"
 
 
 def job_xml_path(raw: str, app_dir: str | Path) -> Path | PathProblem:
-    """The file a ``<job-xml>`` names: as in Oozie, a relative path is under the workflow's
-    application directory; an absolute one is a plain path or a local ``file:`` URI. Another
+    """The file a ``<job-xml>`` (or a ``<file>``, an ``<archive>``) names: as in Oozie, a
+    relative path is under the workflow's application directory; an absolute one is a plain
+    path or a local ``file:`` URI. Another
     file system (``hdfs://…``) is a :class:`PathProblem` (FS002), as for fs paths."""
     text = raw.strip()
     if _SCHEME.match(text):
@@ -214,6 +222,44 @@ def job_xml_path(raw: str, app_dir: str | Path) -> Path | PathProblem:
             return local
         return Path(local)
     return Path(os.path.normpath(Path(app_dir) / text))
+
+
+def locate_cache_entry(
+    raw: str, kind: str, app_dir: str | Path
+) -> tuple[CacheEntry, Path] | PathProblem:
+    """A shell action's ``<file>`` or ``<archive>`` (``kind``) entry: its link name and the
+    path it names (resolved as a ``<job-xml>`` path is), or what is wrong with it. Submit
+    checks a literal entry with this, and the engine every entry when the action starts."""
+    entry = parse_entry(raw)
+    problem = link_problem(entry.link)
+    if problem:
+        return PathProblem(
+            "EB0720",
+            f"<{kind}> [{raw}]: {problem}",
+            f"write path#name, where name is what the job sees in its working directory,"
+            f" e.g. <{kind}>lib/tool.sh#tool.sh</{kind}>",
+        )
+    if kind == "archive" and archive_format(entry.path) is None:
+        return PathProblem(
+            "EB0720",
+            f"<archive> [{raw}] is not an archive bundletui unpacks",
+            f"an archive ends in one of {archive_suffixes()}; a plain file is a <file>",
+        )
+    located = job_xml_path(entry.path, app_dir)
+    if isinstance(located, PathProblem):
+        return PathProblem(
+            located.code,
+            f"{located.message}, in <{kind}>",
+            f"a <{kind}> is on the local file system: a path relative to the workflow's "
+            "directory, or an absolute one",
+        )
+    if not located.exists():
+        return PathProblem(
+            JOB_XML_MISSING,
+            f"<{kind}> [{raw}]: {located} does not exist",
+            f"a relative path is under the workflow's directory ({app_dir})",
+        )
+    return entry, located
 
 
 def read_conf_file(path: str | Path) -> dict[str, str]:

@@ -25,10 +25,10 @@ from bundletui.model.apps import (
     WorkflowApp,
     WorkflowForm,
 )
-from bundletui.model.localized import archive_format, archive_suffixes, link_problem, parse_entry
+from bundletui.model.localized import parse_entry
 from bundletui.model.paths import PathProblem, parse_local_path
 from bundletui.spec import xmlsafe
-from bundletui.spec.config import JOB_XML_MISSING, job_xml_path
+from bundletui.spec.config import JOB_XML_MISSING, job_xml_path, locate_cache_entry
 from bundletui.spec.decode_common import (
     BAD_VALUE,
     expect_kind,
@@ -244,37 +244,13 @@ def _cache_entries(doc: XmlDocument, el: Element, kind: str, node: str) -> tuple
 
 
 def _check_cache_entry(doc: XmlDocument, el: Element, raw: str, kind: str, node: str) -> None:
-    entry = parse_entry(raw)
-    at = where(doc, el, kind)
-    problem = link_problem(entry.link)
-    if problem:
-        raise at.error(
-            BAD_VALUE,
-            f"<{kind}> [{raw}] of node [{node}]: {problem}",
-            hint=f"write path#name, where name is what the job sees in its working directory,"
-            f" e.g. <{kind}>lib/tool.sh#tool.sh</{kind}>",
-        )
-    if kind == "archive" and archive_format(entry.path) is None:
-        raise at.error(
-            BAD_VALUE,
-            f"<archive> [{raw}] of node [{node}] is not an archive bundletui unpacks",
-            hint=f"an archive ends in one of {archive_suffixes()}; a plain file is a <file>",
-        )
-    app = Path(doc.file).resolve().parent
-    located = job_xml_path(entry.path, app)
-    if isinstance(located, PathProblem):
-        raise at.error(
-            located.code,
-            f"{located.message}, in <{kind}> of node [{node}]",
-            hint=f"a <{kind}> is on the local file system: a path relative to the workflow's "
-            "directory, or an absolute one",
-        )
-    if not located.exists():
-        raise at.error(
-            JOB_XML_MISSING,
-            f"<{kind}> [{raw}] of node [{node}]: {located} does not exist",
-            hint=f"a relative path is under the workflow's directory ({app}); as written, the "
-            "action would fail at every run",
+    # the directory the engine resolves against: the resolved definition's (wf:appPath())
+    problem = locate_cache_entry(raw, kind, Path(doc.file).resolve().parent)
+    if isinstance(problem, PathProblem):
+        raise where(doc, el, kind).error(
+            problem.code,
+            f"{problem.message} (node [{node}])",
+            hint=f"{problem.hint}; as written, the action would fail at every run",
         )
 
 
