@@ -80,7 +80,8 @@ async def shoot(out: Path, feeder_interval: float) -> list[Path]:
             await pilot.pause(0.8)
 
             kids = [k for k in main.model.items[ingest.id].children or [] if "@" in k]
-            waiting = next(k for k in kids if main.model.items[k].status == "WAITING")
+            # the latest: the feeder reaches the first ones while the shots are taken
+            waiting = next(k for k in reversed(kids) if main.model.items[k].status == "WAITING")
             tree.select_id(waiting)
             await pilot.pause(0.8)
             save("action-why.svg")
