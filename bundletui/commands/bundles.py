@@ -222,6 +222,13 @@ def submit_child_tx(
             status=status,
             events_from=events_from,
         )
+        if bundle.end_time is not None:
+            # an end time the bundle took before this child existed (a change while PREP, or
+            # before the engine submitted it): the change it missed, as its siblings had it
+            end = format_oozie_time(from_ms(bundle.end_time))
+            coordcmd.change_tx(
+                tx, effects, jobs.must_coord_head(tx.conn, coord_id), f"endtime={end}"
+            )
     except BundletuiError as exc:
         tx.rollback_to("child")
         _child_failed(tx, effects, bundle, ba, coord.critical, exc)

@@ -342,6 +342,33 @@ def test_bundle_endtime_change_reaches_every_coordinator_and_revives_a_succeeded
         ]
 
 
+def test_an_endtime_given_before_the_coordinators_exist_reaches_them_when_submitted(
+    bt: Bt4,
+) -> None:
+    """A PREP bundle, and a started one whose coordinators the engine has not yet submitted:
+    the end time changed meanwhile is the one they get (it was shown, then not applied)."""
+    bt.apps.write("hourly.xml", coordinator_xml("hourly"))
+    bt.apps.write(
+        "bundle.xml",
+        bundle_xml("end", [BC("a", "hourly.xml"), BC("b", "hourly.xml")], kickoff=START),
+    )
+    config = bt.apps.props(
+        "job.properties",
+        {"oozie.bundle.application.path": "bundle.xml", "start": START, "end": "2026-01-02T00:00Z"},
+    )
+    prep = bt.submit_job(config)
+    started = bt.submit_job(config, start=True)
+    for bundle_id in (prep, started):
+        bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T02:00Z")
+        assert bt.coords_of(bundle_id) == {}
+    bt.sim(START, "2026-01-01T05:00Z")
+    for bundle_id in (prep, started):
+        assert bt.status(bundle_id) == "SUCCEEDED"
+        for coord_id in bt.coords_of(bundle_id).values():
+            assert bt.peek(coord_id)["endTime"] == "Thu, 01 Jan 2026 02:00:00 GMT"
+            assert bt.nominals(coord_id) == ["2026-01-01T00:00Z", "2026-01-01T01:00Z"]
+
+
 # ----------------------------------------------------------------------------- PREP states
 
 
