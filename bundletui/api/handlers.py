@@ -286,7 +286,12 @@ def info(store: Store, call: Call, tz: str) -> dict[str, Any]:
     offset = max(p.integer("offset", 1), 1)
     if kind_of(call.resource) is IdKind.WORKFLOW:  # len < 1: all of its actions
         return queries.job_info(
-            store.conn, call.resource, offset=offset, length=p.integer("len", 0), tz=tz
+            store.conn,
+            call.resource,
+            offset=offset,
+            length=p.integer("len", 0),
+            tz=tz,
+            reached_only=True,
         )
     if call.version >= 2:
         length = p.integer("len", 0)

@@ -754,7 +754,11 @@ def op_info(front: Front) -> None:
         if a.has("filter"):
             raise CliError("Filter option is currently not supported for a Workflow job")
         data = queries.job_info(
-            conn, job_id, offset=a.int_value("offset") or 1, length=a.int_value("len") or 0
+            conn,
+            job_id,
+            offset=a.int_value("offset") or 1,
+            length=a.int_value("len") or 0,
+            reached_only=True,
         )
         print_job(front, data)
 

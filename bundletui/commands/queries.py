@@ -16,7 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from bundletui.errors import BundletuiError, CommandError
-from bundletui.model.apps import Node
+from bundletui.model.apps import Node, WorkflowForm
 from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
@@ -93,8 +93,16 @@ def _properties_text(data: str | None) -> str | None:
 
 
 def workflow_json(
-    conn: sqlite3.Connection, wf: WorkflowRow, *, with_actions: bool = True, tz: str = "GMT"
+    conn: sqlite3.Connection,
+    wf: WorkflowRow,
+    *,
+    with_actions: bool = True,
+    tz: str = "GMT",
+    reached_only: bool = False,
 ) -> dict[str, Any]:
+    """``reached_only``: Oozie's view, which has a row for a node only once the run entered
+    it; an Oozie-form workflow's nodes not yet reached (WAITING) or on a path not taken
+    (SKIPPED) are left out, so no client sees a kill node never reached as ``OK``."""
     out: dict[str, Any] = {
         "appPath": wf.app_path,
         "appName": wf.app_name,
@@ -121,10 +129,18 @@ def workflow_json(
     }
     if with_actions:
         specs = _node_specs(wf)
+        hidden = _UNREACHED.get(WorkflowForm(wf.form), frozenset()) if reached_only else ()
         out["actions"] = [
-            node_json(n, specs.get(n.name), tz) for n in jobs.workflow_nodes(conn, wf.id)
+            node_json(n, specs.get(n.name), tz)
+            for n in jobs.workflow_nodes(conn, wf.id)
+            if n.status not in hidden
         ]
     return out
+
+
+# a DAG's jobs all exist from its submission (JobControl lists the waiting ones); an Oozie
+# workflow's actions only from when the run reaches them
+_UNREACHED = {WorkflowForm.OOZIE: frozenset({NodeStatus.WAITING, NodeStatus.SKIPPED})}
 
 
 def _node_specs(wf: WorkflowRow) -> dict[str, Node]:
@@ -145,13 +161,16 @@ def job_info(
     order: str = "asc",
     filter_text: str = "",
     tz: str = "GMT",
+    reached_only: bool = False,
 ) -> dict[str, Any]:
     """Oozie's info JSON for any id (bundle, coordinator, action, workflow, node). A
     workflow's actions are paged too (V1JobServlet.getWorkflowJob: from ``offset``; a
     ``length`` below 1 means all of them)."""
     kind = kind_of(job_id)
     if kind is IdKind.WORKFLOW:
-        data = workflow_json(conn, _must(conn, WorkflowRow, job_id), tz=tz)
+        data = workflow_json(
+            conn, _must(conn, WorkflowRow, job_id), tz=tz, reached_only=reached_only
+        )
         if offset > 1 or (length or 0) > 0:
             first = max(offset, 1) - 1
             stop = first + length if length is not None and length > 0 else None

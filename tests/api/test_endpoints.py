@@ -632,6 +632,24 @@ def test_workflow_log_definition_and_rerun(lhttp: httpx.Client, live: Live, tmp_
     oozie_error(lhttp.put(f"v1/job/{wf}?action=ignore"), 400, "E0302")
 
 
+def test_an_oozie_workflows_actions_are_the_nodes_its_run_entered(
+    lhttp: httpx.Client, live: Live, tmp_path: Path
+) -> None:
+    """Oozie has an action row only for a node its run reached: the path a decision did not
+    take is not listed (it was, as ``OK``)."""
+    app = NAIVE_BAYES.parent / "oozie-wf"
+    props = {"user.name": "joe", "oozie.wf.application.path": str(app)}
+    wf = submit(lhttp, {**props, "outputDir": str(tmp_path), "inputName": "empty.txt"}, "start")
+    done = wait_until(
+        lambda: (d := lhttp.get(f"v2/job/{wf}").json())["status"] == "KILLED" and d, 60, "the run"
+    )
+    assert [(a["name"], a["status"]) for a in done["actions"]] == [
+        ("check", "OK"),
+        ("has-rows", "OK"),
+        ("empty-input", "OK"),
+    ]
+
+
 # ----------------------------------------------------------------------------- auth
 
 

@@ -317,21 +317,20 @@ def test_coordinator_action_info(world: World) -> None:
     )
 
 
-def test_workflow_info_and_node_info(world: World) -> None:
-    out = oozie(world.home, "oozie", "job", "-info", world.wf)
+def test_workflow_info_and_node_info(fresh: World) -> None:
+    out = oozie(fresh.home, "oozie", "job", "-info", fresh.wf)
     assert out.code == 0, out
     assert out.lines[:4] == [
-        f"Job ID : {world.wf}",
+        f"Job ID : {fresh.wf}",
         RULER,
         "Workflow Name : touch-wf",
-        f"App Path      : {world.apps.root / 'wf' / 'workflow.xml'}",
+        f"App Path      : {fresh.apps.root / 'wf' / 'workflow.xml'}",
     ]
-    assert "Actions" in out.lines
-    at = out.lines.index("Actions")
-    assert out.lines[at + 2] == f"{'ID':<78}{'Status':<10}{'Ext ID':<23}{'Ext Status':<11}{'Err Code':<10}"  # fmt: skip
+    # PREP: the run has entered no node yet, so Oozie has no action to list
+    assert "Actions" not in out.lines  # the action table's format: tests/e2e/test_oozie_wf.py
     assert out.lines[-1] == ""
-    node = oozie(world.home, "oozie", "job", "-info", f"{world.wf}@mark")
-    assert node.lines[:3] == [f"ID : {world.wf}@mark", RULER, "Console URL       : -"]
+    node = oozie(fresh.home, "oozie", "job", "-info", f"{fresh.wf}@mark")
+    assert node.lines[:3] == [f"ID : {fresh.wf}@mark", RULER, "Console URL       : -"]
     assert "Type              : fs" in node.lines
 
 

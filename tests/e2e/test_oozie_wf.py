@@ -71,6 +71,17 @@ def test_decision_default_reaches_kill_node_with_message(bt: Bt, tmp_path: Path)
         assert a[name]["nodeStatus"] == "SKIPPED", name
         assert a[name]["startTime"] is None
     assert not (tmp_path / "report").exists()
+    # Oozie's own view lists only the nodes the run entered (OozieCLI's -info, the REST info):
+    # the path not taken is not there, rather than shown as OK
+    text = bt.cli("oozie", "job", "-info", wf).stdout
+    lines = text.splitlines()
+    header = f"{'ID':<78}{'Status':<10}{'Ext ID':<23}{'Ext Status':<11}{'Err Code':<10}"
+    assert lines[lines.index("Actions") + 2] == header
+    row = lines[lines.index("Actions") + 4].split()
+    assert (row[0], row[1], row[3:]) == (f"{wf}@check", "OK", ["SUCCEEDED", "-"])  # 2: its pid
+    listed = [line.split()[0].split("@")[1] for line in text.splitlines() if f"{wf}@" in line]
+    assert listed == ["check", "has-rows", "empty-input"], text
+    assert "SKIPPED" not in text and "prepare" not in text
 
 
 def test_action_error_goes_to_kill_node_naming_last_error_node(bt: Bt, tmp_path: Path) -> None:
