@@ -199,7 +199,8 @@ def register(app: typer.Typer) -> None:
         config: Annotated[
             Path | None,
             typer.Option(
-                "--config", help="Workflow: a properties/XML file of new property values."
+                "--config",
+                help="Workflow / coordinator: a properties/XML file of new property values.",
             ),
         ] = None,
         define: DefineOpt = None,

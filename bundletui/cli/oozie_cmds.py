@@ -401,7 +401,7 @@ USAGE = {
         "  -start|-suspend|-resume|-kill|-info|-definition|-log|-errorlog|-auditlog <id>\n"
         "  -kill <coordId> -action 1,3-4 | -date d1::d2\n"
         "  -change <id> -value endtime=..;concurrency=..;pausetime=..;status=RUNNING\n"
-        "  -rerun <id>  coordinator: -action|-date [-refresh] [-nocleanup] [-failed]\n"
+        "  -rerun <id>  coordinator: -action|-date [-refresh] [-nocleanup] [-failed] [-config|-D]\n"
         "               bundle: -coordinator c1,c2 and/or -date d1::d2 [-refresh] [-nocleanup]\n"
         "               workflow: -config/-D oozie.wf.rerun.skip.nodes=a,b | oozie.wf.rerun.failnodes=true\n"
         "  -ignore <coordId> [-action 1,3-4]\n"
@@ -666,6 +666,7 @@ def op_rerun(front: Front) -> None:
         refresh=a.has("refresh"),
         nocleanup=a.has("nocleanup"),
         failed=a.has("failed"),
+        conf=_rerun_conf(front),
     )
     print_coord_actions(front, ids)
 

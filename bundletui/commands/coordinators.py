@@ -720,6 +720,10 @@ def rerun_rows(
     return rows
 
 
+# in an action's run configuration: its next launch re-runs the failed nodes of its workflow
+RERUN_FAILNODES = "oozie.wf.rerun.failnodes"
+
+
 def rerun_tx(
     tx: Tx,
     effects: Effects,
@@ -730,7 +734,10 @@ def rerun_tx(
     refresh: bool = False,
     nocleanup: bool = False,
     failed: bool = False,
+    conf: dict[str, str] | None = None,
 ) -> list[str]:
+    """``conf``: properties laid over each action's run configuration when it starts again
+    (oozie.md §2.6's ``-config``); they hold for this re-run, a later one computes it afresh."""
     rows = rerun_rows(tx, coord, actions=actions, dates=dates)
     t = (
         decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
@@ -755,13 +762,14 @@ def rerun_tx(
             "created_time": tx.now_ms,  # and the timeout counts from it again (oozie.md §2.4)
             "timeout_at": action_timeout_at(coord, action.nominal_time, tx.now_ms),
         }
-        conf = action.run_conf_dict()
         if failed and action.external_id:
-            conf["oozie.wf.rerun.failnodes"] = "true"
-            fields["run_conf"] = json.dumps(conf)
+            run_conf = {**action.run_conf_dict(), **(conf or {})}
+            run_conf[RERUN_FAILNODES] = "true"
+            fields["run_conf"] = json.dumps(run_conf)
         else:
+            # the launch computes the run configuration again and lays these over it
             fields["external_id"] = None
-            fields["run_conf"] = None
+            fields["run_conf"] = json.dumps(conf) if conf else None
         move_action(tx, action, Event.RERUN, **fields)
         if refresh:
             jobs.drop_input_deps(tx, action.id)

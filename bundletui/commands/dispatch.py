@@ -121,7 +121,14 @@ def kill_actions(
 
 _RERUN_OPTIONS: dict[IdKind, tuple[str, ...]] = {
     IdKind.WORKFLOW: ("--skip-nodes", "--failed-nodes", "-D/--config"),
-    IdKind.COORDINATOR: ("--action", "--date", "--refresh", "--nocleanup", "--failed"),
+    IdKind.COORDINATOR: (
+        "--action",
+        "--date",
+        "--refresh",
+        "--nocleanup",
+        "--failed",
+        "-D/--config",
+    ),
     IdKind.BUNDLE: ("--coordinator", "--date", "--refresh", "--nocleanup"),
 }
 
@@ -140,7 +147,8 @@ def rerun(
     failed: bool = False,
     conf: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """``conf``: a workflow's new properties (-D / --config), laid over its own."""
+    """``conf``: new properties (-D / --config), laid over a workflow's own, or over the
+    configuration each re-run coordinator action gives its workflow."""
     kind = _kind(job_id)
     given = {
         "--skip-nodes": bool(skip_nodes),
@@ -175,6 +183,7 @@ def rerun(
             refresh=refresh,
             nocleanup=nocleanup,
             failed=failed,
+            conf=dict(conf or {}),
         )
     if kind is IdKind.BUNDLE:
         from bundletui.commands import bundles

@@ -545,9 +545,10 @@ class CoordinatorService:
         from bundletui.engine import coord_inputs
 
         effects = self.engine.effects
+        # a re-run's: the failed-nodes mark, and the properties ``rerun -D/--config`` gave
         conf = action.run_conf_dict()
         rerun = None
-        if action.external_id and conf.get("oozie.wf.rerun.failnodes") == "true":
+        if action.external_id and conf.pop(coordcmd.RERUN_FAILNODES, None) == "true":
             rerun = jobs.get(tx.conn, WorkflowRow, action.external_id)
         # READY -> SUBMITTED -> RUNNING (or FAILED) in one transaction: both transitions are
         # checked against the table, the row is written once, in its final state
@@ -558,10 +559,13 @@ class CoordinatorService:
                 if rerun is not None:
                     # ``rerun --failed``: its workflow runs the failed nodes again, its
                     # definition read again from the file, as a workflow rerun does
-                    wfcmd.rerun_tx(tx, effects, rerun, failed_nodes=True, clock=self.engine.clock)
+                    wfcmd.rerun_tx(
+                        tx, effects, rerun, failed_nodes=True, conf=conf, clock=self.engine.clock
+                    )
                     coordcmd.move_action(tx, submitted, Event.STARTED)
                     return True
                 run_conf = coord_inputs.run_conf(tx.conn, app, coord, submitted, tx.now_ms)
+                run_conf.update(conf)
                 sub = self._workflow_submission(coord, app, run_conf, tx.rev)
                 wf_id = wfcmd.create_workflow_tx(
                     tx, self.engine.db, effects, sub, start=True, parent_id=action.id

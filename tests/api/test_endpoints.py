@@ -502,9 +502,13 @@ def test_action_scoped_kill_ignore_rerun(lhttp: httpx.Client, live: Live) -> Non
     r = lhttp.put(
         f"v1/job/{cid}?action=coord-rerun&type=action&scope=1&refresh=false&nocleanup=false",
         headers=XML,
+        content=conf_xml({"user.name": "joe", "rowLimit": "7"}),  # -config's properties
     )
     assert r.status_code == 200, r.text
     assert [a["actionNumber"] for a in r.json()["actions"]] == [1]
+    run_conf = "".join(lhttp.get(f"v2/job/{cid}@1").json()["runConf"].split())
+    assert "<name>rowLimit</name><value>7</value>" in run_conf  # laid over it at its launch
+    assert "user.name" not in run_conf  # who asked, not a property
     wait_until(
         lambda: (
             lhttp.get(f"v2/job/{cid}@1", params={"show": "status"}).json()["status"] == "WAITING"

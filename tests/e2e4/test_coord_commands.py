@@ -249,6 +249,41 @@ def test_rerun_failed_reads_the_workflow_file_again(bt: Bt4) -> None:
     assert code and "workflow.xml" in message
 
 
+def test_rerun_with_properties_lays_them_over_the_actions_run_configuration(bt: Bt4) -> None:
+    """oozie.md §2.6's ``-config``: a re-run action's workflow gets the given properties over
+    the configuration the coordinator gives it, with or without ``--failed``; for that re-run."""
+    wf = bt.apps.write(
+        "wf/workflow.xml",
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="exits">'
+        '<job name="only"><shell><exec>python3</exec><argument>-c</argument>'
+        "<argument>import sys; sys.exit(int('${code}'))</argument></shell></job></dag-app>\n",
+    )
+    xml = coordinator_xml(
+        "conf", start=T0, end="2026-01-01T06:00Z", workflow=wf, conf={"code": "3"}
+    )
+    coord_id = submit(bt, xml)
+    bt.sim(T0, "2026-01-01T02:30Z")
+    assert bt.actions(coord_id) == {1: "FAILED", 2: "FAILED", 3: "FAILED"}
+    second_wf = bt.peek(f"{coord_id}@2")["externalId"]
+
+    props = bt.apps.props("fix.properties", {"code": "0"})
+    bt.cli("rerun", coord_id, "--action", "1", "--config", str(props))
+    bt.cli("oozie", "job", "-rerun", coord_id, "-action", "2", "-failed", "-D", "code=0")
+    bt.cli("rerun", coord_id, "--action", "3")
+    bt.sim(T0, "2026-01-01T02:45Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "SUCCEEDED", 3: "FAILED"}
+    assert run_conf(bt, f"{coord_id}@1")["code"] == "0"
+    assert run_conf(bt, f"{coord_id}@3")["code"] == "3"
+    assert bt.peek(f"{coord_id}@2")["externalId"] == second_wf  # its own workflow, re-run
+    assert bt.peek(second_wf)["run"] == 1
+    conf = "".join(bt.peek(second_wf)["conf"].split())
+    assert "<name>code</name><value>0</value>" in conf  # laid over its workflow's
+
+    bt.cli("rerun", coord_id, "--action", "1")  # the properties were for that re-run
+    bt.sim(T0, "2026-01-01T02:50Z")
+    assert bt.actions(coord_id)[1] == "FAILED"
+
+
 def test_killed_before_its_first_action_then_status_running_materializes(bt: Bt4) -> None:
     coord_id = submit(bt, hourly_with_inputs("2026-01-01T03:00Z"), flag="/none")
     bt.cli("kill", coord_id)  # PREP: nothing materialized yet
