@@ -341,12 +341,10 @@ class ConstraintContext:
 
 
 def check_constraints(c: Constraints, ctx: ConstraintContext) -> ConstraintVerdict:
-    """CDAP's constraint checker: the first unmet constraint holds the job (seed 004)."""
+    """CDAP's constraint checker: the first unmet constraint holds the job (seed 004). The
+    timeout is how long to wait for them (seed 004), so constraints that hold at that instant
+    launch the job: a delay as long as the timeout runs, it is not discarded."""
     now = ctx.now_ms
-    if c.timeout_ms is not None and now >= ctx.fired_ms + c.timeout_ms:
-        if c.on_timeout is OnTimeout.FORCE:
-            return ConstraintVerdict(Verdict.SATISFIED, "timeout reached: forced", forced=True)
-        return ConstraintVerdict(Verdict.NEVER, "timeout reached: discarded")
     deadline = ctx.fired_ms + c.timeout_ms if c.timeout_ms is not None else None
     held: ConstraintVerdict | None = None
     if c.delay_ms and now < ctx.fired_ms + c.delay_ms:
@@ -373,6 +371,10 @@ def check_constraints(c: Constraints, ctx: ConstraintContext) -> ConstraintVerdi
         )
     if held is None:
         return ConstraintVerdict(Verdict.SATISFIED)
+    if deadline is not None and now >= deadline:
+        if c.on_timeout is OnTimeout.FORCE:
+            return ConstraintVerdict(Verdict.SATISFIED, "timeout reached: forced", forced=True)
+        return ConstraintVerdict(Verdict.NEVER, f"timeout reached ({held.reason}): discarded")
     retry = held.retry_at_ms
     if deadline is not None:  # looked at again by the timeout, if the constraint lasts longer
         retry = deadline if retry is None else min(retry, deadline)

@@ -119,7 +119,7 @@ def test_timeout_discards_or_forces_a_held_job(bt: Bt5) -> None:
     assert [a["status"] for a in da] == ["SUCCEEDED", "TIMEDOUT"]
     assert da[1]["error_code"] == "EB0802"
     assert [s for s, _h in bt.jobs(d)] == ["LAUNCHED", "DISCARDED"]
-    assert bt.jobs(d)[1][1] == "timeout reached: discarded"
+    assert bt.jobs(d)[1][1] == "timeout reached (since-last-run): discarded"
     assert da[1]["id"] not in bt.runs()
     fa = bt.actions(f)
     assert [a["status"] for a in fa] == ["SUCCEEDED", "SUCCEEDED"]
@@ -314,6 +314,38 @@ def test_delay_runs_a_fired_job_some_time_after_its_data_arrived(bt: Bt5) -> Non
     (action,) = bt.actions(coord)
     assert action["trigger"]["fired_at"] == ms("2026-03-01T10:00Z")
     assert fmt_ms(bt.wf_started(action["wf"]) or 0) == "2026-03-01T10:10Z"
+
+
+def test_constraints_that_hold_when_the_timeout_comes_launch_the_job(bt: Bt5) -> None:
+    """The timeout is how long to wait for the constraints (seed 004): a delay as long as the
+    timeout launches the job when both end, as does a zero timeout with nothing holding it;
+    they were discarded ("timeout reached") without a look at the constraints."""
+    apps = {
+        "equal": "<delay>PT10M</delay><timeout>PT10M</timeout>",
+        "zero": "<timeout>PT0S</timeout>",
+    }
+    coords = {
+        name: bt.submit(
+            bt.write(
+                f"{name}.xml",
+                event_coordinator(
+                    name,
+                    feeds=[Feed("f", "${landing}/f")],
+                    trigger='<partitions feed="f"/>',
+                    constraints=constraints,
+                ),
+            )
+        )
+        for name, constraints in apps.items()
+    }
+    bt.land("f", "1")
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T11:00Z")
+    started = {}
+    for name, coord in coords.items():
+        (action,) = bt.actions(coord)
+        assert action["status"] == "SUCCEEDED", (name, action)
+        started[name] = fmt_ms(bt.wf_started(action["wf"]) or 0)
+    assert started == {"equal": "2026-03-01T10:10Z", "zero": "2026-03-01T10:00Z"}
 
 
 def test_nested_feeds_each_see_a_partition_that_lies_in_both(bt: Bt5) -> None:
