@@ -612,6 +612,14 @@ def change_tx(
                 f"Invalid coordinator job change value {value}, concurrency must be an integer",
                 hint=f"concurrency=2 (a whole number up to {JAVA_INT_MAX})",
             )
+        if coord.kind == "event" and (concurrency == 0 or concurrency < -1):
+            # its <concurrency max> is at least 1: 0 would hold every fired job for ever
+            raise CommandError(
+                "E1015",
+                f"Invalid coordinator job change value {value}, an event schedule's concurrency "
+                "is at least 1, or -1 for no limit",
+                hint="concurrency=1",
+            )
         jobs.update(tx, CoordRow, coord.id, concurrency=concurrency)
     if "endtime" in changes:
         end = to_ms(parse_oozie_time(changes["endtime"], what="endtime"))

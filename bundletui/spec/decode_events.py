@@ -7,6 +7,7 @@ trigger tree, the constraints and the priority.
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 from bundletui.errors import BundletuiError
@@ -125,6 +126,8 @@ def _feeds(
         name = resolver.text(f.get("name", ""), where(doc, f, "feed/@name")).strip()
         raw = resolver.text(f.get("path", ""), where(doc, f, "feed/@path")).strip()
         path = raw[7:] if raw.startswith("file://") else raw
+        if path.startswith("/"):  # as the watcher reports it: no //, /./ or /../ (a -D landing=/d/)
+            path = "/" + posixpath.normpath(path).lstrip("/")
         _check_feed_path(doc, f, name, f.get("path", ""), path, landing)
         if not path.startswith("/"):
             base = Path(doc.file).resolve().parent
@@ -302,9 +305,18 @@ def _node(
         feed = feed_of()
         text = resolver.text(el.get("at-least", ""), where(doc, el, f"{here}/@at-least"))
         try:
-            return Bytes(feed, parse_bytes(text))
+            size = parse_bytes(text)
         except ValueError as exc:
             raise _bad(doc, el, f"{here}/@at-least", str(exc), 'e.g. at-least="100GB"') from None
+        if size < 1:  # always true: it would fire again as soon as it fired
+            raise _bad(
+                doc,
+                el,
+                f"{here}/@at-least",
+                f"at-least must be at least one byte, got [{text.strip()}]",
+                'e.g. at-least="100GB"; to fire on every partition, use <partitions feed="…"/>',
+            )
+        return Bytes(feed, size)
     if kind == "cron":
         expr = resolver.text(
             el.get("expression", ""), where(doc, el, f"{here}/@expression")
@@ -336,7 +348,9 @@ def _node(
         return Program(coord, status)
     if kind == "wait":
         text = resolver.text(el.get("duration", ""), where(doc, el, f"{here}/@duration"))
-        after = el.get("after", "first-event").strip()
+        after = resolver.text(
+            el.get("after", "first-event"), where(doc, el, f"{here}/@after")
+        ).strip()
         if after not in ("first-event", "last-event"):
             raise _bad(
                 doc,
@@ -393,8 +407,12 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
             kw[key] = _duration(doc, child, f"constraints/{tag}", text)
     win = xmlsafe.child(el, "time-window")
     if win is not None:
+        start, end = (
+            resolver.text(win.get(k, ""), where(doc, win, f"constraints/time-window/@{k}")).strip()
+            for k in ("start", "end")
+        )
         try:
-            window = TimeWindow(parse_clock(win.get("start", "")), parse_clock(win.get("end", "")))
+            window = TimeWindow(parse_clock(start), parse_clock(end))
         except ValueError as exc:
             raise _bad(
                 doc, win, "constraints/time-window", str(exc), 'e.g. start="22:00" end="06:00"'
@@ -404,8 +422,7 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
                 doc,
                 win,
                 "constraints/time-window",
-                f"time-window start and end are both {win.get('start', '').strip()}: "
-                "the window is empty",
+                f"time-window start and end are both {start}: the window is empty",
                 'give a window of some length, e.g. start="22:00" end="06:00" (it may span '
                 "midnight); for no time limit, leave out <time-window>",
             )
@@ -414,7 +431,9 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
     if timeout is not None:
         text = resolver.text(xmlsafe.text(timeout), where(doc, timeout, "constraints/timeout"))
         kw["timeout_ms"] = _duration(doc, timeout, "constraints/timeout", text)
-        mode = (timeout.get("on-timeout") or "discard").strip()
+        given = timeout.get("on-timeout") or "discard"
+        where_mode = where(doc, timeout, "constraints/timeout/@on-timeout")
+        mode = resolver.text(given, where_mode).strip()
         if mode not in ("discard", "force"):
             raise _bad(
                 doc,

@@ -75,6 +75,9 @@ def test_change_concurrency_applies_to_an_event_schedule(bt: Bt5) -> None:
     held = bt.wait_actions(coord, 1, status="WAITING")[1]
     assert held["held_by"]["constraint"] == "concurrency (1/1 running)"
 
+    for bad in ("0", "-5"):  # <concurrency max> is at least 1: 0 would hold every job for ever
+        r = bt.cli("change", coord, "--value", f"concurrency={bad}", check=False)
+        assert r.code == 1 and r.stderr.startswith("Error: E1015: ") and "at least 1" in r.stderr
     bt.cli("change", coord, "--value", "concurrency=2")
     assert "concurrency 2" in bt.cli("info", coord).stdout
     actions = bt.wait_actions(coord, 2, timeout=30)

@@ -68,6 +68,12 @@ def test_a_feed_on_a_live_schedules_path_with_another_done_flag_is_refused(bt: B
         assert f"coordinator [first] ({first})" in err
         assert "same done-flag" in err and "another directory" in err
         assert counts(bt) == before  # store unchanged
+    # the same path spelled otherwise (a -D landing=/dir/ gives //) is the same path
+    for path in ("${landing}//clicks/", "${landing}/x/../clicks", "${landing}/./clicks"):
+        err = refused(
+            bt.cli("submit", str(props(bt, coord(bt, "odd", "_READY", path))), check=False)
+        )
+        assert f"watches {bt.landing / 'clicks'} with" in err, err
     # the same done-flag is fine; so is another once the first schedule is finished
     bt.submit(coord(bt, "same", "_SUCCESS"))
     bt.cli("kill", first)
@@ -161,6 +167,46 @@ def test_a_trigger_of_waits_only_and_an_empty_time_window_are_refused(bt: Bt5) -
         ),
     )
     bt.cli("validate", str(ok), "--config", str(props(bt, ok)))
+
+
+def test_a_bytes_trigger_of_no_bytes_is_refused_and_attributes_take_variables(bt: Bt5) -> None:
+    """``at-least="0"`` is always true (it fired again as soon as it fired, until the engine's
+    stack ran out); the time window's, on-timeout's and wait's attributes take ``${…}`` as the
+    other attributes do."""
+    for size in ("0", "0.5B"):
+        app = bt.write(
+            "zero.xml",
+            event_coordinator(
+                "zero",
+                feeds=[Feed("f", "${landing}/clicks")],
+                trigger=f'<or><cron expression="0 0 * * *"/>\n<bytes feed="f" at-least="{size}"/></or>',
+            ),
+        )
+        p = props(bt, app)
+        for args in (("validate", str(app), "--config", str(p)), ("submit", str(p))):
+            err = refused(bt.cli(*args, check=False))
+            assert f"{app}:3: " in err and "at-least must be at least one byte" in err, err
+    assert not (bt.home / "bundletui.db").exists()
+    app = bt.write(
+        "vars.xml",
+        event_coordinator(
+            "vars",
+            feeds=[Feed("f", "${landing}/clicks")],
+            trigger=f'<and>{PARTS}<wait duration="PT5M" after="${{after}}"/></and>',
+            constraints='<time-window start="${ws}" end="${we}"/>'
+            '<timeout on-timeout="${mode}">PT1H</timeout>',
+        ),
+    )
+    defines = ("-D", "ws=22:00", "-D", "we=06:00", "-D", "mode=force", "-D", "after=last-event")
+    coord_id = bt.cli("submit", str(props(bt, app)), *defines).stdout.strip()
+    info = bt.info(coord_id)
+    window = info["constraints"]["timeWindow"]
+    assert (window["start"], window["end"], info["constraints"]["onTimeout"]) == (
+        "22:00",
+        "06:00",
+        "force",
+    )
+    assert info["trigger"]["tree"]["and"][1]["wait"]["after"] == "last-event"
 
 
 def test_a_program_trigger_naming_no_coordinator_of_its_bundle_is_a_note(bt: Bt5) -> None:
