@@ -264,12 +264,16 @@ class EventService:
         spec = self._spec(coord)
         rows = store.job_events(tx.conn, job_id)
         events = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
-        # the schedule's first job counts a cron time at its very start (Quartz's first fire
-        # time may equal the start); a job opened by a firing must not count that firing's time
-        first = job.created_time <= coord.start_time and not store.has_earlier_job(
-            tx.conn, coord.id, job_id
+        # The schedule's first job counts cron times from its start (Quartz's first fire time
+        # may equal the start), or from its submission if it started before that: times that
+        # passed while no engine ran fire once when one comes, as later missed times do
+        # (Quartz's fire-once-now). A job opened by a firing must not count that firing's time.
+        first = not store.has_earlier_job(tx.conn, coord.id, job_id)
+        opened = (
+            max(coord.start_time, min(coord.created_time, job.created_time)) - 1
+            if first
+            else job.created_time
         )
-        opened = job.created_time - 1 if first else job.created_time
         crons, next_cron = self._crons(spec, coord, opened, tx.now_ms)
         window = Window(job.created_time, events, crons)
         verdict = evaluate(spec, window, tx.now_ms)

@@ -265,6 +265,23 @@ def test_a_cron_time_at_the_schedules_start_fires_once(bt: Bt5) -> None:
     ]
 
 
+def test_cron_times_from_the_start_that_no_engine_saw_fire_once(bt: Bt5) -> None:
+    """Submitted at 00:00 to start at 02:00, hourly; no engine runs until 05:30: the missed
+    times fire once then (as missed times later in a schedule's life do), not never."""
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:00Z")  # the store's clock: submitted at 00:00
+    coord = bt.submit(
+        bt.write("late.xml", event_coordinator("late", trigger='<cron expression="0 * * * *"/>')),
+        start="2026-01-01T02:00Z",
+        end="2026-01-01T12:00Z",
+    )
+    bt.sim("2026-01-01T05:30Z", "2026-01-01T07:30Z")
+    assert [fmt_ms(a["nominal"]) for a in bt.actions(coord)] == [
+        "2026-01-01T05:30Z",
+        "2026-01-01T06:00Z",
+        "2026-01-01T07:00Z",
+    ]
+
+
 def test_concurrency_holds_fired_jobs_until_a_run_ends(bt: Bt5) -> None:
     """concurrency max=1: jobs fired while a run is going wait ("concurrency (1/1 running)",
     with no time to look again) and launch one by one as runs end."""

@@ -480,7 +480,8 @@ def test_story11_at_least_every_4_hours_or_sooner_when_enough_data_arrived(bt: B
             trigger='<or><cron expression="0 */4 * * *"/><bytes feed="e" at-least="2KB"/></or>',
         ),
     )
-    coord = bt.submit(app)
+    # from 00:01: a schedule live at 00:00 fires at that cron time (Quartz's first fire time)
+    coord = bt.submit(app, start="2026-03-01T00:01Z")
     bt.sim("2026-03-01T00:00Z", "2026-03-01T06:00Z")  # quiet: the 04:00 run only
     burst = [str(bt.land("events", f"burst-{i}", size=1024)) for i in range(3)]
     bt.step("2026-03-01T06:30Z")  # a burst: runs at once
