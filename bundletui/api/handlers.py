@@ -10,6 +10,7 @@ engine. Every read is the JSON of :mod:`bundletui.commands.queries` /
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,10 +156,17 @@ def jobs_put(store: Store, call: Call) -> Reply:
     action = call.params.text("action")
     if not action:
         raise missing("action", hint="action=kill|suspend|resume")
-    fn = {"kill": dispatch.kill, "suspend": dispatch.suspend, "resume": dispatch.resume}.get(action)
+    bulk: dict[str, Callable[[Ctx, str], Any]] = {
+        "kill": dispatch.kill,
+        "suspend": dispatch.suspend,
+        "resume": dispatch.resume,
+    }
+    fn = bulk.get(action)
     if fn is None:
         raise bad_value("action", action, "bulk actions are kill, suspend and resume")
-    if not call.params.text("filter").strip():  # Oozie: never every job at once
+    # Oozie: never every job at once; a filter of empty clauses (";", "name=") selects them all
+    clauses = [c for c in call.params.text("filter").split(";") if c.partition("=")[2].strip()]
+    if not clauses:
         raise ApiError(
             "E0305",
             "filter params must be specified for bulk write API",
@@ -323,10 +331,14 @@ def job_put(store: Store, call: Call) -> Reply:
     ctx = Ctx(store, face="api", user=call.user)
     if action == "start":
         dispatch.start(ctx, job_id)
-    elif action == "suspend":
-        dispatch.suspend(ctx, job_id)
-    elif action == "resume":
-        dispatch.resume(ctx, job_id)
+    elif action in ("suspend", "resume"):
+        # pyoozie suspends a C@n as type=action&scope=n: that action's workflow, never the
+        # whole coordinator (Oozie's servlet ignores the scope)
+        actions, dates = _scope(p)
+        hold = dispatch.suspend if action == "suspend" else dispatch.resume
+        held = hold(ctx, job_id, actions=actions, dates=dates)
+        if held:
+            return _actions_reply(store, held)
     elif action == "kill":
         actions, dates = _scope(p)
         if actions is None and dates is None:

@@ -30,6 +30,13 @@ from bundletui.store.db import Store, current_user, resolve_home, store_exists
 from bundletui.store.rows import NodeRow, WorkflowRow
 
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
+ActionScopeOpt = Annotated[
+    str | None, typer.Option("--action", help="Coordinator: only these actions, e.g. 1,3-4.")
+]
+DateScopeOpt = Annotated[
+    str | None,
+    typer.Option("--date", help="Coordinator: actions with these nominal times, d1::d2,d3."),
+]
 
 
 def _ctx(home: Path | None) -> Ctx:
@@ -120,31 +127,33 @@ def register(app: typer.Typer) -> None:
                 help="Also freeze the running jobs (SIGSTOP) under it, not only drain them.",
             ),
         ] = False,
+        action: ActionScopeOpt = None,
+        date: DateScopeOpt = None,
         home: HomeOpt = None,
     ) -> None:
-        """Suspend a job (bundles and coordinators cascade to their children)."""
-        dispatch.suspend(_ctx(home), job_id, freeze=freeze)
+        """Suspend a job (bundles and coordinators cascade to their children), or chosen
+        running coordinator actions (their workflows)."""
+        for held in dispatch.suspend(_ctx(home), job_id, freeze=freeze, actions=action, dates=date):
+            typer.echo(held)
 
     @app.command()
     @handle_errors
-    def resume(job_id: IdArg, home: HomeOpt = None) -> None:
-        """Resume a suspended job."""
-        dispatch.resume(_ctx(home), job_id)
+    def resume(
+        job_id: IdArg,
+        action: ActionScopeOpt = None,
+        date: DateScopeOpt = None,
+        home: HomeOpt = None,
+    ) -> None:
+        """Resume a suspended job, or chosen suspended coordinator actions."""
+        for resumed in dispatch.resume(_ctx(home), job_id, actions=action, dates=date):
+            typer.echo(resumed)
 
     @app.command()
     @handle_errors
     def kill(
         job_id: IdArg,
-        action: Annotated[
-            str | None,
-            typer.Option("--action", help="Coordinator: only these actions, e.g. 1,3-4."),
-        ] = None,
-        date: Annotated[
-            str | None,
-            typer.Option(
-                "--date", help="Coordinator: actions with these nominal times, d1::d2,d3."
-            ),
-        ] = None,
+        action: ActionScopeOpt = None,
+        date: DateScopeOpt = None,
         home: HomeOpt = None,
     ) -> None:
         """Kill a job and everything under it (or chosen coordinator actions)."""

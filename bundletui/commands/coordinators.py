@@ -530,6 +530,44 @@ def kill(
     return run(ctx, "kill", coord_id, {"action": actions, "date": dates}, body)
 
 
+def hold_actions(
+    ctx: Ctx,
+    coord_id: str,
+    *,
+    resume: bool = False,
+    actions: str | None = None,
+    dates: str | None = None,
+    freeze: bool = False,
+) -> list[str]:
+    """Suspend (or resume) chosen actions: their workflows, which the actions follow (Oozie's
+    console suspends an action's workflow). Each must be running (or suspended); one that is
+    not refuses the command, with nothing changed."""
+    command = "resume" if resume else "suspend"
+    want = A.SUSPENDED if resume else A.RUNNING
+
+    def body(tx: Tx) -> list[str]:
+        coord = load(tx, coord_id)
+        rows = select_actions(tx, coord, actions=actions, dates=dates)
+        for action in rows:
+            wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
+            if action.status != want or wf is None:
+                raise fail(
+                    "E1100",
+                    f"{command} of {action.id}: it is {action.status}",
+                    hint=f"{command} applies to {want} actions; bundletui info {coord_id} "
+                    "lists them",
+                )
+            if resume:
+                wfcmd.resume_tx(tx, ctx.effects, wf)
+            else:
+                wfcmd.suspend_tx(tx, ctx.effects, wf, freeze=freeze)
+        rollup_tx(tx, ctx.effects, coord.id)
+        return [r.id for r in rows]
+
+    args = {"action": actions, "date": dates, **({"freeze": True} if freeze else {})}
+    return run(ctx, command, coord_id, args, body)
+
+
 # ----------------------------------------------------------------------------- change
 
 

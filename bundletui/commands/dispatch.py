@@ -39,24 +39,60 @@ def start(ctx: Ctx, job_id: str) -> None:
         )
 
 
-def suspend(ctx: Ctx, job_id: str, *, freeze: bool = False) -> None:
+def suspend(
+    ctx: Ctx,
+    job_id: str,
+    *,
+    freeze: bool = False,
+    actions: str | None = None,
+    dates: str | None = None,
+) -> list[str]:
+    """A job; or chosen actions of a coordinator (a scope, or a ``C@n`` id): their
+    workflows. Returns the actions it suspended."""
+    return _hold(ctx, job_id, False, actions, dates, freeze=freeze)
+
+
+def resume(
+    ctx: Ctx, job_id: str, *, actions: str | None = None, dates: str | None = None
+) -> list[str]:
+    return _hold(ctx, job_id, True, actions, dates)
+
+
+def _hold(
+    ctx: Ctx,
+    job_id: str,
+    resume: bool,
+    actions: str | None,
+    dates: str | None,
+    *,
+    freeze: bool = False,
+) -> list[str]:
+    from bundletui.commands import coordinators, jobctl
+
     kind = _kind(job_id)
+    if kind is IdKind.COORD_ACTION and actions is None and dates is None:
+        job_id, _, actions = job_id.rpartition("@")
+        kind = IdKind.COORDINATOR
+    if actions is not None or dates is not None:
+        if kind is not IdKind.COORDINATOR:
+            raise fail(
+                "E0302",
+                f"{'resume' if resume else 'suspend'} with an action scope of {job_id}",
+                hint="--action/--date apply to a coordinator id",
+            )
+        return coordinators.hold_actions(
+            ctx, job_id, resume=resume, actions=actions, dates=dates, freeze=freeze
+        )
     if kind is IdKind.WORKFLOW:
-        wf.suspend(ctx, job_id, freeze=freeze)
-    else:
-        from bundletui.commands import jobctl
-
-        jobctl.suspend(ctx, job_id, kind, freeze=freeze)
-
-
-def resume(ctx: Ctx, job_id: str) -> None:
-    kind = _kind(job_id)
-    if kind is IdKind.WORKFLOW:
-        wf.resume(ctx, job_id)
-    else:
-        from bundletui.commands import jobctl
-
+        if resume:
+            wf.resume(ctx, job_id)
+        else:
+            wf.suspend(ctx, job_id, freeze=freeze)
+    elif resume:
         jobctl.resume(ctx, job_id, kind)
+    else:
+        jobctl.suspend(ctx, job_id, kind, freeze=freeze)
+    return []
 
 
 def kill(ctx: Ctx, job_id: str) -> None:

@@ -497,6 +497,13 @@ def test_action_scoped_kill_ignore_rerun(lhttp: httpx.Client, live: Live) -> Non
         (f"{cid}@1", "KILLED"),
         (f"{cid}@2", "KILLED"),
     ]
+    # pyoozie's suspend of one action (type=action&scope=n) is that action's workflow, never
+    # the whole coordinator: @3 is not running, so it is refused and nothing changes
+    for verb in ("suspend", "resume"):
+        oozie_error(lhttp.put(f"v2/job/{cid}?action={verb}&type=action&scope=3"), 400, "E1100")
+    oozie_error(lhttp.put(f"v2/job/{cid}?action=suspend&type=bogus&scope=3"), 400, "E0303")
+    status = lhttp.get(f"v2/job/{cid}", params={"show": "status"}).json()["status"]
+    assert status == "RUNNINGWITHERROR"  # @1-2 killed above; not suspended
     r = lhttp.put(f"v2/job/{cid}?action=ignore&type=action&scope=2", headers=XML)
     assert [(a["actionNumber"], a["status"]) for a in r.json()["actions"]] == [(2, "IGNORED")]
     r = lhttp.put(
@@ -581,6 +588,13 @@ def test_bundle_controls_and_bulk(lhttp: httpx.Client, live: Live, tmp_path: Pat
     oozie_error(lhttp.put("v1/jobs?action=start&jobtype=coordinator"), 400, "E0303")
     oozie_error(lhttp.put("v1/jobs?jobtype=coordinator"), 400, "E0305")
     oozie_error(lhttp.put("v1/jobs?action=kill&jobtype=coordinator"), 400, "E0305")  # no filter
+    for empty in (";", " ;", "name=", "text=;"):  # clauses selecting nothing select every job
+        put = lhttp.put(
+            "v1/jobs", params={"action": "kill", "jobtype": "coordinator", "filter": empty}
+        )
+        oozie_error(put, 400, "E0305")
+    listed = lhttp.get("v2/jobs?jobtype=coordinator").json()["coordinatorjobs"]
+    assert "KILLED" not in {c["status"] for c in listed}
 
     dry = lhttp.put(f"v2/job/{bid}?action=dryrun")
     assert dry.status_code == 200 and "<bundle-app" in dry.json()["id"]

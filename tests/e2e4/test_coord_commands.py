@@ -284,6 +284,47 @@ def test_rerun_with_properties_lays_them_over_the_actions_run_configuration(bt: 
     assert bt.actions(coord_id)[1] == "FAILED"
 
 
+def test_suspend_and_resume_chosen_actions_hold_their_workflows_only(bt: Bt4) -> None:
+    """``suspend C --action n`` (or ``suspend C@n``, as pyoozie asks for one action) suspends
+    that action's workflow, which the action follows; the coordinator and its other actions
+    go on (a suspended action frees its slot: Oozie counts RUNNING and SUBMITTED). One not
+    running refuses the command with nothing changed."""
+    hold = bt.tmp / "hold"
+    hold.touch()
+    xml = coordinator_xml(
+        "held",
+        start=T0,
+        end="2026-01-01T04:00Z",
+        controls={"concurrency": "2"},
+        conf={"holdWhile": str(hold)},
+    )
+    coord_id = submit(bt, xml)
+    bt.engine("--clock", "simulated", "--start-time", "2026-01-01T03:30Z")
+
+    def now(*statuses: str) -> bool:
+        return list(bt.actions(coord_id).values()) == list(statuses)
+
+    wait_for(lambda: now("RUNNING", "RUNNING", "READY", "READY"), 20)
+    wf1 = bt.peek(f"{coord_id}@1")["externalId"]
+    assert bt.cli("suspend", coord_id, "--action", "1").stdout.split() == [f"{coord_id}@1"]
+    assert (bt.peek(wf1)["status"], bt.status(coord_id)) == ("SUSPENDED", "RUNNING")
+    wait_for(lambda: now("SUSPENDED", "RUNNING", "RUNNING", "READY"), 20)
+
+    err = bt.fails("suspend", coord_id, "--action", "2-4", code="E1100").stderr
+    assert f"{coord_id}@4: it is READY" in err
+    assert now("SUSPENDED", "RUNNING", "RUNNING", "READY")  # @2 and @3 too
+    bt.fails("resume", coord_id, "--action", "2", code="E1100")
+    bt.cli("oozie", "job", "-suspend", f"{coord_id}@2")
+    wait_for(lambda: now("SUSPENDED", "SUSPENDED", "RUNNING", "RUNNING"), 20)
+
+    bt.cli("resume", f"{coord_id}@1")
+    bt.cli("resume", coord_id, "--date", "2026-01-01T01:00Z")
+    assert bt.peek(wf1)["status"] == "RUNNING"
+    hold.unlink()
+    wait_for(lambda: now(*["SUCCEEDED"] * 4), 30)
+    assert bt.status(coord_id) == "SUCCEEDED"
+
+
 def test_killed_before_its_first_action_then_status_running_materializes(bt: Bt4) -> None:
     coord_id = submit(bt, hourly_with_inputs("2026-01-01T03:00Z"), flag="/none")
     bt.cli("kill", coord_id)  # PREP: nothing materialized yet
