@@ -48,7 +48,9 @@ log = logging.getLogger("bundletui.api")
 BASE = "/oozie"
 VERSIONS = [0, 1, 2]
 MAX_BODY = 4 * 1024 * 1024  # a job configuration is a few KiB
-_STORE_UNUSABLE = ("EB001", "EB002", "EB003")
+# 503: the store cannot serve now (EB006: another process held its write lock for 30 s; try
+# again), as opposed to a request it refuses
+_STORE_UNUSABLE = ("EB001", "EB002", "EB003", "EB006")
 
 
 class Api:
@@ -58,7 +60,10 @@ class Api:
     def __init__(self, home: str | Path | None, token: str | None = None, workers: int = 4):
         self.home = resolve_home(home)
         self.token = token or None
+        # Reads and writes on their own threads: a write waits up to 30 s for the store's
+        # write lock (another process may hold it), and must not hold up reads meanwhile.
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="bundletui-api")
+        self.writers = ThreadPoolExecutor(workers, thread_name_prefix="bundletui-api-write")
         self._local = threading.local()
         self._stores: list[Store] = []
         self._lock = threading.Lock()
@@ -73,15 +78,17 @@ class Api:
                 self._stores.append(store)
         return store
 
-    async def run(self, fn: Callable[..., Reply], *args: Any) -> Reply:
+    async def run(self, fn: Callable[[Call], Reply], call: Call) -> Reply:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, functools.partial(fn, *args))
+        pool = self.executor if call.method == "GET" else self.writers
+        return await loop.run_in_executor(pool, functools.partial(fn, call))
 
     def with_store(self, fn: Callable[[Store, Call], Reply]) -> Callable[[Call], Reply]:
         return lambda call: fn(self.store(), call)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
+        self.writers.shutdown(wait=True, cancel_futures=True)
         with self._lock:
             for store in self._stores:
                 store.close()

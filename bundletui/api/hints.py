@@ -66,6 +66,10 @@ _RULES: tuple[Rule, ...] = (
         r"in the job properties or with -D name=value",
         "as <property> elements of the <configuration> body",
     ),
+    _rule(  # a body has no file: its relative paths are the home's (decision 0006)
+        r"relative paths start at the config file's directory",
+        "a relative path over HTTP starts at the server's home directory; give an absolute one",
+    ),
     # --- commands
     _rule(r"bundletui jobs(?: --type (\w+|…))?", _jobs_listing),
     _rule(r"bundletui info (<coordinator id>|\S+-C)(?![\w@-])", r"GET /oozie/v2/job/\1?len=1000"),

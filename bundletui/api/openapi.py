@@ -46,7 +46,9 @@ _TOO_LARGE = _error("Request body over 4 MiB (EB0703)")
 _ERRORS = {
     "400": _error("Bad request or command error (unknown job: E0604)"),
     "401": _error("Missing or invalid bearer token (E0500)"),
+    "403": _error("Without a token: a Host header naming another machine (E0500)"),
     "404": _error("Unknown URL or API version (E0301)"),
+    "405": _error("A method this path does not take (E0301)"),
     "503": _error("System not in NORMAL mode (E0002), or the store is busy"),
 }
 
@@ -138,6 +140,7 @@ def document() -> dict[str, Any]:
                     "responses": {
                         "200": _json({"type": "array", "items": {"type": "integer"}}),
                         "401": _ERRORS["401"],
+                        "403": _ERRORS["403"],
                     },
                 }
             },
@@ -145,7 +148,11 @@ def document() -> dict[str, Any]:
                 "get": {
                     "operationId": "openapi",
                     "summary": "This document",
-                    "responses": {"200": _json({"type": "object"}), "401": _ERRORS["401"]},
+                    "responses": {
+                        "200": _json({"type": "object"}),
+                        "401": _ERRORS["401"],
+                        "403": _ERRORS["403"],
+                    },
                 }
             },
             "/oozie/{version}/admin/{resource}": {

@@ -107,6 +107,16 @@ def test_versions_admin_and_openapi(http: httpx.Client) -> None:
     assert {"/oozie/versions", "/oozie/{version}/jobs", "/oozie/{version}/job/{job_id}"} <= set(
         doc["paths"]
     )
+    # every operation lists the Host check's 403; those of the API's own paths its 405 too
+    operations = [
+        (path, op)
+        for path, ops in doc["paths"].items()
+        for method, op in ops.items()
+        if method in ("get", "put", "post")
+    ]
+    assert all("403" in op["responses"] for _path, op in operations)
+    assert all("405" in op["responses"] for path, op in operations if "{version}" in path)
+    assert http.delete("v2/job/x-W").status_code == 405
 
 
 def test_unknown_urls_and_methods(http: httpx.Client) -> None:
@@ -431,6 +441,44 @@ def test_coordinator_action_pages(lhttp: httpx.Client, live: Live) -> None:
 # ----------------------------------------------------------------------------- job controls
 
 
+def test_reads_go_on_while_writes_wait_for_a_locked_store_which_is_a_503(
+    http: httpx.Client, bare: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holds the store's write lock: writes wait for it (here 2 s, 30 s in
+    use) on their own threads, so reads still answer at once (they queued behind the writes
+    on four shared threads); a write that gives up is 503 EB006, try again (it was 400)."""
+    import sqlite3
+    import threading
+    import time
+
+    from bundletui.store import db
+
+    cid = submit(http, coord_conf(bare, hours=2))
+    monkeypatch.setattr(db, "LOCK_WAIT_MS", 2_000)
+    holder = sqlite3.connect(bare.home / "bundletui.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    replies: list[httpx.Response] = []
+
+    def write() -> None:
+        with httpx.Client(base_url=bare.url + "/", timeout=30) as client:
+            replies.append(client.put(f"v2/job/{cid}?action=suspend"))
+
+    writers = [threading.Thread(target=write) for _ in range(5)]
+    for t in writers:
+        t.start()
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    assert http.get(f"v2/job/{cid}", params={"show": "status"}).json()["status"] == "PREP"
+    assert time.monotonic() - t0 < 1.0
+    for t in writers:
+        t.join(30)
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert [r.status_code for r in replies] == [503] * 5
+    assert {r.headers["oozie-error-code"] for r in replies} == {"EB006"}
+    assert http.put(f"v2/job/{cid}?action=suspend").status_code == 200
+
+
 @pytest.mark.parametrize(
     "headers",
     [
@@ -504,6 +552,8 @@ def test_action_scoped_kill_ignore_rerun(lhttp: httpx.Client, live: Live) -> Non
     oozie_error(lhttp.put(f"v2/job/{cid}?action=suspend&type=bogus&scope=3"), 400, "E0303")
     status = lhttp.get(f"v2/job/{cid}", params={"show": "status"}).json()["status"]
     assert status == "RUNNINGWITHERROR"  # @1-2 killed above; not suspended
+    log = lhttp.get(f"v2/job/{cid}@3", params={"show": "log"})  # no workflow yet: empty
+    assert (log.status_code, log.text) == (200, ""), log.text
     r = lhttp.put(f"v2/job/{cid}?action=ignore&type=action&scope=2", headers=XML)
     assert [(a["actionNumber"], a["status"]) for a in r.json()["actions"]] == [(2, "IGNORED")]
     r = lhttp.put(

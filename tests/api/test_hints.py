@@ -223,3 +223,19 @@ def test_an_empty_submission_says_the_body_is_empty(lhttp: httpx.Client) -> None
     r = lhttp.post("v2/jobs", content=b"<configuration/>", headers={"Content-Type": "text/plain"})
     assert (r.status_code, r.headers["oozie-error-code"]) == (400, "E0300")
     assert lhttp.get("v2/jobs").json()["total"] == 0
+
+
+def test_a_relative_app_path_over_http_is_told_it_starts_at_the_home(
+    lhttp: httpx.Client, live: Live
+) -> None:
+    """A body has no file: the CLI's "relative paths start at the config file's directory"
+    was wrong over HTTP, where they start at the home."""
+    body = conf_xml({"user.name": "joe", "oozie.wf.application.path": "nothere"})
+    for params in ({"action": "dryrun"}, None):
+        r = lhttp.post("v2/jobs", params=params, content=body, headers=XML)
+        assert (r.status_code, r.headers["oozie-error-code"]) == (400, "E0710"), r.text
+        assert str(live.home / "nothere") in r.json()["message"]
+        assert r.json()["hint"] == (
+            "check the application path (a relative path over HTTP starts at the server's home "
+            "directory; give an absolute one)"
+        )
