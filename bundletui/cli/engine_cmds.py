@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +12,7 @@ import typer
 from rich.logging import RichHandler
 
 from bundletui.cli._common import HomeOpt, handle_errors
-from bundletui.errors import BundletuiError
+from bundletui.errors import BundletuiError, CommandError, ModelError
 from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store.db import resolve_home
 
@@ -133,8 +134,8 @@ def register(app: typer.Typer) -> None:
             home=resolve_home(home),
             landing=landing,
             clock=clock,
-            start_time=parse_oozie_time(start_time, what="--start-time") if start_time else None,
-            until=parse_oozie_time(until, what="--until") if until else None,
+            start_time=_option_time(start_time, "--start-time"),
+            until=_option_time(until, "--until"),
             max_workers=max_workers,
             lease_ttl=lease_ttl,
             settle=settle,
@@ -162,3 +163,16 @@ def register(app: typer.Typer) -> None:
         finally:
             if handle is not None:
                 handle.stop()
+
+
+def _option_time(text: str | None, option: str) -> datetime | None:
+    """An option's time; a bad one is an invalid parameter (E0302), not the coordinator
+    attribute error (E1003) the parser gives for an XML attribute."""
+    if not text:
+        return None
+    try:
+        return parse_oozie_time(text, what=option)
+    except ModelError as exc:
+        detail = exc.message.split("]: ", 1)[-1]
+        error = CommandError.from_template("E0302", f"{option} {text}: {detail}", hint=exc.hint)
+        raise error from None

@@ -61,3 +61,19 @@ def test_a_start_time_without_the_simulated_clock_is_refused_not_ignored(
     assert "hint: add --clock simulated, or leave --start-time out" in r.stderr
     assert "engine active" not in r.stderr + r.stdout
     assert not home.exists()
+
+
+@pytest.mark.parametrize("option", ["--start-time", "--until"])
+def test_a_bad_time_option_is_an_invalid_parameter_not_a_coordinator_attribute(
+    tmp_path: Path, option: str
+) -> None:
+    """It said "E1003: Invalid coordinator application attributes" for a command-line option."""
+    r = bundletui("run", "--clock", "simulated", option, "tomorrow", home=tmp_path / "h")
+    assert r.returncode == 1, r
+    first = r.stderr.splitlines()[0]
+    assert first == (
+        f"Error: E0302: Invalid parameter [{option} tomorrow: Could not parse [tomorrow] "
+        "using [yyyy-MM-dd'T'HH:mm'Z'] mask]"
+    ), r.stderr
+    assert "hint: write times as yyyy-MM-ddTHH:mmZ" in r.stderr
+    assert "coordinator" not in r.stderr and not (tmp_path / "h").exists()
