@@ -725,6 +725,8 @@ def waiting_for(
             "timeoutAt": ends,
             "detail": detail,
         }
+    if action.trigger:  # an event schedule's action has no inputs: its constraints decide
+        return {"reason": "check", "detail": "run constraints not checked yet"}
     missing, unresolved, total, unavailable = _missing(conn, action)
     out: dict[str, Any] = {
         "reason": "inputs",

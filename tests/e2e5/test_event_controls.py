@@ -103,6 +103,8 @@ def test_a_rerun_action_of_an_event_schedule_runs_again_with_what_fired_it(bt: B
 
     bt.cli("rerun", coord, "--action", "1")
     assert [a["status"] for a in bt.actions(coord)] == ["WAITING"]
+    waiting = bt.info(first["id"])["waitingFor"]  # it has no inputs: it said "inputs not …"
+    assert waiting == {"reason": "check", "detail": "run constraints not checked yet"}
     bt.sim("2026-03-01T12:00Z", "2026-03-01T13:00Z")
     again = bt.actions(coord)
     assert [a["status"] for a in again] == ["SUCCEEDED"]
