@@ -321,7 +321,16 @@ def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -
     """``1,3-4,7-40`` -> [1, 3, 4, 7, …, 40]. ``upto``: the highest number ``coord_id`` has;
     a range reaching past it is an error before it is spelled out (``1-999999999``)."""
     numbers: list[int] = []
-    for part in (p.strip() for p in text.split(",") if p.strip()):
+    parts = [p.strip() for p in text.split(",")]
+    while parts and not parts[-1]:
+        parts.pop()  # "1,2," is 1,2, as Java's split drops trailing empty strings
+    if "" in parts:  # "1,,2" or ",1": Oozie's Integer.parseInt("") refuses it (E0302)
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [action scope {text}]: an empty item",
+            hint="use numbers and ranges separated by single commas, e.g. 1,3-4",
+        )
+    for part in parts:
         lo, sep, hi = part.partition("-")
         try:
             a = int(lo)

@@ -62,8 +62,10 @@ def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None
     bt.fails("kill", coord_id, "--action", "", code="E0302")  # empty: never the whole job
     bt.fails("kill", coord_id, "--date", "", code="E0302")
     bt.fails("kill", coord_id, "--action", "1-99999999", code="E0605")  # not spelled out
+    for scope in ("3,,4", ",3"):  # Oozie's Integer.parseInt("") refuses an empty item
+        assert "an empty item" in bt.fails("kill", coord_id, "--action", scope, code="E0302").stderr
     assert bt.status(coord_id) == "RUNNING"
-    killed = bt.cli("kill", coord_id, "--action", "3-4").stdout.split()
+    killed = bt.cli("kill", coord_id, "--action", "3-4,").stdout.split()  # trailing: dropped
     assert killed == [f"{coord_id}@3", f"{coord_id}@4"]
     bt.cli("kill", f"{coord_id}@5")  # an action id kills that action
     assert bt.actions(coord_id) == {
