@@ -336,6 +336,13 @@ class Engine:
             with self.store.write() as tx:
                 set_clock_mode(self.store, tx, "simulated", start)
             log.info("simulated clock at %s", start.isoformat())
+            if self.config.until is not None and self.config.until < start:
+                log.warning(
+                    "--until %s is before the simulated clock (%s), which does not go back: "
+                    "the engine does what is due now and stops",
+                    self.config.until.isoformat(),
+                    start.isoformat(),
+                )
         else:
             self.clock = self.real_clock
             if self.store.meta("clock") != "real":

@@ -77,3 +77,17 @@ def test_a_bad_time_option_is_an_invalid_parameter_not_a_coordinator_attribute(
     ), r.stderr
     assert "hint: write times as yyyy-MM-ddTHH:mmZ" in r.stderr
     assert "coordinator" not in r.stderr and not (tmp_path / "h").exists()
+
+
+def test_an_until_before_the_simulated_clock_says_why_the_engine_stops_at_once(
+    tmp_path: Path,
+) -> None:
+    """``run --until`` earlier than the clock exited 0 at once without a word."""
+    home = tmp_path / "home"
+    args = ("run", "--clock", "simulated", "--start-time", "2026-01-02T00:00Z")
+    assert bundletui(*args, "--until", "2026-01-02T00:00Z", home=home, timeout=60).returncode == 0
+    r = bundletui(*args, "--until", "2026-01-01T00:00Z", home=home, timeout=60)
+    assert r.returncode == 0, r
+    out = " ".join((r.stdout + r.stderr).split())
+    assert "--until 2026-01-01T00:00:00+00:00 is before the simulated clock" in out, out
+    assert "reached --until" in out
