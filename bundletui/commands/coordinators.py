@@ -589,6 +589,20 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
     for part in (p for p in value.split(";") if p.strip()):
         key, sep, val = part.partition("=")
         key = key.strip().lower()
+        if not sep and key in allowed:
+            example = (
+                "2026-01-01T00:00Z"
+                if key.endswith("time")
+                else "2"
+                if key == "concurrency"
+                else "RUNNING"
+            )
+            raise CommandError(
+                code,
+                f"Invalid change value [{value}]: {key} needs a value",
+                hint=f"--value '{key}={example}'"
+                + ("; an empty pausetime= clears it" if key == "pausetime" else ""),
+            )
         if not sep or key not in allowed:
             raise CommandError(
                 code,

@@ -485,6 +485,9 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
         ),
     )
     bt.land(partition("raw", T0))
+    # a known key without "=": said so, not "unknown key [endtime]"
+    err = bt.fails("change", coord_id, "--value", "endtime", code="E1015").stderr
+    assert "endtime needs a value" in err and "--value 'endtime=2026-01-01T00:00Z'" in err
     bt.sim(T0, "2026-01-01T04:30Z")
     assert bt.actions(coord_id) == {
         1: "SUCCEEDED",
