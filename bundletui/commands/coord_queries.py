@@ -911,6 +911,9 @@ def _filter_error(text: str, why: str) -> CommandError:
     )
 
 
+_PAGE_ORDER = {"nominal": "nominal_time {}", "status": "status {}, nominal_time DESC"}
+
+
 def action_page(
     conn: sqlite3.Connection,
     coord: CoordRow,
@@ -920,11 +923,15 @@ def action_page(
     order: str = "asc",
     filter_text: str = "",
     tz: str = "GMT",
+    by: str = "nominal",
 ) -> ActionPage:
-    """One page of a coordinator's actions by nominal time: one indexed query plus the total."""
+    """One page of a coordinator's actions by nominal time (one indexed query plus the
+    total), or ``by="status"`` (ties newest first), so a sorted page is of all its actions."""
     direction = (order or "asc").strip().lower()
     if direction not in ("asc", "desc"):
         raise fail("E0303", "order", order, hint="order is asc (default) or desc")
+    if by not in _PAGE_ORDER:
+        raise fail("E0303", "by", by, hint=f"by is {' or '.join(_PAGE_ORDER)}")
     flt = ActionFilter.parse(filter_text)
     counts = jobs.action_counts(conn, coord.id)
     clause, params = flt.sql()
@@ -944,7 +951,7 @@ def action_page(
             ActionRow,
             where,
             params,
-            order=f"nominal_time {direction.upper()}",
+            order=_PAGE_ORDER[by].format(direction.upper()),
             limit=-1 if limit is None else limit,
             offset=start - 1,
         )

@@ -710,7 +710,8 @@ class MainScreen(Screen[None]):
         # the page asked for, now: a poll's refresh while this loads asks for it too (it read
         # the old offset and, loading exclusively, undid a `]` pressed just before)
         table.page_offset = offset
-        self.query_one(ContentSwitcher).border_title = "actions, newest first"
+        self.query_one(ContentSwitcher).border_title = table.order_title()
+        sort = table.sort_key
 
         def then(data: dict[str, Any]) -> None:
             if self._bottom_key != ("table", coord_id):  # the selection moved on meanwhile
@@ -731,7 +732,7 @@ class MainScreen(Screen[None]):
             table.show_page(coord_id, data, self.alias)
 
         self._in_thread(
-            lambda: self.backend.action_page(coord_id, offset, size),
+            lambda: self.backend.action_page(coord_id, offset, size, sort),
             then,
             group="bottom",
             exclusive=True,
@@ -778,13 +779,9 @@ class MainScreen(Screen[None]):
         if table.coord_id is None or self.query_one(ContentSwitcher).current != "table":
             self.notify("sort: no action table here; select a coordinator", severity="warning")
             return
-        key, descending = table.sort_by(column)
-        if (key, descending) == ActionTable.DEFAULT_SORT:
-            self.notify("actions: newest first")
-        elif key == "n":
-            self.notify("actions on this page: oldest first")
-        else:
-            self.notify(f"actions on this page by status {'↓' if descending else '↑'}")
+        table.sort_by(column)
+        self.notify(table.order_title())
+        self._load_page(table.coord_id, 1)  # all the actions in that order, from the first
 
     # ------------------------------------------------------------------ header & keys
 

@@ -230,15 +230,24 @@ class Backend:
 
         return self._reading(body)
 
-    def action_page(self, coord_id: str, offset: int, length: int) -> dict[str, Any]:
-        """One page of a coordinator's actions, newest first (one indexed query)."""
+    def action_page(
+        self, coord_id: str, offset: int, length: int, sort: tuple[str, bool] = ("n", True)
+    ) -> dict[str, Any]:
+        """One page of a coordinator's actions, newest first (one indexed query), or sorted
+        by ``sort`` (the table's column, descending) over all of them."""
+        column, descending = sort
 
         def body(conn: Any) -> dict[str, Any]:
             coord = jobs.get(conn, CoordRow, coord_id)
             if coord is None:
                 return {"actions": [], "total": 0, "offset": offset}
             page = coord_queries.action_page(
-                conn, coord, offset=offset, length=length, order="desc"
+                conn,
+                coord,
+                offset=offset,
+                length=length,
+                order="desc" if descending else "asc",
+                by="status" if column == "status" else "nominal",
             )
             return {"actions": page.actions, "total": page.total, "offset": page.offset}
 

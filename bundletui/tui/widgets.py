@@ -365,8 +365,9 @@ class JobTree(Tree[str]):
 class ActionTable(DataTable[Text | str]):
     """One page of the selected coordinator's actions, newest first (paged in SQL). Its
     columns are fitted to the pane (:func:`fit_columns`): the id and the status are never
-    scrolled out of sight. :meth:`sort_by` orders the rows of the page shown (k9s's
-    ``shift-<letter>``); the order holds for the next pages and polls until changed."""
+    scrolled out of sight. :meth:`sort_by` chooses the order (k9s's ``shift-<letter>``), in
+    which the pages are then read, over all the coordinator's actions; it holds for the next
+    pages and polls until changed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Cursor down", show=False),  # vim / k9s
@@ -377,11 +378,8 @@ class ActionTable(DataTable[Text | str]):
     """
     # the page's own order (SQL: newest first) is the number, descending
     DEFAULT_SORT: ClassVar[tuple[str, bool]] = ("n", True)
-    # column -> (the value it sorts by, descending at the first press)
-    SORTS: ClassVar[dict[str, tuple[Callable[[dict[str, Any]], Any], bool]]] = {
-        "n": (lambda a: int(a["actionNumber"]), True),
-        "status": (lambda a: str(a["status"]), False),
-    }
+    # column -> descending at the first press (the pages are read in that order)
+    SORTS: ClassVar[dict[str, bool]] = {"n": True, "status": False}
     # fixed widths for the pane's width: nothing to measure per row, no shift between pages
     COLUMNS: ClassVar[list[tuple[str, str]]] = [
         ("#", "n"),
@@ -429,17 +427,23 @@ class ActionTable(DataTable[Text | str]):
         return True
 
     def sort_by(self, column: str) -> tuple[str, bool]:
-        """Order the page by ``column`` (``n`` or ``status``); the same column again reverses
-        it. The cursor stays on the action it was on (rows are re-located by id, not by
-        position); ties keep the page's order (newest first)."""
+        """Sort by ``column`` (``n`` or ``status``; ties newest first); the same column again
+        reverses it. The caller reads the first page again in that order; the cursor stays on
+        its action if it is there (rows are re-located by id, not by position)."""
         current, descending = self.sort_key
-        first = self.SORTS[column][1]
+        first = self.SORTS[column]
         self.sort_key = (column, not descending if current == column else first)
         keep = self.highlighted_id()
-        self._fit(self.scrollable_content_region.width, force=True)
-        if self._page is not None:
+        self._fit(self.scrollable_content_region.width, force=True)  # the arrow: new columns
+        if self._page is not None:  # the rows as they were, until the sorted page comes
             self._fill(*self._page, keep)
         return self.sort_key
+
+    def order_title(self) -> str:
+        column, descending = self.sort_key
+        if column == "n":
+            return f"actions, {'newest' if descending else 'oldest'} first"
+        return f"actions by status {'↓' if descending else '↑'}"
 
     def show_page(self, coord_id: str, data: dict[str, Any], alias: Callable[[str], str]) -> None:
         keep = self.highlighted_id() if coord_id == self.coord_id else None
@@ -454,10 +458,7 @@ class ActionTable(DataTable[Text | str]):
     ) -> None:
         self.clear(columns=False)
         self.action_ids = []
-        actions = list(data["actions"])
-        if self.sort_key != self.DEFAULT_SORT:
-            column, descending = self.sort_key
-            actions.sort(key=self.SORTS[column][0], reverse=descending)  # stable: ties keep
+        actions = list(data["actions"])  # in the table's order: read so
         for a in actions:
             why = a.get("waitingFor") or {}
             reason = why.get("detail") or ""

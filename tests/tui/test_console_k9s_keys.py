@@ -1,6 +1,7 @@
 """The keys a k9s operator expects: kill is ``ctrl+k`` / ``f9`` (``k`` is up), ``j`` / ``k``
 move the cursor in the tree and the action table but type letters in the ``/`` and ``:``
-prompts, and ``N`` / ``S`` sort the action table's page with the cursor kept on its action.
+prompts, and ``N`` / ``S`` sort the action table (all of a coordinator's actions, read in that
+order) with the cursor kept on its action.
 
 Real stores and the real app driven by Pilot (no engine: nothing moves unless a test moves
 it)."""
@@ -187,8 +188,8 @@ async def test_sort_keys_order_the_page_and_keep_the_cursor_on_its_action(env: E
         def order(*numbers: int) -> list[str]:
             return [a[n] for n in numbers]
 
-        await h.press("S")  # by status: KILLED first; ties keep newest first
-        assert table.action_ids == order(3, 6, 5, 4, 2, 1)
+        await h.press("S")  # by status: KILLED first; ties newest first (read so, in SQL)
+        await h.until(lambda: table.action_ids == order(3, 6, 5, 4, 2, 1), what="by status")
         assert table.highlighted_id() == a[5] == h.main.selected_id
         assert table.cursor_row == 2
         assert "status ↑" in labels(table)
@@ -199,15 +200,15 @@ async def test_sort_keys_order_the_page_and_keep_the_cursor_on_its_action(env: E
         assert table.highlighted_id() == a[5] == h.main.selected_id
 
         await h.press("S")  # again: the other way
-        assert table.action_ids == order(6, 5, 4, 2, 3, 1)
+        await h.until(lambda: table.action_ids == order(6, 5, 4, 2, 3, 1), what="reversed")
         assert table.highlighted_id() == a[5] and table.cursor_row == 1
         assert "status ↓" in labels(table)
 
         await h.press("N")  # by number: the table's own order, newest first
-        assert table.action_ids == order(6, 5, 4, 3, 2, 1)
+        await h.until(lambda: table.action_ids == order(6, 5, 4, 3, 2, 1), what="by number")
         assert labels(table)[:3] == ["#", "nominal", "status"]  # no arrow on the default
         await h.press("N")  # oldest first
-        assert table.action_ids == order(1, 2, 3, 4, 5, 6)
+        await h.until(lambda: table.action_ids == order(1, 2, 3, 4, 5, 6), what="oldest first")
         assert table.highlighted_id() == a[5] == h.main.selected_id
         assert table.cursor_row == 4 and labels(table)[0] == "# ↑"
         await h.press("j")  # j follows the sorted rows
@@ -216,8 +217,28 @@ async def test_sort_keys_order_the_page_and_keep_the_cursor_on_its_action(env: E
         # from the tree too (the table below is the coordinator's); where there is none: why
         await h.select(hourly)
         await h.press("N")
-        assert table.action_ids == order(6, 5, 4, 3, 2, 1)
+        await h.until(lambda: table.action_ids == order(6, 5, 4, 3, 2, 1), what="newest first")
         await h.select(env.bundle)
         h.toasts.clear()
         await h.press("S")
         assert h.warned("sort: no action table here")
+
+
+async def test_a_sort_orders_all_the_actions_not_only_the_page_shown(env: Env) -> None:
+    """Pages of two: by status, the one KILLED action (@3, on the third page newest first)
+    heads the first page, and the next page goes on in that order."""
+    async with console(env, engine="none", ready=False) as h:
+        hourly = await loaded(h)
+        a = {n: f"{hourly}@{n}" for n in range(1, 7)}
+        table = h.main.query_one(ActionTable)
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="3")
+        await h.until(lambda: h.status(ActionRow, a[3]) == "KILLED", what="@3 killed")
+        table.page_size = 2
+        table.focus()
+        await h.press("N", "N")  # newest first again, read in pages of two
+        await h.until(lambda: table.action_ids == [a[6], a[5]], what="newest two")
+        await h.press("S")
+        await h.until(lambda: table.action_ids == [a[3], a[6]], what="KILLED first")
+        assert table.page_total == 6
+        await h.press("right_square_bracket")
+        await h.until(lambda: table.action_ids == [a[5], a[4]], what="the next two by status")
