@@ -430,6 +430,8 @@ class HelpScreen(ModalScreen[str | None]):
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close"),
+        Binding("j", "line('down')", "Down", show=False),  # vim / k9s
+        Binding("k", "line('up')", "Up", show=False),
     ]
 
     def __init__(self, entries: list[HelpEntry], footer: str = "") -> None:
@@ -465,6 +467,13 @@ class HelpScreen(ModalScreen[str | None]):
             return
         entry = self.entries[int(event.option.id)]
         self.dismiss(entry.action)
+
+    def action_line(self, way: str) -> None:
+        keys = self.query_one(OptionList)
+        if way == "down":
+            keys.action_cursor_down()
+        else:
+            keys.action_cursor_up()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -38,6 +38,8 @@ class TextScreen(Screen[None]):
         Binding("ctrl+s,S", "save", "Save"),
         Binding("home,g", "top", "Top", show=False),
         Binding("end,G", "bottom", "Bottom", show=False),
+        Binding("j", "line(1)", "Down", show=False),  # vim / k9s
+        Binding("k", "line(-1)", "Up", show=False),
     ]
     DEFAULT_CSS = """
     TextScreen VerticalScroll { border: round $primary; padding: 0 1; }
@@ -78,6 +80,9 @@ class TextScreen(Screen[None]):
     def action_bottom(self) -> None:
         self.query_one(VerticalScroll).scroll_end(animate=False)
 
+    def action_line(self, step: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=step, animate=False)
+
     def action_save(self) -> None:
         if self.save_to is None:
             self.notify("nowhere to save", severity="warning")
@@ -101,6 +106,8 @@ class LogScreen(Screen[None]):
         Binding("ctrl+s,S", "save", "Save"),
         Binding("home,g", "top", "Top", show=False),
         Binding("end,G", "bottom", "Bottom", show=False),
+        Binding("j", "line(1)", "Down", show=False),  # vim / k9s
+        Binding("k", "line(-1)", "Up", show=False),
     ]
     DEFAULT_CSS = """
     LogScreen Log, LogScreen RichLog { border: round $primary; height: 1fr; }
@@ -245,6 +252,9 @@ class LogScreen(Screen[None]):
 
     def action_bottom(self) -> None:
         self.query_one(RichLog if self.wrap else Log).scroll_end(animate=False)
+
+    def action_line(self, step: int) -> None:
+        self.query_one(RichLog if self.wrap else Log).scroll_relative(y=step, animate=False)
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "log-tail")
