@@ -346,20 +346,24 @@ def check_constraints(c: Constraints, ctx: ConstraintContext) -> ConstraintVerdi
     launch the job: a delay as long as the timeout runs, it is not discarded."""
     now = ctx.now_ms
     deadline = ctx.fired_ms + c.timeout_ms if c.timeout_ms is not None else None
+    # A look after the deadline (no engine ran, or SAFEMODE held the checks) asks whether the
+    # time constraints held at the deadline, not whether they hold now: a job held by a
+    # night window past its timeout is discarded, not launched at night.
+    at = now if deadline is None else min(now, deadline)
     held: ConstraintVerdict | None = None
-    if c.delay_ms and now < ctx.fired_ms + c.delay_ms:
+    if c.delay_ms and at < ctx.fired_ms + c.delay_ms:
         held = ConstraintVerdict(Verdict.RETRY, "delay", ctx.fired_ms + c.delay_ms)
     elif (
         c.since_last_run_ms
         and ctx.last_run_ms is not None
-        and now < ctx.last_run_ms + c.since_last_run_ms
+        and at < ctx.last_run_ms + c.since_last_run_ms
     ):
         held = ConstraintVerdict(
             Verdict.RETRY, "since-last-run", ctx.last_run_ms + c.since_last_run_ms
         )
-    elif c.window is not None and not in_window(c.window, now, ctx.timezone):
+    elif c.window is not None and not in_window(c.window, at, ctx.timezone):
         held = ConstraintVerdict(
-            Verdict.RETRY, "time-window", next_window_start(c.window, now, ctx.timezone)
+            Verdict.RETRY, "time-window", next_window_start(c.window, at, ctx.timezone)
         )
     elif c.concurrency is not None and ctx.running >= c.concurrency:
         held = ConstraintVerdict(

@@ -365,6 +365,28 @@ def test_constraints_that_hold_when_the_timeout_comes_launch_the_job(bt: Bt5) ->
     assert started == {"equal": "2026-03-01T10:10Z", "zero": "2026-03-01T10:00Z"}
 
 
+def test_a_look_after_the_timeout_asks_whether_the_constraints_held_by_then(bt: Bt5) -> None:
+    """Held by a night window with a 1 h timeout, and no engine from 10:00 to 23:00: the job
+    timed out at 11:00 and is discarded, not launched at 23:00 because the window is open."""
+    coord = bt.submit(
+        bt.write(
+            "night.xml",
+            event_coordinator(
+                "night",
+                feeds=[Feed("f", "${landing}/f")],
+                trigger='<partitions feed="f"/>',
+                constraints='<time-window start="22:00" end="06:00"/><timeout>PT1H</timeout>',
+            ),
+        )
+    )
+    bt.land("f", "1")
+    bt.step("2026-03-01T10:00Z")  # fired, held by the window
+    assert [a["status"] for a in bt.actions(coord)] == ["WAITING"]
+    bt.sim("2026-03-01T23:00Z", "2026-03-01T23:30Z")
+    (action,) = bt.actions(coord)
+    assert (action["status"], action["error_code"]) == ("TIMEDOUT", "EB0802")
+
+
 def test_nested_feeds_each_see_a_partition_that_lies_in_both(bt: Bt5) -> None:
     """One schedule watches ``clicks``, another ``clicks/eu``: a partition under ``eu`` is a
     partition of both. It was recorded once, for whichever feed the intake reached last, and
