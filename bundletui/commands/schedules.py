@@ -176,6 +176,7 @@ def resumed(tx: Tx, coord: CoordRow, events_from: int | None = None) -> None:
     if spec is not None:
         _record_present(tx, spec)
     ev.ignore_events_until(tx, coord.id, events_from)
+    ev.set_crons_from(tx, coord.id, tx.now_ms)  # cron times while suspended: not owed
 
 
 def resume_horizon(tx: Tx, coords: Iterable[CoordRow]) -> int | None:

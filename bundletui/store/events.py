@@ -167,6 +167,20 @@ def schedule_state(conn: sqlite3.Connection, coord_id: str) -> tuple[int, int | 
     return (0, None, None) if row is None else (int(row[0]), row[1], row[2])
 
 
+def crons_from(conn: sqlite3.Connection, coord_id: str) -> int | None:
+    """When the schedule was last resumed (None: never): no cron time before it is owed."""
+    row = conn.execute(
+        "SELECT crons_from FROM event_schedules WHERE coord_id = ?", (coord_id,)
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def set_crons_from(tx: Tx, coord_id: str, when: int) -> None:
+    tx.conn.execute(
+        "UPDATE event_schedules SET crons_from = ? WHERE coord_id = ?", (when, coord_id)
+    )
+
+
 def set_last_run(tx: Tx, coord_id: str, when: int) -> None:
     tx.conn.execute("UPDATE event_schedules SET last_run = ? WHERE coord_id = ?", (when, coord_id))
 

@@ -359,4 +359,9 @@ MIGRATIONS: list[str] = [
     -- a rerun's job runs an action again with what fired it: later events do not join it
     ALTER TABLE job_queue ADD COLUMN rerun INTEGER NOT NULL DEFAULT 0;
     """,
+    # 4: when a schedule was last resumed: cron times before it (while it was suspended) are
+    # not owed to it, even before its first firing
+    """
+    ALTER TABLE event_schedules ADD COLUMN crons_from INTEGER;
+    """,
 ]

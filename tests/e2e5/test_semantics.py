@@ -282,6 +282,23 @@ def test_cron_times_from_the_start_that_no_engine_saw_fire_once(bt: Bt5) -> None
     ]
 
 
+def test_cron_times_while_suspended_before_the_first_firing_are_not_owed(bt: Bt5) -> None:
+    """Suspended before its first cron time, resumed three hours later: nothing fires for the
+    times in between (what arrives while suspended is ignored), as when it had fired before."""
+    bt.step("2026-01-01T00:00Z")  # the store's clock: submitted at 00:00
+    coord = bt.submit(
+        bt.write("held.xml", event_coordinator("held", trigger='<cron expression="0 * * * *"/>')),
+        start="2026-01-01T00:10Z",
+        end="2026-01-01T12:00Z",
+    )
+    bt.step("2026-01-01T00:20Z")
+    bt.cli("suspend", coord)
+    bt.step("2026-01-01T03:20Z")
+    bt.cli("resume", coord)
+    bt.sim("2026-01-01T03:20Z", "2026-01-01T04:30Z")
+    assert [fmt_ms(a["nominal"]) for a in bt.actions(coord)] == ["2026-01-01T04:00Z"]
+
+
 def test_concurrency_holds_fired_jobs_until_a_run_ends(bt: Bt5) -> None:
     """concurrency max=1: jobs fired while a run is going wait ("concurrency (1/1 running)",
     with no time to look again) and launch one by one as runs end."""

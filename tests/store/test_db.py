@@ -70,7 +70,7 @@ def test_a_schema_1_store_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None
     _coord(conn, "0000001-x-C")
     conn.close()
     store = Store(tmp_path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
     row = jobs.get(store.conn, CoordRow, "0000001-x-C")
     assert row is not None and (row.app_name, row.error_code, row.error_message) == (
         "c",
@@ -105,7 +105,7 @@ def test_a_schema_2_store_keeps_its_events_and_their_ids_and_nested_feeds_get_on
 
     store = Store(tmp_path)
     c = store.conn
-    assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert c.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert c.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert [tuple(r) for r in c.execute("SELECT id, path FROM events ORDER BY id")] == [
         (1, "/l/c/eu/p0"),
@@ -277,3 +277,15 @@ def test_a_lock_held_by_another_process_past_the_wait_is_eb006_and_begins_nothin
         pass
     assert store.revision() == rev + 1
     store.close()
+
+
+def test_a_schema_3_store_gains_the_schedules_resume_time(tmp_path: Path) -> None:
+    """Schema 4: event_schedules.crons_from (when a schedule was last resumed), empty for the
+    schedules a schema-3 store already has."""
+    conn = _old_store(tmp_path, 3)
+    _coord(conn, "0000001-x-C")
+    conn.execute("INSERT INTO event_schedules (coord_id, events_from) VALUES ('0000001-x-C', 0)")
+    conn.close()
+    store = Store(tmp_path)
+    rows = store.conn.execute("SELECT coord_id, crons_from FROM event_schedules").fetchall()
+    assert [tuple(r) for r in rows] == [("0000001-x-C", None)]
