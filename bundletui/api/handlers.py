@@ -164,14 +164,9 @@ def jobs_put(store: Store, call: Call) -> Reply:
     fn = bulk.get(action)
     if fn is None:
         raise bad_value("action", action, "bulk actions are kill, suspend and resume")
-    # Oozie: never every job at once; a filter of empty clauses (";", "name=") selects them all
-    clauses = [c for c in call.params.text("filter").split(";") if c.partition("=")[2].strip()]
-    if not clauses:
-        raise ApiError(
-            "E0305",
-            "filter params must be specified for bulk write API",
-            hint="select the jobs, e.g. filter=status=RUNNING;name=ingest",
-        )
+    queries.check_bulk_filter(
+        call.params.text("filter"), hint="select the jobs, e.g. filter=status=RUNNING;name=ingest"
+    )
     kind = job_type(call.params)
     page = listing(store, call.params)
     ctx = Ctx(store, face="api", user=call.user)

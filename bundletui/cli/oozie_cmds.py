@@ -1202,13 +1202,10 @@ def jobs_command(front: Front) -> None:
         {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}[kind]
     ]
     bulk = next((op for op in ("kill", "suspend", "resume") if a.has(op)), None)
-    if bulk is not None and not flt.strip():  # Oozie's server refuses: never every job at once
-        raise BundletuiError(
-            "E0305",
-            "filter params must be specified for bulk write API",
-            hint="select the jobs, e.g. -filter 'status=RUNNING;name=ingest'",
-        )
     if bulk is not None:
+        queries.check_bulk_filter(
+            flt, hint="select the jobs, e.g. -filter 'status=RUNNING;name=ingest'"
+        )
         items = _bulk(front, bulk, kind, items)
         if not items:
             say("bulk modify command did not modify any jobs")

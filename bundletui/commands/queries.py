@@ -149,6 +149,13 @@ def _node_specs(wf: WorkflowRow) -> dict[str, Node]:
     return {node.name: node for node in app_of(wf.app).nodes}
 
 
+def check_bulk_filter(text: str, hint: str) -> None:
+    """A bulk kill / suspend / resume needs a filter that selects (Oozie's server: never every
+    job at once); one whose clauses are all empty (``;``, ``name=``) would select them all."""
+    if not any(clause.partition("=")[2].strip() for clause in text.split(";")):
+        raise CommandError("E0305", "filter params must be specified for bulk write API", hint=hint)
+
+
 # ----------------------------------------------------------------------------- lookups
 
 

@@ -563,6 +563,10 @@ def test_bulk_suspend(fresh: World) -> None:
     out = oozie(fresh.home, "oozie", "jobs", "-jobtype", "coordinator", "-kill")
     assert (out.code, out.stdout) == (255, ""), out  # Oozie: never every job at once
     assert out.stderr.startswith("Error: E0305 : E0305: filter params must be specified")
+    for empty in (";", "name=", " ; "):  # clauses that select nothing: every job, refused
+        args = ("oozie", "jobs", "-jobtype", "coordinator", "-filter", empty, "-kill")
+        out = oozie(fresh.home, *args)
+        assert out.code == 255 and "E0305" in out.stderr, (empty, out)
     assert status(fresh, fresh.coord) == "RUNNING"
     out = oozie(
         fresh.home,
