@@ -129,18 +129,20 @@ def workflow_json(
     }
     if with_actions:
         specs = _node_specs(wf)
-        hidden = _UNREACHED.get(WorkflowForm(wf.form), frozenset()) if reached_only else ()
+        every = not reached_only or WorkflowForm(wf.form) is not WorkflowForm.OOZIE
         out["actions"] = [
             node_json(n, specs.get(n.name), tz)
             for n in jobs.workflow_nodes(conn, wf.id)
-            if n.status not in hidden
+            if every or _entered(n)
         ]
     return out
 
 
-# a DAG's jobs all exist from its submission (JobControl lists the waiting ones); an Oozie
-# workflow's actions only from when the run reaches them
-_UNREACHED = {WorkflowForm.OOZIE: frozenset({NodeStatus.WAITING, NodeStatus.SKIPPED})}
+def _entered(node: NodeRow) -> bool:
+    """Did the run reach the node? A DAG's jobs all exist from its submission (JobControl lists
+    the waiting ones); an Oozie workflow has an action only once its run reaches it: queued,
+    started or passed, not a node a kill ended before then, or the path a decision left."""
+    return node.started is not None or node.attempt > 0 or node.status == NodeStatus.READY
 
 
 def _node_specs(wf: WorkflowRow) -> dict[str, Node]:

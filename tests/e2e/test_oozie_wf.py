@@ -84,6 +84,32 @@ def test_decision_default_reaches_kill_node_with_message(bt: Bt, tmp_path: Path)
     assert "SKIPPED" not in text and "prepare" not in text
 
 
+def test_a_killed_oozie_workflow_lists_the_nodes_its_run_entered(bt: Bt, tmp_path: Path) -> None:
+    """Killed while report waits out its retry: Oozie's view lists the nodes the run reached,
+    not those the kill ended before (they are KILLED in our own view)."""
+    bt.engine()
+    wf = bt.submit(CONFIG, {"outputDir": str(tmp_path), "reportFailures": "1"})
+    deadline = time.monotonic() + 20
+    while actions(bt.peek(wf))["report"]["status"] != "USER_RETRY":
+        assert time.monotonic() < deadline, bt.peek(wf)
+        time.sleep(0.05)
+    bt.cli("kill", wf)
+    info = bt.wait(wf, "KILLED")
+    assert actions(info)["mark-done"]["nodeStatus"] == "KILLED"
+    text = bt.cli("oozie", "job", "-info", wf).stdout
+    listed = [line.split()[0].split("@")[1] for line in text.splitlines() if f"{wf}@" in line]
+    assert set(listed) == {
+        "check",
+        "has-rows",
+        "prepare",
+        "fork-counts",
+        "count-words",
+        "count-lines",
+        "join-counts",
+        "report",
+    }, text
+
+
 def test_action_error_goes_to_kill_node_naming_last_error_node(bt: Bt, tmp_path: Path) -> None:
     bt.engine()
     wf = bt.submit(CONFIG, {"outputDir": str(tmp_path), "inputName": "missing.txt"})
