@@ -392,8 +392,8 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
     job_id = call.resource
     from bundletui.spec.config import parse_hadoop_xml
 
-    body = call.body.strip()
-    conf = parse_hadoop_xml(body, "<request body>") if body else {}
+    body = call.body.strip()  # a bundle's rerun takes no properties: its body is not read
+    conf = parse_hadoop_xml(body, "<request body>") if body and kind is not IdKind.BUNDLE else {}
     if kind is IdKind.WORKFLOW:
         skip, failed = rerun_keys(conf)
         dispatch.rerun(ctx, job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)
@@ -419,17 +419,11 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
         refresh=p.boolean("refresh"),
         nocleanup=p.boolean("nocleanup"),
         failed=p.boolean("failed"),
-        conf=_without_user(conf),
+        conf=conf,
     )
     if kind is IdKind.COORDINATOR:
         return _actions_reply(store, ids)
     return Reply()
-
-
-def _without_user(conf: dict[str, str]) -> dict[str, str]:
-    """A coordinator re-run's body: clients send ``user.name`` (who asks) with every body;
-    the rest is laid over the actions' run configurations."""
-    return {k: v for k, v in conf.items() if k != "user.name"}
 
 
 def _unknown_coordinators_reply(store: Store, bundle_id: str, given: str | None) -> Reply:

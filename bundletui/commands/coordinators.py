@@ -808,6 +808,11 @@ def rerun_tx(
     """``conf``: properties laid over each action's run configuration when it starts again
     (oozie.md §2.6's ``-config``); they hold for this re-run, a later one computes it afresh."""
     rows = rerun_rows(tx, coord, actions=actions, dates=dates)
+    if conf:  # expanded now, over the job's properties, as a workflow rerun's: errors here
+        from bundletui.spec.config import expand_conf
+
+        expanded = expand_conf({**coord.conf_dict(), **conf})
+        conf = {key: expanded[key] for key in conf}
     t = (
         decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
         if coord.status in _RERUN_FROM

@@ -219,7 +219,8 @@ def rerun(
             refresh=refresh,
             nocleanup=nocleanup,
             failed=failed,
-            conf=dict(conf or {}),
+            # ``user.name`` is who asks (clients send it with every body), not a property
+            conf={k: v for k, v in (conf or {}).items() if k != "user.name"},
         )
     if kind is IdKind.BUNDLE:
         from bundletui.commands import bundles

@@ -268,13 +268,17 @@ def test_rerun_with_properties_lays_them_over_the_actions_run_configuration(bt: 
     assert bt.actions(coord_id) == {1: "FAILED", 2: "FAILED", 3: "FAILED"}
     second_wf = bt.peek(f"{coord_id}@2")["externalId"]
 
-    props = bt.apps.props("fix.properties", {"code": "0"})
+    # checked by the command, as a workflow rerun's: nothing changes on a bad one
+    err = bt.fails("rerun", coord_id, "--action", "1", "-D", "code=${code}", code="E").stderr
+    assert "refers to itself" in err and bt.actions(coord_id)[1] == "FAILED"
+    props = bt.apps.props("fix.properties", {"code": "0", "user.name": "mallory"})
     bt.cli("rerun", coord_id, "--action", "1", "--config", str(props))
     bt.cli("oozie", "job", "-rerun", coord_id, "-action", "2", "-failed", "-D", "code=0")
     bt.cli("rerun", coord_id, "--action", "3")
     bt.sim(T0, "2026-01-01T02:45Z")
     assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "SUCCEEDED", 3: "FAILED"}
     assert run_conf(bt, f"{coord_id}@1")["code"] == "0"
+    assert run_conf(bt, f"{coord_id}@1").get("user.name") != "mallory"  # who asks: not laid
     assert run_conf(bt, f"{coord_id}@3")["code"] == "3"
     assert bt.peek(f"{coord_id}@2")["externalId"] == second_wf  # its own workflow, re-run
     assert bt.peek(second_wf)["run"] == 1
