@@ -11,13 +11,13 @@ from __future__ import annotations
 from datetime import UTC
 from pathlib import Path
 
-from bundletui.commands import queries
+from bundletui.commands import coord_queries, queries
 from bundletui.commands import workflows as wfcmd
 from bundletui.engine.workflows import attempt_paths
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import jobs
 from bundletui.store.db import Store
-from bundletui.store.rows import ActionRow, NodeRow
+from bundletui.store.rows import NodeRow
 
 MAX_LOG_BYTES = 8 * 1024 * 1024  # per file; the tail is what matters in a long log
 
@@ -38,10 +38,10 @@ def _nodes(store: Store, job_id: str, kind: IdKind | None) -> list[NodeRow]:
         return [node] if node is not None else []
     wf_id = job_id
     if kind is IdKind.COORD_ACTION:
-        action = jobs.get(store.conn, ActionRow, job_id)
-        if action is None or not action.external_id:
+        launched = coord_queries.launched_workflow(store.conn, job_id)
+        if launched is None:
             return []  # launched no workflow yet: an empty log, as Oozie's for such an action
-        wf_id = action.external_id
+        wf_id = launched
     return [n for n in jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
 
 

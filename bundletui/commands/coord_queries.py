@@ -202,6 +202,12 @@ def workflow_of(conn: sqlite3.Connection, job_id: str) -> str:
     return action.external_id
 
 
+def launched_workflow(conn: sqlite3.Connection, action_id: str) -> str | None:
+    """The workflow a coordinator action launched; None when it has launched none yet."""
+    action = jobs.get(conn, ActionRow, action_id)
+    return action.external_id if action is not None and action.external_id else None
+
+
 # ----------------------------------------------------------------------------- bundles
 
 

@@ -129,9 +129,9 @@ def _feeds(
         if path.startswith("/"):  # as the watcher reports it: no //, /./ or /../ (a -D landing=/d/)
             path = "/" + posixpath.normpath(path).lstrip("/")
         _check_feed_path(doc, f, name, f.get("path", ""), path, landing)
-        if not path.startswith("/"):
-            base = Path(doc.file).resolve().parent
-            path = str((base / path).resolve())
+        if not path.startswith("/"):  # as an absolute one is: lexically, symlinks kept
+            base = Path(doc.file).absolute().parent
+            path = posixpath.normpath(str(base / path))
         if any(x.name == name for x in out):
             raise _bad(
                 doc,
