@@ -581,6 +581,12 @@ def hold_actions(
 
 
 CHANGE_KEYS = ("endtime", "concurrency", "pausetime", "status")
+_CHANGE_EXAMPLES = {
+    "endtime": "2026-01-01T00:00Z",
+    "pausetime": "2026-01-01T00:00Z",
+    "concurrency": "2",
+    "status": "RUNNING",
+}
 
 
 def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> dict[str, str]:
@@ -590,13 +596,7 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
         key, sep, val = part.partition("=")
         key = key.strip().lower()
         if not sep and key in allowed:
-            example = (
-                "2026-01-01T00:00Z"
-                if key.endswith("time")
-                else "2"
-                if key == "concurrency"
-                else "RUNNING"
-            )
+            example = _CHANGE_EXAMPLES[key]
             raise CommandError(
                 code,
                 f"Invalid change value [{value}]: {key} needs a value",

@@ -101,8 +101,8 @@ def workflow_json(
     reached_only: bool = False,
 ) -> dict[str, Any]:
     """``reached_only``: Oozie's view, which has a row for a node only once the run entered
-    it; an Oozie-form workflow's nodes not yet reached (WAITING) or on a path not taken
-    (SKIPPED) are left out, so no client sees a kill node never reached as ``OK``."""
+    it (:func:`_entered`): an Oozie-form workflow's nodes not yet reached, on a path not taken,
+    or ended by a kill before they were reached are left out."""
     out: dict[str, Any] = {
         "appPath": wf.app_path,
         "appName": wf.app_name,

@@ -269,13 +269,14 @@ class EventService:
         # passed while no engine ran fire once when one comes, as later missed times do
         # (Quartz's fire-once-now). A job opened by a firing must not count that firing's time.
         # A resume moves that start on: cron times while it was suspended are not owed.
-        first = not store.has_earlier_job(tx.conn, coord.id, job_id)
-        since = max(
-            coord.start_time,
-            min(coord.created_time, job.created_time),
-            store.crons_from(tx.conn, coord.id) or 0,
-        )
-        opened = since - 1 if first else job.created_time
+        opened = job.created_time
+        if not store.has_earlier_job(tx.conn, coord.id, job_id):  # its first job
+            since = max(
+                coord.start_time,
+                min(coord.created_time, job.created_time),
+                store.crons_from(tx.conn, coord.id) or 0,
+            )
+            opened = since - 1
         crons, next_cron = self._crons(spec, coord, opened, tx.now_ms)
         window = Window(job.created_time, events, crons)
         verdict = evaluate(spec, window, tx.now_ms)

@@ -431,9 +431,10 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
     if timeout is not None:
         text = resolver.text(xmlsafe.text(timeout), where(doc, timeout, "constraints/timeout"))
         kw["timeout_ms"] = _duration(doc, timeout, "constraints/timeout", text)
-        given = timeout.get("on-timeout") or "discard"
-        where_mode = where(doc, timeout, "constraints/timeout/@on-timeout")
-        mode = resolver.text(given, where_mode).strip()
+        mode = resolver.text(
+            timeout.get("on-timeout") or "discard",
+            where(doc, timeout, "constraints/timeout/@on-timeout"),
+        ).strip()
         if mode not in ("discard", "force"):
             raise _bad(
                 doc,

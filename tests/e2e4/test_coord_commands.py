@@ -214,7 +214,8 @@ def test_kill_by_dates_takes_the_actions_not_yet_ended_each_once(bt: Bt4) -> Non
     assert rerun == [f"{coord_id}@3", f"{coord_id}@4"]
 
 
-def exiting_workflow(code: int) -> str:
+def exiting_workflow(code: int | str) -> str:
+    """Exits with ``code``: a number, or a Python expression of the workflow's properties."""
     return (
         '<dag-app xmlns="uri:bundletui:dag:1.0" name="exits">'
         "<parameters><property><name>aid</name></property>"
@@ -254,12 +255,7 @@ def test_rerun_failed_reads_the_workflow_file_again(bt: Bt4) -> None:
 def test_rerun_with_properties_lays_them_over_the_actions_run_configuration(bt: Bt4) -> None:
     """oozie.md §2.6's ``-config``: a re-run action's workflow gets the given properties over
     the configuration the coordinator gives it, with or without ``--failed``; for that re-run."""
-    wf = bt.apps.write(
-        "wf/workflow.xml",
-        '<dag-app xmlns="uri:bundletui:dag:1.0" name="exits">'
-        '<job name="only"><shell><exec>python3</exec><argument>-c</argument>'
-        "<argument>import sys; sys.exit(int('${code}'))</argument></shell></job></dag-app>\n",
-    )
+    wf = bt.apps.write("wf/workflow.xml", exiting_workflow("int('${code}')"))
     xml = coordinator_xml(
         "conf", start=T0, end="2026-01-01T06:00Z", workflow=wf, conf={"code": "3"}
     )
