@@ -28,7 +28,13 @@ from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind
 from bundletui.model.java import JAVA_INT_MAX, parse_java_int
 from bundletui.model.rollup import CoordRollupInput, coord_rollup
-from bundletui.model.status import ACTION_TERMINAL, ActionStatus, JobStatus, WorkflowStatus
+from bundletui.model.status import (
+    ACTION_ACTIVE,
+    ACTION_TERMINAL,
+    ActionStatus,
+    JobStatus,
+    WorkflowStatus,
+)
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.store import jobs
@@ -380,7 +386,7 @@ def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
     return out
 
 
-ACTIVE_ACTIONS = "('WAITING','READY','SUBMITTED','RUNNING','SUSPENDED')"
+_ACTIVE = f"status IN ({','.join('?' * len(ACTION_ACTIVE))})"
 
 
 def select_actions(
@@ -433,13 +439,13 @@ def select_actions(
             f"Invalid parameter [date scope {dates!r}]",
             hint="give nominal times and ranges, e.g. 2026-01-01T00:00Z::2026-01-02T00:00Z",
         )
-    status = f" AND status IN {ACTIVE_ACTIONS}" if active else ""
+    status, live = (f" AND {_ACTIVE}", ACTION_ACTIVE) if active else ("", ())
     for a, b in ranges:  # ranges may overlap: an action is taken once
         for row in jobs.select(
             tx.conn,
             ActionRow,
             f"coord_id = ? AND nominal_time BETWEEN ? AND ?{status}",
-            (coord.id, to_ms(a), to_ms(b)),
+            (coord.id, to_ms(a), to_ms(b), *live),
         ):
             found_by_id.setdefault(row.id, row)
     if not found_by_id:
@@ -468,8 +474,8 @@ def kill_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
     for action in jobs.select(
         tx.conn,
         ActionRow,
-        f"coord_id = ? AND status IN {ACTIVE_ACTIONS}",
-        (coord.id,),
+        f"coord_id = ? AND {_ACTIVE}",
+        (coord.id, *ACTION_ACTIVE),
     ):
         _kill_action(tx, effects, action)
     set_status(tx, effects, coord, t.to, done_materialization=1, pending=0)

@@ -60,6 +60,8 @@ ACTION_TERMINAL = frozenset(
         ActionStatus.SKIPPED,
     }
 )
+# Not yet ended, in the enum's order: what a kill, or a date scope's "pending" actions, take.
+ACTION_ACTIVE = tuple(s for s in ActionStatus if s not in ACTION_TERMINAL)
 
 
 class WorkflowStatus(StrEnum):
