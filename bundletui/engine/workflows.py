@@ -130,7 +130,7 @@ class WorkflowRunner:
         self.dirty: dict[str, None] = {}  # workflows for a full pass, in order
         self.finished: dict[str, dict[str, NodeStatus]] = {}  # workflow -> nodes that just ended
         self.launchable = ReadyQueue()
-        self.completions: list[tuple[str, processes.ExitStatus | None, str | None]] = []
+        self.completions: list[tuple[str, processes.ExitStatus | None, BundletuiError | None]] = []
         self.running: dict[str, processes.Launched] = {}  # node id -> process
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
@@ -226,12 +226,12 @@ class WorkflowRunner:
             if self.completions:
                 progressed = True
                 batch, self.completions = self.completions, []
-                for i, (node_id, status, reason) in enumerate(batch):
+                for i, (node_id, status, failure) in enumerate(batch):
                     if i and time.monotonic() >= deadline:
                         self.completions[:0] = batch[i:]
                         break
                     self._guard(
-                        tx, f"completion of {node_id}", self._complete, tx, node_id, status, reason
+                        tx, f"completion of {node_id}", self._complete, tx, node_id, status, failure
                     )
             if self.dirty and time.monotonic() < deadline:
                 progressed = True
@@ -655,7 +655,7 @@ class WorkflowRunner:
                     )
                 else:
                     assert error is not None
-                    self.completions.append((plan.node_id, None, f"{error.code}: {error.message}"))
+                    self.completions.append((plan.node_id, None, error))
         for plan, launched, _ in started:
             if launched is not None:
                 self.running[plan.node_id] = launched
@@ -676,7 +676,11 @@ class WorkflowRunner:
     # ------------------------------------------------------------------ completion
 
     def _complete(
-        self, tx: Tx, nid: str, status: processes.ExitStatus | None, reason: str | None
+        self,
+        tx: Tx,
+        nid: str,
+        status: processes.ExitStatus | None,
+        failure: BundletuiError | None,
     ) -> None:
         node = jobs.get(tx.conn, NodeRow, nid)
         if node is None or node.status != N.RUNNING:
@@ -700,11 +704,11 @@ class WorkflowRunner:
                 tx, self.engine.effects, wf, node, ok=True, spec=spec, exit_code=0, data=data
             )
             return
-        if status is None:
-            code, message = (
-                UNKNOWN_EXIT,
-                reason or "the process ended without an exit record (killed with SIGKILL?)",
-            )
+        if failure is not None:  # it never started: its own code, not "unknown exit"
+            code, message, exit_code = failure.code, failure.message, None
+        elif status is None:
+            code = UNKNOWN_EXIT
+            message = "the process ended without an exit record (killed with SIGKILL?)"
             exit_code = None
         else:
             code, message = str(status.code), f"shell action {spec.name}: {status}"
@@ -981,8 +985,16 @@ class _ElEnv:
         action = spec.action
         r = self.render
         if isinstance(action, ShellAction):
+            program = r(action.exec)
+            if not program.strip():
+                raise EngineError(
+                    processes.SPAWN_FAILED,
+                    f"Cannot start shell action [{spec.name}]: its <exec> [{action.exec}] is"
+                    " empty once its expressions are resolved",
+                    hint="give its variables a value (job.properties, --config or -D)",
+                )
             return ShellAction(
-                exec=r(action.exec),
+                exec=program,
                 arguments=tuple(r(a) for a in action.arguments),
                 env_vars=tuple(_pair(r(v)) for v in action.env_vars),
                 capture_output=action.capture_output,

@@ -72,17 +72,21 @@ def test_independent_jobs_run_in_parallel(bt: Bt, tmp_path: Path) -> None:
 
 
 def test_a_program_that_resolves_to_nothing_fails_its_node_alone(bt: Bt, tmp_path: Path) -> None:
-    """``<exec>${prog}</exec>`` with prog empty cannot be started: that node FAILS with a
-    spawn error, and the job launched in the same batch runs (it used to stay RUNNING, pid-less,
-    with the whole batch)."""
+    """``<exec>${prog}</exec>`` with prog empty cannot be started: that node FAILS with one
+    error that says why, and the job launched in the same batch runs (it used to stay RUNNING,
+    pid-less, with the whole batch; then it failed with two codes, EB0503 and the spawn's
+    EB0501, and the spawn's wording)."""
     bt.engine()
     wf = bt.submit(FIXTURES / "blankexec" / "job.properties", {"dir": str(tmp_path), "prog": ""})
     done = bt.wait(wf)
     assert done["status"] == "FAILED"
     assert bt.nodes(wf) == {"bad": "FAILED", "good": "SUCCEEDED"}
     bad = bt.peek(f"{wf}@bad")
-    assert bad["errorMessage"].startswith("EB0501: Cannot start []")  # the spawn's own error
-    assert "argv must start with a program" in bad["errorMessage"]
+    assert bad["errorCode"] == "EB0501"
+    assert bad["errorMessage"] == (
+        "Cannot start shell action [bad]: its <exec> [${prog}] is empty once its expressions"
+        " are resolved"
+    )
     assert "good" in stamps(tmp_path / "stamps")
 
 
