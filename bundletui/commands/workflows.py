@@ -21,6 +21,7 @@ from bundletui.model.clock import Clock
 from bundletui.model.ids import JobKind, node_id
 from bundletui.model.status import NODE_TERMINAL, NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
+from bundletui.model.wfgraph import suspend_point
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
 from bundletui.store.rows import NodeRow, WorkflowRow
@@ -160,6 +161,8 @@ def create_workflow_tx(
     )
     if roots:
         effects.nodes_ready(tx, wf_id, sub.priority, [node_id(wf_id, r) for r in roots])
+        if suspend_point(sub.conf, roots) is not None:  # as the runner does for later nodes
+            suspend_tx(tx, effects, load(tx, wf_id))
     elif start:
         effects.advance_workflow(tx, wf_id)
     return wf_id

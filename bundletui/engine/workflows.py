@@ -21,7 +21,7 @@ import signal
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,7 +52,14 @@ from bundletui.model.clock import LATEST_MS
 from bundletui.model.ids import IdKind, kind_of, node_id
 from bundletui.model.status import NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
-from bundletui.model.wfgraph import NodeState, Step, advance, advance_dag_after, index_of
+from bundletui.model.wfgraph import (
+    NodeState,
+    Step,
+    advance,
+    advance_dag_after,
+    index_of,
+    suspend_point,
+)
 from bundletui.spec.config import parse_properties
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -377,6 +384,16 @@ class WorkflowRunner:
             nid = node_id(wf.id, name)
             jobs.update(tx, NodeRow, nid, status=N.SKIPPED)
             self.launchable.discard(nid)
+        if step.ready:
+            self._suspend_at(tx, wf, step.ready)
+
+    def _suspend_at(self, tx: Tx, wf: WorkflowRow, reached: Iterable[str]) -> None:
+        """``oozie.suspend.on.nodes``: the job is suspended before a node it names starts (the
+        node stays READY; a resume launches it without asking again, as Oozie's does)."""
+        point = suspend_point(self.conf(tx, wf), reached)
+        if point is not None:
+            log.info("%s suspended before node [%s] (oozie.suspend.on.nodes)", wf.id, point)
+            wfcmd.suspend_tx(tx, self.engine.effects, wf)
 
     def _finish(
         self,

@@ -15,7 +15,7 @@ new changes, so the engine can call it after every completion and after a restar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bundletui.model.apps import Node, NodeType, WorkflowApp, WorkflowForm
@@ -313,3 +313,18 @@ def advance_dag_after(app: WorkflowApp, finished: Mapping[str, NodeStatus], look
         ):
             step.ready.append(name)
     return step
+
+
+SUSPEND_ON_NODES = "oozie.suspend.on.nodes"
+
+
+def suspend_point(conf: Mapping[str, str], names: Iterable[str]) -> str | None:
+    """The first of ``names`` (nodes just reached) the job is to be suspended before: Oozie's
+    ``oozie.suspend.on.nodes``, node names separated by commas, or ``*`` alone for every
+    node. A debugging aid: the node waits, READY, until the job is resumed."""
+    value = conf.get(SUSPEND_ON_NODES, "")
+    points = {p.strip() for p in value.split(",")} - {""}
+    if not points:
+        return None
+    every = points == {"*"}
+    return next((n for n in names if every or n in points), None)

@@ -10,6 +10,7 @@ from typing import Any
 from tests.e2e.conftest import FIXTURES, SAMPLES, Bt, trace_lines
 
 CONFIG = SAMPLES / "oozie-wf" / "job.properties"
+CHAIN = FIXTURES / "chain" / "job.properties"
 
 
 def actions(info: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -181,6 +182,36 @@ def test_suspend_and_resume_across_a_fork(bt: Bt, tmp_path: Path) -> None:
     bt.cli("resume", wf)
     assert bt.wait(wf)["status"] == "SUCCEEDED", bt.nodes(wf)
     assert sorted(trace_lines(tmp_path / "trace")) == ["after", "left", "right"]
+
+
+def test_suspend_on_nodes_holds_the_job_before_a_named_node(bt: Bt, tmp_path: Path) -> None:
+    """``oozie.suspend.on.nodes=after``: the fork's branches run, then the job is SUSPENDED
+    with ``after`` READY and not started; a resume launches it without holding it again."""
+    bt.engine()
+    wf = bt.submit(
+        FORK,
+        {"dir": str(tmp_path), "failFlag": "/nonexistent", "oozie.suspend.on.nodes": "x, after"},
+    )
+    bt.wait(wf, "SUSPENDED")
+    bt.wait_node(wf, "after", "READY")
+    time.sleep(0.3)  # a held node is not launched meanwhile
+    assert bt.nodes(wf)["after"] == "READY"
+    assert sorted(trace_lines(tmp_path / "trace")) == ["left", "right"]
+    bt.cli("resume", wf)
+    assert bt.wait(wf)["status"] == "SUCCEEDED", bt.nodes(wf)
+    assert sorted(trace_lines(tmp_path / "trace")) == ["after", "left", "right"]
+
+
+def test_suspend_on_every_node_holds_a_dag_before_its_roots_too(bt: Bt, tmp_path: Path) -> None:
+    """``*`` holds the job before each node it reaches, a DAG's roots included (they are
+    READY from the submit); each resume lets the held nodes run, up to the next ones."""
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "oozie.suspend.on.nodes": "*"})
+    assert bt.peek(wf)["status"] == "SUSPENDED"  # from the submit, before any engine
+    bt.engine()
+    for ran in (["first"], ["first", "second"], ["first", "second", "third"]):
+        bt.cli("resume", wf)
+        bt.wait(wf, "SUCCEEDED" if len(ran) == 3 else "SUSPENDED")
+        assert trace_lines(tmp_path / "trace") == ran
 
 
 PREPARE = FIXTURES / "oozie-prepare" / "job.properties"
