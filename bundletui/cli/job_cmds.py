@@ -300,6 +300,13 @@ def register(app: typer.Typer) -> None:
                 "Invalid parameter [--filter / --order apply to a coordinator's actions]",
                 hint="give a coordinator id (…-C), or leave them out",
             )
+        if (length is not None or offset != 1) and kind_of(job_id) is IdKind.BUNDLE:
+            raise CommandError(
+                "E0302",
+                "Invalid parameter [--len / --offset page a coordinator's actions or a"
+                " workflow's nodes; a bundle lists all of its coordinators]",
+                hint="leave them out, or page one coordinator: bundletui info COORD_ID --len N",
+            )
         store = Store(home, create=False)
         data = queries.job_info(
             store.conn, job_id, offset=offset, length=length, order=order, filter_text=filter_text

@@ -91,3 +91,18 @@ def test_an_until_before_the_simulated_clock_says_why_the_engine_stops_at_once(
     out = " ".join((r.stdout + r.stderr).split())
     assert "--until 2026-01-01T00:00:00+00:00 is before the simulated clock" in out, out
     assert "reached --until" in out
+
+
+@pytest.mark.parametrize("paging", [("--len", "1"), ("--offset", "2")])
+def test_a_bundle_info_refuses_paging_rather_than_ignoring_it(
+    tmp_path: Path, paging: tuple[str, ...]
+) -> None:
+    """``info BUNDLE --len 1`` listed every coordinator, as though the option had not been
+    given; it pages nothing of a bundle, so it is refused before the store is read."""
+    r = bundletui("info", "0000001-000000000000000-bundletui-x-B", *paging, home=tmp_path / "h")
+    assert r.returncode == 1, r
+    assert r.stderr.startswith(
+        "Error: E0302: Invalid parameter [--len / --offset page a coordinator's actions or a"
+        " workflow's nodes; a bundle lists all of its coordinators]"
+    ), r.stderr
+    assert "bundletui info COORD_ID --len N" in r.stderr
