@@ -42,7 +42,13 @@ from bundletui.model.events import (
     trigger_text,
 )
 from bundletui.model.ids import IdKind, kind_of
-from bundletui.model.status import JOB_TERMINAL, ActionStatus, JobStatus
+from bundletui.model.status import (
+    COORD_MATERIALIZING,
+    COORD_PAUSED,
+    JOB_TERMINAL,
+    ActionStatus,
+    JobStatus,
+)
 from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store import events as event_store
 from bundletui.store import jobs
@@ -64,7 +70,6 @@ SUBMITTABLE = frozenset(
     {J.RUNNING, J.RUNNINGWITHERROR, J.SUCCEEDED, J.PAUSED, J.PAUSEDWITHERROR, J.DONEWITHERROR}
 )
 # Materialization runs only for these (oozie.md §2.5).
-MATERIALIZING = frozenset({J.PREP, J.RUNNING, J.RUNNINGWITHERROR})
 # Workflow-following action statuses, which equal the launched workflow's status.
 _FOLLOWS_WORKFLOW = frozenset({A.RUNNING, A.SUSPENDED, A.SUCCEEDED, A.FAILED, A.KILLED})
 
@@ -383,10 +388,11 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
     held: str | None = None
     if coord.done_materialization:
         held = "done: every nominal time before the end time is materialized"
-    elif status not in MATERIALIZING:
+    elif status not in COORD_MATERIALIZING:
         held = f"coordinator {status}"
     elif coord.pause_time is not None and nxt is not None and nxt >= coord.pause_time:
         held = f"pause time {_short(rfc822(coord.pause_time, tz))}"
+        held = f"coordinator {status} at its {held}" if status in COORD_PAUSED else held
     elif ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO):
         waiting = counts.get(A.WAITING, 0)
         if waiting >= coord.throttle:
@@ -396,6 +402,9 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
         "done": bool(coord.done_materialization),
         "heldBy": held,
     }
+
+
+_FIRING = COORD_MATERIALIZING - COORD_PAUSED  # a paused event schedule does not fire
 
 
 def triggering(conn: sqlite3.Connection, coord: CoordRow) -> dict[str, Any]:
@@ -410,7 +419,7 @@ def triggering(conn: sqlite3.Connection, coord: CoordRow) -> dict[str, Any]:
     return {
         "next": None,
         "done": done,
-        "heldBy": None if done or status in MATERIALIZING else f"coordinator {status}",
+        "heldBy": None if done or status in _FIRING else f"coordinator {status}",
         "onTrigger": True,
         "eventsSeen": seen,  # by the job that fires next
     }

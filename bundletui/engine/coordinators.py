@@ -25,7 +25,7 @@ from bundletui.model import codec
 from bundletui.model.apps import CoordinatorApp, ExecutionOrder, WorkflowApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import action_id
-from bundletui.model.status import ActionStatus, JobStatus
+from bundletui.model.status import COORD_MATERIALIZING, ActionStatus, JobStatus
 from bundletui.model.timeutil import iter_nominal_times
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.spec.materialize import local_exists
@@ -40,7 +40,6 @@ log = logging.getLogger("bundletui.engine.coordinators")
 J = JobStatus
 A = ActionStatus
 
-MATERIALIZING = frozenset({J.PREP, J.RUNNING, J.RUNNINGWITHERROR})
 SUBMITTABLE = frozenset(
     {J.RUNNING, J.RUNNINGWITHERROR, J.SUCCEEDED, J.PAUSED, J.PAUSEDWITHERROR, J.DONEWITHERROR}
 )
@@ -134,20 +133,22 @@ class CoordinatorService:
         if coord is None:
             return
         now = tx.now_ms
-        coord = self._pause_check(tx, coord, now)
         if coord_id in self._after_resume and coord.status not in SUSPENDED:
             for aid in self._after_resume.pop(coord_id):
                 self.engine.heap.push(now, "action.timeout", aid)
         if coord.kind == "event":  # actions come from triggers, not nominal times
+            coord = self._pause_check(tx, coord, now)
             self.engine.events.process(tx, coord)
             coordcmd.rollup_tx(tx, self.engine.effects, coord_id)
             return
-        status = JobStatus(coord.status)
         # Actions READY at creation are not written yet: the launch below writes each once,
         # in its final state (RUNNING, FAILED or SKIPPED); those left are written READY.
         fresh: list[dict[str, Any]] = []
-        if status in MATERIALIZING and not coord.done_materialization:
+        # materialized before the pause check: when the clock has jumped past the pause
+        # time, the actions before it are due all the same (they stop at the pause time)
+        if JobStatus(coord.status) in COORD_MATERIALIZING and not coord.done_materialization:
             coord = self._materialize_or_fail(tx, coord, now, fresh)
+        coord = self._pause_check(tx, coord, now)
         counts = jobs.action_counts(tx.conn, coord_id)  # read once for both steps below
         self._check_unchecked(tx, coord_id, counts)
         held: CoordRow | None = coord  # the row as last written, unless a launch failed

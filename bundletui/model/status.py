@@ -32,6 +32,18 @@ JOB_TERMINAL = frozenset(
 )
 # Not ended yet (and not IGNORED): what a kill may still stop.
 JOB_LIVE = frozenset(JobStatus) - JOB_TERMINAL - {JobStatus.IGNORED}
+# A coordinator in these creates its due actions. A paused one still creates those before
+# its pause time: a clock that jumps past the pause (a catch-up) owes them all the same.
+COORD_MATERIALIZING = frozenset(
+    {
+        JobStatus.PREP,
+        JobStatus.RUNNING,
+        JobStatus.RUNNINGWITHERROR,
+        JobStatus.PAUSED,
+        JobStatus.PAUSEDWITHERROR,
+    }
+)
+COORD_PAUSED = frozenset({JobStatus.PAUSED, JobStatus.PAUSEDWITHERROR})
 
 
 class ActionStatus(StrEnum):

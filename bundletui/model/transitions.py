@@ -173,6 +173,9 @@ COORD_TABLE: dict[tuple[str, str], Transition] = {
     (J.PREP, E.MATERIALIZE_FAILED): Transition(J.FAILED),
     (J.RUNNING, E.MATERIALIZE_FAILED): Transition(J.FAILED),
     (J.RUNNINGWITHERROR, E.MATERIALIZE_FAILED): Transition(J.FAILED),
+    # a paused coordinator still creates the actions before its pause time (a catch-up)
+    (J.PAUSED, E.MATERIALIZE_FAILED): Transition(J.FAILED),
+    (J.PAUSEDWITHERROR, E.MATERIALIZE_FAILED): Transition(J.FAILED),
     (J.FAILED, E.IGNORE): Transition(J.IGNORED),
     (J.KILLED, E.IGNORE): Transition(J.IGNORED),
     (J.FAILED, E.CHANGE_STATUS_RUNNING): Transition(J.RUNNING),

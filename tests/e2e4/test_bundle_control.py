@@ -20,6 +20,7 @@ from tests.e2e4.conftest import (
     data_in,
     data_out,
     hourly_ds,
+    hours,
     trace_counts,
     wait_for,
 )
@@ -427,7 +428,30 @@ def test_a_bundle_pausetime_given_while_no_engine_runs_reaches_its_coordinators(
         info = bt.peek(coord_id)
         assert info["pauseTime"] == "Thu, 01 Jan 2026 05:00:00 GMT", info
         assert info["status"] == "PAUSED"
-        assert bt.nominals(coord_id)[-1] < "2026-01-01T05:00Z"  # none at or after it
+        # the hours before it, due when the engine came back, are made; none at or after it
+        assert bt.nominals(coord_id) == hours("2026-01-01T00:00Z", 5)
+
+
+def test_a_clock_that_jumps_past_the_pause_time_still_makes_the_actions_before_it(
+    bt: Bt4,
+) -> None:
+    """The coordinator went PAUSED (PREPPAUSED when it had none yet) before it materialized
+    what was due: the hours before the pause time waited for an unpause (QA). They are made
+    and run, in throttle-sized batches, and then it is PAUSED."""
+    bt.apps.write("hourly.xml", coordinator_xml("hourly", controls={"throttle": 2}))
+    config = bt.apps.props(
+        "job.properties",
+        {"oozie.coord.application.path": "hourly.xml", "start": START, "end": "2026-01-01T12:00Z"},
+    )
+    bt.sim(START, START)  # the submit is stamped on the simulated clock
+    coord_id = bt.submit_job(config, start=True)
+    bt.cli("change", coord_id, "--value", "pausetime=2026-01-01T05:00Z")
+    bt.sim("2026-01-01T10:00Z", "2026-01-01T10:00Z")  # the engine comes back much later
+    assert bt.status(coord_id) == "PAUSED"
+    assert bt.nominals(coord_id) == hours("2026-01-01T00:00Z", 5)
+    assert set(bt.actions(coord_id).values()) == {"SUCCEEDED"}
+    held = bt.peek(coord_id)["materialization"]["heldBy"]
+    assert held == "coordinator PAUSED at its pause time 2026-01-01 05:00 GMT"
 
 
 def test_a_bundle_paused_from_below_leaves_paused_with_its_coordinators(bt: Bt4) -> None:

@@ -514,7 +514,9 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
     assert bt.nominals(coord_id)[-1] == "2026-01-01T04:00Z"
     info = bt.info_json(coord_id)
     assert info["concurrency"] == 2
-    assert info["materialization"]["heldBy"] == "coordinator PAUSED"
+    assert info["materialization"]["heldBy"] == (
+        "coordinator PAUSED at its pause time 2026-01-01 05:00 GMT"
+    )
     bt.cli("change", coord_id, "--value", "pausetime=")
     assert bt.status(coord_id) == "RUNNING"
 
