@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from bundletui.cli._common import HomeOpt, err, handle_errors
+from bundletui.errors import BundletuiError
 from bundletui.store.db import Store, resolve_home
 
 
@@ -43,15 +44,37 @@ def register(app: typer.Typer) -> None:
         interval: Annotated[
             float, typer.Option("--interval", help="Seconds between polls of the store.")
         ] = 1.0,
+        clock: Annotated[
+            str,
+            typer.Option(
+                "--clock",
+                help="The console's engine clock, as for `bundletui run`: real | simulated "
+                "(default: real; a store last run on a simulated clock needs it said). A "
+                "simulated clock jumps to the next due time whenever nothing runs.",
+                show_default=False,
+            ),
+        ] = "",
+        start_time: Annotated[
+            str | None,
+            typer.Option(
+                "--start-time",
+                help="Simulated clock start, yyyy-MM-ddTHH:mmZ (a store already on a simulated"
+                " clock resumes at its own time).",
+            ),
+        ] = None,
     ) -> None:
         """The operator console: a live tree of bundles, coordinators, actions and workflow nodes.
 
         Runs the engine itself when no engine holds the store's lease; attaches to a running
         `bundletui run` otherwise (the header says which).
         """
+        from bundletui.cli.engine_cmds import _option_time
+        from bundletui.engine.service import EngineConfig
         from bundletui.tui.app import ConsoleApp, ConsoleConfig
         from bundletui.tui.demo import make_demo
 
+        _check_clock_options(clock, start_time, read_only)
+        start = _option_time(start_time, "--start-time")
         demo_setup = None
         if demo:
             # BUNDLETUI_HOME names the user's own store: the demo never writes there; only a
@@ -69,6 +92,10 @@ def register(app: typer.Typer) -> None:
         config = ConsoleConfig(
             home=home_dir,
             landing=landing,
+            # clock "": a store last run on a simulated clock is refused (EB203), not moved
+            engine_config=EngineConfig(
+                home=home_dir, landing=landing, clock=clock, start_time=start
+            ),
             read_only=read_only,
             poll_interval=max(interval, 0.1),
             demo=demo_setup,
@@ -84,3 +111,24 @@ def register(app: typer.Typer) -> None:
                 demo_setup.cleanup()
         if demo_setup is not None and not demo_setup.temporary:
             err.print(f"demo store kept in {demo_setup.home}", markup=False)
+
+
+def _check_clock_options(clock: str, start_time: str | None, read_only: bool) -> None:
+    """``--clock``/``--start-time`` are the console's engine's, checked as ``run`` checks them."""
+    problem = None
+    if clock not in ("", "real", "simulated"):
+        problem = (f"[clock] = [{clock}]", "use --clock real or --clock simulated")
+    elif start_time is not None and clock != "simulated":
+        problem = (
+            f"[--start-time] = [{start_time}]: it is where a simulated clock starts, and goes"
+            " with --clock simulated",
+            "add --clock simulated, or leave --start-time out",
+        )
+    elif read_only and (clock or start_time is not None):
+        problem = (
+            "[--clock]: a read-only console runs no engine, so it has no clock to set",
+            "leave --clock and --start-time out, or drop --read-only",
+        )
+    if problem is not None:
+        what, hint = problem
+        raise BundletuiError("E0303", f"Invalid parameter value, {what}", hint=hint)

@@ -20,6 +20,10 @@ from bundletui.model.clock import RealClock, to_ms
 from bundletui.store.db import Store
 from bundletui.store.lease import Lease, read_lease
 
+# refusals of the engine's clock options (EB201 a simulated clock without a start time, EB203 a
+# simulated store without --clock): `bundletui console` takes --clock/--start-time as `run` does
+_CLOCK_REFUSALS = ("EB201", "EB203")
+
 
 def live_lease(home: Path) -> Lease | None:
     """The lease of an engine that is alive now (a lease past its expiry counts as none)."""
@@ -110,6 +114,8 @@ class EmbeddedEngine:
             asyncio.run(self.engine.run())
         except BundletuiError as exc:  # a refusal (EB203: a simulated store): said, not a crash
             self.error = f"{exc} ({exc.hint})" if exc.hint else str(exc)
+            if exc.code in _CLOCK_REFUSALS:  # the options the hint names are the console's too
+                self.error += "; quit, then start bundletui console again with them"
             logging.getLogger("bundletui.engine").error("embedded engine: %s", exc.describe())
         except Exception as exc:  # shown in the header; the console keeps working
             self.error = f"{type(exc).__name__}: {exc}"

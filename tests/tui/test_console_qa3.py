@@ -1,0 +1,103 @@
+"""Console QA, third pass: ``--clock`` for the console's engine, ``:`` completion without the
+colon, the action table's "why" column keeping what tells rows apart, a sort and ``:job C@N``
+keeping the cursor on its action beyond page one, error codes that do not read as counts, keys
+the help lists, the bulk dialog's question, and a finished fs workflow's log tail."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from bundletui.cli import _register, app
+from bundletui.store.clockstate import set_clock_mode, stored_sim_now
+from bundletui.store.db import Store
+from bundletui.tui.app import ConsoleApp
+from tests.tui.conftest import Env
+
+pytestmark = pytest.mark.usefixtures("fast_keys")
+
+_register()
+
+
+# ---------------------------------------------------------------- 1. --clock for the console
+
+
+def _simulated(env: Env, at: datetime) -> None:
+    """Put ``env``'s store on a simulated clock at ``at``, as ``bundletui run --clock simulated
+    --start-time T --until T`` leaves it."""
+    with Store(env.home) as store, store.write() as tx:
+        set_clock_mode(store, tx, "simulated", at)
+
+
+def _run_console(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> tuple[Any, dict[str, Any]]:
+    """``bundletui console ARGS`` as the command runs it, its app headless: it quits once its
+    own engine is active or has failed."""
+    seen: dict[str, Any] = {}
+    run = ConsoleApp.run
+
+    async def pilot(p: Any) -> None:
+        a: ConsoleApp = p.app
+        end = time.monotonic() + 30
+        while a.embedded is None or a.embedded.status.state not in ("active", "failed"):
+            assert time.monotonic() < end, "the console's engine neither started nor failed"
+            await p.pause(0.05)
+        seen.update(status=a.embedded.status, config=a.embedded.config)
+        a.exit()
+
+    def headless(self: ConsoleApp, **kw: Any) -> Any:
+        return run(self, headless=True, size=(120, 40), auto_pilot=pilot)
+
+    monkeypatch.setattr(ConsoleApp, "run", headless)
+    result = CliRunner().invoke(app, ["console", *args])
+    return result, seen
+
+
+def test_console_clock_simulated_runs_its_engine_on_the_stores_simulated_clock(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA: on a store made with ``run --clock simulated --start-time T --until T`` (as the
+    README has it before submitting) the console's engine failed with EB203, whose hint named
+    ``--clock``, an option the console did not have. ``console --clock simulated`` goes on
+    with the store's simulated clock (from its own time, as ``run`` resumes)."""
+    at = datetime(2024, 1, 1, 3, tzinfo=UTC)
+    _simulated(env, at)
+    result, seen = _run_console(monkeypatch, ["--home", str(env.home), "--clock", "simulated"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert seen["status"].state == "active", seen["status"]
+    assert seen["config"].clock == "simulated"
+    with Store(env.home) as store:
+        assert store.meta("clock") == "simulated"
+        now = stored_sim_now(store)
+        assert now is not None and now >= at
+
+
+def test_console_on_a_simulated_store_without_clock_says_to_restart_it_with_one(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``--clock`` the store is not moved to the real clock: EB203, and the header says
+    the console takes the option the hint names."""
+    _simulated(env, datetime(2024, 1, 1, 3, tzinfo=UTC))
+    result, seen = _run_console(monkeypatch, ["--home", str(env.home)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    status = seen["status"]
+    assert status.state == "failed" and "EB203" in (status.error or ""), status
+    assert "--clock simulated" in status.error
+    assert "start bundletui console again" in status.error
+
+
+def test_console_start_time_goes_with_a_simulated_clock(env: Env) -> None:
+    """As for ``run``: --start-time without --clock simulated is refused before anything
+    starts, and so is --clock on a read-only console (it runs no engine)."""
+    runner = CliRunner()
+    done = runner.invoke(
+        app, ["console", "--home", str(env.home), "--start-time", "2024-01-01T00:00Z"]
+    )
+    assert done.exit_code == 1 and "goes with --clock simulated" in done.output, done.output
+    done = runner.invoke(
+        app, ["console", "--home", str(env.home), "--read-only", "--clock", "real"]
+    )
+    assert done.exit_code == 1 and "runs no engine" in done.output, done.output
