@@ -138,6 +138,7 @@ class WorkflowRunner:
         self.finished: dict[str, dict[str, NodeStatus]] = {}  # workflow -> nodes that just ended
         self.launchable = ReadyQueue()
         self.completions: list[tuple[str, processes.ExitStatus | None, BundletuiError | None]] = []
+        self._hard_kills: dict[int, int | None] = {}  # SIGTERMed groups, pid -> start ticks
         self.running: dict[str, processes.Launched] = {}  # node id -> process
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
@@ -186,6 +187,10 @@ class WorkflowRunner:
         self.watcher = processes.ProcessWatcher()
 
     def close(self) -> None:
+        # the engine stops within a kill's grace time: the groups that ignored SIGTERM get
+        # SIGKILL now, rather than live on after their node was recorded KILLED
+        for pid in list(self._hard_kills):
+            self._kill_hard(pid)
         if self.watcher is not None:
             self.watcher.close()
 
@@ -825,7 +830,14 @@ class WorkflowRunner:
         processes.continue_group(pid, start_ticks=ticks)
         loop = self.engine._loop
         if loop is not None:
-            loop.call_later(KILL_GRACE, _kill_hard, pid, ticks)
+            self._hard_kills[pid] = ticks
+            loop.call_later(KILL_GRACE, self._kill_hard, pid)
+
+    def _kill_hard(self, pid: int) -> None:
+        if pid in self._hard_kills and _kill_hard(pid, self._hard_kills.pop(pid)):
+            log.warning(
+                "process group %d outlived SIGTERM by %.0f s: sent SIGKILL", pid, KILL_GRACE
+            )
 
     # ------------------------------------------------------------------ recovery
 
@@ -867,6 +879,13 @@ class WorkflowRunner:
                 self._mark_launchable(tx, node)
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
             self._queue_ready(tx, node)
+        killed = {
+            node.pid: (node.wf_id, node.name)
+            for node in jobs.select(tx.conn, NodeRow, "status = 'KILLED' AND pid IS NOT NULL")
+            if node.pid is not None
+        }
+        if killed:
+            self.engine.after_commit.append(functools.partial(_kill_survivors, killed))
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
             self.dirty[wf.id] = None
         if self.adopt:
@@ -897,9 +916,22 @@ def _depth(tx: Tx, wf: WorkflowRow) -> int:
     return depth
 
 
-def _kill_hard(pid: int, ticks: int | None) -> None:
-    if processes.kill_group(pid, signal.SIGKILL, start_ticks=ticks):
-        log.warning("process group %d outlived SIGTERM by %.0f s: sent SIGKILL", pid, KILL_GRACE)
+def _kill_hard(pid: int, ticks: int | None) -> bool:
+    return processes.kill_group(pid, signal.SIGKILL, start_ticks=ticks)
+
+
+def _kill_survivors(groups: dict[int, tuple[str, str]]) -> None:
+    """Jobs killed while an earlier engine ran, that outlived its SIGTERM and that it did not
+    live to SIGKILL (it was stopped or died within the grace time): SIGKILL now."""
+    for pgid in processes.job_survivors(groups):
+        if processes.kill_group(pgid, signal.SIGKILL):
+            wf_id, node = groups[pgid]
+            log.warning(
+                "process group %d of killed node %s@%s outlived its kill: sent SIGKILL",
+                pgid,
+                wf_id,
+                node,
+            )
 
 
 def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:

@@ -7,7 +7,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from bundletui._procfs import proc_stat
+from bundletui.engine.workflows import KILL_GRACE
 from tests.e2e.conftest import (
     BUNDLETUI,
     FIXTURES,
@@ -196,6 +199,33 @@ def test_kill_escalates_to_sigkill_for_a_job_that_ignores_sigterm(bt: Bt, tmp_pa
     time.sleep(1.0)
     assert pid_alive(job), "SIGTERM is ignored: the job lives through the grace period"
     wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 10, "SIGKILL")
+    assert bt.nodes(wf) == {"stubborn": "KILLED"}
+
+
+@pytest.mark.parametrize("stop", ["sigterm", "kill9"])
+def test_a_job_that_ignores_sigterm_is_killed_even_if_the_engine_stops_in_the_grace_time(
+    bt: Bt, tmp_path: Path, stop: str
+) -> None:
+    """QA: the SIGKILL after the grace time was only a timer in the engine: an engine stopped
+    (or killed) within it left the job running for good, its node recorded KILLED. A stopping
+    engine sends it at once; a starting one finds the survivors of killed nodes and sends it."""
+    engine = bt.engine()
+    wf = bt.submit(FIXTURES / "stubborn" / "job.properties", {"dir": str(tmp_path)})
+    wait_for(lambda: "stubborn" in job_pids(tmp_path / "pids"), 10, "job started")
+    job, grandchild = job_pids(tmp_path / "pids")["stubborn"]
+    bt.cli("kill", wf)
+    bt.wait(wf, "KILLED")
+    time.sleep(0.5)  # the SIGTERM was sent, and ignored
+    assert pid_alive(job) and pid_alive(grandchild)
+    if stop == "sigterm":
+        assert engine.stop() == 0
+    else:
+        engine.kill9()
+        time.sleep(KILL_GRACE + 0.5)  # no engine is left to send it
+        assert pid_alive(job) and pid_alive(grandchild)
+        restarted = bt.engine()
+        restarted.wait_log("outlived its kill: sent SIGKILL")
+    wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 5, "SIGKILL")
     assert bt.nodes(wf) == {"stubborn": "KILLED"}
 
 
