@@ -63,7 +63,15 @@ from bundletui.tui.model import (
     past_tense,
 )
 from bundletui.tui.views import LogScreen, TextScreen, save_path, syntax
-from bundletui.tui.widgets import ActionTable, HeaderBar, HeaderState, JobTree, Lost, Pane
+from bundletui.tui.widgets import (
+    ActionTable,
+    HeaderBar,
+    HeaderState,
+    JobTree,
+    Lost,
+    Pane,
+    PromptInput,
+)
 
 T = TypeVar("T")
 
@@ -259,6 +267,7 @@ class MainScreen(Screen[None]):
         self.selected_id: str | None = None
         self.table_items: dict[str, Item] = {}
         self.prompt_mode = ""
+        self.command_history: list[str] = []  # ':' lines typed this session, oldest first
         self.closing = False
         self._details_timer: Timer | None = None
         self._poll_timer: Timer | None = None
@@ -288,7 +297,7 @@ class MainScreen(Screen[None]):
                     yield Pane("", id="audit")
         with Horizontal(id="prompt-row"):
             yield Label("/", id="prompt-sign")
-            yield Input(id="prompt")
+            yield PromptInput(id="prompt")
         yield KeyBar(id="keys")
 
     def on_unmount(self) -> None:
@@ -1404,7 +1413,7 @@ class MainScreen(Screen[None]):
         self._open_prompt("command", "")
 
     def _open_prompt(self, mode: str, value: str) -> None:
-        prompt = self.query_one("#prompt", Input)
+        prompt = self.query_one("#prompt", PromptInput)
         self.prompt_mode = mode
         prompt.placeholder = (
             "filter: name, id or status (esc clears)"
@@ -1412,6 +1421,7 @@ class MainScreen(Screen[None]):
             else ":coord <id|name>  :job <id>  :submit <props>  :bundles  :audit  :q"
         )
         prompt.suggester = SuggestFromList(suggestions()) if mode == "command" else None
+        prompt.reset_history(self.command_history if mode == "command" else None)
         prompt.value = value
         self.query_one("#prompt-sign", Label).update("/" if mode == "filter" else ":")
         self.query_one("#prompt-row").add_class("-open")
@@ -1436,6 +1446,9 @@ class MainScreen(Screen[None]):
         if mode == "filter":
             self.set_filter(event.value)
         elif mode == "command":
+            line = event.value.strip()
+            if line and self.command_history[-1:] != [line]:
+                self.command_history.append(line)
             self.run_command_line(event.value)
 
     def run_command_line(self, line: str) -> None:

@@ -135,7 +135,9 @@ def parse_command(text: str) -> Command:
 
 
 def suggestions() -> list[str]:
-    return [f":{verb}" for verb in COMMANDS]
+    """What the ``:`` prompt completes: its verbs without the ``:``, which the prompt shows as
+    a label of its own (the input holds ``coo``, never ``:coo``)."""
+    return list(COMMANDS)
 
 
 # ----------------------------------------------------------------------------- rerun scopes

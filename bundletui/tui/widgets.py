@@ -9,14 +9,55 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Static, Tree
+from textual.widgets import DataTable, Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from bundletui.store.changes import ACTION, BUNDLE, COORD, Totals
 from bundletui.tui import labels
 from bundletui.tui.details import _t, short_times
 from bundletui.tui.model import Add, ConsoleModel, Op, Relabel, Remove
+
+# ----------------------------------------------------------------------------- prompt
+
+
+class PromptInput(Input):
+    """The ``/`` and ``:`` prompt. As k9s's: tab (and →, Input's own) accepts the suggestion;
+    with ``history`` set (the ``:`` mode), ↑/↓ recall the lines typed this session."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "accept_suggestion", "Complete", show=False),
+        Binding("up", "history(-1)", "Previous command", show=False),
+        Binding("down", "history(1)", "Next command", show=False),
+    ]
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.history: list[str] | None = None
+        self._recalled = 0  # lines back from the draft (0: the line being typed)
+        self._draft = ""
+
+    def reset_history(self, history: list[str] | None) -> None:
+        self.history = history
+        self._recalled = 0
+        self._draft = ""
+
+    def action_accept_suggestion(self) -> None:
+        if not self._suggestion or len(self._suggestion) <= len(self.value):
+            raise SkipAction()  # nothing to complete: tab moves the focus, as elsewhere
+        self.value = self._suggestion
+        self.cursor_position = len(self.value)
+
+    def action_history(self, step: int) -> None:
+        if not self.history:
+            raise SkipAction()
+        if self._recalled == 0:
+            self._draft = self.value
+        self._recalled = min(max(self._recalled - step, 0), len(self.history))
+        self.value = self.history[-self._recalled] if self._recalled else self._draft
+        self.cursor_position = len(self.value)
+
 
 # ----------------------------------------------------------------------------- header
 

@@ -10,13 +10,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 from typer.testing import CliRunner
 
 from bundletui.cli import _register, app
 from bundletui.store.clockstate import set_clock_mode, stored_sim_now
 from bundletui.store.db import Store
 from bundletui.tui.app import ConsoleApp
-from tests.tui.conftest import Env
+from tests.tui.conftest import Env, console
 
 pytestmark = pytest.mark.usefixtures("fast_keys")
 
@@ -101,3 +102,45 @@ def test_console_start_time_goes_with_a_simulated_clock(env: Env) -> None:
         app, ["console", "--home", str(env.home), "--read-only", "--clock", "real"]
     )
     assert done.exit_code == 1 and "runs no engine" in done.output, done.output
+
+
+# ---------------------------------------------------------------- 2. ':' completion and history
+
+
+async def test_colon_prompt_completes_a_verb_typed_without_the_colon(env: Env) -> None:
+    """QA: the suggestions were ``:coord``, ``:bundles``… while the input holds ``coo`` (the
+    ``:`` is a label beside it), so nothing was ever suggested. ``coo`` suggests ``coord``;
+    tab accepts it (as → does), as in k9s."""
+    async with console(env, engine="none") as h:
+        await h.press("colon")
+        prompt = h.main.query_one("#prompt", Input)
+        for key in "coo":
+            await h.press(key)
+        await h.until(lambda: prompt._suggestion == "coord", what="coord suggested")
+        await h.press("tab")
+        assert prompt.value == "coord" and h.app.focused is prompt
+        await h.press("backspace", "backspace", "backspace", "backspace", "backspace", "b")
+        await h.until(lambda: prompt._suggestion == "bundles", what="bundles suggested")
+        await h.press("right")
+        assert prompt.value == "bundles"
+
+
+async def test_colon_prompt_recalls_this_sessions_commands_with_up_and_down(env: Env) -> None:
+    async with console(env, engine="none") as h:
+        for line in ("faults", "stats"):
+            await h.press("colon")
+            await h.type(line)
+            await h.press("enter")
+            if line == "stats":
+                await h.press("escape")
+        await h.press("colon")
+        prompt = h.main.query_one("#prompt", Input)
+        await h.type("fr")
+        await h.press("up")
+        assert prompt.value == "stats"
+        await h.press("up")
+        assert prompt.value == "faults"
+        await h.press("up")  # the oldest stays
+        assert prompt.value == "faults"
+        await h.press("down", "down")
+        assert prompt.value == "fr"  # back to what was being typed
