@@ -318,13 +318,20 @@ class WorkflowRunner:
                     self._queue_ready(tx, node, wf.priority)
         graph = {name: NodeState(NodeStatus(st), tr) for name, (st, tr) in states.items()}
         env = self._env(tx, wf)
+        asked: list[str] = []  # the decision cases evaluated, to name the one that failed
+
+        def predicate(text: str) -> bool:
+            asked.append(text)
+            return env.predicate(text)
+
         try:
-            step = advance(app, graph, env.predicate)
+            step = advance(app, graph, predicate)
             message = env.render(step.kill_message) if step.kill_message is not None else None
         except BundletuiError as exc:
             # an EL error in a decision's predicate or a kill node's message: the job FAILS
             # (oozie.md §5.4), rather than waiting at that node for ever
-            self._fail_on_error(tx, wf, app, states, exc)
+            at = _decision_of(app, states, asked[-1]) if asked else None
+            self._fail_on_error(tx, wf, app, states, exc, at)
             return
         self._apply(tx, wf, app, step, states)
         if step.outcome is None:
@@ -342,14 +349,31 @@ class WorkflowRunner:
         app: WorkflowApp,
         states: dict[str, tuple[str, str | None]],
         exc: BundletuiError,
+        at: str | None = None,
     ) -> None:
-        """The workflow cannot go on: its running nodes are killed, and it ends FAILED with
-        the error (no node failed, so the error is the job's own)."""
+        """The workflow cannot go on: its running nodes are killed, the decision whose case
+        failed (``at``) is FAILED with the error, the nodes not reached are SKIPPED, as in
+        any ended workflow, and it ends FAILED with the error as its own."""
         for name, (status, _t) in states.items():
+            nid = node_id(wf.id, name)
             if status == N.RUNNING:
-                node = jobs.get(tx.conn, NodeRow, node_id(wf.id, name))
+                node = jobs.get(tx.conn, NodeRow, nid)
                 if node is not None:
                     self._kill_node(tx, node)
+            elif name == at:
+                jobs.update(
+                    tx,
+                    NodeRow,
+                    nid,
+                    status=N.FAILED,
+                    started=tx.now_ms,
+                    ended=tx.now_ms,
+                    error_code=exc.code,
+                    error_message=exc.message,
+                )
+            elif status in (N.WAITING, N.READY):
+                jobs.update(tx, NodeRow, nid, status=N.SKIPPED)
+                self.launchable.discard(nid)
         self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, exc.message))
 
     def _apply(
@@ -914,6 +938,22 @@ def _depth(tx: Tx, wf: WorkflowRow) -> int:
         row = jobs.workflow_head(tx.conn, parent)
         parent = row.parent_id if row is not None else None
     return depth
+
+
+def _decision_of(
+    app: WorkflowApp, states: dict[str, tuple[str, str | None]], case: str
+) -> str | None:
+    """The waiting decision node with this case text (the one whose evaluation failed)."""
+    return next(
+        (
+            n.name
+            for n in app.nodes
+            if n.type is NodeType.DECISION
+            and states.get(n.name, ("", None))[0] == N.WAITING
+            and any(text == case for text, _to in n.cases)
+        ),
+        None,
+    )
 
 
 def _kill_hard(pid: int, ticks: int | None) -> bool:

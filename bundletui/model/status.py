@@ -127,5 +127,5 @@ NODE_OOZIE_STATUS: dict[NodeStatus, str] = {
     NodeStatus.FAILED: "ERROR",
     NodeStatus.DEPENDENT_FAILED: "FAILED",
     NodeStatus.KILLED: "KILLED",
-    NodeStatus.SKIPPED: "OK",
+    NodeStatus.SKIPPED: "PREP",  # never started (a path not taken): not OK, which says it ran
 }

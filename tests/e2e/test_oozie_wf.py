@@ -214,6 +214,35 @@ def test_suspend_on_every_node_holds_a_dag_before_its_roots_too(bt: Bt, tmp_path
         assert trace_lines(tmp_path / "trace") == ran
 
 
+def test_a_decision_case_that_cannot_be_evaluated_fails_there_and_skips_the_rest(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: the workflow FAILED with the EL error, but the decision and every node after it
+    stayed WAITING (PREP in Oozie's view), with the error on no node."""
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "oozie-bad-case" / "job.properties", {"dir": str(tmp_path), "n": "abc"}
+    )
+    info = bt.wait(wf)
+    assert info["status"] == "FAILED"
+    assert info["errorCode"] == "E1004"
+    assert bt.nodes(wf) == {
+        "a": "SUCCEEDED",
+        "d": "FAILED",
+        "b": "SKIPPED",
+        "k": "SKIPPED",
+        "end": "SKIPPED",
+    }
+    d = actions(info)["d"]
+    assert d["errorCode"] == "E1004" and d["errorMessage"] == info["errorMessage"]
+    assert d["status"] == "ERROR"
+    # in Oozie's status words a node never started is not OK, which would say it ran (QA)
+    assert {actions(info)[n]["status"] for n in ("b", "k", "end")} == {"PREP"}
+    # Oozie's view lists the nodes the run entered: a, and the decision that failed
+    text = bt.cli("oozie", "job", "-info", wf).stdout
+    assert f"{wf}@d " in text and f"{wf}@b " not in text and f"{wf}@end " not in text
+
+
 PREPARE = FIXTURES / "oozie-prepare" / "job.properties"
 
 
