@@ -652,5 +652,9 @@ async def test_tab_out_of_the_filter_keeps_it_and_hides_the_prompt(env: Env) -> 
 
         await h.press("colon")  # the command prompt too: hidden, nothing run
         await h.type("q")
-        await h.press("tab")
+        prompt = h.main.query_one("#prompt", Input)
+        await h.until(lambda: prompt._suggestion == "quit", what="quit suggested")
+        await h.press("tab")  # k9s: tab first accepts the suggestion
+        assert row.has_class("-open") and prompt.value == "quit"
+        await h.press("tab")  # nothing left to complete: it leaves the prompt
         assert not row.has_class("-open") and h.app.return_code is None
