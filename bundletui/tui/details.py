@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
-from bundletui.tui.labels import counts_text, status_text
+from bundletui.tui.labels import counts_text, error_text, status_text
 
 Alias = Callable[[str], str]
 
@@ -194,7 +194,7 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     status = info["status"]
     p.head(f"coordinator {info['coordJobName']}", status)
     if info.get("errorCode"):  # materialization failed the job: that is the why
-        p.why(f"{info['errorCode']} {info.get('errorMessage') or ''}".strip(), "red")
+        p.why(error_text(info["errorCode"], info.get("errorMessage")), "red")
     else:
         why, ok = _coord_why(info)
         p.why(why, "green" if ok else "yellow")
@@ -358,7 +358,7 @@ def action_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     if why:
         p.why(short_times(str(why.get("detail", why.get("reason", "")))))
     elif info.get("errorCode") or info.get("errorMessage"):
-        p.why(f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip(), "red")
+        p.why(error_text(info.get("errorCode"), info.get("errorMessage")), "red")
     p.field("id", info["id"])
     fired = info.get("firedBy")
     if fired:
@@ -424,7 +424,7 @@ def workflow_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     elif status == "SUSPENDED":
         p.why("suspended: r resumes it")
     elif status in ("FAILED", "KILLED"):
-        err = f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip()
+        err = error_text(info.get("errorCode"), info.get("errorMessage"))
         p.why(err or f"{status}: {', '.join(failed)}", "red")
     elif status == "PREP":
         p.why("submitted, not started")
@@ -452,7 +452,7 @@ def node_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     p = _Page(alias)
     status = info.get("nodeStatus") or info["status"]
     p.head(f"node {info['name']}", status)
-    error = f"{info.get('errorCode') or ''} {info.get('errorMessage') or ''}".strip()
+    error = error_text(info.get("errorCode"), info.get("errorMessage"))
     if info.get("retryAt"):
         p.why(
             f"attempt {info.get('retries')} of {int(info.get('userRetryMax') or 0) + 1} failed"

@@ -60,6 +60,15 @@ def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, "default"))
 
 
+def error_text(code: object, message: object = None) -> str:
+    """An error as the console says it: ``error 3: node a: …``, as the CLI prints ``Error : 3:
+    node a: …``. A bare code read like a count (``FAILED 3``, ``why: 3 node a``)."""
+    code_s, message_s = str(code or "").strip(), str(message or "").strip()
+    if not code_s:
+        return message_s
+    return f"error {code_s}: {message_s}" if message_s else f"error {code_s}"
+
+
 def counts_text(
     counts: dict[str, int], groups: list[tuple[str, tuple[str, ...], str]] | None = None
 ) -> Text:
@@ -124,7 +133,7 @@ def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:
     if row.kind == NODE and row.attempt > 1:
         extra.append(f" try {row.attempt}", style="yellow")
     if row.kind == WORKFLOW and row.error:
-        extra.append(f" {row.error}", style="red")
+        extra.append(f" ({error_text(row.error)})", style="red")
 
     def line(
         gap: str, drop: tuple[str, ...] = (), with_extra: bool = True, marker: bool = True

@@ -500,20 +500,29 @@ class ActionTable(DataTable[Text | str]):
         self.clear(columns=False)
         self.action_ids = []
         actions = list(data["actions"])  # in the table's order: read so
+        # the cells the why / error text has: cut here, so that what tells rows apart stays
+        # (the table itself would cut the end: every row "missing …/01/02/")
+        room = self.widths.get("why") or self.widths.get("wf", 40)
         for a in actions:
             why = a.get("waitingFor") or {}
-            reason = why.get("detail") or ""
+            reason = alias(why.get("detail") or "")
             if why.get("reason") == "constraint":
                 # an event schedule's held job: the constraint and when it lifts come first
                 # (the RFC 822 times cut that off in a narrow column: "held by time-window unt")
                 reason = short_times(reason.removeprefix("held by "), a.get("nominalTime"))
             if why.get("reason") == "inputs" and why.get("missing"):
                 more = why.get("missingCount", 1) - 1
-                reason = "missing " + _tail(_partition(alias(why["missing"][0])), 3)
-                reason += f" +{more}" if more > 0 else ""
+                extra = f" +{more}" if more > 0 else ""
+                path = _partition(alias(why["missing"][0]))
+                for prefix in ("missing ", ""):  # too narrow for both: the path wins
+                    shown = fit_path(path, room - len(prefix) - len(extra))
+                    if shown == path or shown.startswith("…/"):
+                        break
+                reason = f"{prefix}{shown}{extra}"
             if a.get("errorCode") or a.get("errorMessage"):
-                reason = f"{a.get('errorCode') or ''} {a.get('errorMessage') or ''}".strip()
-            why = Text(alias(reason)[:120], style="red" if a.get("errorCode") else "")
+                message = alias(a.get("errorMessage") or "")
+                reason = fit_error(labels.error_text(a.get("errorCode"), message), room)
+            why = Text(reason, style="red" if a.get("errorCode") else "")
             workflow: Text | str = short_id(a.get("externalId") or "-", self.widths.get("wf", 40))
             cells: dict[str, Text | str] = {
                 "n": str(a["actionNumber"]),
@@ -595,10 +604,31 @@ def _partition(path: str) -> str:
     return head if name.startswith("_") and head else path
 
 
-def _tail(path: str, parts: int = 4) -> str:
-    """``/a/b/c/d/e/f`` -> ``…/c/d/e/f``: the end of a path is what tells partitions apart."""
+def fit_path(path: str, width: int) -> str:
+    """A path in ``width`` cells, its end kept: ``…/01/02/10`` (the end of a path is what
+    tells partitions apart), as many whole parts as fit, else the end of the last one."""
+    if len(path) <= width:
+        return path
     pieces = path.rstrip("/").split("/")
-    return path if len(pieces) <= parts + 1 else "…/" + "/".join(pieces[-parts:])
+    for keep in range(len(pieces) - 1, 0, -1):
+        shorter = "…/" + "/".join(pieces[-keep:])
+        if len(shorter) <= width:
+            return shorter
+    return "…" + path[len(path) - max(width - 1, 0) :] if width > 1 else "…"
+
+
+def fit_error(text: str, width: int) -> str:
+    """An error in ``width`` cells, keeping what tells rows apart: its code and first part
+    (``error 3: node a``), then as many of its last ``: `` parts as fit, the middle dropped
+    (``error 3: node a: …: exit code 3``); if none fits, the end is cut."""
+    if len(text) <= width:
+        return text
+    parts = text.split(": ")
+    for tail in range(len(parts) - 3, 0, -1):
+        shorter = ": ".join([*parts[:2], "…", *parts[-tail:]])
+        if len(shorter) <= width:
+            return shorter
+    return text[: max(width - 1, 0)] + "…"
 
 
 class Pane(Static):

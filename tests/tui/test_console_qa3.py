@@ -14,9 +14,15 @@ from textual.widgets import Input
 from typer.testing import CliRunner
 
 from bundletui.cli import _register, app
+from bundletui.store.changes import WORKFLOW, TreeRow
 from bundletui.store.clockstate import set_clock_mode, stored_sim_now
 from bundletui.store.db import Store
+from bundletui.tui import widgets
 from bundletui.tui.app import ConsoleApp
+from bundletui.tui.details import workflow_page
+from bundletui.tui.labels import label
+from bundletui.tui.model import ConsoleModel
+from bundletui.tui.widgets import ActionTable
 from tests.tui.conftest import Env, console
 
 pytestmark = pytest.mark.usefixtures("fast_keys")
@@ -144,3 +150,66 @@ async def test_colon_prompt_recalls_this_sessions_commands_with_up_and_down(env:
         assert prompt.value == "faults"
         await h.press("down", "down")
         assert prompt.value == "fr"  # back to what was being typed
+
+
+# ---------------------------------------------------------------- 3. the why column
+
+
+def test_why_column_keeps_the_end_of_a_missing_path_and_an_errors_code_and_node() -> None:
+    """QA: the path was shortened in its middle, then the table cut its end, so every WAITING
+    row read ``missing …/01/02/``; a failed row ``3 node a: shell action``."""
+    path = "/data/landing/clicks/2026/01/02/10"
+    assert widgets.fit_path(path, 9) == "…/02/10"
+    assert widgets.fit_path(path, 10) == "…/01/02/10"
+    assert widgets.fit_path(path, 16) == "…/2026/01/02/10"
+    assert widgets.fit_path(path, 40) == path
+    assert widgets.fit_path("/averyveryverylongname", 8) == "…ongname"
+    error = "error 3: node a: shell action a: exit code 3"
+    assert widgets.fit_error(error, 60) == error
+    assert widgets.fit_error(error, 31) == "error 3: node a: …: exit code 3"
+    assert widgets.fit_error(error, 20) == "error 3: node a: sh…"
+
+
+@pytest.mark.parametrize("size", [(134, 30), (96, 30)])
+async def test_waiting_rows_each_show_their_own_missing_partition_in_a_narrow_table(
+    env: Env, size: tuple[int, int]
+) -> None:
+    """A why column of 16 cells, and no why column (the reason in the workflow column): each
+    row ends with its own hour (too narrow for "missing " as well, the path is kept)."""
+    async with console(env, engine="none", size=size) as h:
+        hourly = h.coords()["hourly"].id
+        await h.select(hourly)
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: table.coord_id == hourly and table.row_count >= 6, what="page")
+        key = "why" if "why" in table.widths else "wf"
+        width = table.widths[key]
+        assert width <= 20  # narrow: the end of the path is what is cut away without the fix
+        column = list(table.widths).index(key)
+        for row, action_id in enumerate(table.action_ids):
+            hour = int(action_id.rpartition("@")[2]) - 1  # @1 waits for hour 00
+            text = str(table.get_row_at(row)[column])
+            assert text.startswith(("missing …/", "…/")) and len(text) <= width, text
+            assert text.endswith(f"/{hour:02d}"), text
+
+
+# ---------------------------------------------------------------- 6. error codes are not counts
+
+
+def test_a_failed_workflows_error_code_reads_as_an_error_not_a_count() -> None:
+    """QA: ``failing-dag  FAILED 3`` and ``why: 3 node a: …``: the exit code read like a
+    count. As the CLI's ``Error : 3: node a: …``."""
+    m = ConsoleModel()
+    wf = TreeRow(WORKFLOW, "W", None, "failing-dag", "FAILED", 1, 1, error="3")
+    m.load_top([wf], [], {})
+    assert label(m, m.items["W"]).plain == "failing-dag  FAILED (error 3)"
+    page = workflow_page(
+        {
+            "id": "W",
+            "appName": "failing-dag",
+            "status": "FAILED",
+            "errorCode": "3",
+            "errorMessage": "node a: shell action a: exit code 3",
+            "actions": [],
+        }
+    ).plain
+    assert "why: error 3: node a: shell action a: exit code 3" in page, page
