@@ -83,13 +83,13 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
             table.add_row(
                 Text(a["name"]),
                 Text(a["type"]),
-                styled(a["nodeStatus"]),
+                styled(a["status"] if a["status"] == "USER_RETRY" else a["nodeStatus"]),
                 str(a["attempt"]),
                 "-" if a["exitCode"] is None else str(a["exitCode"]),
                 Text(a["transition"] or "-"),
                 clock(a["startTime"]),
                 clock(a["endTime"]),
-                Text(f"{a['errorCode']}: {a['errorMessage']}" if a["errorCode"] else "-"),
+                Text(_node_error(a)),
             )
         out.print(table)
         return
@@ -98,7 +98,13 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
             f"Node {data['id']}",
             [
                 ("Type", data["type"]),
-                ("Status", styled(data["nodeStatus"])),
+                (
+                    "Status",
+                    styled(
+                        data["status"] if data["status"] == "USER_RETRY" else data["nodeStatus"]
+                    ),
+                ),
+                *([("Retry at", data["retryAt"])] if data["retryAt"] else []),
                 ("Attempt", data["attempt"]),
                 ("Exit code", data["exitCode"]),
                 ("Transition", data["transition"]),
@@ -115,6 +121,11 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
     from bundletui.cli.render_coord import render_coord_info
 
     render_coord_info(store, job_id, kind, data)
+
+
+def _node_error(a: dict[str, Any]) -> str:
+    text = f"{a['errorCode']}: {a['errorMessage']}" if a["errorCode"] else "-"
+    return f"{text} (retry at {clock(a['retryAt'])})" if a.get("retryAt") else text
 
 
 _JOB_COLUMNS = {

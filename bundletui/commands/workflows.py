@@ -256,6 +256,16 @@ def kill_tx(tx: Tx, effects: Effects, wf: WorkflowRow, *, message: str | None = 
         end_time=tx.now_ms,
         error_message=message or wf.error_message,
     )
+    # a node waiting out its retry interval has run: its kill ends it; the others never started
+    jobs.update_where(
+        tx,
+        NodeRow,
+        "wf_id = ? AND status = 'READY' AND attempt > 0",
+        (wf.id,),
+        status=N.KILLED,
+        due_time=None,
+        ended=tx.now_ms,
+    )
     jobs.update_where(
         tx,
         NodeRow,

@@ -229,6 +229,29 @@ def test_a_job_that_ignores_sigterm_is_killed_even_if_the_engine_stops_in_the_gr
     assert bt.nodes(wf) == {"stubborn": "KILLED"}
 
 
+def test_info_shows_a_node_waiting_to_retry_as_user_retry_with_its_time(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: the README says ``info`` shows a node between attempts as Oozie's USER_RETRY with
+    ``retryAt``; only ``--json`` did, the text said READY. A kill in the wait ends the node."""
+    bt.engine()
+    wf = bt.submit(FIXTURES / "retry" / "job.properties", {"dir": str(tmp_path), "failTimes": "9"})
+    bt.wait_node(wf, "flaky", "READY")  # its first attempt failed; the next is a minute away
+    at = bt.peek(f"{wf}@flaky")["retryAt"]
+    assert at is not None
+    table = bt.cli("info", wf).stdout
+    row = next(line for line in table.splitlines() if line.startswith("flaky "))
+    assert row.split()[2] == "USER_RETRY", row
+    assert row.endswith(f"(retry at {at[-12:-4]})"), row
+    node = bt.cli("info", f"{wf}@flaky").stdout
+    assert "  Status     : USER_RETRY" in node, node
+    assert f"  Retry at   : {at}" in node, node
+    bt.cli("kill", wf)
+    flaky = bt.peek(f"{wf}@flaky")
+    assert flaky["nodeStatus"] == "KILLED" and flaky["endTime"] is not None
+    assert bt.peek(f"{wf}@after-flaky")["endTime"] is None  # it never started
+
+
 def test_rerun_failed_nodes_runs_only_what_did_not_succeed(bt: Bt, tmp_path: Path) -> None:
     flag = tmp_path / "fail-now"
     flag.touch()
