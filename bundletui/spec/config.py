@@ -582,9 +582,12 @@ def apply_parameters(
     *,
     file: str = "",
 ) -> dict[str, str]:
-    """``conf`` plus the defaults of undefined parameters; E0738 lists those with neither."""
+    """``conf`` plus the defaults of undefined parameters; E0738 lists those with neither.
+    A default may name other properties (``${base}/out``): it is expanded as the job's
+    properties are, as Oozie's submit resolves the configuration after adding the defaults."""
     merged = dict(conf)
     missing: list[str] = []
+    defaulted: list[str] = []
     for p in parameters:
         if p.name in merged:
             continue
@@ -592,6 +595,7 @@ def apply_parameters(
             missing.append(p.name)
         else:
             merged[p.name] = p.default
+            defaulted.append(p.name)
     if missing:
         raise SpecError(
             "E0738",
@@ -600,4 +604,5 @@ def apply_parameters(
             "<value> default in <parameters>",
             file=file or None,
         )
-    return merged
+    expanded = {name: expand_property(name, merged) for name in defaulted if "${" in merged[name]}
+    return merged | expanded

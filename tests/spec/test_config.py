@@ -388,3 +388,28 @@ def test_empty_parameter_name_is_e0739() -> None:
         read_parameters(doc)
     assert info.value.code == "E0739"
     assert info.value.line == 5
+
+
+def test_a_parameter_default_that_names_other_properties_is_expanded() -> None:
+    """QA: ``<value>${base}/out</value>`` reached the job as the literal ``${base}/out``; the
+    job's own properties were expanded, defaults were added after that. Oozie resolves the
+    configuration after adding them. EL (``${wf:id()}``) and unknown names stay for later."""
+    params = [
+        FormalParameter("out", "${base}/out"),
+        FormalParameter("base", "${root}/base"),
+        FormalParameter("later", "${wf:id()}-${nobody}"),
+        FormalParameter("given", "${base}"),
+    ]
+    merged = apply_parameters(params, {"root": "/data", "given": "${root}"})
+    assert merged["out"] == "/data/base/out"
+    assert merged["base"] == "/data/base"
+    assert merged["later"] == "${wf:id()}-${nobody}"
+    assert merged["given"] == "${root}"  # given values are expanded where they are read
+
+
+def test_parameter_defaults_that_refer_to_each_other_are_one_clear_error() -> None:
+    params = [FormalParameter("a", "${b}"), FormalParameter("b", "x${a}")]
+    with pytest.raises(SpecError) as err:
+        apply_parameters(params, {})
+    assert err.value.code == "E0302"
+    assert "properties a, b refer to each other: ${a} -> ${b} -> ${a}" in err.value.message
