@@ -61,12 +61,15 @@ def status_text(status: str) -> Text:
 
 
 def error_text(code: object, message: object = None) -> str:
-    """An error as the console says it: ``error 3: node a: …``, as the CLI prints ``Error : 3:
-    node a: …``. A bare code read like a count (``FAILED 3``, ``why: 3 node a``)."""
+    """An error as the console says it: ``error 3: node a: …`` (the CLI prints ``Error : 3:
+    node a: …``): a bare number read like a count (``FAILED 3``, ``why: 3 node a``). A code
+    that is no number reads as one already: ``EB0802: …``."""
     code_s, message_s = str(code or "").strip(), str(message or "").strip()
     if not code_s:
         return message_s
-    return f"error {code_s}: {message_s}" if message_s else f"error {code_s}"
+    if code_s.isdigit():
+        code_s = f"error {code_s}"
+    return f"{code_s}: {message_s}" if message_s else code_s
 
 
 def counts_text(

@@ -618,16 +618,18 @@ def fit_path(path: str, width: int) -> str:
 
 
 def fit_error(text: str, width: int) -> str:
-    """An error in ``width`` cells, keeping what tells rows apart: its code and first part
-    (``error 3: node a``), then as many of its last ``: `` parts as fit, the middle dropped
-    (``error 3: node a: …: exit code 3``); if none fits, the end is cut."""
+    """An error in ``width`` cells, keeping what tells rows apart: its code, its first part
+    (``node a``) and as many of its last ``: `` parts (what went wrong) as fit, the middle
+    dropped (``error 3: node a: …: exit code 3``); then the code and the last parts; if
+    none fits, the end is cut."""
     if len(text) <= width:
         return text
     parts = text.split(": ")
-    for tail in range(len(parts) - 3, 0, -1):
-        shorter = ": ".join([*parts[:2], "…", *parts[-tail:]])
-        if len(shorter) <= width:
-            return shorter
+    for head in (2, 1):
+        for tail in range(len(parts) - head - 1, 0, -1):
+            shorter = ": ".join([*parts[:head], "…", *parts[-tail:]])
+            if len(shorter) <= width:
+                return shorter
     return text[: max(width - 1, 0)] + "…"
 
 

@@ -260,7 +260,7 @@ async def test_a_discarded_job_is_why_its_schedule_reads_with_error(ev: Events) 
         assert "EB0802" in rows[0][3] and "discarded" in rows[0][3]
         await h.expand(coord)
         page = await details_of(h, f"{coord}@2", "action @2 of discard")
-        assert why(page).startswith("EB0802 run constraints not met in time")
+        assert why(page).startswith("EB0802: run constraints not met in time")
 
 
 async def test_a_paused_schedule_says_what_lifts_the_pause_and_keeps_its_events(

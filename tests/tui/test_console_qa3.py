@@ -20,7 +20,7 @@ from bundletui.store.db import Store
 from bundletui.tui import widgets
 from bundletui.tui.app import ConsoleApp
 from bundletui.tui.details import workflow_page
-from bundletui.tui.labels import label
+from bundletui.tui.labels import error_text, label
 from bundletui.tui.model import ConsoleModel
 from bundletui.tui.widgets import ActionTable
 from tests.tui.conftest import Env, console
@@ -167,7 +167,10 @@ def test_why_column_keeps_the_end_of_a_missing_path_and_an_errors_code_and_node(
     error = "error 3: node a: shell action a: exit code 3"
     assert widgets.fit_error(error, 60) == error
     assert widgets.fit_error(error, 31) == "error 3: node a: …: exit code 3"
+    assert widgets.fit_error(error, 26) == "error 3: …: exit code 3"
     assert widgets.fit_error(error, 20) == "error 3: node a: sh…"
+    held = "EB0802: run constraints not met in time: timeout reached (window): discarded"
+    assert widgets.fit_error(held, 23) == "EB0802: …: discarded"
 
 
 @pytest.mark.parametrize("size", [(134, 30), (96, 30)])
@@ -213,3 +216,4 @@ def test_a_failed_workflows_error_code_reads_as_an_error_not_a_count() -> None:
         }
     ).plain
     assert "why: error 3: node a: shell action a: exit code 3" in page, page
+    assert error_text("EB0501", "no <exec>") == "EB0501: no <exec>"  # no number: no "error"

@@ -321,7 +321,7 @@ def test_details_of_a_coordinator_failed_by_materialization_say_why() -> None:
         "errorCode": "E1010", "errorMessage": "Invalid data in coordinator xml. [data-in [in]]",
     }  # fmt: skip
     text = coordinator_page(info).plain
-    assert "error E1010: Invalid data in coordinator xml. [data-in [in]]" in text
+    assert "E1010: Invalid data in coordinator xml. [data-in [in]]" in text
     assert "not materializing" not in text  # the error is the why, not the hold it causes
 
 
