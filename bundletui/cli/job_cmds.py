@@ -21,12 +21,13 @@ from bundletui.commands import dispatch, queries
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx
 from bundletui.errors import CommandError
-from bundletui.model.clock import RealClock, from_ms
+from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.java import JAVA_INT_MAX
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store, current_user, resolve_home, store_exists
+from bundletui.store.lease import engine_running
 from bundletui.store.rows import NodeRow, WorkflowRow
 
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
@@ -163,6 +164,12 @@ def register(app: typer.Typer) -> None:
                 typer.echo(killed)
         else:
             dispatch.kill(ctx, job_id)
+        if not engine_running(ctx.store.conn, to_ms(RealClock().now())):
+            typer.echo(
+                "note: no engine is running; the kill is recorded, and the processes of jobs"
+                " that were running are stopped when one starts (bundletui run)",
+                err=True,
+            )
 
     @app.command()
     @handle_errors

@@ -145,3 +145,13 @@ def _dead_here(lease: Lease, host: str) -> bool:
         return False
     st = proc_stat(lease.pid)
     return st is not None and st.state in ("Z", "X")  # killed, not yet reaped
+
+
+def engine_running(conn: sqlite3.Connection, now_ms: int) -> bool:
+    """Whether an engine holds the store: its lease is live, or its process still runs here
+    (stopped, or stalled past its lease). A command's change waits in the store otherwise."""
+    lease = read_lease(conn)
+    if lease is None:
+        return False
+    process = holder_process(lease)
+    return process in ("alive", "stopped") or (process == "unknown" and lease.expires > now_ms)

@@ -134,7 +134,12 @@ def test_kill_without_engine_kills_the_running_job_when_an_engine_starts(
     wait_for(lambda: "first" in job_pids(tmp_path / "pids"), 10, "first job started")
     job, grandchild = job_pids(tmp_path / "pids")["first"]
     assert engine.stop() == 0  # SIGTERM: the engine stops, the job runs on
-    bt.cli("kill", wf)
+    r = bt.cli("kill", wf)
+    # said, so that nobody takes the KILLED for processes already gone (QA)
+    assert r.stderr == (
+        "note: no engine is running; the kill is recorded, and the processes of jobs that were"
+        " running are stopped when one starts (bundletui run)\n"
+    )
     assert bt.peek(wf)["status"] == "KILLED"
     assert bt.nodes(wf) == {"first": "RUNNING", "second": "KILLED", "third": "KILLED"}
     assert pid_alive(job), "no engine runs: nobody may have touched the job yet"
@@ -171,7 +176,7 @@ def test_kill_kills_the_process_group_and_marks_the_rest_killed(bt: Bt, tmp_path
     wait_for(lambda: "first" in job_pids(tmp_path / "pids"), what="first job started")
     job, grandchild = job_pids(tmp_path / "pids")["first"]
     assert pid_alive(job) and pid_alive(grandchild)
-    bt.cli("kill", wf)
+    assert bt.cli("kill", wf).stderr == ""  # an engine runs: nothing to say
     wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 5, "group killed")
     # from the kill's commit (the workflow's end time) to both processes seen gone
     took = time.time() - (bt.row(wf).end_time or 0) / 1000
