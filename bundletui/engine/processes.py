@@ -103,15 +103,20 @@ class ExitStatus:
         the same as one killed by SIGKILL)."""
         return self.code - 128 if 128 < self.code < 128 + 65 else None
 
-    def __str__(self) -> str:
+    @property
+    def killed_by(self) -> str | None:
+        """``killed by SIGSEGV`` for a job a signal ended, else None."""
         sig = self.signal
         if sig is None:
-            return f"exit code {self.code}"
+            return None
         try:
-            name = signal.Signals(sig).name
+            return f"killed by {signal.Signals(sig).name}"
         except ValueError:
-            name = f"signal {sig}"
-        return f"killed by {name} (exit code {self.code})"
+            return f"killed by signal {sig}"
+
+    def __str__(self) -> str:
+        killed = self.killed_by
+        return f"{killed} (exit code {self.code})" if killed else f"exit code {self.code}"
 
 
 ExitCallback = Callable[[int, ExitStatus | None], None]

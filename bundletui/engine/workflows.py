@@ -75,6 +75,7 @@ W = WorkflowStatus
 CAPTURE_LIMIT = 2048  # oozie.action.max.output.data
 UNKNOWN_EXIT = "EB0503"
 MAX_LAUNCHES_PER_TICK = 2000
+SHELL_MAIN = "org.apache.oozie.action.hadoop.ShellMain"
 KILL_GRACE = 5.0  # seconds between SIGTERM and SIGKILL when a node is killed
 MAX_SUBWORKFLOW_DEPTH = 50  # Oozie's oozie.action.subworkflow.max.depth
 
@@ -733,7 +734,8 @@ class WorkflowRunner:
             return  # killed meanwhile: the kill already recorded its end
         wf = jobs.workflow_head(tx.conn, node.wf_id)
         assert wf is not None
-        spec = index_of(self.app(tx, wf)).by_name[node.name]
+        app = self.app(tx, wf)
+        spec = index_of(app).by_name[node.name]
         store = self.engine.db
         out, _err, _exit = attempt_paths(
             wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
@@ -756,6 +758,10 @@ class WorkflowRunner:
             code = UNKNOWN_EXIT
             message = "the process ended without an exit record (killed with SIGKILL?)"
             exit_code = None
+        elif app.form is WorkflowForm.OOZIE:  # Oozie's words (oozie.md §5.5), and a signal's
+            code, exit_code = str(status.code), status.code
+            message = f"Main Class [{SHELL_MAIN}], exit code [{status.code}]"
+            message += f" ({status.killed_by})" if status.killed_by else ""
         else:
             code, message = str(status.code), f"shell action {spec.name}: {status}"
             exit_code = status.code

@@ -120,7 +120,11 @@ def test_action_error_goes_to_kill_node_naming_last_error_node(bt: Bt, tmp_path:
     assert a["check"]["status"] == "ERROR" and a["check"]["errorCode"] == "1"
     assert a["check"]["transition"] == "fail"
     assert info["errorMessage"].startswith("Word count failed at [check]: ")
-    assert "exit code 1" in info["errorMessage"]
+    # the shell action's error message in Oozie's words (oozie.md §5.5), as the kill node saw it
+    assert a["check"]["errorMessage"] == (
+        "Main Class [org.apache.oozie.action.hadoop.ShellMain], exit code [1]"
+    )
+    assert info["errorMessage"].endswith(a["check"]["errorMessage"])
 
 
 def test_report_retry_succeeds_on_second_attempt(bt: Bt, tmp_path: Path) -> None:
