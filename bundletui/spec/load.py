@@ -346,7 +346,8 @@ def validate_file(
     :func:`submission_conf` has them already)."""
     doc = load_document(path)
     kind_name = {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
-        doc.kind, "workflow-app"
+        doc.kind,
+        xmlsafe.local_name(doc.root),  # workflow-app, or a DAG's dag-app
     )
     given = dict(conf or {})
     lenient = conf is None

@@ -244,3 +244,17 @@ def test_a_device_or_a_pipe_is_refused_not_read_for_ever(tmp_path: Path) -> None
         assert r.returncode == 1, r
         assert "E0702" in r.stderr and "is not a regular file" in r.stderr, r.stderr
     assert not home.exists()
+
+
+@pytest.mark.parametrize(
+    ("sample", "root"), [("naive-bayes", "dag-app"), ("oozie-wf", "workflow-app")]
+)
+def test_validate_names_the_kind_of_workflow_it_read(
+    tmp_path: Path, sample: str, root: str
+) -> None:
+    """QA: a DAG was reported as a 'Valid workflow-app'; it is named by its root, as the
+    bundle and coordinator kinds are."""
+    path = Path(__file__).parents[2] / "sample_bundles" / sample / "workflow.xml"
+    r = bt("validate", str(path), home=tmp_path / "home")
+    assert r.returncode == 0, r
+    assert r.stdout.startswith(f"Valid {root}: {path}"), r.stdout
