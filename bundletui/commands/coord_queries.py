@@ -982,6 +982,27 @@ def action_page(
     )
 
 
+def action_position(
+    conn: sqlite3.Connection,
+    coord_id: str,
+    action_id: str,
+    *,
+    order: str = "asc",
+    by: str = "nominal",
+) -> int | None:
+    """Where ``action_id`` stands (1 = first) among its coordinator's actions in the order
+    :func:`action_page` reads them (no filter), so the page that holds it can be asked for
+    (the console's sort and ``:job C@N``); None when it is not one of them."""
+    direction = "DESC" if (order or "asc").strip().lower() == "desc" else "ASC"
+    found = conn.execute(
+        "SELECT pos FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY "
+        f"{_PAGE_ORDER[by].format(direction)}) AS pos FROM coord_actions WHERE coord_id = ?)"
+        " WHERE id = ?",
+        (coord_id, action_id),
+    ).fetchone()
+    return None if found is None else int(found[0])
+
+
 # ----------------------------------------------------------------------------- listings
 
 

@@ -223,7 +223,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+r", "poll_now", "Poll now", id="poll_now"),
         Binding("left_square_bracket", "page(-1)", "Newer actions", id="page_prev"),
         Binding("right_square_bracket", "page(1)", "Older actions", id="page_next"),
-        # k9s's shift-<letter>: sort the action table's page (again: the other way)
+        # k9s's shift-<letter>: sort all the coordinator's actions (again: the other way)
         Binding("N", "sort('n')", "Sort by number", id="sort_number"),
         Binding("S", "sort('status')", "Sort by status", id="sort_status"),
     ]
@@ -268,6 +268,8 @@ class MainScreen(Screen[None]):
         self.table_items: dict[str, Item] = {}
         self.prompt_mode = ""
         self.command_history: list[str] = []  # ':' lines typed this session, oldest first
+        self._page_around: tuple[str, str] | None = None  # (coordinator, action) to page to
+        self._focus_row: str | None = None  # an action row to focus once its page shows
         self.closing = False
         self._details_timer: Timer | None = None
         self._poll_timer: Timer | None = None
@@ -721,10 +723,16 @@ class MainScreen(Screen[None]):
         table.page_offset = offset
         self.query_one(ContentSwitcher).border_title = table.order_title()
         sort = table.sort_key
+        # an action the page must hold (after a sort, :job C@N), wherever it is in the order;
+        # kept until a page shows it, so a poll's reload meanwhile asks for it too
+        wanted = self._page_around
+        around = wanted[1] if wanted is not None and wanted[0] == coord_id else None
 
         def then(data: dict[str, Any]) -> None:
             if self._bottom_key != ("table", coord_id):  # the selection moved on meanwhile
                 return
+            if around is not None and self._page_around == wanted:
+                self._page_around = None
             self.table_items = {}
             for a in data["actions"]:
                 row = TreeRow(
@@ -738,10 +746,13 @@ class MainScreen(Screen[None]):
                     link=a.get("externalId"),
                 )
                 self.table_items[a["id"]] = Item(row)
-            table.show_page(coord_id, data, self.alias)
+            table.show_page(coord_id, data, self.alias, keep=around)
+            if around is not None and around == self._focus_row and around in table.action_ids:
+                self._focus_row = None
+                table.focus()  # :job C@N: the cursor on it, its details shown
 
         self._in_thread(
-            lambda: self.backend.action_page(coord_id, offset, size, sort),
+            lambda: self.backend.action_page(coord_id, offset, size, sort, around),
             then,
             group="bottom",
             exclusive=True,
@@ -788,9 +799,13 @@ class MainScreen(Screen[None]):
         if table.coord_id is None or self.query_one(ContentSwitcher).current != "table":
             self.notify("sort: no action table here; select a coordinator", severity="warning")
             return
+        keep = table.highlighted_id()
         table.sort_by(column)
         self.notify(table.order_title())
-        self._load_page(table.coord_id, 1)  # all the actions in that order, from the first
+        # all the actions in that order: the page that holds the cursor's action (the first
+        # page when it has none)
+        self._page_around = (table.coord_id, keep) if keep is not None else None
+        self._load_page(table.coord_id, 1)
 
     # ------------------------------------------------------------------ header & keys
 
@@ -1292,8 +1307,8 @@ class MainScreen(Screen[None]):
             ("→ ←", "expand or go to child / collapse or go to parent", None),
             ("tab", "switch between tree, details and action table", None),
             ("[ ]", "newer / older page of the action table", "page_prev"),
-            ("N", "sort the action table's page by number (again: reverse)", "sort('n')"),
-            ("S", "sort the action table's page by status (again: reverse)", "sort('status')"),
+            ("N", "sort all the actions by number (again: reverse)", "sort('n')"),
+            ("S", "sort all the actions by status (again: reverse)", "sort('status')"),
             ("M", "clear every mark", "clear_marks"),
             ("esc", "clear filter, faults-only or marks", "escape"),
             ("ctrl+r", "poll now", "poll_now"),
@@ -1598,16 +1613,17 @@ class MainScreen(Screen[None]):
 
     def _walk_to(self, chain: list[tuple[str, str]]) -> None:
         tree = self.query_one(JobTree)
-        for depth, (_kind, item_id) in enumerate(chain):
+        for depth, (kind, item_id) in enumerate(chain):
             last = depth == len(chain) - 1
             if item_id not in self.model.items:
-                parent = chain[depth - 1][1] if depth else None
-                self.notify(
-                    f"{item_id} is not among the newest actions in the tree; "
-                    "the action table pages through all of them"
-                )
+                parent = chain[depth - 1] if depth else None
+                if parent is not None and parent[0] == COORD and kind == ACTION:
+                    # beyond the actions the tree holds: the action table's page that has it
+                    self._show_in_table(parent[1], item_id, chain[-1][1])
+                    return
+                self.notify(f"{item_id} is not in the tree", severity="warning")
                 if parent is not None:
-                    tree.select_id(parent)
+                    tree.select_id(parent[1])
                 return
             if last:
                 tree.select_id(item_id)
@@ -1624,6 +1640,21 @@ class MainScreen(Screen[None]):
                     node.expand()  # NodeExpanded loads the children, then the walk goes on
                 return
             node.expand()
+
+    def _show_in_table(self, coord_id: str, action_id: str, target: str) -> None:
+        """Select the coordinator and open its action table at the page that holds
+        ``action_id``, the cursor (and the focus) on it."""
+        tree = self.query_one(JobTree)
+        self._page_around = (coord_id, action_id)
+        self._focus_row = action_id
+        tree.select_id(coord_id)
+        tree.focus()
+        if target != action_id:  # its workflow or a node: reached from the action's row
+            self.notify(f"{target} runs under {action_id}: its row is in the action table")
+        if self._bottom_key == ("table", coord_id):  # already showing: no selection change
+            self._load_page(coord_id, 1)
+        else:
+            self._refresh_bottom()
 
 
 def freeze_garbage() -> None:

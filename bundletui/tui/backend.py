@@ -231,23 +231,30 @@ class Backend:
         return self._reading(body)
 
     def action_page(
-        self, coord_id: str, offset: int, length: int, sort: tuple[str, bool] = ("n", True)
+        self,
+        coord_id: str,
+        offset: int,
+        length: int,
+        sort: tuple[str, bool] = ("n", True),
+        around: str | None = None,
     ) -> dict[str, Any]:
         """One page of a coordinator's actions, newest first (one indexed query), or sorted
-        by ``sort`` (the table's column, descending) over all of them."""
+        by ``sort`` (the table's column, descending) over all of them. With ``around`` (an
+        action id), the page that holds that action, wherever ``offset`` was."""
         column, descending = sort
+        order = "desc" if descending else "asc"
+        by = "status" if column == "status" else "nominal"
 
         def body(conn: Any) -> dict[str, Any]:
             coord = jobs.get(conn, CoordRow, coord_id)
             if coord is None:
                 return {"actions": [], "total": 0, "offset": offset}
+            start = offset
+            if around is not None:
+                at = coord_queries.action_position(conn, coord_id, around, order=order, by=by)
+                start = offset if at is None else (at - 1) // length * length + 1
             page = coord_queries.action_page(
-                conn,
-                coord,
-                offset=offset,
-                length=length,
-                order="desc" if descending else "asc",
-                by="status" if column == "status" else "nominal",
+                conn, coord, offset=start, length=length, order=order, by=by
             )
             return {"actions": page.actions, "total": page.total, "offset": page.offset}
 

@@ -469,8 +469,8 @@ class ActionTable(DataTable[Text | str]):
 
     def sort_by(self, column: str) -> tuple[str, bool]:
         """Sort by ``column`` (``n`` or ``status``; ties newest first); the same column again
-        reverses it. The caller reads the first page again in that order; the cursor stays on
-        its action if it is there (rows are re-located by id, not by position)."""
+        reverses it. The caller reads the page that holds the cursor's action in that order
+        (rows are re-located by id, not by position)."""
         current, descending = self.sort_key
         first = self.SORTS[column]
         self.sort_key = (column, not descending if current == column else first)
@@ -486,8 +486,16 @@ class ActionTable(DataTable[Text | str]):
             return f"actions, {'newest' if descending else 'oldest'} first"
         return f"actions by status {'↓' if descending else '↑'}"
 
-    def show_page(self, coord_id: str, data: dict[str, Any], alias: Callable[[str], str]) -> None:
-        keep = self.highlighted_id() if coord_id == self.coord_id else None
+    def show_page(
+        self,
+        coord_id: str,
+        data: dict[str, Any],
+        alias: Callable[[str], str],
+        keep: str | None = None,
+    ) -> None:
+        """Show a page; the cursor stays on its action (or goes to ``keep``) if it is there."""
+        if keep is None and coord_id == self.coord_id:
+            keep = self.highlighted_id()
         self.coord_id = coord_id
         self.page_offset = int(data.get("offset", 1))
         self.page_total = int(data.get("total", 0))

@@ -14,9 +14,12 @@ from textual.widgets import Input
 from typer.testing import CliRunner
 
 from bundletui.cli import _register, app
+from bundletui.commands.base import Ctx
+from bundletui.commands.dispatch import kill_actions
 from bundletui.store.changes import WORKFLOW, TreeRow
 from bundletui.store.clockstate import set_clock_mode, stored_sim_now
 from bundletui.store.db import Store
+from bundletui.store.rows import ActionRow
 from bundletui.tui import widgets
 from bundletui.tui.app import ConsoleApp
 from bundletui.tui.details import workflow_page
@@ -217,3 +220,60 @@ def test_a_failed_workflows_error_code_reads_as_an_error_not_a_count() -> None:
     ).plain
     assert "why: error 3: node a: shell action a: exit code 3" in page, page
     assert error_text("EB0501", "no <exec>") == "EB0501: no <exec>"  # no number: no "error"
+
+
+# ---------------------------------------------------------------- 4/5. the page that holds it
+
+
+async def test_a_sort_loads_the_page_that_holds_the_cursors_action(env: Env) -> None:
+    """QA: with the cursor on an action beyond page one, ``S`` reloaded page one and the
+    cursor landed on another action (the README: "the cursor stays on its action"). Pages of
+    two, newest first: @2 is on the third page; by status (@3 KILLED first) it is on the
+    third page again, as the fifth action; oldest first, on the first."""
+    async with console(env, engine="none", page_size=2) as h:
+        hourly = h.coords()["hourly"].id
+        a = {n: f"{hourly}@{n}" for n in range(1, 7)}
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="3")
+        await h.until(lambda: h.status(ActionRow, a[3]) == "KILLED", what="@3 killed")
+        await h.select(hourly)
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: table.action_ids == [a[6], a[5]], what="page 1")
+        await h.press("right_square_bracket")
+        await h.until(lambda: table.action_ids == [a[4], a[3]], what="page 2")
+        await h.press("right_square_bracket")
+        await h.until(lambda: table.action_ids == [a[2], a[1]], what="page 3")
+        table.focus()
+        await h.until(lambda: h.main.selected_id == a[2], what="cursor on @2")
+
+        await h.press("S")  # KILLED @3, then WAITING newest first: 3 6 | 5 4 | 2 1
+        await h.until(lambda: table.action_ids == [a[2], a[1]] and table.page_offset == 5)
+        assert table.highlighted_id() == a[2] == h.main.selected_id
+        await h.press("S")  # the other way: 6 5 | 4 2 | 1 3
+        await h.until(lambda: table.action_ids == [a[4], a[2]], what="@2 on page 2")
+        assert table.highlighted_id() == a[2] == h.main.selected_id
+        await h.press("N", "N")  # oldest first: 1 2 | …
+        await h.until(lambda: table.action_ids == [a[1], a[2]], what="@2 on page 1")
+        assert table.highlighted_id() == a[2] == h.main.selected_id
+
+
+async def test_job_command_opens_the_action_table_at_an_action_the_tree_does_not_hold(
+    env: Env,
+) -> None:
+    """QA: ``:job C@17`` on a coordinator with thousands of actions selected the coordinator
+    and toasted that @17 was not among the newest in the tree; the table stayed on page one.
+    The tree holding the newest two, pages of two: ``:job C@2`` opens the third page, the
+    cursor (and the focus, and the details) on @2."""
+    async with console(env, engine="none", page_size=2, action_limit=2) as h:
+        hourly = h.coords()["hourly"].id
+        h.app.backend.action_limit = 2  # the tree loads a coordinator's newest two
+        await h.expand(hourly)
+        assert f"{hourly}@2" not in h.main.model.items
+        await h.press("colon")
+        await h.type(f"job {hourly}@2")
+        await h.press("enter")
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: h.main.selected_id == f"{hourly}@2", what="@2 selected")
+        assert table.coord_id == hourly and table.page_offset == 5
+        assert table.action_ids == [f"{hourly}@2", f"{hourly}@1"]
+        assert h.app.focused is table and table.highlighted_id() == f"{hourly}@2"
+        assert not h.warned("not among the newest")
