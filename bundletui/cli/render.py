@@ -105,6 +105,8 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
                     ),
                 ),
                 *([("Retry at", data["retryAt"])] if data["retryAt"] else []),
+                # a sub-workflow's job id, a shell job's pid: where to look next
+                ("External Id", data["externalId"]),
                 ("Attempt", data["attempt"]),
                 ("Exit code", data["exitCode"]),
                 ("Transition", data["transition"]),

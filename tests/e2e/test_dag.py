@@ -251,6 +251,9 @@ def test_kill_of_the_parent_kills_the_running_sub_workflow(bt: Bt, tmp_path: Pat
     wait_for(lambda: trace_lines(tmp_path / "trace") == ["prep", "first"], 10, "child's first")
     child_id = bt.peek(f"{wf}@child")["externalId"]
     job_pid = int(bt.peek(f"{child_id}@first")["externalId"])
+    # the node's own view names the child workflow, and the child's node its pid (QA)
+    assert f"  External Id : {child_id}" in bt.cli("info", f"{wf}@child").stdout
+    assert f"  External Id : {job_pid}" in bt.cli("info", f"{child_id}@first").stdout
     bt.cli("kill", wf)
     assert bt.wait(child_id, "KILLED")["status"] == "KILLED"
     assert bt.wait(wf)["status"] == "KILLED"
