@@ -1303,7 +1303,8 @@ class MainScreen(Screen[None]):
         entries.append(HelpEntry("", "view", None))
         extra: list[tuple[str, str, str | None]] = [
             ("space", "expand / collapse", None),
-            ("j k", "down / up (↓ ↑) in the tree and the action table", None),
+            ("j k", "down / up (↓ ↑): tree, action table, help, log and text views", None),
+            ("g G", "first / last row of the action table (also home / end)", None),
             ("→ ←", "expand or go to child / collapse or go to parent", None),
             ("tab", "switch between tree, details and action table", None),
             ("[ ]", "newer / older page of the action table", "page_prev"),
@@ -1331,7 +1332,15 @@ class MainScreen(Screen[None]):
             ("s", "follow on/off"),
             ("w", "wrap on/off"),
             ("e", "stdout+stderr / stdout / stderr"),
-            ("ctrl+s", "save to <home>/saved/"),
+        ):
+            entries.append(HelpEntry(key, text, "", "note"))
+        entries.append(
+            HelpEntry("", "log view and text views (d, y, :audit, :engine, :stats)", None)
+        )
+        for key, text in (
+            ("S ctrl+s", "save to <home>/saved/"),
+            ("g G", "top / bottom (also home / end)"),
+            ("j k", "down / up a line"),
             ("esc q", "back"),
         ):
             entries.append(HelpEntry(key, text, "", "note"))

@@ -425,6 +425,9 @@ class HelpScreen(ModalScreen[str | None]):
         + """
     HelpScreen .dialog { width: 90; height: 90%; }
     HelpScreen OptionList { height: 1fr; border: none; }
+    /* lines that cannot be chosen (keys of other views, headings) are not greyed: they work
+       where they apply. A key greyed for the selection dims its own text and says why */
+    HelpScreen OptionList > .option-list--option-disabled { color: $text; }
     HelpScreen .legend { width: 100%; height: auto; color: $text-muted; }
     """
     )

@@ -413,6 +413,10 @@ class ActionTable(DataTable[Text | str]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Cursor down", show=False),  # vim / k9s
         Binding("k", "cursor_up", "Cursor up", show=False),
+        # the first / last row, as in the log and text views (DataTable's home and end only
+        # scroll sideways in a row table: the cursor stayed on its row)
+        Binding("home,g", "scroll_top", "First row", show=False),
+        Binding("end,G", "scroll_bottom", "Last row", show=False),
     ]
     DEFAULT_CSS = """
     ActionTable { height: 1fr; scrollbar-gutter: stable; }

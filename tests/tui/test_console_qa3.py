@@ -23,6 +23,7 @@ from bundletui.store.rows import ActionRow
 from bundletui.tui import widgets
 from bundletui.tui.app import ConsoleApp
 from bundletui.tui.details import workflow_page
+from bundletui.tui.dialogs import HelpScreen
 from bundletui.tui.labels import error_text, label
 from bundletui.tui.model import ConsoleModel
 from bundletui.tui.widgets import ActionTable
@@ -277,3 +278,42 @@ async def test_job_command_opens_the_action_table_at_an_action_the_tree_does_not
         assert table.action_ids == [f"{hourly}@2", f"{hourly}@1"]
         assert h.app.focused is table and table.highlighted_id() == f"{hourly}@2"
         assert not h.warned("not among the newest")
+
+
+# ---------------------------------------------------------------- 7. keys and the help
+
+
+async def test_action_table_g_and_home_go_to_the_first_row_and_G_and_end_to_the_last(
+    env: Env,
+) -> None:
+    """QA: home / end and g / G left the cursor on row 0 of the action table."""
+    async with console(env, engine="none") as h:
+        hourly = h.coords()["hourly"].id
+        await h.select(hourly)
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: table.coord_id == hourly and table.row_count == 6, what="page")
+        table.focus()
+        await h.press("G")
+        assert table.cursor_row == 5 and h.main.selected_id == f"{hourly}@1"
+        await h.press("g")
+        assert table.cursor_row == 0 and h.main.selected_id == f"{hourly}@6"
+        await h.press("end")
+        assert table.cursor_row == 5
+        await h.press("home")
+        assert table.cursor_row == 0
+
+
+async def test_help_lists_the_keys_of_the_log_and_text_views_and_where_j_k_work(
+    env: Env,
+) -> None:
+    async with console(env, engine="none") as h:
+        await h.press("question_mark")
+        screen = h.app.screen
+        assert isinstance(screen, HelpScreen)
+        lines = {f"{e.key} {e.description}" for e in screen.entries}
+        assert "j k down / up (↓ ↑): tree, action table, help, log and text views" in lines
+        assert "S ctrl+s save to <home>/saved/" in lines
+        assert "g G top / bottom (also home / end)" in lines
+        assert "g G first / last row of the action table (also home / end)" in lines
+        for key in ("ctrl+r", "esc", "space", "→ ←", ":filter", ":faults", ":freeze", ":help"):
+            assert any(e.key == key for e in screen.entries), key
