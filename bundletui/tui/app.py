@@ -40,6 +40,7 @@ from bundletui.commands.queries import one_line
 from bundletui.engine.service import EngineConfig
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import Clock, RealClock, from_ms, to_ms
+from bundletui.model.status import ACTION_TERMINAL, NODE_TERMINAL, WORKFLOW_TERMINAL
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Totals, TreeRow
 from bundletui.store.lease import Lease, holder_process
@@ -764,6 +765,13 @@ class MainScreen(Screen[None]):
             return
         kind, link = item.kind, item.row.link
         self.query_one(ContentSwitcher).border_title = "log tail (l opens the log view)"
+        # nothing written by a job that has ended will come: "yet" would be untrue
+        status = item.row.status
+        empty = (
+            f"(no output: {status} without writing any; in-process actions such as fs write none)"
+            if status in _FINISHED
+            else "(no output yet)"
+        )
 
         def read() -> list[str]:
             lines: list[str] = []
@@ -772,7 +780,7 @@ class MainScreen(Screen[None]):
                 if text:
                     lines.append(f"── {f.node} {'stdout' if f.stream == 'out' else 'stderr'}")
                     lines += text.splitlines()[-30:]
-            return lines[-200:] or ["(no output yet)"]
+            return lines[-200:] or [empty]
 
         def then(lines: list[str]) -> None:
             if self._bottom_key != ("logtail", item_id):
@@ -1054,12 +1062,12 @@ class MainScreen(Screen[None]):
         count = f"{len(targets)} marked jobs" if len(targets) > 1 else targets[0].describe()
         if hidden:
             count += f" ({hidden} hidden by the filter)"
+        title = f"{verb.capitalize()} {count}?"
         marked = self.model.marked_items() if verb in BULK else []
         left = len(marked) - len(targets)
         if marked and left > 0:  # marked, but the verb does not apply (a KILLED job's kill)
             jobs = "job" if left == 1 else "jobs"
-            count += f"; {left} other marked {jobs} cannot be {past_tense(verb)}"
-        title = f"{verb.capitalize()} {count}?"
+            title += f" ({left} other marked {jobs} cannot be {past_tense(verb)})"
 
         def done(ok: bool | None) -> None:
             if ok:
@@ -1664,6 +1672,10 @@ class MainScreen(Screen[None]):
             self._load_page(coord_id, 1)
         else:
             self._refresh_bottom()
+
+
+# the statuses of a workflow, a node or an action that has ended
+_FINISHED = frozenset({*WORKFLOW_TERMINAL, *NODE_TERMINAL, *ACTION_TERMINAL})
 
 
 def freeze_garbage() -> None:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Log
 from typer.testing import CliRunner
 
 from bundletui.cli import _register, app
@@ -23,7 +23,7 @@ from bundletui.store.rows import ActionRow
 from bundletui.tui import widgets
 from bundletui.tui.app import ConsoleApp
 from bundletui.tui.details import workflow_page
-from bundletui.tui.dialogs import HelpScreen
+from bundletui.tui.dialogs import ConfirmDialog, HelpScreen
 from bundletui.tui.labels import error_text, label
 from bundletui.tui.model import ConsoleModel
 from bundletui.tui.widgets import ActionTable
@@ -317,3 +317,41 @@ async def test_help_lists_the_keys_of_the_log_and_text_views_and_where_j_k_work(
         assert "g G first / last row of the action table (also home / end)" in lines
         for key in ("ctrl+r", "esc", "space", "→ ←", ":filter", ":faults", ":freeze", ":help"):
             assert any(e.key == key for e in screen.entries), key
+
+
+# ---------------------------------------------------------------- 8. the bulk dialog's question
+
+
+async def test_bulk_dialog_asks_its_question_before_the_note_on_what_it_leaves_out(
+    env: Env,
+) -> None:
+    """QA: two running workflows and a KILLED one marked, ctrl+k asked "Kill 2 marked jobs;
+    1 other marked job cannot be killed?": the question mark after the note."""
+    async with console(env, engine="none") as h:
+        hourly = h.coords()["hourly"].id
+        kill_actions(Ctx(h.store, face="cli"), hourly, actions="3")
+        await h.until(lambda: h.status(ActionRow, f"{hourly}@3") == "KILLED", what="@3 killed")
+        await h.expand(hourly)
+        await h.select(f"{hourly}@5")
+        await h.press("m", "m", "m")  # @5, @4, @3 (m marks and moves down)
+        await h.until(lambda: len(h.main.model.marks) == 3, what="three marked")
+        await h.press("ctrl+k")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert dialog.title_text == "Kill 2 marked jobs? (1 other marked job cannot be killed)"
+        await h.press("escape")
+
+
+# ---------------------------------------------------------------- 9. a finished job's log tail
+
+
+async def test_log_tail_of_a_finished_fs_workflow_does_not_say_no_output_yet(env: Env) -> None:
+    """QA: a SUCCEEDED workflow of in-process fs actions said "(no output yet)": nothing will
+    come. ``daily``'s actions ran the fs workflow and succeeded."""
+    async with console(env, engine="none") as h:
+        daily = h.coords()["daily"].id
+        await h.expand(daily)
+        await h.select(f"{daily}@1")
+        log = h.main.query_one("#logtail", Log)
+        await h.until(lambda: log.line_count > 0 and log.lines[0].strip(), what="the log tail")
+        assert log.lines[0].startswith("(no output: SUCCEEDED without writing any"), log.lines
