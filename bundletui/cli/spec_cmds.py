@@ -188,6 +188,6 @@ def _unchecked_note(v: Validation) -> str:
     if v.kind_name == "bundle-app" and not v.needs:
         return " (its coordinators are checked with the values: add --config job.properties or -D)"
     names = ", ".join(v.needs) or "its variables"
-    if v.kind_name == "workflow-app":  # its expressions' syntax and functions were checked
+    if v.kind_name in ("workflow-app", "dag-app"):  # their EL syntax and functions were checked
         return f" (variables not checked: give values for {names} with --config or -D)"
     return f" (schema only: give values for {names} with --config or -D to check the rest)"

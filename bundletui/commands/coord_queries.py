@@ -993,14 +993,17 @@ def action_position(
     """Where ``action_id`` stands (1 = first) among its coordinator's actions in the order
     :func:`action_page` reads them (no filter), so the page that holds it can be asked for
     (the console's sort and ``:job C@N``); None when it is not one of them."""
-    direction = "DESC" if (order or "asc").strip().lower() == "desc" else "ASC"
-    found = conn.execute(
-        "SELECT pos FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY "
-        f"{_PAGE_ORDER[by].format(direction)}) AS pos FROM coord_actions WHERE coord_id = ?)"
-        " WHERE id = ?",
-        (coord_id, action_id),
-    ).fetchone()
-    return None if found is None else int(found[0])
+    action = jobs.get(conn, ActionRow, action_id)
+    if action is None or action.coord_id != coord_id:
+        return None
+    desc = (order or "asc").strip().lower() == "desc"
+    # the actions before it, counted on the indexes (numbering them all took a second at 1M)
+    if by == "status":  # status in the order asked, then the newest first (as _PAGE_ORDER)
+        where = f"status {'>' if desc else '<'} ? OR (status = ? AND nominal_time > ?)"
+        params: tuple[Any, ...] = (action.status, action.status, action.nominal_time)
+    else:
+        where, params = f"nominal_time {'>' if desc else '<'} ?", (action.nominal_time,)
+    return jobs.count(conn, ActionRow, f"coord_id = ? AND ({where})", (coord_id, *params)) + 1
 
 
 # ----------------------------------------------------------------------------- listings

@@ -604,5 +604,12 @@ def apply_parameters(
             "<value> default in <parameters>",
             file=file or None,
         )
-    expanded = {name: expand_property(name, merged) for name in defaulted if "${" in merged[name]}
-    return merged | expanded
+    return with_defaults(conf, {name: merged[name] for name in defaulted})
+
+
+def with_defaults(conf: Mapping[str, str], defaults: Mapping[str, str]) -> dict[str, str]:
+    """``conf`` with ``defaults`` (values for names it leaves undefined), each default expanded
+    against the whole (``${base}/out``), as Oozie resolves the configuration after adding
+    defaults. Keep the defaults unexpanded to apply them to another conf."""
+    merged = {**defaults, **conf}
+    return merged | {k: expand_property(k, merged) for k, v in defaults.items() if "${" in v}

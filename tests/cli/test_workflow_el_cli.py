@@ -71,7 +71,7 @@ def test_validate_with_config_and_submit_refuse_it(
     if "unresolved variable" in error:
         assert done.returncode == 0, done
         assert done.stdout == (
-            "Valid workflow-app: workflow.xml (variables not checked: give values for ok, "
+            "Valid dag-app: workflow.xml (variables not checked: give values for ok, "
             "undefinedvar with --config or -D)\n"
         )
     else:

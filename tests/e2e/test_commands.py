@@ -249,8 +249,8 @@ def test_info_shows_a_node_waiting_to_retry_as_user_retry_with_its_time(
     assert row.split()[2] == "USER_RETRY", row
     assert row.endswith(f"(retry at {at[-12:-4]})"), row
     node = bt.cli("info", f"{wf}@flaky").stdout
-    assert "  Status     : USER_RETRY" in node, node
-    assert f"  Retry at   : {at}" in node, node
+    assert "  Status      : USER_RETRY" in node, node
+    assert f"  Retry at    : {at}" in node, node
     bt.cli("kill", wf)
     flaky = bt.peek(f"{wf}@flaky")
     assert flaky["nodeStatus"] == "KILLED" and flaky["endTime"] is not None

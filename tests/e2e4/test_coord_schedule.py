@@ -247,3 +247,50 @@ def test_a_suspended_coordinator_materializes_nothing_then_catches_up_on_resume(
     # delayed, not lost
     assert bt.actions(coord_id) == dict.fromkeys(range(1, 6), "SUCCEEDED")
     assert bt.status(coord_id) == "SUCCEEDED"
+
+
+PER_DAY_WORKFLOW = """<workflow-app xmlns="uri:oozie:workflow:1.0" name="per-day">
+  <parameters>
+    <property><name>out</name><value>${dir}/${day}</value></property>
+  </parameters>
+  <start to="mark"/>
+  <action name="mark"><fs><touchz path="${out}"/></fs><ok to="end"/><error to="fail"/></action>
+  <kill name="fail"><message>failed</message></kill>
+  <end name="end"/>
+</workflow-app>
+"""
+
+
+def test_a_workflow_parameter_default_naming_an_action_property_follows_each_action(
+    bt: Bt4,
+) -> None:
+    """The default ``${dir}/${day}`` is expanded with each action's ``day``: the definition
+    cache kept the first action's expanded value, so every action wrote the first day."""
+    bt.apps.write("wf/workflow.xml", PER_DAY_WORKFLOW)
+    day = "${coord:formatTime(coord:nominalTime(), 'yyyyMMdd')}"
+    bt.apps.write(
+        "daily.xml",
+        coordinator_xml(
+            "daily",
+            frequency="${coord:days(1)}",
+            workflow=bt.apps.root / "wf",
+            conf={"day": day, "dir": str(bt.tmp / "out")},
+        ),
+    )
+    config = bt.apps.props(
+        "job.properties",
+        {
+            "oozie.coord.application.path": "daily.xml",
+            "start": "2026-01-01T00:00Z",
+            "end": "2026-01-04T00:00Z",
+        },
+    )
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:00Z")
+    coord_id = bt.submit_job(config, start=True)
+    bt.sim("2026-01-01T00:00Z", "2026-01-03T12:00Z")
+    assert set(bt.actions(coord_id).values()) == {"SUCCEEDED"}
+    assert sorted(p.name for p in (bt.tmp / "out").iterdir()) == [
+        "20260101",
+        "20260102",
+        "20260103",
+    ]

@@ -39,8 +39,7 @@ def test_an_action_between_attempts_is_user_retry_with_its_count(bt: Bt4) -> Non
 
     assert (
         "attempt 1 of 3 failed (error 1: Main Class [org.apache.oozie.action.hadoop.ShellMain],"
-        " exit code [1]); retried at 2026-01-01 00:10Z"
-        in (node_page(node).plain)
+        " exit code [1]); retried at 2026-01-01 00:10Z" in (node_page(node).plain)
     ), node_page(node).plain
     assert "retried at 2026-01-01 00:10Z" in workflow_page(bt.info_json(wf)).plain
 

@@ -264,7 +264,7 @@ def test_validate_with_values_checks_the_el_and_without_values_only_the_schema(
         validate_file(path, CLOCK, {"other": "1"})
     assert (info.value.code, info.value.line) == ("E1004", 2)
     # without --config / -D the conf is unknown: the check is not made (as before)
-    assert validate_file(path, CLOCK, None).kind_name == "workflow-app"
+    assert validate_file(path, CLOCK, None).kind_name == "dag-app"
     assert validate_file(path, CLOCK, {"undefinedvar": "1"}).checked_semantics
 
 
