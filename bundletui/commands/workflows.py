@@ -144,6 +144,10 @@ def create_workflow_tx(
     roots: list[str] = []
     if start and sub.app.form is WorkflowForm.DAG:
         roots = [n.name for n in sub.app.nodes if not n.depends]
+        if suspend_point(sub.conf, roots) is not None:
+            # held before a root: the engine's first pass readies them and suspends the job,
+            # once whatever launched it (a coordinator action) has recorded it and can follow
+            roots = []
     is_root = set(roots)
     ready = decide(Machine.NODE, N.WAITING, Event.DEPS_MET).to
     jobs.insert_nodes(
@@ -161,8 +165,6 @@ def create_workflow_tx(
     )
     if roots:
         effects.nodes_ready(tx, wf_id, sub.priority, [node_id(wf_id, r) for r in roots])
-        if suspend_point(sub.conf, roots) is not None:  # as the runner does for later nodes
-            suspend_tx(tx, effects, load(tx, wf_id))
     elif start:
         effects.advance_workflow(tx, wf_id)
     return wf_id

@@ -325,14 +325,18 @@ class WorkflowRunner:
             asked.append(text)
             return env.predicate(text)
 
+        # an EL error in a decision's predicate or a kill node's message: the job FAILS
+        # (oozie.md §5.4), rather than waiting at that node for ever
         try:
             step = advance(app, graph, predicate)
-            message = env.render(step.kill_message) if step.kill_message is not None else None
         except BundletuiError as exc:
-            # an EL error in a decision's predicate or a kill node's message: the job FAILS
-            # (oozie.md §5.4), rather than waiting at that node for ever
             at = _decision_of(app, states, asked[-1]) if asked else None
             self._fail_on_error(tx, wf, app, states, exc, at)
+            return
+        try:
+            message = env.render(step.kill_message) if step.kill_message is not None else None
+        except BundletuiError as exc:
+            self._fail_on_error(tx, wf, app, states, exc)
             return
         self._apply(tx, wf, app, step, states)
         if step.outcome is None:

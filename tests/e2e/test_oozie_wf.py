@@ -207,11 +207,13 @@ def test_suspend_on_nodes_holds_the_job_before_a_named_node(bt: Bt, tmp_path: Pa
 
 
 def test_suspend_on_every_node_holds_a_dag_before_its_roots_too(bt: Bt, tmp_path: Path) -> None:
-    """``*`` holds the job before each node it reaches, a DAG's roots included (they are
-    READY from the submit); each resume lets the held nodes run, up to the next ones."""
+    """``*`` holds the job before each node it reaches, a DAG's roots included (the engine's
+    first pass readies them and suspends it); each resume lets the held nodes run, up to the
+    next ones."""
     wf = bt.submit(CHAIN, {"dir": str(tmp_path), "oozie.suspend.on.nodes": "*"})
-    assert bt.peek(wf)["status"] == "SUSPENDED"  # from the submit, before any engine
     bt.engine()
+    bt.wait(wf, "SUSPENDED")
+    assert bt.nodes(wf)["first"] == "READY" and trace_lines(tmp_path / "trace") == []
     for ran in (["first"], ["first", "second"], ["first", "second", "third"]):
         bt.cli("resume", wf)
         bt.wait(wf, "SUCCEEDED" if len(ran) == 3 else "SUSPENDED")

@@ -294,3 +294,29 @@ def test_a_workflow_parameter_default_naming_an_action_property_follows_each_act
         "20260102",
         "20260103",
     ]
+
+
+def test_an_action_follows_its_workflow_held_before_a_node_by_suspend_on_nodes(bt: Bt4) -> None:
+    """A coordinator's DAG workflow with ``oozie.suspend.on.nodes=*`` was suspended in the
+    command that made it, before its action had recorded it: the action stayed RUNNING (and
+    held its concurrency slot) under a SUSPENDED workflow. The action is SUSPENDED with it,
+    and a resume of the workflow runs it to the end."""
+    bt.apps.write("hourly.xml", coordinator_xml("hourly", conf={"oozie.suspend.on.nodes": "*"}))
+    config = bt.apps.props(
+        "job.properties",
+        {
+            "oozie.coord.application.path": "hourly.xml",
+            "start": "2026-01-01T00:00Z",
+            "end": "2026-01-01T01:00Z",
+        },
+    )
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:00Z")
+    coord_id = bt.submit_job(config, start=True)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
+    assert bt.actions(coord_id) == {1: "SUSPENDED"}
+    wf = bt.info_json(f"{coord_id}@1")["externalId"]
+    assert bt.status(wf) == "SUSPENDED"
+    bt.cli("resume", wf)
+    assert bt.actions(coord_id) == {1: "RUNNING"}
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T01:00Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED"}
