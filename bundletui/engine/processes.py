@@ -273,30 +273,39 @@ def read_exit(exit_path: str | os.PathLike[str]) -> ExitStatus | None:
     return None
 
 
-def job_survivors(groups: Mapping[int, tuple[str, str]]) -> list[int]:
-    """Of ``groups`` (process group id -> (workflow id, node name) of a job killed earlier),
-    those that still have a live member of that job: one scan of /proc. A member counts when
-    it is in that group and its environment names the workflow and the node (the engine sets
-    both for every job, and children inherit them), so a group id that now belongs to someone
-    else is left alone whether or not its leader still lives."""
-    found: set[int] = set()
+def job_survivors(
+    home: str, groups: Mapping[int, set[tuple[str, str]]]
+) -> list[tuple[int, tuple[str, str]]]:
+    """Of ``groups`` (process group id -> the (workflow id, node name) of jobs killed earlier
+    in it), those with a live member of such a job: one scan of /proc. A member counts when
+    it is in that group and its environment names this store, the workflow and the node (the
+    engine sets them for every job, and children inherit them), so a group id that now
+    belongs to someone else, or to another store's job, is left alone."""
+    found: dict[int, tuple[str, str]] = {}
     if not groups:
         return []
+    store = f"BUNDLETUI_STORE={home}".encode()
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         st = proc_stat(int(name))
         if st is None or st.pgrp not in groups or st.pgrp in found or st.state in "ZXx":
             continue
-        wf_id, node = groups[st.pgrp]
         try:
             with open(f"/proc/{name}/environ", "rb") as f:
                 env = set(f.read().split(b"\0"))
         except OSError:
             continue
-        if {f"BUNDLETUI_WORKFLOW_ID={wf_id}".encode(), f"BUNDLETUI_NODE={node}".encode()} <= env:
-            found.add(st.pgrp)
-    return sorted(found)
+        if store not in env:
+            continue
+        for wf_id, node in groups[st.pgrp]:
+            if {
+                f"BUNDLETUI_WORKFLOW_ID={wf_id}".encode(),
+                f"BUNDLETUI_NODE={node}".encode(),
+            } <= env:
+                found[st.pgrp] = (wf_id, node)
+                break
+    return sorted(found.items())
 
 
 # --------------------------------------------------------------------------- signals

@@ -366,6 +366,7 @@ class WorkflowRunner:
                 if node is not None:
                     self._kill_node(tx, node)
             elif name == at:
+                decide(Machine.NODE, status, Event.FAIL, nid)
                 jobs.update(
                     tx,
                     NodeRow,
@@ -377,7 +378,7 @@ class WorkflowRunner:
                     error_message=exc.message,
                 )
             elif status in (N.WAITING, N.READY):
-                jobs.update(tx, NodeRow, nid, status=N.SKIPPED)
+                jobs.update(tx, NodeRow, nid, status=decide(Machine.NODE, status, Event.SKIP).to)
                 self.launchable.discard(nid)
         self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, exc.message))
 
@@ -598,6 +599,7 @@ class WorkflowRunner:
                 "BUNDLETUI_WORKFLOW_ID": wf.id,
                 "BUNDLETUI_NODE": node.name,
                 "BUNDLETUI_ATTEMPT": str(node.attempt),
+                "BUNDLETUI_STORE": str(self.engine.db.home),  # whose job, for a later kill
             }
         )
         # always set, as Oozie's launcher does: a script may read it whether or not the
@@ -913,13 +915,13 @@ class WorkflowRunner:
                 self._mark_launchable(tx, node)
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
             self._queue_ready(tx, node)
-        killed = {
-            node.pid: (node.wf_id, node.name)
-            for node in jobs.select(tx.conn, NodeRow, "status = 'KILLED' AND pid IS NOT NULL")
-            if node.pid is not None
-        }
+        killed: dict[int, set[tuple[str, str]]] = {}
+        for node in jobs.select(tx.conn, NodeRow, "status = 'KILLED' AND pid IS NOT NULL"):
+            if node.pid is not None:
+                killed.setdefault(node.pid, set()).add((node.wf_id, node.name))
         if killed:
-            self.engine.after_commit.append(functools.partial(_kill_survivors, killed))
+            home = str(self.engine.db.home)
+            self.engine.after_commit.append(functools.partial(_kill_survivors, home, killed))
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
             self.dirty[wf.id] = None
         if self.adopt:
@@ -970,12 +972,11 @@ def _kill_hard(pid: int, ticks: int | None) -> bool:
     return processes.kill_group(pid, signal.SIGKILL, start_ticks=ticks)
 
 
-def _kill_survivors(groups: dict[int, tuple[str, str]]) -> None:
+def _kill_survivors(home: str, groups: dict[int, set[tuple[str, str]]]) -> None:
     """Jobs killed while an earlier engine ran, that outlived its SIGTERM and that it did not
     live to SIGKILL (it was stopped or died within the grace time): SIGKILL now."""
-    for pgid in processes.job_survivors(groups):
+    for pgid, (wf_id, node) in processes.job_survivors(home, groups):
         if processes.kill_group(pgid, signal.SIGKILL):
-            wf_id, node = groups[pgid]
             log.warning(
                 "process group %d of killed node %s@%s outlived its kill: sent SIGKILL",
                 pgid,

@@ -233,6 +233,7 @@ NODE_TABLE: dict[tuple[str, str], Transition] = {
     (N.READY, E.LAUNCH): Transition(N.RUNNING),
     (N.RUNNING, E.SUCCEED): Transition(N.SUCCEEDED),
     (N.RUNNING, E.FAIL): Transition(N.FAILED),
+    (N.WAITING, E.FAIL): Transition(N.FAILED),  # a decision whose case cannot be evaluated
     (N.RUNNING, E.RETRY): Transition(N.READY),  # READY again, with a due time
     (N.WAITING, E.DEP_FAILED): Transition(N.DEPENDENT_FAILED),
     (N.READY, E.DEP_FAILED): Transition(N.DEPENDENT_FAILED),
