@@ -68,13 +68,19 @@ def register(app: typer.Typer) -> None:
         Runs the engine itself when no engine holds the store's lease; attaches to a running
         `bundletui run` otherwise (the header says which).
         """
-        from bundletui.cli.engine_cmds import _option_time
+        from bundletui.cli.engine_cmds import clock_start
         from bundletui.engine.service import EngineConfig
         from bundletui.tui.app import ConsoleApp, ConsoleConfig
         from bundletui.tui.demo import make_demo
 
-        _check_clock_options(clock, start_time, read_only)
-        start = _option_time(start_time, "--start-time")
+        start = clock_start(clock, start_time)
+        if read_only and (clock or start_time is not None):
+            raise BundletuiError(
+                "E0303",
+                "Invalid parameter value, [--clock]: a read-only console runs no engine, so it"
+                " has no clock to set",
+                hint="leave --clock and --start-time out, or drop --read-only",
+            )
         demo_setup = None
         if demo:
             # BUNDLETUI_HOME names the user's own store: the demo never writes there; only a
@@ -111,24 +117,3 @@ def register(app: typer.Typer) -> None:
                 demo_setup.cleanup()
         if demo_setup is not None and not demo_setup.temporary:
             err.print(f"demo store kept in {demo_setup.home}", markup=False)
-
-
-def _check_clock_options(clock: str, start_time: str | None, read_only: bool) -> None:
-    """``--clock``/``--start-time`` are the console's engine's, checked as ``run`` checks them."""
-    problem = None
-    if clock not in ("", "real", "simulated"):
-        problem = (f"[clock] = [{clock}]", "use --clock real or --clock simulated")
-    elif start_time is not None and clock != "simulated":
-        problem = (
-            f"[--start-time] = [{start_time}]: it is where a simulated clock starts, and goes"
-            " with --clock simulated",
-            "add --clock simulated, or leave --start-time out",
-        )
-    elif read_only and (clock or start_time is not None):
-        problem = (
-            "[--clock]: a read-only console runs no engine, so it has no clock to set",
-            "leave --clock and --start-time out, or drop --read-only",
-        )
-    if problem is not None:
-        what, hint = problem
-        raise BundletuiError("E0303", f"Invalid parameter value, {what}", hint=hint)

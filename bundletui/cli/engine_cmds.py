@@ -99,20 +99,7 @@ def register(app: typer.Typer) -> None:
         """Run the engine in the foreground until Ctrl-C / SIGTERM (running jobs keep running)."""
         from bundletui.engine.service import Engine, EngineConfig
 
-        if clock not in ("", "real", "simulated"):
-            raise BundletuiError(
-                "E0303",
-                f"Invalid parameter value, [clock] = [{clock}]",
-                hint="use --clock real or --clock simulated",
-            )
-        if start_time is not None and clock != "simulated":
-            # the real clock has no start: taken silently, it read like a time shift (QA)
-            raise BundletuiError(
-                "E0303",
-                f"Invalid parameter value, [--start-time] = [{start_time}]: it is where a"
-                " simulated clock starts, and goes with --clock simulated",
-                hint="add --clock simulated, or leave --start-time out",
-            )
+        start = clock_start(clock, start_time)
         if landing is not None:
             # the directory is made if missing, so its nearest existing ancestor must be one
             where = landing.absolute()
@@ -134,7 +121,7 @@ def register(app: typer.Typer) -> None:
             home=resolve_home(home),
             landing=landing,
             clock=clock,
-            start_time=_option_time(start_time, "--start-time"),
+            start_time=start,
             until=_option_time(until, "--until"),
             max_workers=max_workers,
             lease_ttl=lease_ttl,
@@ -163,6 +150,26 @@ def register(app: typer.Typer) -> None:
         finally:
             if handle is not None:
                 handle.stop()
+
+
+def clock_start(clock: str, start_time: str | None) -> datetime | None:
+    """``--clock`` and ``--start-time`` checked (E0303), as ``run`` and ``console`` take them
+    for their engine; the start time parsed."""
+    if clock not in ("", "real", "simulated"):
+        raise BundletuiError(
+            "E0303",
+            f"Invalid parameter value, [clock] = [{clock}]",
+            hint="use --clock real or --clock simulated",
+        )
+    if start_time is not None and clock != "simulated":
+        # the real clock has no start: taken silently, it read like a time shift (QA)
+        raise BundletuiError(
+            "E0303",
+            f"Invalid parameter value, [--start-time] = [{start_time}]: it is where a"
+            " simulated clock starts, and goes with --clock simulated",
+            hint="add --clock simulated, or leave --start-time out",
+        )
+    return _option_time(start_time, "--start-time")
 
 
 def _option_time(text: str | None, option: str) -> datetime | None:

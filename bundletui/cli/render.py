@@ -83,7 +83,7 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
             table.add_row(
                 Text(a["name"]),
                 Text(a["type"]),
-                styled(a["status"] if a["status"] == "USER_RETRY" else a["nodeStatus"]),
+                styled(_node_status(a)),
                 str(a["attempt"]),
                 "-" if a["exitCode"] is None else str(a["exitCode"]),
                 Text(a["transition"] or "-"),
@@ -98,12 +98,7 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
             f"Node {data['id']}",
             [
                 ("Type", data["type"]),
-                (
-                    "Status",
-                    styled(
-                        data["status"] if data["status"] == "USER_RETRY" else data["nodeStatus"]
-                    ),
-                ),
+                ("Status", styled(_node_status(data))),
                 *([("Retry at", data["retryAt"])] if data["retryAt"] else []),
                 # a sub-workflow's job id, a shell job's pid: where to look next
                 ("External Id", data["externalId"]),
@@ -123,6 +118,11 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
     from bundletui.cli.render_coord import render_coord_info
 
     render_coord_info(store, job_id, kind, data)
+
+
+def _node_status(a: dict[str, Any]) -> str:
+    """Our node status, or Oozie's USER_RETRY while it waits out its retry interval."""
+    return str(a["status"] if a["status"] == "USER_RETRY" else a["nodeStatus"])
 
 
 def _node_error(a: dict[str, Any]) -> str:

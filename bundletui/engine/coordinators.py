@@ -597,9 +597,9 @@ class CoordinatorService:
         self, coord: CoordRow, app: CoordinatorApp, conf: dict[str, str], rev: int
     ) -> wfcmd.WorkflowSubmission:
         """The workflow an action launches; its definition is read once per file version."""
-        from bundletui.spec.config import read_parameters, resolve_app_path, with_defaults
+        from bundletui.spec.config import resolve_app_path, with_defaults
         from bundletui.spec.load import load_app
-        from bundletui.spec.xmlsafe import AppKind, load_document
+        from bundletui.spec.xmlsafe import AppKind
 
         where = (coord.app_path, app.workflow_app_path)
         path = self._wf_paths.get(where)
@@ -619,17 +619,11 @@ class CoordinatorService:
         cached = self._wf_cache.get(key)
         if cached is None:
             loaded = load_app(path, conf, self.engine.clock, kinds=(AppKind.WORKFLOW,))
-            doc = load_document(path, kinds=(AppKind.WORKFLOW,))
             cached = (
                 loaded.app,
                 loaded.definition,
                 loaded.app_path,
-                # as written: one that names a property (${day}/out) is expanded per action
-                {
-                    p.name: p.default
-                    for p in read_parameters(doc)
-                    if p.default is not None and p.name not in conf
-                },
+                loaded.defaults,  # as written: ${day}/out is expanded for each action
                 codec.dumps(loaded.app),  # serialized once, stored with every workflow
             )
             self._wf_cache[key] = cached

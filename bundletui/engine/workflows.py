@@ -870,7 +870,9 @@ class WorkflowRunner:
             loop.call_later(KILL_GRACE, self._kill_hard, pid)
 
     def _kill_hard(self, pid: int) -> None:
-        if pid in self._hard_kills and _kill_hard(pid, self._hard_kills.pop(pid)):
+        if pid not in self._hard_kills:
+            return  # sent already (an engine stopping within the grace time)
+        if processes.kill_group(pid, signal.SIGKILL, start_ticks=self._hard_kills.pop(pid)):
             log.warning(
                 "process group %d outlived SIGTERM by %.0f s: sent SIGKILL", pid, KILL_GRACE
             )
@@ -916,9 +918,8 @@ class WorkflowRunner:
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
             self._queue_ready(tx, node)
         killed: dict[int, set[tuple[str, str]]] = {}
-        for node in jobs.select(tx.conn, NodeRow, "status = 'KILLED' AND pid IS NOT NULL"):
-            if node.pid is not None:
-                killed.setdefault(node.pid, set()).add((node.wf_id, node.name))
+        for pid, wf_id, name in jobs.killed_groups(tx.conn):
+            killed.setdefault(pid, set()).add((wf_id, name))
         if killed:
             home = str(self.engine.db.home)
             self.engine.after_commit.append(functools.partial(_kill_survivors, home, killed))
@@ -966,10 +967,6 @@ def _decision_of(
         ),
         None,
     )
-
-
-def _kill_hard(pid: int, ticks: int | None) -> bool:
-    return processes.kill_group(pid, signal.SIGKILL, start_ticks=ticks)
 
 
 def _kill_survivors(home: str, groups: dict[int, set[tuple[str, str]]]) -> None:

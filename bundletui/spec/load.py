@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,9 @@ class Loaded:
     source: str = ""
     # a bundle's enabled coordinators, resolved once by load_job (check_bundle_coordinators)
     coordinators: tuple[Loaded, ...] = ()
+    # the <parameters> defaults ``conf`` took, as written (``${day}/out``): to lay them over
+    # another conf with the same names (:func:`bundletui.spec.config.with_defaults`)
+    defaults: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def kind_name(self) -> str:
@@ -153,15 +156,25 @@ def load_app(
 ) -> Loaded:
     """Read one application file and resolve it against ``conf`` (strict: every variable)."""
     doc = load_document(path, kinds=kinds)
-    merged = apply_parameters(read_parameters(doc), conf, file=doc.file)
+    params = read_parameters(doc)
+    merged = apply_parameters(params, conf, file=doc.file)
     user = merged.get("user.name", "")
     resolver = SubmitResolver(merged, clock, user=user, kind=doc.kind)
     app = _decode(doc, resolver)
     if app_name and hasattr(app, "name"):
         app = replace(app, name=app_name)
     definition = Path(doc.file).read_text(encoding="utf-8", errors="replace")
+    defaults = {p.name: p.default for p in params if p.default is not None and p.name not in conf}
     return Loaded(
-        doc.kind, app, merged, definition, str(Path(doc.file).resolve()), user, external_id, source
+        doc.kind,
+        app,
+        merged,
+        definition,
+        str(Path(doc.file).resolve()),
+        user,
+        external_id,
+        source,
+        defaults=defaults,
     )
 
 

@@ -365,6 +365,14 @@ def insert_nodes(tx: Tx, rows: Iterable[tuple[str, str, str, str, str]]) -> None
     )
 
 
+def killed_groups(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
+    """(process group, workflow id, node name) of the killed shell nodes (a narrow read: an
+    engine start looks for jobs that outlived their kill)."""
+    return conn.execute(
+        "SELECT pid, wf_id, name FROM wf_nodes WHERE status = 'KILLED' AND pid IS NOT NULL"
+    ).fetchall()
+
+
 def delete_nodes(tx: Tx, node_ids: Sequence[str]) -> None:
     """Nodes a workflow's definition no longer has (a rerun read it again)."""
     tx.conn.executemany("DELETE FROM wf_nodes WHERE id = ?", [(n,) for n in node_ids])
