@@ -588,6 +588,16 @@ def rerun_tx(
                     "submit the bundle again",
                 )
             continue
+        if ba.pending:
+            # its statuses are about to change: a check against them now would be stale, and
+            # the engine would refuse the second rerun in its log only
+            raise CommandError(
+                "E1018",
+                "Coord Job Rerun Error: a command queued for this coordinator has not been "
+                f"run by the engine yet [coordinator {ba.coord_name}]",
+                hint="start the engine (bundletui run) or wait until it has run the command "
+                f"(its Pending column in bundletui info {bundle.id} reads -), then rerun",
+            )
         coord = jobs.must_coord_head(tx.conn, ba.coord_id)
         scope = (
             dates

@@ -790,3 +790,23 @@ def test_a_bundle_rerun_naming_a_killed_coordinator_is_refused_and_a_dated_one_p
     assert coord_statuses(bt, bundle_id) == {"busy": "SUCCEEDED", "starved": "KILLED"}
     assert trace_counts(bt.trace)[f"{coords['busy']}@1"] == 2  # run again, once
     assert bt.status(bundle_id) == "DONEWITHERROR"
+
+
+def test_a_second_bundle_rerun_while_the_first_is_queued_is_refused_at_once(bt: Bt4) -> None:
+    """Left-alone item: with no engine running, a second ``rerun B`` was answered "ok" and
+    refused later in the engine's log only (the first rerun's coordinator had not run it yet,
+    so the second was checked against the old statuses). A coordinator with a command still
+    queued is refused at once now, naming it; the first rerun runs once."""
+    bundle_id = bt.submit_job(two_coordinators(bt), start=True)
+    bt.sim(START, "2026-01-01T03:00Z")
+    coords = bt.coords_of(bundle_id)
+    bt.cli("rerun", bundle_id, "--coordinator", "busy", "--date", START)
+    assert pending(bt, bundle_id) == (1, {"busy": 1, "starved": 0})
+    for again in (["--coordinator", "busy"], ["--date", START]):
+        r = bt.fails("rerun", bundle_id, *again, code="E1018")
+        assert "[coordinator busy]" in r.stderr and "queued" in r.stderr, r
+    assert pending(bt, bundle_id) == (1, {"busy": 1, "starved": 0})  # nothing more queued
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})
+    assert trace_counts(bt.trace)[f"{coords['busy']}@1"] == 2  # run again, once
+    bt.cli("rerun", bundle_id, "--coordinator", "busy", "--date", START)  # free again
