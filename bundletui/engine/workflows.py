@@ -139,7 +139,9 @@ class WorkflowRunner:
         self.finished: dict[str, dict[str, NodeStatus]] = {}  # workflow -> nodes that just ended
         self.launchable = ReadyQueue()
         self.completions: list[tuple[str, processes.ExitStatus | None, BundletuiError | None]] = []
-        self._hard_kills: dict[int, int | None] = {}  # SIGTERMed groups, pid -> start ticks
+        # SIGTERMed groups: pid -> (start ticks, their kill_watch rows)
+        self._hard_kills: dict[int, tuple[int | None, list[jobs.KillWatch]]] = {}
+        self._seen_to: list[jobs.KillWatch] = []  # kill_watch rows to delete at the next tick
         self.running: dict[str, processes.Launched] = {}  # node id -> process
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
@@ -168,6 +170,7 @@ class WorkflowRunner:
         room = len(self.running) + len(self.spawns) < self.engine.config.max_workers
         return bool(
             self.completions
+            or self._seen_to
             or self.dirty
             or self.finished
             or self.spawns
@@ -230,6 +233,9 @@ class WorkflowRunner:
 
     def pump(self, tx: Tx) -> bool:
         did = False
+        if self._seen_to:
+            done, self._seen_to = self._seen_to, []
+            jobs.unwatch_kills(tx, done)
         budget = MAX_LAUNCHES_PER_TICK
         deadline = self.engine.tick_deadline
         while budget > 0 and time.monotonic() < deadline:
@@ -851,31 +857,39 @@ class WorkflowRunner:
         self.launchable.discard(node.id)
         if node.pid is not None:
             pid, ticks = node.pid, node.start_ticks
-            self.engine.after_commit.append(lambda: self._terminate(pid, ticks))
+            watch = (pid, node.wf_id, node.name)
+            jobs.watch_kill(tx, *watch)
+            self.engine.after_commit.append(lambda: self._terminate(pid, ticks, watch))
         if node.external_id:  # a running sub-workflow
             child = jobs.get(tx.conn, WorkflowRow, node.external_id)
             if child is not None and child.status in (W.RUNNING, W.SUSPENDED, W.PREP):
                 wfcmd.kill_tx(tx, self.engine.effects, child)
 
-    def _terminate(self, pid: int, ticks: int | None) -> None:
+    def _terminate(self, pid: int, ticks: int | None, watch: jobs.KillWatch) -> None:
         """SIGTERM the job's group, then SIGCONT it (a job frozen by ``suspend --freeze`` only
         acts on the pending SIGTERM once continued, as with a shell's ``kill``); whatever of
         the group still lives ``KILL_GRACE`` seconds later gets SIGKILL."""
         if not processes.kill_group(pid, signal.SIGTERM, start_ticks=ticks):
+            self._seen_to.append(watch)
             return
         processes.continue_group(pid, start_ticks=ticks)
         loop = self.engine._loop
         if loop is not None:
-            self._hard_kills[pid] = ticks
+            if pid in self._hard_kills:  # one group, several killed nodes
+                self._hard_kills[pid][1].append(watch)
+                return
+            self._hard_kills[pid] = (ticks, [watch])
             loop.call_later(KILL_GRACE, self._kill_hard, pid)
 
     def _kill_hard(self, pid: int) -> None:
         if pid not in self._hard_kills:
             return  # sent already (an engine stopping within the grace time)
-        if processes.kill_group(pid, signal.SIGKILL, start_ticks=self._hard_kills.pop(pid)):
+        ticks, watches = self._hard_kills.pop(pid)
+        if processes.kill_group(pid, signal.SIGKILL, start_ticks=ticks):
             log.warning(
                 "process group %d outlived SIGTERM by %.0f s: sent SIGKILL", pid, KILL_GRACE
             )
+        self._seen_to.extend(watches)
 
     # ------------------------------------------------------------------ recovery
 
@@ -917,12 +931,14 @@ class WorkflowRunner:
                 self._mark_launchable(tx, node)
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
             self._queue_ready(tx, node)
-        killed: dict[int, set[tuple[str, str]]] = {}
-        for pid, wf_id, name in jobs.killed_groups(tx.conn):
-            killed.setdefault(pid, set()).add((wf_id, name))
-        if killed:
+        watched = jobs.watched_kills(tx.conn)
+        if watched:
+            killed: dict[int, set[tuple[str, str]]] = {}
+            for pid, wf_id, name in watched:
+                killed.setdefault(pid, set()).add((wf_id, name))
             home = str(self.engine.db.home)
             self.engine.after_commit.append(functools.partial(_kill_survivors, home, killed))
+            self._seen_to.extend(watched)  # deleted by the first tick, after the SIGKILLs
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
             self.dirty[wf.id] = None
         if self.adopt:

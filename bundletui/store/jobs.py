@@ -365,12 +365,27 @@ def insert_nodes(tx: Tx, rows: Iterable[tuple[str, str, str, str, str]]) -> None
     )
 
 
-def killed_groups(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
-    """(process group, workflow id, node name) of the killed shell nodes (a narrow read: an
-    engine start looks for jobs that outlived their kill)."""
-    return conn.execute(
-        "SELECT pid, wf_id, name FROM wf_nodes WHERE status = 'KILLED' AND pid IS NOT NULL"
-    ).fetchall()
+KillWatch = tuple[int, str, str]  # (process group, workflow id, node name)
+
+
+def watch_kill(tx: Tx, pgid: int, wf_id: str, node: str) -> None:
+    """A killed job's group, kept until an engine has SIGKILLed it or seen it gone."""
+    tx.conn.execute(
+        "INSERT OR IGNORE INTO kill_watch (pgid, wf_id, node) VALUES (?, ?, ?)",
+        (pgid, wf_id, node),
+    )
+
+
+def watched_kills(conn: sqlite3.Connection) -> list[KillWatch]:
+    """The groups of killed jobs an engine has not seen to yet (an engine start looks for
+    members that outlived their kill)."""
+    return [(r[0], r[1], r[2]) for r in conn.execute("SELECT pgid, wf_id, node FROM kill_watch")]
+
+
+def unwatch_kills(tx: Tx, items: Sequence[KillWatch]) -> None:
+    tx.conn.executemany(
+        "DELETE FROM kill_watch WHERE pgid = ? AND wf_id = ? AND node = ?", list(items)
+    )
 
 
 def delete_nodes(tx: Tx, node_ids: Sequence[str]) -> None:

@@ -364,4 +364,18 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE event_schedules ADD COLUMN crons_from INTEGER;
     """,
+    # 5: the process groups of killed jobs, until an engine has seen to them (SIGKILL after
+    # the grace time, or found them gone): an engine start looks here, not at every KILLED
+    # node in the history, and a rerun that clears the node's pid does not hide a job that
+    # outlived its SIGTERM
+    """
+    CREATE TABLE kill_watch (
+        pgid INTEGER NOT NULL,
+        wf_id TEXT NOT NULL,
+        node TEXT NOT NULL,
+        PRIMARY KEY (pgid, wf_id, node)
+    ) WITHOUT ROWID;
+    INSERT OR IGNORE INTO kill_watch (pgid, wf_id, node)
+        SELECT pid, wf_id, name FROM wf_nodes WHERE status = 'KILLED' AND pid IS NOT NULL;
+    """,
 ]

@@ -234,6 +234,31 @@ def test_a_job_that_ignores_sigterm_is_killed_even_if_the_engine_stops_in_the_gr
     assert bt.nodes(wf) == {"stubborn": "KILLED"}
 
 
+def test_a_job_that_outlived_its_kill_is_found_after_its_workflow_was_rerun_meanwhile(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """Left-alone item: an engine start found the survivors of killed jobs through the KILLED
+    nodes' pids, which a rerun clears: rerun while no engine ran, the first run's job lived
+    on. The killed groups are kept apart (``kill_watch``) until an engine has seen to them."""
+    engine = bt.engine()
+    wf = bt.submit(FIXTURES / "stubborn" / "job.properties", {"dir": str(tmp_path)})
+    wait_for(lambda: "stubborn" in job_pids(tmp_path / "pids"), 10, "job started")
+    job, grandchild = job_pids(tmp_path / "pids")["stubborn"]
+    bt.cli("kill", wf)
+    bt.wait(wf, "KILLED")
+    time.sleep(0.5)  # the SIGTERM was sent, and ignored
+    engine.kill9()
+    bt.cli("rerun", wf)  # no engine: the node goes back to WAITING, its pid cleared
+    assert pid_alive(job) and pid_alive(grandchild)
+    restarted = bt.engine()
+    restarted.wait_log("outlived its kill: sent SIGKILL")
+    wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 5, "SIGKILL")
+    bt.wait_node(wf, "stubborn", "RUNNING")  # the rerun runs
+    wait_for(lambda: job_pids(tmp_path / "pids")["stubborn"][0] != job, 10, "rerun started")
+    watched = lambda: bt.store.conn.execute("SELECT count(*) FROM kill_watch").fetchone()[0]  # noqa: E731
+    wait_for(lambda: watched() == 0, 5, "the engine saw to the killed group")
+
+
 def test_info_shows_a_node_waiting_to_retry_as_user_retry_with_its_time(
     bt: Bt, tmp_path: Path
 ) -> None:

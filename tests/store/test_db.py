@@ -70,13 +70,32 @@ def test_a_schema_1_store_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None
     _coord(conn, "0000001-x-C")
     conn.close()
     store = Store(tmp_path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 5
     row = jobs.get(store.conn, CoordRow, "0000001-x-C")
     assert row is not None and (row.app_name, row.error_code, row.error_message) == (
         "c",
         None,
         None,
     )
+
+
+def test_a_schema_4_store_watches_the_groups_of_its_killed_jobs(tmp_path: Path) -> None:
+    """Schema 5 keeps killed jobs' process groups apart (``kill_watch``): an older store's
+    KILLED nodes with a pid are copied there, so the next engine looks for their survivors."""
+    conn = _old_store(tmp_path, 4)
+    conn.execute(
+        "INSERT INTO wf_jobs (id, app_name, app_path, form, user, status, created_time,"
+        " last_modified, conf, definition, app) VALUES ('w-W', 'a', '/x', 'dag', 'u', 'KILLED',"
+        " 0, 0, '{}', '', '{}')"
+    )
+    conn.executemany(
+        "INSERT INTO wf_nodes (id, wf_id, name, type, status, pid, last_modified)"
+        " VALUES (?, 'w-W', ?, 'action', ?, ?, 0)",
+        [("w-W@a", "a", "KILLED", 41), ("w-W@b", "b", "KILLED", None), ("w-W@c", "c", "OK", 43)],
+    )
+    conn.close()
+    store = Store(tmp_path)
+    assert jobs.watched_kills(store.conn) == [(41, "w-W", "a")]
 
 
 def test_a_schema_2_store_keeps_its_events_and_their_ids_and_nested_feeds_get_one_each(
