@@ -383,9 +383,23 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--follow", "-f", help="Keep printing as the node writes.")
         ] = False,
         stderr_only: Annotated[bool, typer.Option("--stderr", help="Only stderr.")] = False,
+        run: Annotated[
+            int | None,
+            typer.Option(
+                "--run",
+                min=0,
+                help="An earlier run's files (a rerun adds one; info shows the current run).",
+            ),
+        ] = None,
         home: HomeOpt = None,
     ) -> None:
         """Print a node's stdout/stderr (a workflow id: every node's)."""
+        if run is not None and follow:
+            raise CommandError(
+                "E0302",
+                "Invalid parameter [--run with --follow]: only the current run can be followed",
+                hint="leave out --follow to print an earlier run's files",
+            )
         store = Store(home, create=False)
         kind = kind_of(job_id)
         if kind is IdKind.WORKFLOW_NODE:
@@ -401,6 +415,9 @@ def register(app: typer.Typer) -> None:
 
             wf_id = workflow_of(store.conn, job_id)
             nodes = store_jobs.workflow_nodes(store.conn, wf_id)
+        if run is not None:
+            _print_run_logs(store, nodes, run, stderr_only=stderr_only)
+            return
         if not follow:  # following a workflow also waits for the nodes still to come
             nodes = [n for n in nodes if n.attempt > 0] if len(nodes) > 1 else nodes
         _print_logs(store, nodes, follow=follow, stderr_only=stderr_only)
@@ -413,6 +430,41 @@ def _print_logs(store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only
     many = len(nodes) > 1
     for node in nodes:
         _print_node_log(store, node, follow=follow, stderr_only=stderr_only, header=many)
+
+
+def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only: bool) -> None:
+    """Run ``run``'s files of each node, attempt after attempt (they are kept after a rerun;
+    the store keeps only the current run, so the attempts are the files found)."""
+    from bundletui.engine.workflows import attempt_paths
+
+    newest = max(n.run for n in nodes)
+    if run > newest:
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [--run {run}]: {nodes[0].wf_id} has runs 0 to {newest}",
+            hint=f"bundletui info {nodes[0].wf_id} shows its current run",
+        )
+    printed = False
+    for node in nodes:
+        step = 1
+        while True:
+            out_path, err_path, _ = attempt_paths(
+                wfcmd.log_dir(store, node.wf_id), node.name, run, step
+            )
+            paths = [err_path] if stderr_only else [out_path, err_path]
+            if not any(Path(p).exists() for p in paths):
+                break
+            if len(nodes) > 1:
+                out.print(f"[bold]── {node.name}[/bold] (run {run}, attempt {step})")
+            elif step > 1:
+                err.print(f"── {node.name}: attempt {step}", markup=False)
+            for p in paths:
+                _cat(Path(p), 0)
+            printed = True
+            step += 1
+    if not printed:
+        names = nodes[0].id if len(nodes) == 1 else nodes[0].wf_id
+        err.print(f"{names}: no log files of run {run} (a node that did not run then has none)")
 
 
 def _print_node_log(

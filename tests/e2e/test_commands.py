@@ -344,6 +344,33 @@ def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
     assert definition == (FIXTURES / "printer" / "workflow.xml").read_text()
 
 
+def test_log_run_prints_an_earlier_runs_files(bt: Bt, tmp_path: Path) -> None:
+    """Left-alone item: a rerun keeps the earlier run's files, but ``log`` showed only the
+    current run's. ``--run N`` prints run N's, attempt after attempt."""
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "retry" / "job.properties",
+        {"dir": str(tmp_path), "failTimes": "5", "retryInterval": "0"},
+    )
+    assert bt.wait(wf)["status"] == "FAILED"  # attempts 1 to 3 of run 0 failed
+    bt.cli("rerun", wf, "--failed-nodes")
+    assert bt.wait(wf)["status"] == "SUCCEEDED"  # run 1: two failures, then a success
+    first = bt.cli("log", f"{wf}@flaky", "--run", "0")
+    assert first.stdout.count("flaky started") == 3, first
+    assert first.stdout.count("fails on purpose") == 3, first
+    assert "attempt 2" in first.stderr and "attempt 3" in first.stderr
+    current = bt.cli("log", f"{wf}@flaky").stdout
+    assert current == bt.cli("log", f"{wf}@flaky", "--run", "1").stdout
+    assert current.count("fails on purpose") == 2
+    whole = bt.cli("log", wf, "--run", "0").stdout
+    assert "── flaky (run 0, attempt 3)" in whole and "after-flaky" not in whole  # it never ran
+    r = bt.cli("log", f"{wf}@after-flaky", "--run", "0")
+    assert r.stdout == "" and "no log files of run 0" in r.stderr
+    for bad in (["--run", "2"], ["--run", "0", "--follow"]):
+        r = bt.cli("log", wf, *bad, check=False)
+        assert r.code == 1 and "E0302" in r.stderr and "Traceback" not in r.stderr, r
+
+
 def test_log_follow_moves_on_to_each_retry_and_each_node(bt: Bt, tmp_path: Path) -> None:
     gate = tmp_path / "gate"
     bt.engine()
