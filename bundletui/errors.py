@@ -73,6 +73,14 @@ class BundletuiError(Exception):
             return f"{self.file}:{self.line}"
         return self.file or ""
 
+    @property
+    def located(self) -> str:
+        """The message with where it happened in front (for a record that keeps only the
+        message, such as a node's error), unless the message names the file already."""
+        if not self.where or (self.file and self.file in self.message):
+            return self.message
+        return f"{self.where}: {self.message}"
+
     def __str__(self) -> str:
         where = f"{self.where}: " if self.where else ""
         return f"{self.code}: {where}{self.message}"

@@ -24,7 +24,7 @@ def launch_error(
     any other gets ``code`` (or its class name) and a message naming it, and its traceback goes
     to the log, since it is a fault to report rather than a user's mistake."""
     if isinstance(exc, BundletuiError):
-        return exc.code, exc.message
+        return exc.code, exc.located
     logger.error("%s failed", what, exc_info=exc)
     name = type(exc).__name__
     if code is None:  # the class name is the code, as Oozie's; the message is the exception's

@@ -381,12 +381,12 @@ class WorkflowRunner:
                     started=tx.now_ms,
                     ended=tx.now_ms,
                     error_code=exc.code,
-                    error_message=exc.message,
+                    error_message=exc.located,
                 )
             elif status in (N.WAITING, N.READY):
                 jobs.update(tx, NodeRow, nid, status=decide(Machine.NODE, status, Event.SKIP).to)
                 self.launchable.discard(nid)
-        self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, exc.message))
+        self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, exc.located))
 
     def _apply(
         self,
@@ -526,7 +526,7 @@ class WorkflowRunner:
             jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
             running = replace_row(node, status=t.to, attempt=attempt)
             if exc.code in action_conf.RETRIED_AT_START:
-                self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
+                self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.located)
                 return
             node_finished(
                 tx,
@@ -536,7 +536,7 @@ class WorkflowRunner:
                 ok=False,
                 spec=spec,
                 error_code=exc.code,
-                error_message=exc.message,
+                error_message=exc.located,
             )
             return
         started = {"attempt": attempt, "started": tx.now_ms, "due_time": None}
@@ -652,7 +652,7 @@ class WorkflowRunner:
                     clock=self.engine.clock,
                 )
             except BundletuiError as exc:
-                fail(exc.code, exc.message)
+                fail(exc.code, exc.located)  # the child's file and line: its own definition
                 return
             sub = dataclasses.replace(sub, priority=wf.priority)  # a child runs at its parent's
             parent_global = (

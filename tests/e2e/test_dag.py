@@ -7,6 +7,8 @@ from datetime import timedelta
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import (
     FIXTURES,
     SAMPLES,
@@ -288,3 +290,43 @@ def test_a_relative_sub_workflow_path_is_next_to_its_parent(bt: Bt, tmp_path: Pa
     assert out.exists()
     child = bt.peek(f"{wf}@child")["externalId"]
     assert bt.peek(child)["appPath"] == str(app / "child" / "workflow.xml")
+
+
+@pytest.mark.parametrize(
+    ("child", "code", "line"),
+    [
+        (
+            '<dag-app xmlns="uri:bundletui:dag:1.0" name="child">\n  <job name="a">\n</dag-app>\n',
+            "E0701",
+            3,
+        ),
+        (
+            '<dag-app xmlns="uri:bundletui:dag:1.0" name="child">\n'
+            '  <job name="a"><fs><touchz path="${nosuch:fn()}"/></fs></job>\n</dag-app>\n',
+            "E1004",
+            2,
+        ),
+    ],
+)
+def test_a_child_workflow_that_cannot_be_loaded_fails_its_node_naming_file_and_line(
+    bt: Bt, tmp_path: Path, child: str, code: str, line: int
+) -> None:
+    """Left-alone item: the sub-workflow node's error had the child's message without where
+    in the child's definition it is; it names the file and line now, as ``validate`` does."""
+    app = tmp_path / "app"
+    (app / "child").mkdir(parents=True)
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="parent">\n'
+        '  <job name="child"><sub-workflow><app-path>child</app-path></sub-workflow></job>\n'
+        "</dag-app>\n"
+    )
+    (app / "child" / "workflow.xml").write_text(child)
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\n")
+    bt.engine()
+    wf = bt.submit(app / "job.properties")
+    assert bt.wait(wf)["status"] == "FAILED"
+    node = bt.peek(f"{wf}@child")
+    assert node["errorCode"] == code, node
+    message = node["errorMessage"]
+    assert str(app / "child" / "workflow.xml") in message, message
+    assert f":{line}: " in message or f"(line {line}," in message, message

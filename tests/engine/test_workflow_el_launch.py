@@ -83,7 +83,8 @@ def test_a_coordinator_action_whose_workflow_cannot_work_fails_at_launch(tmp_pat
         (1, "FAILED", "E1004", None),
         (2, "FAILED", "E1004", None),
     ]
-    assert rows[0][3] == (
+    assert rows[0][3] == (  # where in the workflow's file, then Oozie's message
+        f"{tmp_path / 'workflow.xml'}:3: "
         "Expression language evaluation error, unresolved variable [undefinedvar] in "
         "${undefinedvar} at column 3, in <argument> 1 of job [b]"
     )
@@ -105,7 +106,9 @@ def test_a_sub_workflow_whose_child_cannot_work_fails_its_node(tmp_path: Path) -
         ).fetchone()
         children = store.conn.execute("SELECT COUNT(*) FROM wf_jobs").fetchone()[0]
     assert (parent[0], parent[1], children) == ("FAILED", "E1004", 1)
-    assert parent[2].startswith("node child: Expression language evaluation error, unresolved")
+    assert parent[2].startswith(
+        f"node child: {tmp_path / 'child.xml'}:3: Expression language evaluation error, unresolved"
+    )
     assert "[undefinedvar]" in parent[2]
 
 
