@@ -367,11 +367,14 @@ class WorkflowRunner:
         any ended workflow, and it ends FAILED with the error as its own."""
         for name, (status, _t) in states.items():
             nid = node_id(wf.id, name)
-            if status == N.RUNNING:
+            if status in (N.RUNNING, N.READY):
                 node = jobs.get(tx.conn, NodeRow, nid)
-                if node is not None:
+                # a READY node waiting out its retry interval has run: killed and ended, as
+                # the kill command does; one that never ran is skipped below
+                if node is not None and (status == N.RUNNING or node.attempt > 0):
                     self._kill_node(tx, node)
-            elif name == at:
+                    continue
+            if name == at:
                 decide(Machine.NODE, status, Event.FAIL, nid)
                 jobs.update(
                     tx,

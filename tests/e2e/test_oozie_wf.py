@@ -279,3 +279,48 @@ def test_a_failing_prepare_fails_the_action_before_the_program_runs(bt: Bt, tmp_
     build = actions(info)["build"]
     assert build["status"] == "ERROR" and build["errorCode"] == "FS011"
     assert not Path("relative").exists()
+
+
+def test_a_node_waiting_to_retry_when_a_decision_fails_the_workflow_is_killed(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """Left-alone item: a decision that cannot be evaluated SKIPPED a node waiting out its
+    retry interval (it had run: its attempt failed), where ``kill`` KILLs such a node and ends
+    it. Both kill it now: a node that ran is not "skipped"."""
+    app = tmp_path / "app"
+    app.mkdir()
+    job = FIXTURES / "bin" / "job.py"
+    (app / "workflow.xml").write_text(
+        f"""<workflow-app xmlns="uri:oozie:workflow:1.0" name="retry-and-bad-case">
+  <start to="f"/>
+  <fork name="f"><path start="flaky"/><path start="wait"/></fork>
+  <action name="flaky" retry-max="2" retry-interval="1">
+    <shell xmlns="uri:oozie:shell-action:1.0"><exec>python3</exec>
+      <argument>{job}</argument><argument>flaky</argument><argument>--exit=3</argument>
+    </shell>
+    <ok to="j"/><error to="k"/>
+  </action>
+  <action name="wait">
+    <shell xmlns="uri:oozie:shell-action:1.0"><exec>python3</exec>
+      <argument>{job}</argument><argument>wait</argument>
+      <argument>--wait-for={tmp_path / "go"}</argument>
+    </shell>
+    <ok to="d"/><error to="k"/>
+  </action>
+  <decision name="d"><switch><case to="j">${{n gt 5}}</case><default to="j"/></switch></decision>
+  <join name="j" to="end"/>
+  <kill name="k"><message>failed</message></kill>
+  <end name="end"/>
+</workflow-app>
+"""
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\nn=abc\n")
+    bt.engine()
+    wf = bt.submit(app / "job.properties")
+    bt.wait_node(wf, "flaky", "READY")  # its first attempt failed; the next is a minute away
+    (tmp_path / "go").touch()
+    assert bt.wait(wf)["status"] == "FAILED"
+    assert bt.nodes(wf)["d"] == "FAILED"
+    flaky = bt.peek(f"{wf}@flaky")
+    assert flaky["nodeStatus"] == "KILLED" and flaky["endTime"] is not None, flaky
+    assert bt.nodes(wf)["end"] == "SKIPPED"  # never reached
