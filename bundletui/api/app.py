@@ -108,6 +108,9 @@ def header_text(text: str) -> str:
     return one_line.encode("utf-8", "replace").decode("latin-1")
 
 
+_COMPACT = (",", ":")  # as Oozie's JSONObject.toString writes it: `[0,1,2]`
+
+
 def error_response(status: int, code: str, message: str, hint: str | None = None) -> Response:
     full = f"{code}: {message}"
     body: dict[str, Any] = {"code": code, "message": message, "status": status}
@@ -116,7 +119,9 @@ def error_response(status: int, code: str, message: str, hint: str | None = None
     headers = {"oozie-error-code": code, "oozie-error-message": header_text(full)}
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="bundletui"'
-    return Response(json.dumps(body), status_code=status, headers=headers, media_type=JSON)
+    return Response(
+        json.dumps(body, separators=_COMPACT), status_code=status, headers=headers, media_type=JSON
+    )
 
 
 def status_of(error: BundletuiError) -> int:
@@ -134,7 +139,7 @@ def to_response(reply: Reply) -> Response:
         return Response(b"", status_code=reply.status)
     if isinstance(reply.body, str):
         return Response(reply.body, status_code=reply.status, media_type=reply.media_type)
-    data = json.dumps(reply.body, ensure_ascii=False, default=str)
+    data = json.dumps(reply.body, ensure_ascii=False, default=str, separators=_COMPACT)
     return Response(data.encode("utf-8"), status_code=reply.status, media_type=JSON)
 
 
