@@ -1312,7 +1312,11 @@ class MainScreen(Screen[None]):
         extra: list[tuple[str, str, str | None]] = [
             ("space", "expand / collapse", None),
             ("j k", "down / up (↓ ↑): tree, action table, help, log and text views", None),
-            ("g G", "first / last row of the action table (also home / end)", None),
+            (
+                "g G",
+                "first / last line of the tree or row of the action table (also home / end)",
+                None,
+            ),
             ("→ ←", "expand or go to child / collapse or go to parent", None),
             ("tab", "switch between tree, details and action table", None),
             ("[ ]", "newer / older page of the action table", "page_prev"),

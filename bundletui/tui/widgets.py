@@ -219,12 +219,22 @@ class JobTree(Tree[str]):
         Binding("left", "collapse_or_parent", "Collapse", show=False),
         Binding("j", "cursor_down", "Cursor down", show=False),  # vim / k9s
         Binding("k", "cursor_up", "Cursor up", show=False),
+        # the first / last line, as in the action table and the views (Tree's own home and
+        # end only scrolled, the cursor stayed where it was)
+        Binding("home,g", "cursor_first", "First line", show=False),
+        Binding("end,G", "cursor_last", "Last line", show=False),
     ]
     DEFAULT_CSS = """
     JobTree { width: 1fr; min-width: 30; border: round $primary 40%; padding: 0;
               overflow-x: hidden; }
     JobTree:focus { border: round $primary; }
     """
+
+    def action_cursor_first(self) -> None:
+        self.cursor_line = 0
+
+    def action_cursor_last(self) -> None:
+        self.cursor_line = self.last_line
 
     def __init__(self, model: ConsoleModel, **kw: Any) -> None:
         super().__init__("jobs", **kw)

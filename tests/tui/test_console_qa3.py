@@ -303,6 +303,20 @@ async def test_action_table_g_and_home_go_to_the_first_row_and_G_and_end_to_the_
         assert table.cursor_row == 0
 
 
+async def test_tree_g_and_home_go_to_the_first_line_and_G_and_end_to_the_last(env: Env) -> None:
+    """Left-alone item from QA: g / G (and home / end) were not bound in the tree."""
+    async with console(env, engine="none") as h:
+        await h.expand(env.bundle)
+        tree = h.tree
+        await h.until(lambda: tree.last_line >= 2, what="the bundle's coordinators")
+        for key, line in (("G", tree.last_line), ("g", 0), ("end", tree.last_line), ("home", 0)):
+            await h.press(key)
+            assert tree.cursor_line == line, key
+            node = tree.get_node_at_line(line)
+            assert node is not None
+            await h.until(lambda n=node: h.main.selected_id == n.data, what=f"{key} selects")
+
+
 async def test_help_lists_the_keys_of_the_log_and_text_views_and_where_j_k_work(
     env: Env,
 ) -> None:
@@ -314,7 +328,10 @@ async def test_help_lists_the_keys_of_the_log_and_text_views_and_where_j_k_work(
         assert "j k down / up (↓ ↑): tree, action table, help, log and text views" in lines
         assert "S ctrl+s save to <home>/saved/" in lines
         assert "g G top / bottom (also home / end)" in lines
-        assert "g G first / last row of the action table (also home / end)" in lines
+        assert (
+            "g G first / last line of the tree or row of the action table (also home / end)"
+            in lines
+        )
         for key in ("ctrl+r", "esc", "space", "→ ←", ":filter", ":faults", ":freeze", ":help"):
             assert any(e.key == key for e in screen.entries), key
 
