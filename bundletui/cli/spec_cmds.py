@@ -185,9 +185,14 @@ def _unchecked_note(v: Validation) -> str:
     """What ``validate`` could not check without the submission's values."""
     if v.checked_semantics:
         return ""
-    if v.kind_name == "bundle-app" and not v.needs:
-        return " (its coordinators are checked with the values: add --config job.properties or -D)"
     names = ", ".join(v.needs) or "its variables"
+    if v.kind_name == "bundle-app":  # the notes say which coordinators were checked
+        if not v.needs:
+            return (
+                " (not every coordinator can be checked without the submission's values: add"
+                " --config job.properties or -D)"
+            )
+        return f" (give values for {names} with --config or -D to check the rest)"
     if v.kind_name in ("workflow-app", "dag-app"):  # their EL syntax and functions were checked
         return f" (variables not checked: give values for {names} with --config or -D)"
     return f" (schema only: give values for {names} with --config or -D to check the rest)"

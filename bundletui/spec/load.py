@@ -379,6 +379,14 @@ def validate_file(
         app = _decode(doc, resolver)
     except NeedsValues:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
+    if (
+        lenient
+        and isinstance(app, BundleApp)
+        and (resolver.unresolved or _coordinators_need_values(app, merged, clock))
+    ):
+        notes = _check_coordinators_without_values(app, merged, clock)
+        needs = _variables_without_values(doc, merged) if resolver.unresolved else ()
+        return Validation(kind_name, doc.file, False, needs, notes)
     if lenient and resolver.unresolved:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     notes = _retry_notes(app, doc.file) if isinstance(app, WorkflowApp) else ()
@@ -390,8 +398,6 @@ def validate_file(
             needs = tuple(n for n in _variables_without_values(doc, merged) if n not in known)
             return Validation(kind_name, doc.file, False, needs, notes)
     if isinstance(app, BundleApp):
-        if lenient and _coordinators_need_values(app, merged, clock):
-            return Validation(kind_name, doc.file, False)  # resolved with the submission's
         coords = _resolve_coordinators(app, merged, clock)  # what submit checks too
         notes = program_notes(app, coords)
     return Validation(kind_name, doc.file, True, notes=notes)
@@ -401,30 +407,67 @@ def _coordinators_need_values(bundle: BundleApp, conf: Mapping[str, str], clock:
     """Whether an enabled coordinator of ``bundle`` uses a variable that neither ``conf`` (the
     bundle's own values) nor its coordinator's defaults give: then only a submission's values
     can check it. An error that is not about a missing value is left to the real check."""
+    return any(
+        _coordinator_needs_values(bundle, c, conf, clock) for c in bundle.coordinators if c.enabled
+    )
+
+
+def _coordinator_needs_values(
+    bundle: BundleApp, coord: BundleCoordinator, conf: Mapping[str, str], clock: Clock
+) -> bool:
     from bundletui.spec.submit_el import NeedsValues
 
+    if _unresolved(coord):
+        return True
+    try:
+        path = _coordinator_file(bundle, coord)
+        doc = load_document(path, kinds=(AppKind.COORDINATOR,))
+    except BundletuiError:
+        return False  # refused by the real check, with the bundle's file and line
+    child = bundle_coordinator_conf(conf, coord, "", path)
+    params = read_parameters(doc)
+    merged = {**{p.name: p.default for p in params if p.default is not None}, **child}
+    resolver = SubmitResolver(merged, clock, lenient=True, kind=doc.kind)
+    try:
+        _decode(doc, resolver)
+    except NeedsValues:
+        return True
+    except BundletuiError:
+        pass
+    return bool(resolver.unresolved or any(p.name not in merged for p in params))
+
+
+def _unresolved(coord: BundleCoordinator) -> bool:
+    """Whether the bundle's own text for ``coord`` kept a variable without a value (its
+    app-path or configuration: only a submission's values say what it is)."""
+    return "${" in coord.app_path or any("${" in v for _k, v in coord.configuration)
+
+
+def _check_coordinators_without_values(
+    bundle: BundleApp, conf: Mapping[str, str], clock: Clock
+) -> tuple[str, ...]:
+    """``validate`` without the submission's values: each enabled coordinator the bundle
+    gives every value is checked as ``submit`` checks it; one that needs values has its file
+    found and its schema checked; one whose path needs values is named. Notes say which."""
+    notes, checked = [], []
     for coord in bundle.coordinators:
         if not coord.enabled:
             continue
-        base = Path(bundle.source).parent if bundle.source else Path.cwd()
-        try:
-            path = resolve_app_path(coord.app_path, AppKind.COORDINATOR, base)
-            doc = load_document(path, kinds=(AppKind.COORDINATOR,))
-        except BundletuiError:
-            continue  # refused by the real check, with the bundle's file and line
-        child = bundle_coordinator_conf(conf, coord, "", path)
-        params = read_parameters(doc)
-        merged = {**{p.name: p.default for p in params if p.default is not None}, **child}
-        resolver = SubmitResolver(merged, clock, lenient=True, kind=doc.kind)
-        try:
-            _decode(doc, resolver)
-        except NeedsValues:
-            return True
-        except BundletuiError:
-            pass
-        if resolver.unresolved or any(p.name not in merged for p in params):
-            return True
-    return False
+        label = f"coordinator [{coord.name}]"
+        if "${" in coord.app_path:
+            notes.append(f"{label} not checked: its app-path {coord.app_path} needs values")
+        elif _coordinator_needs_values(bundle, coord, conf, clock):
+            try:
+                load_document(_coordinator_file(bundle, coord), kinds=(AppKind.COORDINATOR,))
+            except BundletuiError as exc:
+                exc.message += f' [bundle coordinator "{coord.name}" of {bundle.source}]'
+                raise
+            notes.append(f"{label}: its file and schema checked; its variables need values")
+        else:
+            checked.append(_resolve_coordinator(bundle, coord, conf, clock))
+            notes.append(f"{label}: checked")
+    _check_sibling_feeds(checked)
+    return tuple(notes)
 
 
 def _retry_notes(app: WorkflowApp, file: str) -> tuple[str, ...]:
@@ -475,9 +518,17 @@ def load_bundle_coordinator(
     clock: Clock,
 ) -> Loaded:
     """One coordinator of a bundle, resolved as the bundle's start submits it."""
+    path = _coordinator_file(bundle, coord)
+    conf = bundle_coordinator_conf(bundle_conf, coord, bundle_id, path)
+    return load_app(path, conf, clock, kinds=(AppKind.COORDINATOR,), app_name=coord.name)
+
+
+def _coordinator_file(bundle: BundleApp, coord: BundleCoordinator) -> Path:
+    """The file a bundle coordinator's ``<app-path>`` names; an error says where in the
+    bundle that ``<app-path>`` is."""
     base = Path(bundle.source).parent if bundle.source else Path.cwd()
     try:
-        path = resolve_app_path(coord.app_path, AppKind.COORDINATOR, base)
+        return resolve_app_path(coord.app_path, AppKind.COORDINATOR, base)
     except SpecError as exc:  # the bundle's <app-path> is wrong: say where it is
         if bundle.source:
             exc.file, exc.line = bundle.source, _app_path_line(bundle, coord)
@@ -486,8 +537,6 @@ def load_bundle_coordinator(
                 "directory holding one (a relative path starts at the bundle file's directory)"
             )
         raise
-    conf = bundle_coordinator_conf(bundle_conf, coord, bundle_id, path)
-    return load_app(path, conf, clock, kinds=(AppKind.COORDINATOR,), app_name=coord.name)
 
 
 def _app_path_line(bundle: BundleApp, coord: BundleCoordinator) -> int | None:
@@ -566,22 +615,20 @@ def program_notes(bundle: BundleApp, coords: list[Loaded]) -> tuple[str, ...]:
 def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clock) -> list[Loaded]:
     """Each enabled coordinator as the bundle's start submits it (``submit`` and ``validate``
     check a bundle with this)."""
-    out = []
-    for coord in bundle.coordinators:
-        if not coord.enabled:
-            continue
-        try:
-            out.append(
-                load_bundle_coordinator(
-                    bundle, coord, conf, "0000000-000000000000000-bundletui-check-B", clock
-                )
-            )
-        except BundletuiError as exc:
-            # the file and line are the coordinator's; say which bundle entry submitted it (two
-            # entries may share one coordinator.xml with different configurations)
-            exc.message += (
-                f' [bundle coordinator "{coord.name}" of {bundle.source or "the bundle"}]'
-            )
-            raise
+    out = [_resolve_coordinator(bundle, c, conf, clock) for c in bundle.coordinators if c.enabled]
     _check_sibling_feeds(out)
     return out
+
+
+def _resolve_coordinator(
+    bundle: BundleApp, coord: BundleCoordinator, conf: Mapping[str, str], clock: Clock
+) -> Loaded:
+    try:
+        return load_bundle_coordinator(
+            bundle, coord, conf, "0000000-000000000000000-bundletui-check-B", clock
+        )
+    except BundletuiError as exc:
+        # the file and line are the coordinator's; say which bundle entry submitted it (two
+        # entries may share one coordinator.xml with different configurations)
+        exc.message += f' [bundle coordinator "{coord.name}" of {bundle.source or "the bundle"}]'
+        raise

@@ -229,8 +229,8 @@ def test_validate_without_values_takes_the_bundles_parameter_defaults(tmp_path: 
     done = bundletui("validate", "bundle.xml", home=tmp_path / "home", cwd=tmp_path)
     assert done.returncode == 0, done
     assert done.stdout == (
-        "Valid bundle-app: bundle.xml (schema only: give values for region with --config or -D "
-        "to check the rest)\n"
+        "Valid bundle-app: bundle.xml (give values for region with --config or -D to check the "
+        "rest)\n  note: coordinator [${region}]: checked\n"
     )
 
 

@@ -145,8 +145,9 @@ def test_validate_without_values_says_a_bundles_coordinators_were_not_checked(
     done = bt("validate", str(bundle), home=tmp_path / "home")
     assert (done.returncode, done.stderr) == (0, ""), done
     assert done.stdout == (
-        f"Valid bundle-app: {bundle} (its coordinators are checked with the values: add "
-        "--config job.properties or -D)\n"
+        f"Valid bundle-app: {bundle} (not every coordinator can be checked without the "
+        "submission's values: add --config job.properties or -D)\n"
+        "  note: coordinator [first]: its file and schema checked; its variables need values\n"
     )
     done = bt("validate", str(bundle), "--config", str(props), home=tmp_path / "home")
     assert done.returncode == 1 and "E1003" in done.stderr, done
@@ -258,3 +259,34 @@ def test_validate_names_the_kind_of_workflow_it_read(
     r = bt("validate", str(path), home=tmp_path / "home")
     assert r.returncode == 0, r
     assert r.stdout.startswith(f"Valid {root}: {path}"), r.stdout
+
+
+def test_validate_without_values_checks_each_coordinator_it_can(tmp_path: Path) -> None:
+    """Left-alone item: one coordinator whose app-path needs a value made validate skip every
+    coordinator, so a missing file next to it passed. Each coordinator is checked as far as
+    the bundle's own values go, and the notes say how far."""
+    bundle, props = write(tmp_path)
+    text = bundle.read_text()
+    second = (
+        '<coordinator name="second"><app-path>${secondPath}</app-path></coordinator></bundle-app>'
+    )
+    bundle.write_text(text.replace("</bundle-app>", second))
+    done = bt("validate", str(bundle), home=tmp_path / "home")
+    assert (done.returncode, done.stderr) == (0, ""), done
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"Valid bundle-app: {bundle} (give values for secondPath"), lines
+    assert (
+        "  note: coordinator [second] not checked: its app-path ${secondPath} needs values" in lines
+    )
+    # the first coordinator's file is checked all the same: a wrong path is refused, with
+    # the bundle's file and line
+    bundle.write_text(
+        bundle.read_text().replace("coordinator.xml</app-path>", "nosuch.xml</app-path>")
+    )
+    done = bt("validate", str(bundle), home=tmp_path / "home")
+    assert done.returncode == 1, done
+    first = done.stderr.splitlines()[0]
+    assert first.startswith(f"Error: E1001: {bundle}:") and "nosuch.xml does not exist" in first, (
+        first
+    )
+    assert "Traceback" not in done.stderr
