@@ -265,7 +265,7 @@ def test_validate_without_values_checks_each_coordinator_it_can(tmp_path: Path) 
     """Left-alone item: one coordinator whose app-path needs a value made validate skip every
     coordinator, so a missing file next to it passed. Each coordinator is checked as far as
     the bundle's own values go, and the notes say how far."""
-    bundle, props = write(tmp_path)
+    bundle, _props = write(tmp_path)
     text = bundle.read_text()
     second = (
         '<coordinator name="second"><app-path>${secondPath}</app-path></coordinator></bundle-app>'
