@@ -35,7 +35,6 @@ from bundletui.spec.el import (
     basic_functions,
     compile_template,
     el_function,
-    has_el,
     property_variables,
 )
 from bundletui.spec.resolver import Where
@@ -230,10 +229,13 @@ class SubmitResolver:
         )
 
     def _evaluate(self, value: str, where: Where, ctx: ELContext) -> Any:
-        if not has_el(value):
+        if "${" not in value:
             return value
         try:
-            result = compile_template(value).evaluate(ctx)
+            template = compile_template(value)  # a syntax error says where, as any other
+            if template.is_literal:
+                return value
+            result = template.evaluate(ctx)
         except BundletuiError as exc:
             raise where.error(exc.code, exc.message, exc.hint) from None
         if isinstance(result, str):
@@ -241,10 +243,12 @@ class SubmitResolver:
         return result
 
     def _render(self, value: str, where: Where, ctx: ELContext) -> str:
-        if not has_el(value):
+        if "${" not in value:
             return value
         try:
-            template = compile_template(value)
+            template = compile_template(value)  # a syntax error says where, as any other
+            if template.is_literal:
+                return value
             if self.lenient:
                 missing = {
                     v

@@ -290,3 +290,33 @@ def test_validate_without_values_checks_each_coordinator_it_can(tmp_path: Path) 
         first
     )
     assert "Traceback" not in done.stderr
+
+
+def test_a_syntax_error_in_a_coordinators_workflow_configuration_names_file_and_line(
+    tmp_path: Path,
+) -> None:
+    """Left-alone item ("some dryrun errors lack file:line"): an EL syntax error in a
+    coordinator's text (here its action's workflow configuration) was refused without where
+    it is, by validate, dryrun and submit alike."""
+    coordinator = tmp_path / "coordinator.xml"
+    coordinator.write_text(
+        '<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"\n'
+        '    end="2026-01-01T06:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.5">\n'
+        "  <action><workflow><app-path>/tmp/wf</app-path><configuration>\n"
+        "    <property><name>x</name>\n"
+        "      <value>${coord:formatTime(coord:nominalTime(), 'yyyy'}</value></property>\n"
+        "  </configuration></workflow></action>\n"
+        "</coordinator-app>\n"
+    )
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.coord.application.path={coordinator}\n")
+    home = tmp_path / "home"
+    for args in (
+        ["validate", str(coordinator)],
+        ["dryrun", str(coordinator)],
+        ["submit", str(props)],
+    ):
+        lines = refused(bt(*args, home=home))
+        assert lines[0].startswith(f"Error: E1004: {coordinator}:5: "), (args, lines)
+        assert "syntax error" in lines[0]
+    assert not (home / "bundletui.db").exists()  # the first valid submit makes the store
