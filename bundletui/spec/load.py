@@ -74,12 +74,6 @@ class Loaded:
     # another conf with the same names (:func:`bundletui.spec.config.with_defaults`)
     defaults: Mapping[str, str] = field(default_factory=dict)
 
-    @property
-    def kind_name(self) -> str:
-        return {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
-            self.kind, "workflow-app"
-        )
-
 
 def default_user(conf: Mapping[str, str], fallback: str) -> str:
     return conf.get("user.name") or fallback
