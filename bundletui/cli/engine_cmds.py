@@ -12,8 +12,8 @@ import typer
 from rich.logging import RichHandler
 
 from bundletui.cli._common import HomeOpt, handle_errors
-from bundletui.errors import BundletuiError, CommandError, ModelError
-from bundletui.model.timeutil import parse_oozie_time
+from bundletui.errors import BundletuiError, CommandError
+from bundletui.model.timeutil import TimeError, parse_oozie_time
 from bundletui.store.db import resolve_home
 
 
@@ -179,7 +179,6 @@ def _option_time(text: str | None, option: str) -> datetime | None:
         return None
     try:
         return parse_oozie_time(text, what=option)
-    except ModelError as exc:
-        detail = exc.message.split("]: ", 1)[-1]
-        error = CommandError.from_template("E0302", f"{option} {text}: {detail}", hint=exc.hint)
+    except TimeError as exc:
+        error = CommandError.from_template("E0302", f"{option} {text}: {exc.detail}", hint=exc.hint)
         raise error from None

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bundletui.errors import ModelError
+from bundletui.errors import TEMPLATES, ModelError
 from bundletui.model.frequency import Frequency, TimeUnit, end_flag
 
 __all__ = [
@@ -78,11 +78,19 @@ _TIME_RE = re.compile(r"([0-9]+)-([0-9]+)-([0-9]+)T([0-9]+):([0-9]+)(Z|[+-][0-9]
 # --------------------------------------------------------------------------- parsing
 
 
-def _time_error(what: str, text: str, detail: str, why: str | None = None) -> ModelError:
+class TimeError(ModelError):
+    """A time that does not parse; ``detail`` is what is wrong with it, without the name
+    of the value (a command names it its own way: an option, not an XML attribute)."""
+
+    def __init__(self, message: str, detail: str, hint: str) -> None:
+        super().__init__("E1003", message, hint=hint)
+        self.detail = detail
+
+
+def _time_error(what: str, text: str, detail: str, why: str | None = None) -> TimeError:
     hint = _TIME_HINT if why is None else f"{why}; {_TIME_HINT}"
-    err = ModelError.from_template("E1003", f"{what} [{text}]: {detail}", hint=hint)
-    assert isinstance(err, ModelError)
-    return err
+    message = TEMPLATES["E1003"].format(f"{what} [{text}]: {detail}")
+    return TimeError(message, detail, hint)
 
 
 def parse_oozie_time(text: str, *, what: str = "datetime") -> datetime:
