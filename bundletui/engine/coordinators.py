@@ -478,8 +478,8 @@ class CoordinatorService:
     ) -> bool:
         """Launch READY actions within the free slots (``counts``: the coordinator's stored
         actions by status). ``fresh``: READY actions not written yet; those this writes are
-        taken out of it. False when a launch failed: its rollup may then have written the
-        coordinator's row."""
+        taken out of it. False when a launch failed: the caller rolls the coordinator up
+        from the store, not from the row it holds."""
         fresh = [] if fresh is None else fresh
         if not counts.get(A.READY) and not fresh:
             return True
@@ -521,14 +521,21 @@ class CoordinatorService:
             if slots <= 0:
                 continue  # no slot left; older ones may still be skipped
             if self.engine._guarded(
-                tx, f"launch {action.id}", self.launch, tx, coord, app, action, insert
+                tx, f"launch {action.id}", self.launch, tx, coord, app, action, insert, False
             ):
                 written.add(action.id)
-            else:
-                clean = False
-                if insert is not None and jobs.exists(tx.conn, ActionRow, action.id):
-                    written.add(action.id)  # failed and written so; else undone: still READY
-            slots -= 1
+                slots -= 1
+                continue
+            clean = False
+            now_row = jobs.get(tx.conn, ActionRow, action.id)
+            if now_row is None or now_row.status == A.READY:
+                slots -= 1  # undone, still READY (or never written): tried again later
+                continue
+            # it FAILED: it holds no slot, so the next READY one may take it; those beyond
+            # this pass's batch are launched by another pass (nothing else would wake it)
+            if insert is not None:
+                written.add(action.id)
+            self.mark(coord.id)
         if written:
             fresh[:] = [v for v in fresh if v["id"] not in written]
         return clean
@@ -540,9 +547,12 @@ class CoordinatorService:
         app: CoordinatorApp,
         action: ActionRow,
         insert: dict[str, Any] | None = None,
+        rollup: bool = True,
     ) -> bool:
         """Start the action's workflow; False when the action failed instead. ``insert``: the
-        action's row is not written yet (these are its values): it is written in its new state."""
+        action's row is not written yet (these are its values): it is written in its new state.
+        ``rollup`` False: the caller rolls the coordinator up once its other new actions are
+        written (before, a failed one alone would roll it up FAILED)."""
         from bundletui.engine import coord_inputs
 
         effects = self.engine.effects
@@ -581,7 +591,8 @@ class CoordinatorService:
             coordcmd.move_action(
                 tx, submitted, Event.FAIL, insert=insert, error_code=code, error_message=message
             )
-            coordcmd.rollup_tx(tx, effects, coord.id)
+            if rollup:
+                coordcmd.rollup_tx(tx, effects, coord.id)
             return False
         coordcmd.move_action(
             tx,
@@ -665,7 +676,7 @@ class CoordinatorService:
         for action in jobs.select(tx.conn, ActionRow, "status = 'WAITING'"):
             self.check[action.id] = None  # files may have landed while we were down
         for coord_id in jobs.coords_with_ready(tx.conn):
-            self.mark(coord_id)
+            self.mark(coord.id)
 
     # ------------------------------------------------------------------ landing events
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from tests.e2e4.conftest import (
+    MARK,
     Bt4,
     coordinator_xml,
     data_in,
@@ -535,3 +536,23 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
     assert list(bt.actions(coord_id)) == [1, 2, 3, 4, 5]  # numbers reused, contiguous
     refused = bt.fails("change", coord_id, "--value", "status=RUNNING", code="E1100")
     assert "change status=RUNNING is not allowed" in refused.stderr, refused  # not its event name
+
+
+def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_after_them(
+    bt: Bt4,
+) -> None:
+    """QA: a launch that failed counted as a slot used, and nothing woke the coordinator
+    again: with concurrency 1, one engine run failed one READY action and left the rest READY
+    for good (each restart failed one more). A failed launch holds no slot now."""
+    workflow = bt.apps.root / "wf" / "workflow.xml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(MARK.read_text())
+    xml = coordinator_xml(
+        "ops", start=T0, end="2026-01-01T04:00Z", controls={"concurrency": "1"}, workflow=workflow
+    )
+    coord_id = submit(bt, xml)
+    workflow.unlink()  # every launch fails now (E1001: no workflow to start)
+    bt.sim("2026-01-01T05:00Z", "2026-01-01T05:00Z")  # catching up: all four READY at once
+    actions = bt.actions(coord_id)
+    assert actions == dict.fromkeys((1, 2, 3, 4), "FAILED"), actions
+    assert bt.status(coord_id) == "FAILED"  # every action failed (oozie.md §2.3)
