@@ -676,7 +676,7 @@ class CoordinatorService:
         for action in jobs.select(tx.conn, ActionRow, "status = 'WAITING'"):
             self.check[action.id] = None  # files may have landed while we were down
         for coord_id in jobs.coords_with_ready(tx.conn):
-            self.mark(coord.id)
+            self.mark(coord_id)
 
     # ------------------------------------------------------------------ landing events
 
