@@ -38,7 +38,10 @@ from bundletui.spec.el import (
     property_variables,
     render,
 )
-from bundletui.spec.submit_el import DeferringFunctions
+from bundletui.spec.el.evaluator import reachable
+from bundletui.spec.el.nodes import Call, Literal, TextPart
+from bundletui.spec.el.parser import parse_template
+from bundletui.spec.submit_el import TRIGGER_NAMES, DeferringFunctions
 
 APP_PATH_KEYS = (
     "oozie.coord.application.path",
@@ -74,6 +77,52 @@ def trigger_functions(
             e["path"].split(":")[0] for e in events if e["kind"] == "program"
         ),
     }
+
+
+# how many arguments each trigger: function takes (trigger_functions below; a test holds the
+# two together)
+TRIGGER_ARITY: dict[str, tuple[int, int]] = {
+    n: (0, 1) if n == "trigger:partitions" else (0, 0) for n in TRIGGER_NAMES
+}
+
+
+def trigger_call_problem(value: str, feeds: set[str] | None) -> str | None:
+    """What is wrong with the ``trigger:`` calls of one configuration value, seen before any
+    firing: a call with the wrong number of arguments, a feed the schedule does not declare,
+    or (``feeds`` None: a time coordinator) any call at all; in an event schedule, a data-in
+    or data-out function (it has neither). None when nothing is."""
+    if "trigger:" not in value and (feeds is None or "coord:data" not in value):
+        return None
+    for part in parse_template(value):
+        if isinstance(part, TextPart):
+            continue
+        for node in reachable(part.node):
+            if not isinstance(node, Call):
+                continue
+            if feeds is not None and node.name.startswith(("coord:dataIn", "coord:dataOut")):
+                return (
+                    f"{node.name}: an event schedule has no data-in or data-out; its firing's "
+                    "partitions are trigger:partitions([feed])"
+                )
+            if not node.name.startswith("trigger:"):
+                continue
+            if feeds is None:
+                return (
+                    f"{node.name}: trigger: functions describe an event schedule's firing; a "
+                    "time coordinator has none"
+                )
+            low, high = TRIGGER_ARITY.get(node.name, (0, 9))
+            if not low <= len(node.args) <= high:
+                takes = f"{low} to {high}" if low != high else str(low)
+                return f"{node.name} takes {takes} argument(s), {len(node.args)} given"
+            if node.args and isinstance(node.args[0], Literal):
+                feed = str(node.args[0].value)
+                if feed not in feeds:
+                    known = ", ".join(sorted(feeds)) or "none"
+                    return (
+                        f"{node.name}('{feed}'): the schedule has no feed [{feed}] (feeds: {known})"
+                    )
+    return None
 
 
 def event_run_conf(

@@ -177,7 +177,9 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
         return decode_bundle(doc, resolver)
     if doc.kind is AppKind.COORDINATOR:
         if doc.namespace == EVENTS_NAMESPACE:
-            return decode_events(doc, resolver, landing=resolver.conf.get("landing"))
+            app = decode_events(doc, resolver, landing=resolver.conf.get("landing"))
+            check_trigger_calls(app, doc.file)
+            return app
         app = decode_coordinator(doc, resolver)
 
         check_coordinator(app, doc.file)
@@ -199,6 +201,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
             validate_cron_frequency(app.frequency.cron, app.start, app.end)
         except BundletuiError as exc:
             raise SpecError(exc.code, exc.message, hint=exc.hint, file=file) from None
+    check_trigger_calls(app, file)
     defined = {
         "In": {d.name for d in app.data_ins} | _logic_names(app.input_logic),
         "Out": {d.name for d in app.data_outs},
@@ -228,6 +231,31 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
                     file=file,
                     line=_line_of(file, m.group(0)),
                 )
+
+
+def check_trigger_calls(app: CoordinatorApp, file: str) -> None:
+    """``trigger:`` calls in the workflow's configuration that no firing could answer (the
+    wrong arguments, an undeclared feed, any in a time coordinator): refused at submit, not
+    failing every action."""
+    from bundletui.spec.event_el import trigger_call_problem
+
+    feeds = {f.name for f in app.events.feeds} if app.events is not None else None
+    for prop, value in app.workflow_conf:
+        problem = trigger_call_problem(value, feeds)
+        if problem is not None:
+            hint = (
+                "trigger: functions: partitions([feed]), count(), bytes(), time(), timestamp(),"
+                " reason(), programs()"
+                if feeds is not None
+                else f"use coord: functions here, or make it an event schedule ({EVENTS_NAMESPACE})"
+            )
+            raise SpecError(
+                "E1004",
+                f"Expression language evaluation error, {problem} (property {prop})",
+                hint=hint,
+                file=file,
+                line=_line_of(file, value),
+            )
 
 
 def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, str]) -> None:

@@ -226,6 +226,72 @@ def test_event_coordinator_numbers_and_durations_are_bounded(
     assert load_app(path, {}, CLOCK).app.events.priority == 2147483647
 
 
+EVENTS_CONF = """<coordinator-app name="ev" xmlns="uri:bundletui:coordinator:1.0"
+    start="2026-01-01T00:00Z" end="2027-01-01T00:00Z" timezone="UTC">
+  <feeds><feed name="f" path="/tmp/f"/></feeds>
+  <trigger><partitions feed="f" count="1"/></trigger>
+  <action><workflow><app-path>/apps/wf</app-path><configuration>
+    <property><name>p</name><value>{value}</value></property>
+  </configuration></workflow></action>
+</coordinator-app>
+"""
+TIME_CONF = """<coordinator-app name="t" xmlns="uri:oozie:coordinator:0.4" frequency="60"
+    start="2026-01-01T00:00Z" end="2027-01-01T00:00Z" timezone="UTC">
+  <action><workflow><app-path>/apps/wf</app-path><configuration>
+    <property><name>p</name><value>{value}</value></property>
+  </configuration></workflow></action>
+</coordinator-app>
+"""
+
+
+@pytest.mark.parametrize(
+    ("template", "value", "words"),
+    [
+        (EVENTS_CONF, "${trigger:partitionz()}", "unknown function [trigger:partitionz]"),
+        (EVENTS_CONF, "${trigger:partitions('nofeed')}", "has no feed [nofeed] (feeds: f)"),
+        (EVENTS_CONF, "${trigger:count(1, 2)}", "trigger:count takes 0 argument(s), 2 given"),
+        (EVENTS_CONF, "${coord:dataIn('x')}", "an event schedule has no data-in"),
+        (TIME_CONF, "${trigger:partitions()}", "a time coordinator has none"),
+    ],
+)
+def test_trigger_calls_no_firing_could_answer_are_refused_at_submit(
+    tmp_path: Path, template: str, value: str, words: str
+) -> None:
+    """QA: a mistyped trigger: function was passed to the job as written; wrong arguments, an
+    undeclared feed, coord:dataIn in an event schedule, and trigger: in a time coordinator
+    were accepted and failed every action. They are refused when the file is loaded."""
+    path = tmp_path / "c.xml"
+    path.write_text(template.format(value=value))
+    with pytest.raises(SpecError) as info:
+        load_app(path, {}, CLOCK)
+    err = info.value
+    assert (err.code, err.file, err.line) == (
+        "E1004",
+        str(path),
+        6 if template is EVENTS_CONF else 4,
+    )
+    assert words in err.message, err.message
+    fine = "${trigger:partitions('f')} ${trigger:count()} ${coord:nominalTime()}"
+    path.write_text(EVENTS_CONF.format(value=fine))
+    load_app(path, {}, CLOCK)
+
+
+def test_the_trigger_arities_are_those_of_the_trigger_functions() -> None:
+    import inspect
+    from types import SimpleNamespace
+    from typing import cast
+
+    from bundletui.model.apps import CoordinatorApp
+    from bundletui.spec.event_el import TRIGGER_ARITY, trigger_functions
+
+    functions = trigger_functions(cast(CoordinatorApp, SimpleNamespace(events=None)), {})
+    assert set(functions) == set(TRIGGER_ARITY)
+    for name, fn in functions.items():
+        params = inspect.signature(fn).parameters.values()
+        required = sum(1 for p in params if p.default is inspect.Parameter.empty)
+        assert TRIGGER_ARITY[name] == (required, len(params)), name
+
+
 PARAMETERS = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
   <parameters>
     <property><name>start</name><value>2026-01-01T00:00Z</value></property>
