@@ -111,11 +111,23 @@ def header_text(text: str) -> str:
 _COMPACT = (",", ":")  # as Oozie's JSONObject.toString writes it: `[0,1,2]`
 
 
-def error_response(status: int, code: str, message: str, hint: str | None = None) -> Response:
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    hint: str | None = None,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+) -> Response:
     full = f"{code}: {message}"
     body: dict[str, Any] = {"code": code, "message": message, "status": status}
     if hint:
         body["hint"] = hint
+    if file:  # where in a submitted file, as the CLI says it
+        body["file"] = file
+        if line:
+            body["line"] = line
     headers = {"oozie-error-code": code, "oozie-error-message": header_text(full)}
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="bundletui"'
@@ -296,7 +308,14 @@ def endpoint(api: Api, fn: Callable[[Api, Request], Any]) -> Callable[[Request],
             return reply if isinstance(reply, Response) else to_response(reply)
         except BundletuiError as exc:
             # the commands' hints name the CLI's options: told here in HTTP terms, or dropped
-            return error_response(status_of(exc), exc.code, exc.message, api_hint(exc.hint))
+            return error_response(
+                status_of(exc),
+                exc.code,
+                exc.located,
+                api_hint(exc.hint),
+                file=exc.file,
+                line=exc.line,
+            )
         except sqlite3.OperationalError as exc:
             log.warning("store busy: %s", exc)
             return error_response(503, "E0603", f"SQL error in operation, {exc}")

@@ -1030,7 +1030,11 @@ class MainScreen(Screen[None]):
                     made = self.backend.command(call)
                     ok.append(str(made) if new_job else target)
                 except BundletuiError as exc:
-                    failed.append(f"{target}: {exc.code} {exc.message}")
+                    # an error in a file says where itself (a submit's target is the
+                    # properties file, the error may be in the coordinator it names)
+                    text = f"{exc.code} {exc.located}"
+                    text = text if exc.file else f"{target}: {text}"
+                    failed.append(f"{text}\n  hint: {exc.hint}" if exc.hint else text)
             return ok, failed
 
         def then(result: tuple[list[str], list[str]]) -> None:

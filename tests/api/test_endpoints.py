@@ -273,6 +273,13 @@ def test_submit_errors(http: httpx.Client, bare: Live, tmp_path: Path) -> None:
         400,
         "E0303",
     )
+    # an error in a submitted file says where, as the CLI does (QA: the API dropped it)
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<coordinator-app>\n<oops>\n")
+    bad_file = {**conf, "oozie.coord.application.path": str(broken)}
+    r = http.post("v2/jobs", content=conf_xml(bad_file), headers=XML)
+    message = oozie_error(r, 400, "E0701")
+    assert str(broken) in message and (r.json()["file"], r.json()["line"]) == (str(broken), 3)
     huge = b"<configuration>" + b" " * (5 * 1024 * 1024) + b"</configuration>"
     oozie_error(http.post("v2/jobs", content=huge, headers=XML), 413, "EB0703")
     # nothing was stored by any of them

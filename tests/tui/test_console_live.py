@@ -631,6 +631,31 @@ async def test_submit_says_the_new_job_id(env: Env) -> None:
         assert toast == f"submit wf.properties: {wf}", toast
 
 
+async def test_a_refused_submit_says_which_file_and_line_and_the_hint(env: Env) -> None:
+    """QA: the toast of a refused ``:submit`` named the properties file, not the coordinator
+    file and line the error is in, and dropped the hint."""
+    bad = env.home.parent / "bad"
+    bad.mkdir()
+    coordinator = bad / "c.xml"
+    coordinator.write_text(
+        '<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"\n'
+        '    end="2026-01-02T00:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">\n'
+        "  <action><workflow><app-path>/tmp/wf</app-path><configuration>\n"
+        "    <property><name>x</name><value>${coord:dataIn('nope')}</value></property>\n"
+        "  </configuration></workflow></action>\n</coordinator-app>\n"
+    )
+    props = bad / "job.properties"
+    props.write_text(f"oozie.coord.application.path={coordinator}\n")
+    async with console(env, engine="none") as h:
+        await h.press("colon")
+        await h.type(f"submit {props}")
+        await h.press("enter")
+        await h.until(lambda: h.warned("E1004"), what="the toast")
+        toast = next(m for _s, m in h.toasts if "E1004" in m)
+        assert f"E1004 {coordinator}:4: " in toast, toast
+        assert "hint: defined: none" in toast, toast
+
+
 async def test_tab_out_of_the_filter_keeps_it_and_hides_the_prompt(env: Env) -> None:
     """QA: Tab out of the ``/`` prompt left it open. As k9s: leaving the box keeps the filter
     applied and hides the prompt (esc still clears it, from the tree)."""
