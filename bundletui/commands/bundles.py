@@ -59,6 +59,8 @@ def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
         if loaded.external_id:
             existing = jobs.job_by_external_id(tx.conn, BundleRow, loaded.external_id)
             if existing is not None:
+                if start and existing.status == J.PREP:  # "submit and start": it is started
+                    start_tx(tx, ctx.effects, existing, Event.START, store=ctx.store)
                 return existing.id
         bundle_id = ctx.store.next_id(tx, JobKind.BUNDLE, loaded.user)
         decide(Machine.BUNDLE, None, Event.SUBMIT)

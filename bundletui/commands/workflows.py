@@ -171,12 +171,15 @@ def create_workflow_tx(
 
 
 def submit_workflow(ctx: Ctx, sub: WorkflowSubmission, *, start: bool = False) -> str:
-    """Store a workflow job; the same external id again returns the first job and stores nothing."""
+    """Store a workflow job; the same external id again returns the first job and stores
+    nothing (with ``start``, a first job still in PREP is started)."""
 
     def body(tx: Tx) -> str:
         if sub.external_id:
             existing = jobs.workflow_by_external_id(tx.conn, sub.external_id)
             if existing is not None:
+                if start and existing.status == W.PREP:  # "submit and start": it is started
+                    start_tx(tx, ctx.effects, existing)
                 return existing.id
         return create_workflow_tx(tx, ctx.store, ctx.effects, sub, start=start)
 

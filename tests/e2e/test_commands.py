@@ -610,3 +610,14 @@ def test_rerun_reads_the_workflow_file_again(bt: Bt, tmp_path: Path) -> None:
     assert bt.nodes(wf) == {"first": "SUCCEEDED", "second": "SUCCEEDED", "added": "SUCCEEDED"}
     row = bt.store.conn.execute("SELECT definition FROM wf_jobs WHERE id = ?", (wf,)).fetchone()
     assert '"added"' in row[0] and '"old"' not in row[0]
+
+
+def test_submit_start_with_the_external_id_of_a_prep_workflow_starts_it(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: the same external id with ``--start`` returned the first job, still PREP."""
+    extra = ("--external-id", "nightly-1")
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path)}, start=False, extra=extra)
+    assert bt.peek(wf)["status"] == "PREP"
+    assert bt.submit(CHAIN, {"dir": str(tmp_path)}, extra=extra) == wf
+    assert bt.peek(wf)["status"] == "RUNNING"

@@ -181,6 +181,13 @@ def test_req_08_an_external_id_makes_resubmission_idempotent(bt: Bt4) -> None:
     assert first == again != other
     assert bt.sql("SELECT count(*) FROM bundle_jobs")[0][0] == 2
     assert bt.peek(first)["bundleExternalId"] == "nightly-2026-01-01"
+    # QA: "submit and start" again returned the PREP job and left it PREP, silently: it is
+    # started now (and a started one is left as it is)
+    assert bt.status(first) == "PREP"
+    assert bt.submit_job(config, start=True, extra=("--external-id", "nightly-2026-01-01")) == first
+    assert bt.status(first) == "RUNNING"
+    assert bt.submit_job(config, start=True, extra=("--external-id", "nightly-2026-01-01")) == first
+    assert bt.sql("SELECT count(*) FROM bundle_jobs")[0][0] == 2
 
 
 # ----------------------------------------------------------------------------- 13
