@@ -77,6 +77,7 @@ def decode_events(
     nodes = list(xmlsafe.children(trigger_el))
     trigger = _node(doc, nodes[0], resolver, by_name, timezone)
     _check_waits(doc, nodes[0], trigger)
+    _check_not_itself(doc, trigger, name)
     constraints = _constraints(doc, xmlsafe.child(root, "constraints"), resolver)
 
     workflow = xmlsafe.child(xmlsafe.child(root, "action"), "workflow")
@@ -223,6 +224,22 @@ def feed_line(file: str, index: int) -> int | None:
     feeds = xmlsafe.child(root, "feeds") if root is not None else None
     found = list(xmlsafe.children(feeds, "feed")) if feeds is not None else []
     return found[index].sourceline if index < len(found) else None
+
+
+def _check_not_itself(doc: XmlDocument, trigger: TriggerNode, name: str) -> None:
+    """A ``<program>`` naming the schedule itself: each run's end would fire the next, for
+    ever (QA: 1,457 runs in 12 s)."""
+    for program, line in zip(programs(trigger), program_lines(doc.file), strict=False):
+        if program.coordinator == name:
+            err = _bad(
+                doc,
+                doc.root,
+                "trigger/program/@coordinator",
+                f"program trigger on [{name}] itself: each run would start the next, for ever",
+                "name another coordinator of the bundle; for runs at intervals use <cron>",
+            )
+            err.line = line
+            raise err
 
 
 def program_lines(file: str) -> list[int | None]:
