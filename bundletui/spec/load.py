@@ -401,14 +401,16 @@ def validate_file(
         app = _decode(doc, resolver)
     except NeedsValues:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
-    if (
-        lenient
-        and isinstance(app, BundleApp)
-        and (resolver.unresolved or _coordinators_need_values(app, merged, clock))
-    ):
-        notes = _check_coordinators_without_values(app, merged, clock)
-        needs = _variables_without_values(doc, merged) if resolver.unresolved else ()
-        return Validation(kind_name, doc.file, False, needs, notes)
+    if lenient and isinstance(app, BundleApp):
+        waiting = {  # the coordinators only the submission's values can check
+            c.name
+            for c in app.coordinators
+            if c.enabled and _coordinator_needs_values(app, c, merged, clock)
+        }
+        if resolver.unresolved or waiting:
+            notes = _check_coordinators_without_values(app, merged, clock, waiting)
+            needs = _variables_without_values(doc, merged) if resolver.unresolved else ()
+            return Validation(kind_name, doc.file, False, needs, notes)
     if lenient and resolver.unresolved:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     notes = _retry_notes(app, doc.file) if isinstance(app, WorkflowApp) else ()
@@ -425,18 +427,12 @@ def validate_file(
     return Validation(kind_name, doc.file, True, notes=notes)
 
 
-def _coordinators_need_values(bundle: BundleApp, conf: Mapping[str, str], clock: Clock) -> bool:
-    """Whether an enabled coordinator of ``bundle`` uses a variable that neither ``conf`` (the
-    bundle's own values) nor its coordinator's defaults give: then only a submission's values
-    can check it. An error that is not about a missing value is left to the real check."""
-    return any(
-        _coordinator_needs_values(bundle, c, conf, clock) for c in bundle.coordinators if c.enabled
-    )
-
-
 def _coordinator_needs_values(
     bundle: BundleApp, coord: BundleCoordinator, conf: Mapping[str, str], clock: Clock
 ) -> bool:
+    """Whether the coordinator uses a variable that neither ``conf`` (the bundle's own
+    values) nor its defaults give: then only a submission's values can check it. An error
+    that is not about a missing value is left to the real check."""
     from bundletui.spec.submit_el import NeedsValues
 
     if _unresolved(coord):
@@ -466,11 +462,12 @@ def _unresolved(coord: BundleCoordinator) -> bool:
 
 
 def _check_coordinators_without_values(
-    bundle: BundleApp, conf: Mapping[str, str], clock: Clock
+    bundle: BundleApp, conf: Mapping[str, str], clock: Clock, waiting: set[str]
 ) -> tuple[str, ...]:
     """``validate`` without the submission's values: each enabled coordinator the bundle
-    gives every value is checked as ``submit`` checks it; one that needs values has its file
-    found and its schema checked; one whose path needs values is named. Notes say which."""
+    gives every value is checked as ``submit`` checks it; one that needs values (named in
+    ``waiting``) has its file found and its schema checked; one whose path needs values is
+    named. Notes say which."""
     notes, checked = [], []
     for coord in bundle.coordinators:
         if not coord.enabled:
@@ -478,11 +475,11 @@ def _check_coordinators_without_values(
         label = f"coordinator [{coord.name}]"
         if "${" in coord.app_path:
             notes.append(f"{label} not checked: its app-path {coord.app_path} needs values")
-        elif _coordinator_needs_values(bundle, coord, conf, clock):
+        elif coord.name in waiting:
             try:
                 load_document(_coordinator_file(bundle, coord), kinds=(AppKind.COORDINATOR,))
             except BundletuiError as exc:
-                exc.message += f' [bundle coordinator "{coord.name}" of {bundle.source}]'
+                _name_entry(exc, bundle, coord)
                 raise
             notes.append(f"{label}: its file and schema checked; its variables need values")
         else:
@@ -650,7 +647,11 @@ def _resolve_coordinator(
             bundle, coord, conf, "0000000-000000000000000-bundletui-check-B", clock
         )
     except BundletuiError as exc:
-        # the file and line are the coordinator's; say which bundle entry submitted it (two
-        # entries may share one coordinator.xml with different configurations)
-        exc.message += f' [bundle coordinator "{coord.name}" of {bundle.source or "the bundle"}]'
+        _name_entry(exc, bundle, coord)
         raise
+
+
+def _name_entry(exc: BundletuiError, bundle: BundleApp, coord: BundleCoordinator) -> None:
+    """The file and line are the coordinator's; say which bundle entry submitted it (two
+    entries may share one coordinator.xml with different configurations)."""
+    exc.message += f' [bundle coordinator "{coord.name}" of {bundle.source or "the bundle"}]'
