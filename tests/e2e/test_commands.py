@@ -15,6 +15,7 @@ from tests.e2e.conftest import (
     BUNDLETUI,
     FIXTURES,
     Bt,
+    EngineProc,
     pid_alive,
     trace_lines,
     wait_for,
@@ -207,13 +208,9 @@ def test_kill_escalates_to_sigkill_for_a_job_that_ignores_sigterm(bt: Bt, tmp_pa
     assert bt.nodes(wf) == {"stubborn": "KILLED"}
 
 
-@pytest.mark.parametrize("stop", ["sigterm", "kill9"])
-def test_a_job_that_ignores_sigterm_is_killed_even_if_the_engine_stops_in_the_grace_time(
-    bt: Bt, tmp_path: Path, stop: str
-) -> None:
-    """QA: the SIGKILL after the grace time was only a timer in the engine: an engine stopped
-    (or killed) within it left the job running for good, its node recorded KILLED. A stopping
-    engine sends it at once; a starting one finds the survivors of killed nodes and sends it."""
+def killed_stubborn_job(bt: Bt, tmp_path: Path) -> tuple[EngineProc, str, int, int]:
+    """An engine, and a workflow whose job (and its grandchild) ignores SIGTERM, just killed:
+    the engine, the workflow id, the job's and the grandchild's pids."""
     engine = bt.engine()
     wf = bt.submit(FIXTURES / "stubborn" / "job.properties", {"dir": str(tmp_path)})
     wait_for(lambda: "stubborn" in job_pids(tmp_path / "pids"), 10, "job started")
@@ -221,6 +218,17 @@ def test_a_job_that_ignores_sigterm_is_killed_even_if_the_engine_stops_in_the_gr
     bt.cli("kill", wf)
     bt.wait(wf, "KILLED")
     time.sleep(0.5)  # the SIGTERM was sent, and ignored
+    return engine, wf, job, grandchild
+
+
+@pytest.mark.parametrize("stop", ["sigterm", "kill9"])
+def test_a_job_that_ignores_sigterm_is_killed_even_if_the_engine_stops_in_the_grace_time(
+    bt: Bt, tmp_path: Path, stop: str
+) -> None:
+    """QA: the SIGKILL after the grace time was only a timer in the engine: an engine stopped
+    (or killed) within it left the job running for good, its node recorded KILLED. A stopping
+    engine sends it at once; a starting one finds the survivors of killed nodes and sends it."""
+    engine, wf, job, grandchild = killed_stubborn_job(bt, tmp_path)
     assert pid_alive(job) and pid_alive(grandchild)
     if stop == "sigterm":
         assert engine.stop() == 0
@@ -240,13 +248,7 @@ def test_a_job_that_outlived_its_kill_is_found_after_its_workflow_was_rerun_mean
     """Left-alone item: an engine start found the survivors of killed jobs through the KILLED
     nodes' pids, which a rerun clears: rerun while no engine ran, the first run's job lived
     on. The killed groups are kept apart (``kill_watch``) until an engine has seen to them."""
-    engine = bt.engine()
-    wf = bt.submit(FIXTURES / "stubborn" / "job.properties", {"dir": str(tmp_path)})
-    wait_for(lambda: "stubborn" in job_pids(tmp_path / "pids"), 10, "job started")
-    job, grandchild = job_pids(tmp_path / "pids")["stubborn"]
-    bt.cli("kill", wf)
-    bt.wait(wf, "KILLED")
-    time.sleep(0.5)  # the SIGTERM was sent, and ignored
+    engine, wf, job, grandchild = killed_stubborn_job(bt, tmp_path)
     engine.kill9()
     bt.cli("rerun", wf)  # no engine: the node goes back to WAITING, its pid cleared
     assert pid_alive(job) and pid_alive(grandchild)
