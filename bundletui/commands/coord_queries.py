@@ -69,7 +69,7 @@ A = ActionStatus
 SUBMITTABLE = frozenset(
     {J.RUNNING, J.RUNNINGWITHERROR, J.SUCCEEDED, J.PAUSED, J.PAUSEDWITHERROR, J.DONEWITHERROR}
 )
-# Materialization runs only for these (oozie.md §2.5).
+_SUSPENDED = frozenset({J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED})
 # Workflow-following action statuses, which equal the launched workflow's status.
 _FOLLOWS_WORKFLOW = frozenset({A.RUNNING, A.SUSPENDED, A.SUCCEEDED, A.FAILED, A.KILLED})
 
@@ -764,6 +764,8 @@ def waiting_for(
         out["detail"] = "inputs not checked yet"
     else:
         out["detail"] = "inputs available; READY at the next input check"
+    if holds.coord.status in _SUSPENDED:  # the engine checks no inputs then (Oozie's check)
+        out["detail"] += f"; coordinator {holds.coord.status}: inputs are checked after resume"
     return out
 
 

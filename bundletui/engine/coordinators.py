@@ -47,7 +47,8 @@ BATCH = 10_000  # oozie action.batch.size
 NONE_TOLERANCE_MS = 60_000  # oozie.coord.execution.none.tolerance (1 minute)
 RECHECK_MS = 60_000  # coord.input.check.requeue.interval
 POLL_MAX_MS = 60_000
-# Oozie checks no inputs of a suspended coordinator, so none of its actions times out then
+# Oozie checks no inputs of a suspended coordinator, so none of its actions becomes READY or
+# times out then
 SUSPENDED = frozenset({J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED})
 
 
@@ -59,8 +60,8 @@ class CoordinatorService:
         self._poll_backoff: dict[str, int] = {}
         self._raced: set[str] = set()  # actions re-checked once because an input landed mid-check
         self._held: list[tuple[Callable[[Tx, str], None], str]] = []  # dues reached in SAFEMODE
-        # coordinator -> its actions whose timeout came while it was suspended (a restart finds
-        # them again: each WAITING action's check schedules its timeout)
+        # coordinator -> its actions whose input check or timeout came while it was suspended,
+        # checked at resume (a restart finds them again: it checks every WAITING action)
         self._after_resume: dict[str, set[str]] = {}
         self._wf_cache: dict[tuple[str, float, frozenset[str]], Any] = {}
         self._wf_paths: dict[tuple[str, str], Path] = {}  # (coordinator file, app path) -> file
@@ -135,7 +136,7 @@ class CoordinatorService:
         now = tx.now_ms
         if coord_id in self._after_resume and coord.status not in SUSPENDED:
             for aid in self._after_resume.pop(coord_id):
-                self.engine.heap.push(now, "action.timeout", aid)
+                self.check[aid] = None  # inputs first, as Oozie's check: then the timeout
         if coord.kind == "event":  # actions come from triggers, not nominal times
             coord = self._pause_check(tx, coord, now)
             self.engine.events.process(tx, coord)
@@ -317,6 +318,11 @@ class CoordinatorService:
         coord = jobs.must_coord_head(tx.conn, action.coord_id)
         if coord.kind == "event":
             self.engine.events.schedule_changed(tx, coord)  # held by constraints, not inputs
+            return
+        if coord.status in SUSPENDED:  # Oozie checks only RUNNING / PAUSED jobs' inputs
+            self._after_resume.setdefault(coord.id, set()).add(aid)
+            if action.timeout_at is not None:  # reached while suspended: held for the resume
+                self.engine.heap.push(action.timeout_at, "action.timeout", aid)
             return
         app = coordcmd.app_of(coord, tx.conn)
         plan = coord_inputs.load_plan(tx.conn, app, coord, action, tx.now_ms)

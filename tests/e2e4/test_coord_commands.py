@@ -371,6 +371,23 @@ def test_a_suspended_coordinators_waiting_actions_do_not_time_out(bt: Bt4) -> No
     assert bt.status(coord_id) == "DONEWITHERROR"
 
 
+def test_a_suspended_coordinators_input_that_lands_is_checked_only_after_resume(bt: Bt4) -> None:
+    """Oozie's input check runs only for a RUNNING or PAUSED job: an input landing while the
+    coordinator is suspended leaves its action WAITING (the engine's start and its landing
+    events find it all the same), and the resume checks it."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T02:00Z", timeout="600"), flag="/none")
+    bt.sim(T0, "2026-01-01T00:30Z")
+    bt.cli("suspend", coord_id)
+    bt.land(partition("raw", "2026-01-01T00:00Z"))
+    bt.sim(T0, "2026-01-01T01:30Z")
+    assert bt.actions(coord_id) == {1: "WAITING"}  # nothing materializes either
+    why = bt.cli("info", f"{coord_id}@1").stdout
+    assert "coordinator SUSPENDED: inputs are checked after resume" in why
+    bt.cli("resume", coord_id)
+    bt.sim(T0, "2026-01-01T01:40Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "WAITING"}
+
+
 def test_a_timeout_reached_while_suspended_is_applied_by_the_running_engines_resume(
     bt: Bt4,
 ) -> None:
