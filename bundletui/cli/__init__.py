@@ -68,7 +68,37 @@ class _ReaderMayLeave:
         return getattr(self._stream, name)
 
 
+def _click_class(name: str) -> type[Exception]:
+    """click's exception classes, wherever this typer keeps them (vendored since 0.26)."""
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
+
+
 def main() -> None:
     _register()
     sys.stdout = _ReaderMayLeave(sys.stdout)
-    app()
+    try:
+        code = app(standalone_mode=False)
+    except _click_class("UsageError") as exc:  # a mistake on the command line
+        _usage_error(exc)
+        code = getattr(exc, "exit_code", 2)
+    except _click_class("ClickException") as exc:
+        typer.echo(f"Error: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
+        code = getattr(exc, "exit_code", 1)
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_error(exc: Any) -> None:
+    """``Error: E0302: …`` and where to read more, in place of click's usage box, as the other
+    errors print; exit 2 (a usage mistake, as in most command lines) tells it from a refused
+    command's exit 1. With no arguments at all the help is the message."""
+    message = exc.format_message()
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        if message.strip():  # (this typer has printed the help already)
+            typer.echo(message, err=True)
+        return
+    typer.echo(f"Error: E0302: {message[:1].lower()}{message[1:]}", err=True)
+    if exc.ctx is not None:
+        typer.echo(f"  hint: see {exc.ctx.command_path} --help", err=True)

@@ -1,5 +1,6 @@
-"""Numbers on the command line are checked where they are read: a usage error (exit 2) naming
-the option, never a traceback from the store, and never an engine that cannot run anything."""
+"""Numbers on the command line are checked where they are read: a usage error (one line and a
+hint, exit 2) naming the option, never a traceback from the store, and never an engine that
+cannot run anything."""
 
 from __future__ import annotations
 
@@ -26,9 +27,28 @@ def test_a_number_out_of_range_is_a_usage_error(
 ) -> None:
     r = bundletui(*args, home=tmp_path / "home", timeout=30)
     assert r.returncode == 2, r
-    assert f"Invalid value for '{option}'" in r.stderr, r.stderr
-    assert "Traceback" not in r.stderr
+    error, hint = r.stderr.splitlines()  # one line and a hint, as every error (no usage box)
+    assert error.startswith(f"Error: E0302: invalid value for '{option}': "), r.stderr
+    assert hint.strip().endswith(f"{args[0]} --help") and hint.strip().startswith("hint: see")
     assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("info", "x", "--bogus"), "no such option: --bogus"),
+        (("info",), "missing argument 'job_id'."),
+        (("nosuch",), "no such command 'nosuch'."),
+    ],
+)
+def test_a_command_line_mistake_is_one_error_line_and_exit_2(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    r = bundletui(*args, home=tmp_path / "home", timeout=30)
+    assert r.returncode == 2, r
+    error, hint = r.stderr.splitlines()
+    assert error == f"Error: E0302: {says}", r.stderr
+    assert hint.strip().startswith("hint: see") and hint.strip().endswith("--help")
 
 
 @pytest.mark.parametrize("below", ["", "x", "x/y"])
