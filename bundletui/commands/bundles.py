@@ -23,7 +23,7 @@ from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind, bundle_action_id
 from bundletui.model.rollup import BundleRollupInput, bundle_rollup
 from bundletui.model.status import JOB_LIVE, JOB_TERMINAL, JobStatus
-from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
+from bundletui.model.timeutil import format_oozie_time
 from bundletui.model.transitions import BUNDLE_TABLE, Children, Event, Machine, decide
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
@@ -452,16 +452,24 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
         bundle.status in (J.SUCCEEDED, J.FAILED, J.KILLED, J.DONEWITHERROR)
         and "pausetime" in changes
     ):
-        raise fail("E1312", bundle.id, bundle.status)
+        raise fail(
+            "E1312",
+            bundle.id,
+            bundle.status,
+            hint="a pause time applies to a bundle that has not ended; its end time can "
+            "still change (unless it was killed)",
+        )
     if bundle.status == J.KILLED:
         raise CommandError(
-            "E1317", f"Invalid bundle job change value {value}, the bundle is KILLED"
+            "E1317",
+            f"Invalid bundle job change value {value}, the bundle is KILLED",
+            hint="a killed bundle does not run again: submit it anew",
         )
     fields: dict[str, Any] = {}
     if "pausetime" in changes:
         raw = changes["pausetime"]
         if raw:
-            pause = to_ms(parse_oozie_time(raw, what="pausetime"))
+            pause = coordcmd.change_time(changes, "pausetime", value, "E1317", "bundle")
             if pause < tx.now_ms:
                 raise CommandError(
                     "E1317",
@@ -472,7 +480,7 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
         else:
             fields["pause_time"] = None
     elif "endtime" in changes:
-        end = to_ms(parse_oozie_time(changes["endtime"], what="endtime"))
+        end = coordcmd.change_time(changes, "endtime", value, "E1317", "bundle")
         if bundle.kickoff_time is not None and end < bundle.kickoff_time:
             raise CommandError(
                 "E1317",

@@ -76,6 +76,10 @@ _FOLLOWS_WORKFLOW = frozenset({A.RUNNING, A.SUSPENDED, A.SUCCEEDED, A.FAILED, A.
 _COORD_HINT = "list coordinators with: bundletui jobs --type coordinator"
 _BUNDLE_HINT = "list bundles with: bundletui jobs --type bundle"
 _ACTION_HINT = "see a coordinator's actions with: bundletui info <coordinator id>"
+_LOG_HINT = (
+    "logs belong to workflows: give a workflow (…-W), a node (…-W@name) "
+    "or a coordinator action (…-C@n)"
+)
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -188,12 +192,18 @@ def definition_of(conn: sqlite3.Connection, job_id: str) -> str:
 
 def workflow_of(conn: sqlite3.Connection, job_id: str) -> str:
     """The workflow a coordinator action launched (E0605 when there is none yet)."""
-    if kind_of(job_id) is not IdKind.COORD_ACTION:
+    kind = kind_of(job_id)
+    if kind is None:  # no job's id at all
+        raise fail(
+            "E0604",
+            job_id,
+            hint=_LOG_HINT,
+        )
+    if kind is not IdKind.COORD_ACTION:
         raise fail(
             "E0302",
             f"{job_id} is not a coordinator action",
-            hint="logs belong to workflows: give a workflow (…-W), a node (…-W@name) "
-            "or a coordinator action (…-C@n)",
+            hint=_LOG_HINT,
         )
     action = jobs.get(conn, ActionRow, job_id)
     if action is None:

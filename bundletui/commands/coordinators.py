@@ -35,7 +35,7 @@ from bundletui.model.status import (
     JobStatus,
     WorkflowStatus,
 )
-from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
+from bundletui.model.timeutil import TimeError, format_oozie_time, parse_oozie_time
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
@@ -631,6 +631,17 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
     return out
 
 
+def change_time(changes: dict[str, str], key: str, value: str, code: str, kind: str) -> int:
+    """A time in a ``change`` value, its error said as the change's own (E1015 for a
+    coordinator, E1317 for a bundle), not as a coordinator XML's attribute (E1003)."""
+    try:
+        return to_ms(parse_oozie_time(changes[key], what=key))
+    except TimeError as exc:
+        raise CommandError(
+            code, f"Invalid {kind} job change value {value}, {key}: {exc.detail}", hint=exc.hint
+        ) from None
+
+
 def change_tx(
     tx: Tx, effects: Effects, coord: CoordRow, value: str, *, as_of: int | None = None
 ) -> None:
@@ -689,7 +700,7 @@ def change_tx(
             )
         jobs.update(tx, CoordRow, coord.id, concurrency=concurrency)
     if "endtime" in changes:
-        end = to_ms(parse_oozie_time(changes["endtime"], what="endtime"))
+        end = change_time(changes, "endtime", value, "E1015", "coordinator")
         _delete_unstarted(tx, coord, end)
         fields: dict[str, Any] = {"end_time": end}
         next_mat = coord.next_materialized_time
@@ -708,7 +719,7 @@ def change_tx(
     if "pausetime" in changes:
         raw = changes["pausetime"]
         if raw:
-            pause = to_ms(parse_oozie_time(raw, what="pausetime"))
+            pause = change_time(changes, "pausetime", value, "E1015", "coordinator")
             if pause < now:
                 raise CommandError(
                     "E1015",

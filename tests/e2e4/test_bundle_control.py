@@ -279,6 +279,10 @@ def test_req_19_pausetime_nothing_materializes_at_or_after_it_paused_when_reache
     bt.sim(START, "2026-01-01T02:30Z")
     bt.fails("change", bundle_id, "--value", "pausetime=2026-01-01T02:00Z", code="E1317")
     bt.fails("change", bundle_id, "--value", "concurrency=3", code="E1317")
+    for bad in ("pausetime=2027-01-01", "endtime=x"):  # a bundle's code, not a coordinator's
+        err = bt.fails("change", bundle_id, "--value", bad, code="E1317").stderr
+        assert f"Invalid bundle job change value {bad}, {bad.split('=')[0]}: Could not parse" in err
+        assert "hint: write times as yyyy-MM-ddTHH:mmZ" in err
 
     bt.cli("change", bundle_id, "--value", "pausetime=2026-01-01T05:00Z")
     assert bt.peek(bundle_id)["pauseTime"] == "Thu, 01 Jan 2026 05:00:00 GMT"

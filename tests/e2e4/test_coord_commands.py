@@ -520,6 +520,8 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
     for number in ("99999999999", "1_0", "\u0663"):  # Integer.parseInt refuses each
         bt.fails("change", coord_id, "--value", f"concurrency={number}", code="E1015")
     bt.fails("change", coord_id, "--value", "pausetime=2026-01-01T01:00Z", code="E1015")  # past
+    err = bt.fails("change", coord_id, "--value", "endtime=soon", code="E1015").stderr
+    assert "Invalid coordinator job change value endtime=soon, endtime: Could not parse" in err
 
     # pause time: WAITING actions at or after it are deleted; PAUSED when reached
     bt.cli("change", coord_id, "--value", "pausetime=2026-01-01T06:00Z")
