@@ -155,7 +155,8 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--end", help="Only actions before this nominal time.")
         ] = None,
         limit: Annotated[
-            int | None, typer.Option("--limit", help="At most this many actions per coordinator.")
+            int | None,
+            typer.Option("--limit", min=1, help="At most this many actions per coordinator."),
         ] = None,
         json_out: JsonOpt = False,
         home: HomeOpt = None,

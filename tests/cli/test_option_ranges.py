@@ -20,6 +20,7 @@ from tests.cli import bundletui
         (("info", "0000001-000000000000000-bundletui-x-C", "--offset", str(2**31)), "--offset"),
         (("run", "--max-workers", "0"), "--max-workers"),  # nothing would ever launch
         (("run", "--max-workers", "-1"), "--max-workers"),
+        (("dryrun", "job.properties", "--limit", "0"), "--limit"),  # "no action" said nothing
     ],
 )
 def test_a_number_out_of_range_is_a_usage_error(
