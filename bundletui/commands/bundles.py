@@ -585,7 +585,9 @@ def rerun_tx(
     t = decide(Machine.BUNDLE, bundle.status, Event.RERUN, bundle.id)
     names = {n.strip() for n in (coordinators or "").split(",") if n.strip()}
     count = 0
-    for ba in jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,)):
+    passed: list[str] = []  # why each coordinator in scope reruns nothing
+    children = jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,))
+    for ba in children:
         if names and ba.coord_name not in names:
             continue
         if ba.coord_id is None:
@@ -621,6 +623,7 @@ def rerun_tx(
             decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
         except BundletuiError as exc:
             if exc.code in ("E0605", "E1100") and not names:
+                passed.append(f"{ba.coord_name}: {exc.message}")
                 continue  # no action in the dates, or one that cannot rerun: passed over
             raise CommandError(
                 exc.code, f"{exc.message} [coordinator {ba.coord_name}]", hint=exc.hint
@@ -633,9 +636,34 @@ def rerun_tx(
             {"dates": scope, "refresh": refresh, "nocleanup": nocleanup},
         )
         count += 1
-    if count:
-        jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=None)
+    if not count:  # Oozie says nothing and reruns nothing: a mistake, most likely
+        raise _nothing_to_rerun(bundle, children, names, dates, passed)
+    jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=None)
     return count
+
+
+def _nothing_to_rerun(
+    bundle: BundleRow,
+    children: list[BundleActionRow],
+    names: set[str],
+    dates: str | None,
+    passed: list[str],
+) -> CommandError:
+    known = ", ".join(ba.coord_name for ba in children)
+    if names:
+        return CommandError(
+            "E1018",
+            f"Coord Job Rerun Error: bundle {bundle.id} has no coordinator named "
+            f"{', '.join(sorted(names))}: nothing to rerun",
+            hint=f"its coordinators: {known}",
+        )
+    why = f" ({'; '.join(passed)})" if passed else ""
+    return CommandError(
+        "E1018",
+        f"Coord Job Rerun Error: no coordinator of bundle {bundle.id} has an action to rerun"
+        f" in [{dates}]{why}",
+        hint=f"see its coordinators' actions with: bundletui info {bundle.id}",
+    )
 
 
 def kill(ctx: Ctx, bundle_id: str) -> None:

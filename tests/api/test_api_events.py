@@ -169,16 +169,14 @@ def test_event_coordinator_in_a_bundle_over_http(
     assert refused.status_code == 400, refused.text
     assert refused.headers["oozie-error-code"] == "E0302", refused.headers
 
-    # a bundle rerun passes over names the bundle lacks (as Oozie) and says which
+    # a bundle rerun passes over names the bundle lacks (as Oozie), but one that names none
+    # of its coordinators would rerun nothing: refused, naming them
     r = http.put(
         f"v2/job/{bid}", params={"action": "bundle-rerun", "coord-scope": "hourlyy"}, headers=XML
     )
-    assert r.status_code == 200, r.text
-    assert r.json() == {
-        "warnings": [
-            f"bundle {bid} has no coordinator named hourlyy; its coordinators: events, hourly"
-        ]
-    }
+    assert r.status_code == 400, r.text
+    assert r.headers["oozie-error-code"] == "E1018", r.headers
+    assert f"bundle {bid} has no coordinator named hourlyy" in r.headers["oozie-error-message"]
     # an event action reruns with what fired it, through HTTP as through the CLI
     r = http.put(
         f"v2/job/{cid}",

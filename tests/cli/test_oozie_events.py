@@ -271,13 +271,11 @@ def test_dryrun_of_a_bundle_prints_the_bundle_then_each_coordinator(world: World
 # ----------------------------------------------------------------------------- controls
 
 
-def test_bundle_rerun_warns_of_coordinator_names_the_bundle_lacks(world: World) -> None:
-    """Passed over, as Oozie does and as ``bundletui rerun`` says on stderr; the front said
-    nothing, so a typo reran nothing without a word."""
+def test_bundle_rerun_refuses_names_that_match_none_of_its_coordinators(world: World) -> None:
+    """Names the bundle lacks are passed over, as Oozie does (``bundletui rerun`` warns of
+    them); when none is left, a typo would rerun nothing and say it was scheduled."""
     out = run(world.home, "oozie", "job", "-rerun", world.bundle, "-coordinator", "hourlyy")
-    assert out.code == 0, out
-    assert out.stdout.startswith("Coordinators [hourlyy] of bundle"), out
-    assert out.stderr.strip() == (
-        f"Warning: bundle {world.bundle} has no coordinator named hourlyy;"
-        " its coordinators: events, hourly"
-    )
+    assert out.code == 255, out
+    assert f"bundle {world.bundle} has no coordinator named hourlyy" in out.stderr, out
+    assert "its coordinators: events, hourly" in out.stderr
+    assert "scheduled to rerun" not in out.stdout

@@ -661,6 +661,13 @@ def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
 
     # names only: every action of a (its whole start::end range); unknown names are passed
     # over, as Oozie does, but the operator is told which (a typo would otherwise rerun nothing)
+    err = bt.fails("rerun", bundle_id, "--coordinator", "nosuch,other", code="E1018").stderr
+    assert f"bundle {bundle_id} has no coordinator named nosuch, other: nothing to rerun" in err
+    assert "hint: its coordinators: a, b, c" in err
+    err = bt.fails("rerun", bundle_id, "--date", "2027-01-01T00:00Z", code="E1018").stderr
+    assert (
+        "no coordinator of bundle" in err and "has an action to rerun in [2027-01-01T00:00Z]" in err
+    )
     r = bt.cli("rerun", bundle_id, "--coordinator", "a,nosuch")
     assert r.stderr.strip() == (
         f"Warning: bundle {bundle_id} has no coordinator named nosuch; its coordinators: a, b, c"
