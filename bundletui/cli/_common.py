@@ -44,6 +44,8 @@ HomeOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (Oozie's keys).")]
+# validate / eval / dryrun have no Oozie JSON to follow: their keys are bundletui's own
+SpecJsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 DefineOpt = Annotated[
     list[str] | None,
     typer.Option(

@@ -437,7 +437,8 @@ def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only
     the store keeps only the current run, so the attempts are the files found)."""
     from bundletui.engine.workflows import attempt_paths
 
-    newest = max(n.run for n in nodes)
+    # the workflow's run, not its nodes': a node a rerun skipped keeps its old run number
+    newest = store_jobs.must_get(store.conn, WorkflowRow, nodes[0].wf_id).run
     if run > newest:
         raise CommandError(
             "E0302",

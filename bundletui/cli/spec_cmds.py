@@ -10,7 +10,7 @@ import typer
 from bundletui.cli._common import (
     DefineOpt,
     HomeOpt,
-    JsonOpt,
+    SpecJsonOpt,
     err,
     handle_errors,
     out,
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
             typer.Option("--config", help="job.properties giving values to the variables."),
         ] = None,
         define: DefineOpt = None,
-        json_out: JsonOpt = False,
+        json_out: SpecJsonOpt = False,
     ) -> None:
         """Check files against the schema and Oozie's submit-time rules; exit 1 on any error."""
         from bundletui.spec.config import parse_overrides, read_conf_file
@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         define: DefineOpt = None,
-        json_out: JsonOpt = False,
+        json_out: SpecJsonOpt = False,
     ) -> None:
         """Evaluate one EL expression in a coordinator action's context (the EL playground)."""
         from bundletui.spec.playground import evaluate_playground
@@ -158,7 +158,7 @@ def register(app: typer.Typer) -> None:
             int | None,
             typer.Option("--limit", min=1, help="At most this many actions per coordinator."),
         ] = None,
-        json_out: JsonOpt = False,
+        json_out: SpecJsonOpt = False,
         home: HomeOpt = None,
     ) -> None:
         """Show the coordinator actions that would be materialized, with resolved inputs."""

@@ -371,6 +371,10 @@ def test_log_run_prints_an_earlier_runs_files(bt: Bt, tmp_path: Path) -> None:
     for bad in (["--run", "2"], ["--run", "0", "--follow"]):
         r = bt.cli("log", wf, *bad, check=False)
         assert r.code == 1 and "E0302" in r.stderr and "Traceback" not in r.stderr, r
+    bt.cli("rerun", wf, "--skip-nodes", "flaky")  # run 2: flaky skipped, keeping its run 1
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    r = bt.cli("log", f"{wf}@flaky", "--run", "2")  # the workflow has run 2: the node no files
+    assert r.stdout == "" and "no log files of run 2" in r.stderr, r
     r = bt.cli("log", "nope", check=False)  # no job's id: not "not a coordinator action"
     assert r.code == 1 and r.stderr.startswith("Error: E0604: Job does not exist [nope]"), r
     r = bt.cli("log", wf[:-1] + "C", check=False)  # a coordinator: its actions have logs
