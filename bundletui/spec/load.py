@@ -263,8 +263,9 @@ def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, st
     materializes it (E1010: a start-instance after its end-instance, a value that is not one
     instance function such as ``${coord:hours(1)}``; E1004: latest(1), an offset unit), refused
     now with the element's file and line. Only calls whose arguments are known before any
-    action exists are checked; one that depends on the action is checked when it is made, and
-    so is latest()/future() in a data-out (Oozie refuses it only then)."""
+    action exists are checked; one that depends on the action is checked when it is made.
+    latest()/future() in a data-out is refused here, where Oozie fails the coordinator at
+    its first materialization."""
     probe = InstanceProbe(app, conf)
     input_el = xmlsafe.child(doc.root, "input-events")
     ins = list(xmlsafe.children(input_el, "data-in")) if input_el is not None else []
@@ -288,6 +289,19 @@ def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, st
         call = _probe(probe, doc, o.dataset, o.instance, inst_el, f"data-out [{o.name}]")
         if call is not None:
             _at(doc, inst_el, f"data-out [{o.name}]", check_instance_call, call)
+            if call.kind in _WAITING_KINDS:  # Oozie fails the first materialization with it
+                raise SpecError(
+                    "E1010",
+                    f"Invalid data in coordinator xml. [data-out [{o.name}]: "
+                    "coord:latest()/future() not permitted in output-event]",
+                    hint="an output instance must be current(n) or offset(n, unit)",
+                    file=doc.file,
+                    line=None if inst_el is None else inst_el.sourceline,
+                )
+
+
+# instances that wait for data to appear: an output has nothing to wait for
+_WAITING_KINDS = frozenset({"latest", "latestRange", "future", "futureRange"})
 
 
 def _probe(

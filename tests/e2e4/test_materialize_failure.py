@@ -2,8 +2,8 @@
 
 Oozie's CoordMaterializeTransitionXCommand fails the job when materializing an action throws,
 and drops that batch's actions. Here the instance of an event falls past the year 9999, the
-data-out uses ``coord:latest`` (refused only when an action is made), or the first action is
-fine and a later one is not. Before, the engine logged the error and the coordinator sat in PREP
+first action is fine and a later one is not (a ``coord:latest`` data-out, which Oozie also refuses only then,
+is refused at submit here). Before, the engine logged the error and the coordinator sat in PREP
 (or RUNNING) for good, with nothing in ``info`` to say why. Through the real CLI and a real
 ``bundletui run`` on the simulated clock.
 """
@@ -42,13 +42,6 @@ def test_a_failing_first_materialization_fails_the_coordinator_and_says_why(bt: 
                 datasets=[hourly_ds("clicks")],
                 inputs=[data_in("in", "clicks", "${coord:current(999999999)}")],
             ),
-            "latest-out": coordinator_xml(
-                "latest-out",
-                start="2026-01-01T00:00Z",
-                end="2026-01-01T05:00Z",
-                datasets=[hourly_ds("clicks")],
-                outputs=[data_out("out", "clicks", "${coord:latest(0)}")],
-            ),
             "ok": coordinator_xml("ok", start="2026-01-01T00:00Z", end="2026-01-01T03:00Z"),
         },
     )
@@ -57,15 +50,11 @@ def test_a_failing_first_materialization_fails_the_coordinator_and_says_why(bt: 
     ids = bt.coords_of(bundle_id)
     far = bt.info_json(ids["far"])
     assert (far["status"], far["errorCode"], far["errorMessage"]) == ("FAILED", *OUT_OF_CALENDAR)
-    latest = bt.info_json(ids["latest-out"])
-    assert (latest["status"], latest["errorCode"]) == ("FAILED", "E1010")
-    assert "data-out [out]: coord:latest()/future() not permitted" in latest["errorMessage"]
     # the failed batch left no action behind; the sibling ran to the end
-    assert bt.actions(ids["far"]) == {} and bt.actions(ids["latest-out"]) == {}
+    assert bt.actions(ids["far"]) == {}
     assert set(bt.actions(ids["ok"]).values()) == {"SUCCEEDED"}
     assert bt.bundle_actions(bundle_id) == {
         "far": ("FAILED", 0),
-        "latest-out": ("FAILED", 0),
         "ok": ("SUCCEEDED", 0),
     }
     assert bt.status(bundle_id) == "DONEWITHERROR"
@@ -108,3 +97,24 @@ def test_a_later_failing_materialization_keeps_the_actions_made_before_it(bt: Bt
         *OUT_OF_CALENDAR,
     )
     assert bt.status(bundle_id) == "DONEWITHERROR"
+
+
+def test_a_latest_data_out_is_refused_at_submit_not_failed_at_materialization(bt: Bt4) -> None:
+    """QA: ``validate`` said Valid, and the engine then failed the coordinator at its first
+    action (Oozie's E1010): no data could ever make it work, so submit refuses it, with the
+    file and line, and stores nothing."""
+    bt.apps.write(
+        "latest-out.xml",
+        coordinator_xml(
+            "latest-out",
+            start="2026-01-01T00:00Z",
+            end="2026-01-01T05:00Z",
+            datasets=[hourly_ds("clicks")],
+            outputs=[data_out("out", "clicks", "${coord:future(0, 3)}")],
+        ),
+    )
+    props = bt.apps.props("job.properties", {"oozie.coord.application.path": "latest-out.xml"})
+    err = bt.fails("submit", str(props), "-D", "trace=x", code="E1010").stderr
+    assert "latest-out.xml:" in err and "coord:latest()/future() not permitted" in err, err
+    assert bt.fails("validate", str(bt.apps.root / "latest-out.xml"), "-D", "trace=x", code="E1010")
+    assert not (bt.home / "bundletui.db").exists()  # the first submit: no store is made
