@@ -21,6 +21,7 @@ import ipaddress
 import json
 import logging
 import re
+import socket
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -191,7 +192,7 @@ class BearerAuth:
 
 class LoopbackHosts:
     """A loopback API without a token answers only requests addressed to this machine by
-    name or address (``Host: 127.0.0.1``, ``localhost``, ``[::1]``). A web page whose DNS name
+    name or address (``Host: 127.0.0.1``, ``localhost``, ``[::1]``, its host name). A web page whose DNS name
     is rebound to 127.0.0.1 is same-origin with the API, so CORS no longer keeps it from
     POSTing or PUTting there: its ``Host`` header, its own name, gives it away."""
 
@@ -211,8 +212,9 @@ class LoopbackHosts:
             403,
             "E0500",
             f"Not authorized, Host [{name}] is not this machine",
-            hint="the API without a token answers requests addressed to 127.0.0.1, localhost or"
-            " [::1] only; to reach it under another name, start it with --api-token",
+            hint="the API without a token answers requests addressed to 127.0.0.1, localhost,"
+            " [::1] or this machine's host name only; to reach it under another name, start it"
+            " with --api-token",
         )
         await response(scope, receive, send)
 
@@ -226,7 +228,9 @@ def _host_name(header: str) -> str:
 
 
 def _names_this_machine(name: str) -> bool:
-    if name == "localhost":
+    """localhost, a loopback address, or this machine's own host name (``curl http://$(hostname)
+    …``): a rebound page cannot borrow that name, which is not its own domain's."""
+    if name == "localhost" or name == socket.gethostname().lower():
         return True
     try:
         return ipaddress.ip_address(name).is_loopback

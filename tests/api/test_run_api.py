@@ -206,7 +206,8 @@ def test_a_loopback_api_without_a_token_refuses_a_request_addressed_to_another_n
         assert httpx.get(f"{base}/v2/jobs", headers={"Host": "attacker.example"}).status_code == 403
         listed = httpx.get(f"{base}/v2/jobs", params={"jobtype": "wf"}).json()
         assert listed["total"] == 0  # nothing was submitted
-        for host in (f"localhost:{port}", f"127.0.0.1:{port}", "LOCALHOST"):
+        own = socket.gethostname()  # QA: `curl http://$(hostname):PORT` was refused
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", "LOCALHOST", f"{own}:{port}"):
             assert httpx.get(f"{base}/versions", headers={"Host": host}).json() == [0, 1, 2]
     finally:
         assert proc.stop() == 0
