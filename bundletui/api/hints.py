@@ -38,7 +38,7 @@ _RULES: tuple[Rule, ...] = (
         r"PUT /oozie/v2/admin/status?systemmode=\1",
     ),
     _rule(
-        r"run a workflow with `bundletui run`",
+        r"start a workflow with `bundletui submit FILE --start`",
         "start a workflow with PUT /oozie/v2/job/<id>?action=start",
     ),
     _rule(r"\s*\(with `bundletui eval`[^)]*\)", ""),

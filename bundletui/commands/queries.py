@@ -188,7 +188,9 @@ def job_info(
     if kind is IdKind.WORKFLOW_NODE:
         node = jobs.get(conn, NodeRow, job_id)
         if node is None:
-            raise CommandError.from_template("E0605", job_id)
+            raise CommandError.from_template(
+                "E0605", job_id, hint="see a workflow's nodes with: bundletui info <workflow id>"
+            )
         wf = _must(conn, WorkflowRow, node.wf_id)
         return node_json(node, _node_specs(wf).get(node.name), tz)
     from bundletui.commands import coord_queries

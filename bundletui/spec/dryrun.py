@@ -161,7 +161,7 @@ def dryrun_loaded(
         raise SpecError(
             "EB0401",
             f"dryrun needs a coordinator or a bundle, {loaded.app_path} is a workflow",
-            hint="run a workflow with `bundletui run`, or dryrun its coordinator",
+            hint="start a workflow with `bundletui submit FILE --start`, or dryrun its coordinator",
         )
     exists = _Snapshot().__getitem__
     out: list[dict[str, Any]] = []

@@ -218,11 +218,11 @@ def parse_xml(data: bytes, file: str) -> Element:
         reason = exc.msg or str(exc)
         reason = re.sub(r",? ?\(<string>, line \d+\)$", "", reason)
         reason = re.sub(r", line \d+, column \d+$", "", reason)
+        hint = "fix the XML syntax at that place (unclosed or mismatched tag, stray '&' or '<')"
+        if file.endswith(".properties") or not data.lstrip().startswith(b"<"):
+            hint = "this is not XML: a job.properties goes with --config (or as submit's argument)"
         raise _xml_error(
-            file,
-            f"malformed XML: {reason} (line {line}, column {col})",
-            line or None,
-            hint="fix the XML syntax at that place (unclosed or mismatched tag, stray '&' or '<')",
+            file, f"malformed XML: {reason} (line {line}, column {col})", line or None, hint=hint
         ) from None
     if root is None:  # pragma: no cover - lxml raises for empty input
         raise _xml_error(file, "empty document", None)

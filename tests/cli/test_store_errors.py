@@ -124,3 +124,21 @@ def test_a_read_only_store_file_is_one_error_not_a_traceback(tmp_path: Path) -> 
         assert done.returncode in (1, 255), done
         assert "EB002" in done.stderr and "cannot write the store" in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_a_home_that_is_a_file_says_so(tmp_path: Path) -> None:
+    """QA: ``--home FILE`` said only ``[Errno 17] File exists``, with no hint."""
+    home = tmp_path / "afile"
+    home.write_text("not a directory\n")
+    r = bundletui("submit", str(NAIVE_BAYES), home=home)
+    assert r.returncode == 1, r
+    assert r.stderr.startswith("Error: EB002: cannot open store"), r.stderr
+    assert f"hint: --home names the store's directory, and {home} is a file" in r.stderr
+    assert home.read_text() == "not a directory\n"
+
+
+def test_validate_of_a_properties_file_points_to_config(tmp_path: Path) -> None:
+    """QA: ``validate job.properties`` said "malformed XML … fix the XML syntax"."""
+    r = bundletui("validate", str(NAIVE_BAYES))
+    assert r.returncode == 1, r
+    assert "hint: this is not XML: a job.properties goes with --config" in r.stderr, r.stderr
