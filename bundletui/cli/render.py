@@ -48,7 +48,7 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
             [
                 ("Name", data["appName"]),
                 ("App Path", data["appPath"]),
-                ("Status", styled(data["status"])),
+                ("Status", styled(data["status"]) + _suspend_mode(data.get("suspendMode"))),
                 ("Run", data["run"]),
                 ("User", data["user"]),
                 ("Parent", data["parentId"]),
@@ -118,6 +118,14 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
     from bundletui.cli.render_coord import render_coord_info
 
     render_coord_info(store, job_id, kind, data)
+
+
+def _suspend_mode(mode: str | None) -> str:
+    if mode == "freeze":
+        return " (frozen: its running jobs are stopped, SIGSTOP, until resume)"
+    if mode == "drain":
+        return " (running jobs go on to their end; nothing new starts)"
+    return ""
 
 
 def _node_status(a: dict[str, Any]) -> str:

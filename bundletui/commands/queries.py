@@ -126,6 +126,8 @@ def workflow_json(
         "form": wf.form,
         "errorCode": wf.error_code,
         "errorMessage": wf.error_message,
+        # a suspended workflow's running jobs: stopped where they are (freeze) or left to end
+        "suspendMode": wf.suspend_mode if wf.status == "SUSPENDED" else None,
     }
     if with_actions:
         specs = _node_specs(wf)

@@ -421,6 +421,8 @@ def workflow_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     failed = [n["name"] for n in nodes if n.get("nodeStatus") in ("FAILED", "KILLED")]
     if status == "RUNNING":
         p.why(f"running: {', '.join(running) or 'between nodes'}", "green")
+    elif status == "SUSPENDED" and info.get("suspendMode") == "freeze":
+        p.why("frozen: its running jobs are stopped (SIGSTOP); r resumes them")
     elif status == "SUSPENDED":
         p.why("suspended: r resumes it")
     elif status in ("FAILED", "KILLED"):

@@ -105,7 +105,10 @@ def test_suspend_freeze_stops_the_process_and_resume_continues_it(bt: Bt, tmp_pa
     time.sleep(0.4)  # 20 ticks' worth
     assert count() == before, "a frozen job made progress"
     assert bt.nodes(wf)["tick"] == "RUNNING"
+    assert "SUSPENDED (frozen: its running jobs are stopped" in bt.cli("info", wf).stdout
+    assert bt.peek(wf)["suspendMode"] == "freeze"  # the console's why reads it
     bt.cli("resume", wf)
+    assert bt.peek(wf)["suspendMode"] is None
     wait_for(lambda: count() > before, 2, "progress after resume")
     (tmp_path / "stop").touch()
     assert bt.wait(wf)["status"] == "SUCCEEDED"
