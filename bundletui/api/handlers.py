@@ -453,7 +453,8 @@ def job_dryrun(store: Store, call: Call) -> Reply:
     from bundletui.spec.load import load_configured
 
     data = queries.job_info(store.conn, call.resource, length=0)  # E0604/E0605 first
-    if kind_of(call.resource) not in (IdKind.BUNDLE, IdKind.COORDINATOR, IdKind.WORKFLOW):
+    kind = kind_of(call.resource)
+    if kind is None or kind not in _APP_PATH_KEYS:
         # an action or a node has no configuration of its own to submit (it was answered
         # E0405, "no application path", which sent the client looking for the wrong thing)
         raise ApiError(
@@ -464,13 +465,22 @@ def job_dryrun(store: Store, call: Call) -> Reply:
     body = call.body.strip()
     if body:
         conf = parse_hadoop_xml(body, "<request body>")
-    else:
+    else:  # the stored app path as resolved at submit: the conf keeps it as it was written
         conf = _conf_of(data)
+        key, path_key = _APP_PATH_KEYS[kind]
+        conf[key] = data[path_key]
     user = conf.get("user.name", "").strip() or call.user
     conf["user.name"] = user
     job = load_job_config(None, conf, base_dir=store.home)
     loaded = load_configured(job, store.clock, user=user)
     return Reply(dryrun_reply(loaded, store.clock))
+
+
+_APP_PATH_KEYS = {
+    IdKind.BUNDLE: ("oozie.bundle.application.path", "bundleJobPath"),
+    IdKind.COORDINATOR: ("oozie.coord.application.path", "coordJobPath"),
+    IdKind.WORKFLOW: ("oozie.wf.application.path", "appPath"),
+}
 
 
 def _conf_of(data: dict[str, Any]) -> dict[str, str]:

@@ -810,3 +810,21 @@ def test_json_bodies_are_json(http: httpx.Client, bare: Live) -> None:
         if r.content:
             json.loads(r.content)
             assert r.headers["content-type"].startswith("application/json")
+
+
+def test_a_job_submitted_with_a_relative_app_path_dry_runs_from_its_own_directory(
+    http: httpx.Client, bare: Live, tmp_path: Path
+) -> None:
+    """QA: ``PUT job/B?action=dryrun`` read the stored configuration's ``bundle.xml`` (as the
+    submitter wrote it, relative to where they stood) against the store's home: E1001."""
+    bundle_xml = feeds_bundle(tmp_path, "2099-01-01T00:00Z")
+    (bundle_xml.parent / "job.properties").write_text(
+        f"oozie.bundle.application.path={bundle_xml.name}\nstart=2099-01-01T00:00Z\n"
+        f"end=2099-01-02T00:00Z\nlanding={bare.landing}\n"
+    )
+    r = cli_bundletui("submit", "job.properties", home=bare.home, cwd=bundle_xml.parent)
+    assert r.returncode == 0, r
+    bid = r.stdout.strip().splitlines()[-1]
+    dry = http.put(f"v2/job/{bid}", params={"action": "dryrun"})
+    assert dry.status_code == 200, dry.text
+    assert dry.json()["id"].startswith("***bundleJob after parsing: ***\n<?xml")
