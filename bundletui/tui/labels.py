@@ -41,7 +41,7 @@ COUNT_GROUPS: list[tuple[str, tuple[str, ...], str]] = [
     ("‖", ("SUSPENDED",), "magenta"),
     ("✓", ("SUCCEEDED",), "green"),
     ("✗", ("FAILED", "KILLED", "TIMEDOUT"), "red"),
-    ("-", ("SKIPPED", "IGNORED"), "dim"),
+    ("⊘", ("SKIPPED", "IGNORED"), "dim"),  # not "-": "-1" read as minus one
 ]
 # Bundle, coordinator and workflow statuses, grouped the same way for the header.
 JOB_COUNT_GROUPS: list[tuple[str, tuple[str, ...], str]] = [
@@ -51,9 +51,9 @@ JOB_COUNT_GROUPS: list[tuple[str, tuple[str, ...], str]] = [
            "PREPPAUSED"), "magenta"),
     ("✓", ("SUCCEEDED",), "green"),
     ("✗", ("FAILED", "KILLED", "DONEWITHERROR"), "red"),
-    ("-", ("IGNORED",), "dim"),
+    ("⊘", ("IGNORED",), "dim"),
 ]  # fmt: skip
-LEGEND = "◷ waiting  » ready/submitted  ▶ running  ‖ suspended  ✓ succeeded  ✗ failed/killed/timed out  - skipped/ignored"
+LEGEND = "◷ waiting  » ready/submitted  ▶ running  ‖ suspended  ✓ succeeded  ✗ failed/killed/timed out  ⊘ skipped/ignored"
 
 
 def status_text(status: str) -> Text:
@@ -105,7 +105,7 @@ def bundle_counts(model: ConsoleModel, item: Item) -> dict[str, int]:
 # A name cut to fit the tree keeps at least this many cells (with its ellipsis).
 MIN_NAME = 8
 # When even that does not fit, count groups give way, least telling first: failures stay.
-DROP_ORDER = ("-", "✓", "◷", "»", "‖", "▶")
+DROP_ORDER = ("⊘", "✓", "◷", "»", "‖", "▶")
 
 
 def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:

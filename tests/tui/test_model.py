@@ -376,3 +376,11 @@ def test_the_action_table_columns_fit_their_pane() -> None:
     assert short_id(wf, fit_columns(56)["wf"]) == "0000004-…-alice-W"
     assert short_id(wf, 11) == "0000004-…-W"
     assert short_id("-", 11) == "-"
+
+
+def test_a_skipped_count_does_not_read_as_a_negative_number() -> None:
+    """QA: one SKIPPED action showed as ``-1`` in the tree."""
+    from bundletui.tui.labels import counts_text
+
+    text = counts_text({"SUCCEEDED": 3, "SKIPPED": 1, "IGNORED": 1}).plain
+    assert text == "✓3 ⊘2" and "-" not in text
