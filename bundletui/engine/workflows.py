@@ -1086,8 +1086,18 @@ class _ElEnv:
 
     def predicate(self, text: str) -> bool:
         from bundletui.spec.el import evaluate, to_boolean
+        from bundletui.spec.el.exceptions import CoercionError
 
-        return bool(to_boolean(evaluate(text, self.ctx)))
+        value = evaluate(text, self.ctx)
+        try:
+            return bool(to_boolean(value))
+        except CoercionError as exc:  # ${1}: the job FAILS (E1004), as Oozie's ELException
+            raise EngineError(
+                "E1004",
+                f"Expression language evaluation error, a decision case must be true or false:"
+                f" {exc} ({text.strip()})",
+                hint="compare it, e.g. ${wf:actionData('a')['n'] gt 0}",
+            ) from None
 
     def resolve_action(
         self, spec: Node, global_conf: Conf = (), global_job_xml: tuple[str, ...] = ()

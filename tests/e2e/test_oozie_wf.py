@@ -249,6 +249,19 @@ def test_a_decision_case_that_cannot_be_evaluated_fails_there_and_skips_the_rest
     assert f"{wf}@d " in text and f"{wf}@b " not in text and f"{wf}@end " not in text
 
 
+def test_a_decision_case_that_is_a_number_fails_the_workflow(bt: Bt, tmp_path: Path) -> None:
+    """QA: ``<case>${n + 0}</case>`` (a Long, not a boolean) raised past the runner: the
+    workflow stayed RUNNING for good, the decision WAITING, the error logged at each start."""
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "oozie-number-case" / "job.properties", {"dir": str(tmp_path), "n": "1"}
+    )
+    info = bt.wait(wf)
+    assert (info["status"], info["errorCode"]) == ("FAILED", "E1004"), info
+    assert "a decision case must be true or false" in info["errorMessage"]
+    assert bt.nodes(wf)["d"] == "FAILED" and bt.nodes(wf)["b"] == "SKIPPED"
+
+
 PREPARE = FIXTURES / "oozie-prepare" / "job.properties"
 
 
