@@ -354,6 +354,10 @@ def rerun_tx(
     for n in nodes:
         if n.name in keep and n.name not in control:
             continue
+        if n.status == N.RUNNING and n.pid is not None:
+            # its kill is still queued for the engine, which finds jobs by their nodes' pids:
+            # kept apart, so that the kill (or an engine start) still reaches this job
+            jobs.watch_kill(tx, n.pid, wf.id, n.name)
         decide(Machine.NODE, n.status, Event.RERUN, n.id) if n.status in NODE_TERMINAL else None
         jobs.update(
             tx,

@@ -138,7 +138,10 @@ class WorkflowRunner:
         self.dirty: dict[str, None] = {}  # workflows for a full pass, in order
         self.finished: dict[str, dict[str, NodeStatus]] = {}  # workflow -> nodes that just ended
         self.launchable = ReadyQueue()
-        self.completions: list[tuple[str, processes.ExitStatus | None, BundletuiError | None]] = []
+        # (node id, exit, failure to start, pid of the process that ended: None if none ran)
+        self.completions: list[
+            tuple[str, processes.ExitStatus | None, BundletuiError | None, int | None]
+        ] = []
         # SIGTERMed groups: pid -> (start ticks, their kill_watch rows)
         self._hard_kills: dict[int, tuple[int | None, list[jobs.KillWatch]]] = {}
         self._seen_to: list[jobs.KillWatch] = []  # kill_watch rows to delete at the next tick
@@ -245,12 +248,19 @@ class WorkflowRunner:
             if self.completions:
                 progressed = True
                 batch, self.completions = self.completions, []
-                for i, (node_id, status, failure) in enumerate(batch):
+                for i, (node_id, status, failure, pid) in enumerate(batch):
                     if i and time.monotonic() >= deadline:
                         self.completions[:0] = batch[i:]
                         break
                     self._guard(
-                        tx, f"completion of {node_id}", self._complete, tx, node_id, status, failure
+                        tx,
+                        f"completion of {node_id}",
+                        self._complete,
+                        tx,
+                        node_id,
+                        status,
+                        failure,
+                        pid,
                     )
             if self.dirty and time.monotonic() < deadline:
                 progressed = True
@@ -717,7 +727,7 @@ class WorkflowRunner:
                     )
                 else:
                     assert error is not None
-                    self.completions.append((plan.node_id, None, error))
+                    self.completions.append((plan.node_id, None, error, None))
         for plan, launched, _ in started:
             if launched is not None:
                 self.running[plan.node_id] = launched
@@ -726,13 +736,15 @@ class WorkflowRunner:
 
     def _on_exit(self, node_id: str) -> processes.ExitCallback:
         def callback(pid: int, status: processes.ExitStatus | None) -> None:
-            self._exited(node_id, status)
+            self._exited(node_id, status, pid)
 
         return callback
 
-    def _exited(self, node_id: str, status: processes.ExitStatus | None) -> None:
-        self.running.pop(node_id, None)
-        self.completions.append((node_id, status, None))
+    def _exited(self, node_id: str, status: processes.ExitStatus | None, pid: int) -> None:
+        launched = self.running.get(node_id)
+        if launched is not None and launched.pid == pid:  # not a newer run's process
+            del self.running[node_id]
+        self.completions.append((node_id, status, None, pid))
         self.engine.wake()
 
     # ------------------------------------------------------------------ completion
@@ -743,10 +755,16 @@ class WorkflowRunner:
         nid: str,
         status: processes.ExitStatus | None,
         failure: BundletuiError | None,
+        pid: int | None = None,
     ) -> None:
         node = jobs.get(tx.conn, NodeRow, nid)
         if node is None or node.status != N.RUNNING:
             return  # killed meanwhile: the kill already recorded its end
+        if pid is not None and node.pid != pid:
+            # a process the node no longer stands for: killed, and a rerun (or a retry)
+            # started another since. Its end is not the new one's, which runs on.
+            log.info("%s: pid %d ended after its run was replaced; ignored", nid, pid)
+            return
         wf = jobs.workflow_head(tx.conn, node.wf_id)
         assert wf is not None
         app = self.app(tx, wf)
@@ -837,6 +855,8 @@ class WorkflowRunner:
     # ------------------------------------------------------------------ signals
 
     def signal(self, tx: Tx, wf_id: str, what: str) -> None:
+        if what == "kill":
+            self._kill_watched(tx, wf_id)
         for node in jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,)):
             if what == "kill":
                 self._kill_node(tx, node)
@@ -867,6 +887,25 @@ class WorkflowRunner:
             child = jobs.get(tx.conn, WorkflowRow, node.external_id)
             if child is not None and child.status in (W.RUNNING, W.SUSPENDED, W.PREP):
                 wfcmd.kill_tx(tx, self.engine.effects, child)
+
+    def _kill_watched(self, tx: Tx, wf_id: str) -> None:
+        """Jobs a rerun took off their nodes before this kill reached them (``kill W`` then
+        ``rerun W`` at once, or with no engine): the rerun put them in ``kill_watch``, and
+        they are killed here, if /proc still shows them as this workflow's."""
+        watched = [w for w in jobs.watched_kills(tx.conn) if w[1] == wf_id]
+        groups: dict[int, set[tuple[str, str]]] = {}
+        for pgid, wf, name in watched:
+            if pgid not in self._hard_kills:
+                groups.setdefault(pgid, set()).add((wf, name))
+        if not groups:
+            return
+        home = str(self.engine.db.home)
+
+        def terminate() -> None:
+            for pgid, (wf, name) in processes.job_survivors(home, groups):
+                self._terminate(pgid, None, (pgid, wf, name))
+
+        self.engine.after_commit.append(terminate)
 
     def _terminate(self, pid: int, ticks: int | None, watch: jobs.KillWatch) -> None:
         """SIGTERM the job's group, then SIGCONT it (a job frozen by ``suspend --freeze`` only
@@ -920,7 +959,7 @@ class WorkflowRunner:
                 continue
             status = processes.read_exit(exit_path)
             if status is not None:
-                self.completions.append((node.id, status, None))
+                self.completions.append((node.id, status, None, None))
             elif wf.status not in (W.RUNNING, W.SUSPENDED):
                 # never started, and its workflow was killed (or ended) meanwhile: a kill
                 # command reaches WAITING and READY nodes, and the engine's signal RUNNING

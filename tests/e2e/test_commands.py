@@ -264,6 +264,42 @@ def test_a_job_that_outlived_its_kill_is_found_after_its_workflow_was_rerun_mean
     wait_for(lambda: watched() == 0, 5, "the engine saw to the killed group")
 
 
+def test_the_end_of_a_killed_job_is_not_charged_to_the_rerun_started_before_it_ended(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: ``kill W`` then ``rerun W`` at once: the killed job (it ignores SIGTERM) died of
+    the SIGKILL after the grace time, and that end was taken as the new run's node's (FAILED,
+    EB0503), while the new run's job ran on, orphaned. Ends are matched to their process."""
+    _engine, wf, job, _grandchild = killed_stubborn_job(bt, tmp_path)
+    bt.cli("rerun", wf)
+    pids = tmp_path / "pids"
+    wait_for(lambda: job_pids(pids)["stubborn"][0] != job, 10, "the rerun's job")
+    new = job_pids(pids)["stubborn"][0]
+    wait_for(lambda: not pid_alive(job), KILL_GRACE + 5, "the old job's SIGKILL")
+    time.sleep(1)  # its end has reached the engine
+    assert bt.nodes(wf) == {"stubborn": "RUNNING"} and pid_alive(new)
+    assert pid_alive(int(bt.peek(f"{wf}@stubborn")["externalId"]))  # the new job's wrapper
+    bt.cli("kill", wf)
+    wait_for(lambda: not pid_alive(new), KILL_GRACE + 5, "the new job's kill")
+
+
+def test_a_kill_queued_with_no_engine_reaches_the_job_after_a_rerun(bt: Bt, tmp_path: Path) -> None:
+    """QA: with no engine, ``kill W`` is queued for the next engine, which finds the jobs by
+    their nodes' pids; ``rerun W`` cleared them, and the old job ran on beside the new."""
+    engine = bt.engine()
+    wf = bt.submit(FIXTURES / "stubborn" / "job.properties", {"dir": str(tmp_path)})
+    wait_for(lambda: "stubborn" in job_pids(tmp_path / "pids"), 10, "job started")
+    job, grandchild = job_pids(tmp_path / "pids")["stubborn"]
+    engine.kill9()
+    bt.cli("kill", wf)
+    bt.cli("rerun", wf)
+    assert pid_alive(job)
+    bt.engine()
+    wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 10, "the old job's kill")
+    bt.wait_node(wf, "stubborn", "RUNNING")  # the rerun runs
+    bt.cli("kill", wf)
+
+
 def test_info_shows_a_node_waiting_to_retry_as_user_retry_with_its_time(
     bt: Bt, tmp_path: Path
 ) -> None:
