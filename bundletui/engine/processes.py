@@ -200,6 +200,20 @@ def spawn(
     return Launched(pid=pid, pgid=pid, start_ticks=ticks, argv=args, exit_path=exit_s)
 
 
+def keep_inherited_fds_from_jobs() -> None:
+    """Descriptors the engine inherited from whoever started it (a shell's, a pipe's) are
+    not closed on exec, and posix_spawn would pass them on to every job: marked so once
+    here (the engine's own are already, PEP 446)."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        return
+    for fd in fds:
+        if fd > 2:  # (the listing's own descriptor is closed by now)
+            with contextlib.suppress(OSError):
+                os.set_inheritable(fd, False)
+
+
 # --------------------------------------------------------------------------- identity
 
 

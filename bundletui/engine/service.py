@@ -184,6 +184,9 @@ class Engine:
     # ------------------------------------------------------------------ run
 
     async def run(self) -> None:
+        from bundletui.engine.processes import keep_inherited_fds_from_jobs
+
+        keep_inherited_fds_from_jobs()
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self.store = Store(self.config.home, clock=self.real_clock)

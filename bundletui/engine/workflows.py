@@ -610,6 +610,7 @@ class WorkflowRunner:
         cwd = self._cwd(wf)
         out, err, exit_path = attempt_paths(logs, node.name, node.run, node.attempt)
         environ = dict(os.environ)
+        environ.pop("BUNDLETUI_API_TOKEN", None)  # the engine's secret, not the jobs'
         for pair in action.env_vars:
             name, _, value = pair.partition("=")
             environ[name] = _expand_env(value, environ)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from collections import Counter
@@ -670,3 +671,44 @@ def test_submit_start_with_the_external_id_of_a_prep_workflow_starts_it(
     assert bt.peek(wf)["status"] == "PREP"
     assert bt.submit(CHAIN, {"dir": str(tmp_path)}, extra=extra) == wf
     assert bt.peek(wf)["status"] == "RUNNING"
+
+
+def test_a_job_gets_neither_the_engines_api_token_nor_the_descriptors_it_inherited(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: a job's environment had the engine's ``BUNDLETUI_API_TOKEN``, and descriptors the
+    engine inherited from its parent (a shell's, a pipe's) were open in every job."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="look">\n'
+        "  <parameters><property><name>out</name></property>"
+        "<property><name>fd</name></property></parameters>\n"
+        '  <job name="look"><shell><exec>python3</exec><argument>-c</argument>'
+        "<argument>import os, sys; fd = int(sys.argv[2]); open(sys.argv[1], 'w').write("
+        "repr((os.environ.get('BUNDLETUI_API_TOKEN'), os.path.exists(f'/proc/self/fd/{fd}'))))"
+        "</argument><argument>${out}</argument><argument>${fd}</argument></shell></job>\n"
+        "</dag-app>\n"
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\n")
+    read_end, write_end = os.pipe()
+    try:
+        engine = subprocess.Popen(
+            [BUNDLETUI, "run", "--home", str(bt.home)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**bt.env, "BUNDLETUI_API_TOKEN": "s3cret"},
+            pass_fds=(write_end,),
+        )
+        try:
+            out = tmp_path / "seen"
+            wf = bt.submit(app / "job.properties", {"out": str(out), "fd": str(write_end)})
+            assert bt.wait(wf)["status"] == "SUCCEEDED"
+            assert out.read_text() == "(None, False)"
+        finally:
+            engine.terminate()
+            engine.wait(20)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
