@@ -31,8 +31,25 @@ def _piped_width() -> int | None:
     return 400
 
 
-out = Console(highlight=False, soft_wrap=True, width=_piped_width())
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# C0 and C1 control characters but tab and newline, shown as \x1b etc.: a job's name or
+# error built from a -D value or a job's output must not drive the operator's terminal
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0))}
+
+
+def printable(text: str) -> str:
+    return text.translate(_CONTROLS)
+
+
+class _Console(Console):
+    """Every string printed goes through here before its markup is read (Rich's own
+    styling is added after, so colours still work)."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(printable(text), **kwargs)
+
+
+out = _Console(highlight=False, soft_wrap=True, width=_piped_width())
+err = _Console(stderr=True, highlight=False, soft_wrap=True)
 
 HomeOpt = Annotated[
     Path | None,

@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from bundletui.cli._common import out, styled
+from bundletui.cli._common import out, printable, styled
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store.db import Store
 
@@ -27,6 +27,11 @@ def short(rfc: str | None) -> str:
 def clock(rfc: str | None) -> str:
     """``Sat, 21 Nov 2026 06:58:20 GMT`` -> ``06:58:20`` (node tables: the day is above)."""
     return short(rfc)[-8:] if rfc else "-"
+
+
+def _text(value: str) -> Text:
+    """A cell as plain text (no markup), its control characters made visible."""
+    return Text(printable(value))
 
 
 def _kv(title: str, rows: list[tuple[str, Any]]) -> None:
@@ -81,15 +86,15 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
             table.add_column(col, no_wrap=fixed, overflow="ellipsis" if fixed else "fold")
         for a in data["actions"]:
             table.add_row(
-                Text(a["name"]),
-                Text(a["type"]),
+                _text(a["name"]),
+                _text(a["type"]),
                 styled(_node_status(a)),
                 str(a["attempt"]),
                 "-" if a["exitCode"] is None else str(a["exitCode"]),
-                Text(a["transition"] or "-"),
+                _text(a["transition"] or "-"),
                 clock(a["startTime"]),
                 clock(a["endTime"]),
-                Text(_node_error(a)),
+                _text(_node_error(a)),
             )
         out.print(table)
         return
@@ -157,10 +162,10 @@ def render_jobs(kind: str, data: dict[str, Any]) -> None:
         table.add_column(col, no_wrap=col in ("Job ID", "Status"))
     for job in data[key]:
         table.add_row(  # names and users as text: "quick-[daily]" is not Rich markup
-            Text(job[id_key]),
-            Text(job[name_key]),
+            _text(job[id_key]),
+            _text(job[name_key]),
             styled(job["status"]),
-            Text(job["user"]),
+            _text(job["user"]),
             short(job[start_key])[:16],
             short(job["endTime"])[:16],
         )

@@ -142,3 +142,24 @@ def test_validate_of_a_properties_file_points_to_config(tmp_path: Path) -> None:
     r = bundletui("validate", str(NAIVE_BAYES))
     assert r.returncode == 1, r
     assert "hint: this is not XML: a job.properties goes with --config" in r.stderr, r.stderr
+
+
+def test_control_characters_from_values_do_not_reach_the_terminal(tmp_path: Path) -> None:
+    """QA: a name built from ``-D n=$'ab\\e[2J'`` cleared the operator's screen in ``info``
+    and ``jobs``: control characters are shown as ``\\x1b`` instead."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="${n}">\n'
+        '  <job name="a"><shell><exec>true</exec></shell></job>\n'
+        "</dag-app>\n"
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\n")
+    home = tmp_path / "home"
+    r = bundletui("submit", str(app / "job.properties"), "-D", "n=ab\x1b[2J\x1b]0;t\x07", home=home)
+    assert r.returncode == 0, r
+    wf = r.stdout.strip()
+    for args in (("info", wf), ("jobs",)):
+        shown = bundletui(*args, home=home).stdout
+        assert "\x1b" not in shown and "\x07" not in shown, shown
+        assert "ab\\x1b[2J\\x1b]0;t\\x07" in shown, shown
