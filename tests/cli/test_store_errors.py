@@ -160,6 +160,6 @@ def test_control_characters_from_values_do_not_reach_the_terminal(tmp_path: Path
     assert r.returncode == 0, r
     wf = r.stdout.strip()
     for args in (("info", wf), ("jobs",)):
-        shown = bundletui(*args, home=home).stdout
+        shown = bundletui(*args, home=home, env={"COLUMNS": "250"}).stdout
         assert "\x1b" not in shown and "\x07" not in shown, shown
         assert "ab\\x1b[2J\\x1b]0;t\\x07" in shown, shown
