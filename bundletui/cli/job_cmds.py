@@ -65,6 +65,12 @@ def _warn_unknown_coordinators(store: Store, bundle_id: str, given: str) -> None
         )
 
 
+def _note_without_engine(ctx: Ctx, what: str) -> None:
+    """Processes are signalled by an engine: without one, say when it will happen."""
+    if not engine_running(ctx.store.conn, to_ms(RealClock().now())):
+        typer.echo(f"note: no engine is running; {what} when one starts (bundletui run)", err=True)
+
+
 def _t(ms: int | None) -> str:
 
     return "-" if ms is None else format_oozie_time(from_ms(ms))
@@ -134,8 +140,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Suspend a job (bundles and coordinators cascade to their children), or chosen
         running coordinator actions (their workflows)."""
-        for held in dispatch.suspend(_ctx(home), job_id, freeze=freeze, actions=action, dates=date):
+        ctx = _ctx(home)
+        for held in dispatch.suspend(ctx, job_id, freeze=freeze, actions=action, dates=date):
             typer.echo(held)
+        if freeze:
+            _note_without_engine(ctx, "the suspend is recorded, and running jobs are frozen")
 
     @app.command()
     @handle_errors
@@ -146,8 +155,10 @@ def register(app: typer.Typer) -> None:
         home: HomeOpt = None,
     ) -> None:
         """Resume a suspended job, or chosen suspended coordinator actions."""
-        for resumed in dispatch.resume(_ctx(home), job_id, actions=action, dates=date):
+        ctx = _ctx(home)
+        for resumed in dispatch.resume(ctx, job_id, actions=action, dates=date):
             typer.echo(resumed)
+        _note_without_engine(ctx, "the resume is recorded, and frozen jobs continue")
 
     @app.command()
     @handle_errors
@@ -164,12 +175,9 @@ def register(app: typer.Typer) -> None:
                 typer.echo(killed)
         else:
             dispatch.kill(ctx, job_id)
-        if not engine_running(ctx.store.conn, to_ms(RealClock().now())):
-            typer.echo(
-                "note: no engine is running; the kill is recorded, and the processes of jobs"
-                " that were running are stopped when one starts (bundletui run)",
-                err=True,
-            )
+        _note_without_engine(
+            ctx, "the kill is recorded, and the processes of jobs that were running are stopped"
+        )
 
     @app.command()
     @handle_errors

@@ -115,6 +115,33 @@ def test_suspend_freeze_stops_the_process_and_resume_continues_it(bt: Bt, tmp_pa
     assert bt.wait(wf)["status"] == "SUCCEEDED"
 
 
+def test_freeze_and_resume_without_an_engine_say_when_they_reach_the_jobs(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: ``resume`` of a frozen workflow with no engine said nothing while its jobs stayed
+    stopped; as ``kill`` does, both say that an engine carries them out."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    engine = bt.engine()
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
+    wait_for(lambda: "first" in job_pids(tmp_path / "pids"), 10, "first job started")
+    job, _grandchild = job_pids(tmp_path / "pids")["first"]
+    assert engine.stop() == 0
+    r = bt.cli("suspend", wf, "--freeze")
+    assert (
+        "note: no engine is running; the suspend is recorded, and running jobs are frozen"
+        in r.stderr
+    )
+    assert not stopped(job)  # nobody froze it yet
+    r = bt.cli("resume", wf)
+    assert (
+        "note: no engine is running; the resume is recorded, and frozen jobs continue" in r.stderr
+    )
+    bt.cli("kill", wf)
+    bt.engine()
+    wait_for(lambda: not pid_alive(job), KILL_GRACE + 5, "the kill")
+
+
 def test_kill_of_a_frozen_workflow_kills_its_stopped_processes(bt: Bt, tmp_path: Path) -> None:
     ticks = tmp_path / "ticks"
     bt.engine()
