@@ -115,18 +115,26 @@ def test_suspend_freeze_stops_the_process_and_resume_continues_it(bt: Bt, tmp_pa
     assert bt.wait(wf)["status"] == "SUCCEEDED"
 
 
-def test_freeze_and_resume_without_an_engine_say_when_they_reach_the_jobs(
-    bt: Bt, tmp_path: Path
-) -> None:
-    """QA: ``resume`` of a frozen workflow with no engine said nothing while its jobs stayed
-    stopped; as ``kill`` does, both say that an engine carries them out."""
+def chain_job_left_running(bt: Bt, tmp_path: Path) -> tuple[str, int, int]:
+    """A chain workflow whose first job runs (waiting at its gate) and an engine stopped
+    with SIGTERM, which leaves the job running: the workflow id, the job's and its child's
+    pids."""
     gate = tmp_path / "gate"
     gate.mkdir()
     engine = bt.engine()
     wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
     wait_for(lambda: "first" in job_pids(tmp_path / "pids"), 10, "first job started")
-    job, _grandchild = job_pids(tmp_path / "pids")["first"]
+    job, grandchild = job_pids(tmp_path / "pids")["first"]
     assert engine.stop() == 0
+    return wf, job, grandchild
+
+
+def test_freeze_and_resume_without_an_engine_say_when_they_reach_the_jobs(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: ``resume`` of a frozen workflow with no engine said nothing while its jobs stayed
+    stopped; as ``kill`` does, both say that an engine carries them out."""
+    wf, job, _grandchild = chain_job_left_running(bt, tmp_path)
     r = bt.cli("suspend", wf, "--freeze")
     assert (
         "note: no engine is running; the suspend is recorded, and running jobs are frozen"
@@ -159,13 +167,7 @@ def test_kill_of_a_frozen_workflow_kills_its_stopped_processes(bt: Bt, tmp_path:
 def test_kill_without_engine_kills_the_running_job_when_an_engine_starts(
     bt: Bt, tmp_path: Path
 ) -> None:
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    engine = bt.engine()
-    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(gate)})
-    wait_for(lambda: "first" in job_pids(tmp_path / "pids"), 10, "first job started")
-    job, grandchild = job_pids(tmp_path / "pids")["first"]
-    assert engine.stop() == 0  # SIGTERM: the engine stops, the job runs on
+    wf, job, grandchild = chain_job_left_running(bt, tmp_path)
     r = bt.cli("kill", wf)
     # said, so that nobody takes the KILLED for processes already gone (QA)
     assert r.stderr == (
