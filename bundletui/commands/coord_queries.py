@@ -45,6 +45,8 @@ from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import (
     COORD_MATERIALIZING,
     COORD_PAUSED,
+    COORD_SUBMITTABLE,
+    COORD_SUSPENDED,
     JOB_TERMINAL,
     ActionStatus,
     JobStatus,
@@ -64,12 +66,6 @@ from bundletui.store.rows import (
 J = JobStatus
 A = ActionStatus
 
-# Oozie's ready command runs only for these job statuses (oozie.md §2.4; the engine's
-# SUBMITTABLE set in engine/coordinators.py). Outside them a READY action is held by the job.
-SUBMITTABLE = frozenset(
-    {J.RUNNING, J.RUNNINGWITHERROR, J.SUCCEEDED, J.PAUSED, J.PAUSEDWITHERROR, J.DONEWITHERROR}
-)
-_SUSPENDED = frozenset({J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED})
 # Workflow-following action statuses, which equal the launched workflow's status.
 _FOLLOWS_WORKFLOW = frozenset({A.RUNNING, A.SUSPENDED, A.SUCCEEDED, A.FAILED, A.KILLED})
 
@@ -704,7 +700,7 @@ class Holds:
     def ready(self) -> dict[str, Any]:
         status = JobStatus(self.coord.status)
         limit = self.coord.concurrency
-        if status not in SUBMITTABLE:
+        if status not in COORD_SUBMITTABLE:
             return {
                 "reason": "coordinator",
                 "status": str(status),
@@ -774,7 +770,7 @@ def waiting_for(
         out["detail"] = "inputs not checked yet"
     else:
         out["detail"] = "inputs available; READY at the next input check"
-    if holds.coord.status in _SUSPENDED:  # the engine checks no inputs then (Oozie's check)
+    if holds.coord.status in COORD_SUSPENDED:  # the engine checks no inputs then (Oozie's check)
         out["detail"] += f"; coordinator {holds.coord.status}: inputs are checked after resume"
     return out
 

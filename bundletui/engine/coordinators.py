@@ -25,7 +25,13 @@ from bundletui.model import codec
 from bundletui.model.apps import CoordinatorApp, ExecutionOrder, WorkflowApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import action_id
-from bundletui.model.status import COORD_MATERIALIZING, ActionStatus, JobStatus
+from bundletui.model.status import (
+    COORD_MATERIALIZING,
+    COORD_SUBMITTABLE,
+    COORD_SUSPENDED,
+    ActionStatus,
+    JobStatus,
+)
 from bundletui.model.timeutil import iter_nominal_times
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.spec.materialize import local_exists
@@ -40,16 +46,10 @@ log = logging.getLogger("bundletui.engine.coordinators")
 J = JobStatus
 A = ActionStatus
 
-SUBMITTABLE = frozenset(
-    {J.RUNNING, J.RUNNINGWITHERROR, J.SUCCEEDED, J.PAUSED, J.PAUSEDWITHERROR, J.DONEWITHERROR}
-)
 BATCH = 10_000  # oozie action.batch.size
 NONE_TOLERANCE_MS = 60_000  # oozie.coord.execution.none.tolerance (1 minute)
 RECHECK_MS = 60_000  # coord.input.check.requeue.interval
 POLL_MAX_MS = 60_000
-# Oozie checks no inputs of a suspended coordinator, so none of its actions becomes READY or
-# times out then
-SUSPENDED = frozenset({J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED})
 
 
 class CoordinatorService:
@@ -134,7 +134,7 @@ class CoordinatorService:
         if coord is None:
             return
         now = tx.now_ms
-        if coord_id in self._after_resume and coord.status not in SUSPENDED:
+        if coord_id in self._after_resume and coord.status not in COORD_SUSPENDED:
             for aid in self._after_resume.pop(coord_id):
                 self.check[aid] = None  # inputs first, as Oozie's check: then the timeout
         if coord.kind == "event":  # actions come from triggers, not nominal times
@@ -153,7 +153,7 @@ class CoordinatorService:
         counts = jobs.action_counts(tx.conn, coord_id)  # read once for both steps below
         self._check_unchecked(tx, coord_id, counts)
         held: CoordRow | None = coord  # the row as last written, unless a launch failed
-        if JobStatus(coord.status) in SUBMITTABLE and not self.submit_ready(
+        if JobStatus(coord.status) in COORD_SUBMITTABLE and not self.submit_ready(
             tx, coord, now, counts, fresh
         ):
             held = None
@@ -319,7 +319,7 @@ class CoordinatorService:
         if coord.kind == "event":
             self.engine.events.schedule_changed(tx, coord)  # held by constraints, not inputs
             return
-        if coord.status in SUSPENDED:  # Oozie checks only RUNNING / PAUSED jobs' inputs
+        if coord.status in COORD_SUSPENDED:  # Oozie checks only RUNNING / PAUSED jobs' inputs
             self._after_resume.setdefault(coord.id, set()).add(aid)
             if action.timeout_at is not None:  # reached while suspended: held for the resume
                 self.engine.heap.push(action.timeout_at, "action.timeout", aid)
@@ -421,7 +421,7 @@ class CoordinatorService:
             self.engine.heap.push(action.timeout_at, "action.timeout", aid)
             return
         coord = jobs.coord_head(tx.conn, action.coord_id)
-        if coord is not None and coord.status in SUSPENDED:  # delayed, not lost: see resume
+        if coord is not None and coord.status in COORD_SUSPENDED:  # delayed, not lost: see resume
             self._after_resume.setdefault(coord.id, set()).add(aid)
             return
         coordcmd.move_action(

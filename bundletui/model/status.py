@@ -44,6 +44,23 @@ COORD_MATERIALIZING = frozenset(
     }
 )
 COORD_PAUSED = frozenset({JobStatus.PAUSED, JobStatus.PAUSEDWITHERROR})
+# Oozie's ready command launches READY actions only for these (oozie.md §2.4): outside them
+# a READY action is held by its coordinator.
+COORD_SUBMITTABLE = frozenset(
+    {
+        JobStatus.RUNNING,
+        JobStatus.RUNNINGWITHERROR,
+        JobStatus.SUCCEEDED,
+        JobStatus.PAUSED,
+        JobStatus.PAUSEDWITHERROR,
+        JobStatus.DONEWITHERROR,
+    }
+)
+# Oozie checks no inputs of a suspended coordinator: none of its actions becomes READY or
+# times out until the resume.
+COORD_SUSPENDED = frozenset(
+    {JobStatus.SUSPENDED, JobStatus.SUSPENDEDWITHERROR, JobStatus.PREPSUSPENDED}
+)
 
 
 class ActionStatus(StrEnum):
