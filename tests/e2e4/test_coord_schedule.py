@@ -261,6 +261,17 @@ PER_DAY_WORKFLOW = """<workflow-app xmlns="uri:oozie:workflow:1.0" name="per-day
 """
 
 
+def _started_at_its_start(bt: Bt4, file: str, end: str) -> str:
+    """The coordinator in ``file`` submitted and started with the simulated clock at its
+    start, 2026-01-01T00:00Z (so nothing is a catch-up); its id."""
+    config = bt.apps.props(
+        "job.properties",
+        {"oozie.coord.application.path": file, "start": "2026-01-01T00:00Z", "end": end},
+    )
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:00Z")
+    return bt.submit_job(config, start=True)
+
+
 def test_a_workflow_parameter_default_naming_an_action_property_follows_each_action(
     bt: Bt4,
 ) -> None:
@@ -277,16 +288,7 @@ def test_a_workflow_parameter_default_naming_an_action_property_follows_each_act
             conf={"day": day, "dir": str(bt.tmp / "out")},
         ),
     )
-    config = bt.apps.props(
-        "job.properties",
-        {
-            "oozie.coord.application.path": "daily.xml",
-            "start": "2026-01-01T00:00Z",
-            "end": "2026-01-04T00:00Z",
-        },
-    )
-    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:00Z")
-    coord_id = bt.submit_job(config, start=True)
+    coord_id = _started_at_its_start(bt, "daily.xml", "2026-01-04T00:00Z")
     bt.sim("2026-01-01T00:00Z", "2026-01-03T12:00Z")
     assert set(bt.actions(coord_id).values()) == {"SUCCEEDED"}
     assert sorted(p.name for p in (bt.tmp / "out").iterdir()) == [
@@ -302,16 +304,7 @@ def test_an_action_follows_its_workflow_held_before_a_node_by_suspend_on_nodes(b
     held its concurrency slot) under a SUSPENDED workflow. The action is SUSPENDED with it,
     and a resume of the workflow runs it to the end."""
     bt.apps.write("hourly.xml", coordinator_xml("hourly", conf={"oozie.suspend.on.nodes": "*"}))
-    config = bt.apps.props(
-        "job.properties",
-        {
-            "oozie.coord.application.path": "hourly.xml",
-            "start": "2026-01-01T00:00Z",
-            "end": "2026-01-01T01:00Z",
-        },
-    )
-    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:00Z")
-    coord_id = bt.submit_job(config, start=True)
+    coord_id = _started_at_its_start(bt, "hourly.xml", "2026-01-01T01:00Z")
     bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
     assert bt.actions(coord_id) == {1: "SUSPENDED"}
     wf = bt.info_json(f"{coord_id}@1")["externalId"]
