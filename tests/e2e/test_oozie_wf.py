@@ -7,6 +7,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.conftest import FIXTURES, SAMPLES, Bt, trace_lines
 
 CONFIG = SAMPLES / "oozie-wf" / "job.properties"
@@ -260,6 +262,35 @@ def test_a_decision_case_that_is_a_number_fails_the_workflow(bt: Bt, tmp_path: P
     assert (info["status"], info["errorCode"]) == ("FAILED", "E1004"), info
     assert "a decision case must be true or false" in info["errorMessage"]
     assert bt.nodes(wf)["d"] == "FAILED" and bt.nodes(wf)["b"] == "SKIPPED"
+
+
+@pytest.mark.parametrize(
+    ("marker", "error"),
+    [("", "got an empty string"), ("README.md", "Path [README.md] cannot be relative")],
+)
+def test_fs_exists_of_a_relative_or_empty_path_fails_the_workflow(
+    bt: Bt, tmp_path: Path, marker: str, error: str
+) -> None:
+    """Left alone earlier: ``fs:exists('')`` was true and ``fs:exists('a')`` read the engine's
+    working directory (the repository's here, where README.md is)."""
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "oozie-fs-case" / "job.properties", {"dir": str(tmp_path), "marker": marker}
+    )
+    info = bt.wait(wf)
+    assert (info["status"], info["errorCode"]) == ("FAILED", "E1004"), info
+    assert error in info["errorMessage"]
+    assert bt.nodes(wf)["d"] == "FAILED" and bt.nodes(wf)["b"] == "SKIPPED"
+
+
+def test_fs_exists_of_an_absolute_path_decides(bt: Bt, tmp_path: Path) -> None:
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "oozie-fs-case" / "job.properties",
+        {"dir": str(tmp_path), "marker": f"file://{tmp_path}/a"},  # made by node a
+    )
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert bt.nodes(wf)["b"] == "SUCCEEDED" and (tmp_path / "b").exists()
 
 
 PREPARE = FIXTURES / "oozie-prepare" / "job.properties"

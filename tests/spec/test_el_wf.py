@@ -237,3 +237,18 @@ def test_fs_custom_resolver_maps_hdfs_onto_a_local_root(tree: Path) -> None:
 
     ctx = ELContext({}, fs_functions(resolve=resolve))
     assert evaluate("${fs:exists('hdfs://nn:8020/data/2009/01/_SUCCESS')}", ctx) is True
+
+
+@pytest.mark.parametrize("arg", ["''", "'  '", "'data/2009'", "'file:data'"])
+def test_fs_without_a_base_refuses_empty_and_relative_paths(arg: str) -> None:
+    """The engine gives no base: a relative path would be read against its working directory."""
+    ctx = ELContext({}, {**basic_functions(lambda: NOW), **fs_functions()})
+    with pytest.raises(SpecError) as info:
+        evaluate("${fs:exists(" + arg + ")}", ctx)
+    assert info.value.code == "E1004"
+    assert ("empty" if not arg.strip("' ") else "cannot be relative") in info.value.message
+
+
+def test_fs_empty_path_refused_even_with_a_base(tree: Path) -> None:
+    with pytest.raises(SpecError, match="empty"):
+        evaluate("${fs:isDir('')}", fs_ctx(tree))

@@ -120,7 +120,17 @@ _GLOB_CHARS = re.compile(r"[*?\[{]")
 
 
 def local_path(uri: str, base: Path | None = None) -> Path:
-    """``file:///x``, ``file:/x`` or a plain path as a local Path (relative to ``base``)."""
+    """``file:///x``, ``file:/x`` or a plain path as a local Path (relative to ``base``).
+
+    Without a base a relative path is refused (Oozie's FS011) rather than read against the
+    engine's working directory, which no workflow author can know; an empty one is refused as
+    Hadoop's ``new Path("")`` is."""
+    if not uri.strip():
+        raise SpecError(
+            "E1004",
+            "fs: functions need a path, got an empty string",
+            hint="check the property the path is built from: it may be unset or empty",
+        )
     if uri.startswith("file:"):
         parts = urlsplit(uri)
         if parts.netloc not in ("", "localhost"):
@@ -136,7 +146,13 @@ def local_path(uri: str, base: Path | None = None) -> Path:
         )
     else:
         path = Path(uri)
-    if base is not None and not path.is_absolute():
+    if not path.is_absolute():
+        if base is None:
+            raise SpecError(
+                "E1004",
+                f"FS011: Path [{uri}] cannot be relative",
+                hint="use an absolute path or file:///absolute/path",
+            )
         path = base / path
     return path
 
