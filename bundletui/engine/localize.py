@@ -14,8 +14,9 @@ import os
 import shutil
 import stat
 import tempfile
+import zipfile
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from bundletui.errors import EngineError
 from bundletui.model.localized import CacheEntry, archive_format
@@ -89,8 +90,9 @@ def _executable_copy(source: Path, cwd: Path, link: str) -> Path:
 def _unpacked(source: Path, cwd: Path, entry: CacheEntry, raw: str) -> Path:
     """The archive unpacked under ``.localized/archives/<link>``, afresh at each start (an
     earlier attempt may have changed what it unpacked). Members that would land outside the
-    directory (absolute paths, ``..``, links out) are refused by tarfile's ``data`` filter;
-    zip members are made relative by zipfile itself."""
+    directory (absolute paths, ``..``, links out) are refused: a tar's by tarfile's ``data``
+    filter, a zip's here (shutil would drop them without a word, and a job would then miss a
+    file its archive names)."""
     fmt = archive_format(entry.path)
     assert fmt is not None  # locate_cache_entry refused it otherwise
     final = cwd / STAGING / "archives" / entry.link
@@ -98,7 +100,7 @@ def _unpacked(source: Path, cwd: Path, entry: CacheEntry, raw: str) -> Path:
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{entry.link}."))
     try:
         if fmt == "zip":
-            shutil.unpack_archive(source, tmp, fmt)
+            _unzip(source, tmp)
         else:
             shutil.unpack_archive(source, tmp, fmt, filter="data")
         if final.exists():
@@ -110,3 +112,12 @@ def _unpacked(source: Path, cwd: Path, entry: CacheEntry, raw: str) -> Path:
             LOCALIZE_FAILED, f"<archive> [{raw}]: cannot unpack {source}: {exc}"
         ) from None
     return final
+
+
+def _unzip(source: Path, into: Path) -> None:
+    with zipfile.ZipFile(source) as archive:
+        for name in archive.namelist():
+            path = PurePosixPath(name.replace("\\", "/"))
+            if path.is_absolute() or ".." in path.parts:
+                raise ValueError(f"member {name!r} would land outside the archive's directory")
+        archive.extractall(into)

@@ -8,7 +8,10 @@ from __future__ import annotations
 import io
 import tarfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.e2e4.conftest import Bt4
 
@@ -122,14 +125,34 @@ def test_a_file_missing_when_the_action_starts_fails_it_with_ja008(bt: Bt4) -> N
     assert node["errorCode"] == "JA008" and "later.txt does not exist" in node["errorMessage"]
 
 
-def test_an_archive_member_escaping_its_directory_is_refused(bt: Bt4) -> None:
+def zipped(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "pack", "member"),
+    [
+        ("evil.tgz", tgz, "../../escaped.txt"),
+        ("evil.zip", zipped, "../../escaped.txt"),  # shutil dropped it without a word
+        ("evil.zip", zipped, "/tmp/escaped.txt"),
+    ],
+)
+def test_an_archive_member_escaping_its_directory_is_refused(
+    bt: Bt4, name: str, pack: Callable[[dict[str, bytes]], bytes], member: str
+) -> None:
     root = bt.apps.root / "wf"
     root.mkdir(parents=True, exist_ok=True)
-    (root / "evil.tgz").write_bytes(tgz({"../../escaped.txt": b"no\n"}))
+    (root / name).write_bytes(pack({"ok.txt": b"fine\n", member: b"no\n"}))
     wf = bt.submit_job(
-        app(bt, workflow(shell("s", "true", "<archive>evil.tgz</archive>"))), start=True
+        app(bt, workflow(shell("s", "true", f"<archive>{name}</archive>"))), start=True
     )
     bt.sim(T0, T1)
     (node,) = [a for a in bt.info_json(wf)["actions"] if a["name"] == "s"]
     assert node["errorCode"] == "EB0507" and "cannot unpack" in node["errorMessage"]
+    assert member.lstrip("/.") in node["errorMessage"]
     assert not list(bt.home.rglob("escaped.txt"))
+    assert not list(bt.home.rglob("ok.txt"))  # nothing of it is left half-unpacked
