@@ -10,15 +10,18 @@ those expressions can see is known at submit, apart from the nodes' outcomes: th
 are ``KB``…``PB``, the Hadoop counter names and the conf's properties whose names are Java
 identifiers (the conf a workflow runs with is the one it was loaded with); the functions are the
 basic ones, ``wf:`` and ``fs:``. So an expression that does not parse, calls a function that
-does not exist or names a variable that nothing defines fails every time its node runs: the
+does not exist (or with a wrong number of arguments) or names a variable that nothing defines fails every time its node runs: the
 load refuses it instead, with E1004 (as every EL error), the file, the node's line and a fix.
 
-Only names are checked: arguments, types and the values of ``wf:`` functions are the run's.
+Names and argument counts are checked: argument types and the values of ``wf:`` functions
+are the run's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from datetime import datetime
+from typing import cast
 
 from bundletui.errors import SpecError
 from bundletui.model.apps import (
@@ -38,8 +41,13 @@ from bundletui.spec.el import (
     WF_CONSTANTS,
     WF_FUNCTION_NAMES,
     ELError,
+    WorkflowELState,
+    basic_functions,
+    fs_functions,
     property_variables,
+    wf_functions,
 )
+from bundletui.spec.el.coerce import el_signature
 from bundletui.spec.el.evaluator import (
     compile_template,
     did_you_mean,
@@ -55,6 +63,25 @@ RUNTIME_FUNCTIONS: frozenset[str] = BASIC_FUNCTION_NAMES | WF_FUNCTION_NAMES | F
 """Every function a workflow node's EL can call (the engine's ``workflow_context``)."""
 
 
+def _signatures() -> dict[str, tuple[str, ...]]:
+    # building the tables only makes closures: neither the clock nor the state is read here
+    tables = {
+        **basic_functions(lambda: datetime.min),
+        **wf_functions(cast(WorkflowELState, None)),
+        **fs_functions(),
+    }
+    return {name: sig for name, fn in tables.items() if (sig := el_signature(fn)) is not None}
+
+
+RUNTIME_SIGNATURES: dict[str, tuple[str, ...]] = _signatures()
+"""The parameter types of the run-time functions, for the argument count a call must give."""
+
+
+def _wrong_count(name: str, count: int) -> bool:
+    signature = RUNTIME_SIGNATURES.get(name)
+    return signature is not None and len(signature) != count
+
+
 def runtime_variables(conf: Mapping[str, str]) -> frozenset[str]:
     """Every variable a workflow node's EL can read when the workflow runs with ``conf``."""
     return frozenset({*BASIC_CONSTANTS, *WF_CONSTANTS, *property_variables(conf)})
@@ -65,7 +92,7 @@ def check_workflow_el(
 ) -> None:
     """Raise a :class:`SpecError` (E1004) for the first node expression that cannot work.
     Without the run's values (``validate`` without ``--config``) any variable may still come:
-    only syntax and function names are checked then."""
+    only syntax, function names and argument counts are checked then."""
     variables: frozenset[str] | None = None  # built at the first expression: most have none
     for node in app.nodes:
         for field, text in node_templates(node, app):
@@ -142,8 +169,10 @@ def template_problem(text: str, variables: frozenset[str] | None) -> ELError | N
         compiled = compile_template(text)
     except ELError as error:  # a syntax error
         return error
-    if compiled.functions <= RUNTIME_FUNCTIONS and (
-        variables is None or compiled.variables <= variables
+    if (
+        compiled.functions <= RUNTIME_FUNCTIONS
+        and (variables is None or compiled.variables <= variables)
+        and not any(_wrong_count(name, count) for name, count in compiled.calls)
     ):
         return None
     parts = parse_template(text)
@@ -163,6 +192,17 @@ def template_problem(text: str, variables: frozenset[str] | None) -> ELError | N
                     expression=part.source,
                     offset=n.pos,
                     hint=_function_hint(n.name),
+                )
+            elif isinstance(n, Call) and _wrong_count(n.name, len(n.args)):
+                params = RUNTIME_SIGNATURES[n.name]
+                plural = "" if len(params) == 1 else "s"
+                return ELError(
+                    f"function [{n.name}] expects {len(params)} argument{plural}, "
+                    f"got {len(n.args)}",
+                    template=text,
+                    expression=part.source,
+                    offset=n.pos,
+                    hint=f"call it as {n.name}({', '.join(params)})",
                 )
             elif isinstance(n, Variable) and variables is not None and n.name not in variables:
                 return ELError(

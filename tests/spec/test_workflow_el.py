@@ -84,6 +84,28 @@ def test_an_unknown_function_without_a_close_name_says_what_there_is(
     assert err.hint is not None and err.hint.startswith(hint), err.hint
 
 
+@pytest.mark.parametrize(
+    ("call", "message", "hint"),
+    [
+        ("fs:exists('/a', '/b')", "[fs:exists] expects 1 argument, got 2", "fs:exists(string)"),
+        ("concat('a')", "[concat] expects 2 arguments, got 1", "concat(string, string)"),
+        ("wf:id(1)", "[wf:id] expects 0 arguments, got 1", "wf:id()"),
+        ("wf:conf()", "[wf:conf] expects 1 argument, got 0", "wf:conf(string)"),
+    ],
+)
+def test_a_wrong_argument_count_is_refused_at_load(
+    tmp_path: Path, call: str, message: str, hint: str
+) -> None:
+    """Left alone earlier: it passed submit and failed the node at every run."""
+    path = dag(tmp_path, shell("a", "x"), shell("b", f"x-${{{call}}}"))
+    err = refused(path)
+    assert (err.code, err.file, err.line) == ("E1004", str(path), 3)
+    assert f"function {message} in ${{{call}}} at column 5, in <argument> 1 of job [b]" in (
+        err.message
+    )
+    assert err.hint == f"call it as {hint}"
+
+
 def test_an_undefined_variable_says_where_to_define_it(tmp_path: Path) -> None:
     path = dag(tmp_path, shell("a", "${undefinedvar}"))
     err = refused(path, {"undefinedvr": "1"})

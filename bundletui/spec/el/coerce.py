@@ -427,5 +427,21 @@ def el_function(*params: object) -> Callable[[F], F]:
     return decorate
 
 
+_PARAM_WORDS: dict[object, str] = {
+    str: "string",
+    int: "long",
+    float: "double",
+    bool: "boolean",
+    object: "value",
+}
+
+
+def el_signature(fn: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The parameter types :func:`el_function` declared for ``fn``, as EL names them
+    (``("string", "long")``); None for a function not declared with it."""
+    params = getattr(fn, "__el_params__", None)
+    return None if params is None else tuple(_PARAM_WORDS.get(p, "value") for p in params)
+
+
 # Exceptions a function may raise that the evaluator must not rewrap.
 PASS_THROUGH: tuple[type[BaseException], ...] = (Deferred, BundletuiError)

@@ -94,6 +94,7 @@ class Template:
     __slots__ = (
         "_parts",
         "_single",
+        "calls",
         "functions",
         "is_literal",
         "is_single_expression",
@@ -114,6 +115,7 @@ class Template:
         compiled: list[tuple[str, str, Compiled | None]] = []
         variables: set[str] = set()
         functions: set[str] = set()
+        calls: set[tuple[str, int]] = set()
         for part in parts:
             if isinstance(part, TextPart):
                 compiled.append((part.text, part.text.replace("${", "\\${"), None))
@@ -124,6 +126,7 @@ class Template:
                         variables.add(node.name)
                     elif isinstance(node, Call):
                         functions.add(node.name)
+                        calls.add((node.name, len(node.args)))
         self._parts = tuple(compiled)
         self.is_literal = all(fn is None for _, _, fn in compiled)
         self.is_single_expression = len(compiled) == 1 and compiled[0][2] is not None
@@ -132,6 +135,8 @@ class Template:
         # rules out (``${false && x}`` never reads x), as the evaluation is lazy
         self.variables: frozenset[str] = frozenset(variables)
         self.functions: frozenset[str] = frozenset(functions)
+        self.calls: frozenset[tuple[str, int]] = frozenset(calls)
+        """``(function, argument count)`` of each call evaluation can reach."""
 
     def __repr__(self) -> str:
         return f"Template({self.text!r})"
