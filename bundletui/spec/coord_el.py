@@ -47,7 +47,7 @@ from bundletui.model.timeutil import (
     wall_clock,
 )
 from bundletui.spec.el import Deferred
-from bundletui.spec.el.coerce import to_long, to_string
+from bundletui.spec.el.coerce import el_signature, to_long, to_string
 from bundletui.spec.el.exceptions import ArgumentError, CoercionError
 
 __all__ = [
@@ -218,6 +218,7 @@ def el_function(*types: type) -> Callable[[Callable[..., Any]], Callable[..., An
                 )
 
         wrapper.__name__ = getattr(fn, "__name__", "coord_function")
+        wrapper.__el_params__ = types  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
@@ -258,6 +259,7 @@ def _el_method(*types: type) -> Callable[[Callable[..., Any]], Callable[..., Any
                 )
 
         wrapper.__name__ = method.__name__
+        wrapper.__el_params__ = types  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
@@ -568,6 +570,17 @@ def coord_function_names() -> frozenset[str]:
     return frozenset(
         {name for name, _ in _COORD_TABLE} | date_functions().keys() | _INSTANCE_SPEC_NAMES
     )
+
+
+def coord_function_signatures() -> dict[str, tuple[str, ...]]:
+    """The parameter types of every ``coord:`` function of a table (not the instance specs of
+    an event schedule), for a submit-time check of argument counts."""
+    methods = {name: getattr(_CoordFunctions, attr) for name, attr in _COORD_TABLE}
+    return {
+        name: sig
+        for name, fn in {**methods, **date_functions()}.items()
+        if (sig := el_signature(fn)) is not None
+    }
 
 
 def coord_functions(env: CoordELEnv, phase: Phase) -> dict[str, Callable[..., Any]]:

@@ -36,11 +36,13 @@ from bundletui.spec.config import (
     read_parameters,
     resolve_app_path,
 )
-from bundletui.spec.coord_el import InstanceCall, java_format
+from bundletui.spec.coord_el import InstanceCall, coord_function_signatures, java_format
 from bundletui.spec.decode_bundle import decode_bundle
 from bundletui.spec.decode_coordinator import decode_coordinator
 from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
+from bundletui.spec.el import ELError, compile_template
+from bundletui.spec.el.coerce import wrong_count
 from bundletui.spec.materialize import (
     InstanceProbe,
     NotAnInstance,
@@ -207,6 +209,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
         "Out": {d.name for d in app.data_outs},
     }
     for prop, value in app.workflow_conf:
+        _check_call_counts(prop, value, file)
         for m in _FORMAT_CALL.finditer(value):
             pattern = m.group(1) if m.group(1) is not None else m.group(2)
             try:
@@ -298,6 +301,31 @@ def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, st
                     file=doc.file,
                     line=None if inst_el is None else inst_el.sourceline,
                 )
+
+
+_COORD_SIGNATURES = coord_function_signatures()
+
+
+def _check_call_counts(prop: str, value: str, file: str) -> None:
+    """A ``coord:`` call left for the action (``dataIn``, ``formatTime`` …) with the wrong
+    number of arguments would fail every action: refused now."""
+    if "${" not in value:
+        return
+    try:
+        calls = compile_template(value).calls
+    except ELError:  # echoed as written: it parsed when it was resolved
+        return
+    for name, count in sorted(calls):
+        params = _COORD_SIGNATURES.get(name)
+        if params is not None and len(params) != count:
+            message, hint = wrong_count(name, params, count)
+            raise SpecError(
+                "E1004",
+                f"Expression language evaluation error, {message} (property {prop})",
+                hint=hint,
+                file=file,
+                line=_line_of(file, value),
+            )
 
 
 # instances that wait for data to appear: an output has nothing to wait for

@@ -47,7 +47,7 @@ from bundletui.spec.el import (
     property_variables,
     wf_functions,
 )
-from bundletui.spec.el.coerce import el_signature
+from bundletui.spec.el.coerce import el_signature, wrong_count
 from bundletui.spec.el.evaluator import (
     compile_template,
     did_you_mean,
@@ -194,15 +194,9 @@ def template_problem(text: str, variables: frozenset[str] | None) -> ELError | N
                     hint=_function_hint(n.name),
                 )
             elif isinstance(n, Call) and _wrong_count(n.name, len(n.args)):
-                params = RUNTIME_SIGNATURES[n.name]
-                plural = "" if len(params) == 1 else "s"
+                message, hint = wrong_count(n.name, RUNTIME_SIGNATURES[n.name], len(n.args))
                 return ELError(
-                    f"function [{n.name}] expects {len(params)} argument{plural}, "
-                    f"got {len(n.args)}",
-                    template=text,
-                    expression=part.source,
-                    offset=n.pos,
-                    hint=f"call it as {n.name}({', '.join(params)})",
+                    message, template=text, expression=part.source, offset=n.pos, hint=hint
                 )
             elif isinstance(n, Variable) and variables is not None and n.name not in variables:
                 return ELError(

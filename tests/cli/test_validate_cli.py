@@ -197,6 +197,27 @@ COORD_EL = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
             "coord:dataOut: no data-out named [out] (property v)",
             "defined: none",
         ),
+        (  # a wrong argument count passed submit and failed every action
+            "${coord:current(0)}",
+            "${coord:dataIn('in', 2)}",
+            13,
+            "function [coord:dataIn] expects 1 argument, got 2 (property v)",
+            "call it as coord:dataIn(string)",
+        ),
+        (
+            "${coord:current(0)}",
+            "${coord:formatTime(coord:nominalTime(1), 'yyyy')}",
+            13,
+            "function [coord:nominalTime] expects 0 arguments, got 1 (property v)",
+            "call it as coord:nominalTime()",
+        ),
+        (
+            "${coord:current(0)}",
+            "${coord:formatTime(coord:nominalTime())}",
+            13,
+            "function [coord:formatTime] expects 2 arguments, got 1 (property v)",
+            "call it as coord:formatTime(string, string)",
+        ),
         (
             "${coord:current(0)}",
             "${coord:formatTime(coord:nominalTime(), 'yyyy-MM-dd QQQ')}",
@@ -209,9 +230,9 @@ COORD_EL = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
 def test_coordinator_el_that_every_action_would_fail_on_is_refused_at_submit(
     tmp_path: Path, instance: str, value: str, line: int, message: str, hint: str
 ) -> None:
-    """An unknown ``coord:`` function, or a data-in / data-out name that is not defined, made
-    every action FAIL when it started (E1004); ``validate`` and ``submit`` refuse it now, with
-    the file and line, and store nothing."""
+    """An unknown ``coord:`` function, a wrong argument count, or a data-in / data-out name
+    that is not defined, made every action FAIL when it started (E1004); ``validate`` and
+    ``submit`` refuse it now, with the file and line, and store nothing."""
     coord = tmp_path / "coordinator.xml"
     coord.write_text(COORD_EL.format(instance=instance, value=value))
     props = tmp_path / "job.properties"

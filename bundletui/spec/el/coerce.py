@@ -443,5 +443,15 @@ def el_signature(fn: Callable[..., Any]) -> tuple[str, ...] | None:
     return None if params is None else tuple(_PARAM_WORDS.get(p, "value") for p in params)
 
 
+def wrong_count(name: str, params: tuple[str, ...], got: int) -> tuple[str, str]:
+    """The message and hint for a call of ``name`` with ``got`` arguments, where its
+    parameters are ``params`` (as :func:`el_signature` names them)."""
+    plural = "" if len(params) == 1 else "s"
+    return (
+        f"function [{name}] expects {len(params)} argument{plural}, got {got}",
+        f"call it as {name}({', '.join(params)})",
+    )
+
+
 # Exceptions a function may raise that the evaluator must not rewrap.
 PASS_THROUGH: tuple[type[BaseException], ...] = (Deferred, BundletuiError)
