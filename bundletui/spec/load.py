@@ -252,13 +252,18 @@ def check_trigger_calls(app: CoordinatorApp, file: str) -> None:
                 if feeds is not None
                 else f"use coord: functions here, or make it an event schedule ({EVENTS_NAMESPACE})"
             )
-            raise SpecError(
-                "E1004",
-                f"Expression language evaluation error, {problem} (property {prop})",
-                hint=hint,
-                file=file,
-                line=_line_of(file, value),
-            )
+            raise _conf_el_error(problem, prop, value, hint, file)
+
+
+def _conf_el_error(problem: str, prop: str, value: str, hint: str, file: str) -> SpecError:
+    """E1004 for the value of ``prop`` in the workflow's configuration, at its line."""
+    return SpecError(
+        "E1004",
+        f"Expression language evaluation error, {problem} (property {prop})",
+        hint=hint,
+        file=file,
+        line=_line_of(file, value),
+    )
 
 
 def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, str]) -> None:
@@ -319,13 +324,7 @@ def _check_call_counts(prop: str, value: str, file: str) -> None:
         params = _COORD_SIGNATURES.get(name)
         if params is not None and len(params) != count:
             message, hint = wrong_count(name, params, count)
-            raise SpecError(
-                "E1004",
-                f"Expression language evaluation error, {message} (property {prop})",
-                hint=hint,
-                file=file,
-                line=_line_of(file, value),
-            )
+            raise _conf_el_error(message, prop, value, hint, file)
 
 
 # instances that wait for data to appear: an output has nothing to wait for
