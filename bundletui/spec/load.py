@@ -188,11 +188,18 @@ def _decode(doc: XmlDocument, resolver: SubmitResolver) -> App:
         if not (resolver.lenient and resolver.unresolved):  # else validate names what to give
             check_instances(app, doc, resolver.conf)
         return app
-    workflow = decode_workflow(doc, resolver)
+    workflow = decode_workflow(doc, resolver, validate_fork_join=_fork_join_checked(resolver.conf))
     # with the run's conf, EL that can never work fails now; without (validate), what no
     # values could fix: syntax and unknown functions
     check_workflow_el(workflow, resolver.conf, variables_known=not resolver.lenient)
     return workflow
+
+
+def _fork_join_checked(conf: Mapping[str, str]) -> bool:
+    """``oozie.wf.validate.ForkJoin``, read as Hadoop's ``getBoolean`` reads it: only
+    ``false`` (any case) turns the fork/join pairing rules off; loops and targets are still
+    checked."""
+    return conf.get("oozie.wf.validate.ForkJoin", "").strip().lower() != "false"
 
 
 def check_coordinator(app: CoordinatorApp, file: str) -> None:

@@ -293,6 +293,23 @@ def test_fs_exists_of_an_absolute_path_decides(bt: Bt, tmp_path: Path) -> None:
     assert bt.nodes(wf)["b"] == "SUCCEEDED" and (tmp_path / "b").exists()
 
 
+UNPAIRED = FIXTURES / "oozie-unpaired-fork" / "job.properties"
+
+
+def test_fork_join_validation_can_be_turned_off_per_job(bt: Bt, tmp_path: Path) -> None:
+    """``oozie.wf.validate.ForkJoin=false`` (oozie.md §5.1) was read by nothing: a path that
+    leaves its fork for ``end`` was refused whatever the job said."""
+    refused = bt.cli("submit", str(UNPAIRED), "-D", f"dir={tmp_path}", check=False)
+    assert refused.code == 1 and "E0737" in refused.stderr, refused
+    assert not bt.home.exists()  # nothing stored
+    bt.engine()
+    wf = bt.submit(UNPAIRED, {"dir": str(tmp_path), "oozie.wf.validate.ForkJoin": "FALSE"})
+    assert bt.wait(wf)["status"] == "SUCCEEDED"  # b reached end; the join never passes
+    nodes = bt.nodes(wf)
+    assert nodes["b"] == "SUCCEEDED" and nodes["j"] == "SKIPPED", nodes
+    assert (tmp_path / "b").exists()
+
+
 PREPARE = FIXTURES / "oozie-prepare" / "job.properties"
 
 
