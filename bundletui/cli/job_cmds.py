@@ -415,6 +415,17 @@ def register(app: typer.Typer) -> None:
             if node is None:
                 raise CommandError.from_template("E0605", job_id)
             nodes = [node]
+            child = _sub_workflow_of(node)
+            if child is not None:  # its output is its jobs': the child's logs
+                if run is not None:
+                    raise CommandError(
+                        "E0302",
+                        f"Invalid parameter [--run]: {job_id} runs sub-workflow {child}, whose "
+                        "logs are its own jobs'",
+                        hint=f"bundletui log {child} --run N (bundletui info {child} shows its runs)",
+                    )
+                err.print(f"{job_id} is sub-workflow {child}: its jobs' logs", markup=False)
+                nodes = store_jobs.workflow_nodes(store.conn, child)
         elif kind is IdKind.WORKFLOW:
             wf = store_jobs.must_get(store.conn, WorkflowRow, job_id)
             nodes = store_jobs.workflow_nodes(store.conn, wf.id)
@@ -432,6 +443,12 @@ def register(app: typer.Typer) -> None:
 
 
 LIVE = ("RUNNING", "READY", "WAITING")
+
+
+def _sub_workflow_of(node: NodeRow) -> str | None:
+    """The workflow a sub-workflow node started (its external id), else None."""
+    ext = node.external_id
+    return ext if ext and kind_of(ext) is IdKind.WORKFLOW else None
 
 
 def _print_logs(store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only: bool) -> None:
@@ -500,7 +517,9 @@ def _print_node_log(
             positions = dict.fromkeys([err_path] if stderr_only else [out_path, err_path], 0)
             if header:
                 status = current.status if step == attempt else "ended"
-                out.print(f"[bold]── {node.name}[/bold] ({status}, attempt {step})")
+                child = _sub_workflow_of(current)
+                sub = f" → sub-workflow {child}: bundletui log {child}" if child else ""
+                out.print(f"[bold]── {node.name}[/bold] ({status}, attempt {step}){sub}")
             elif shown:
                 err.print(f"── {node.name}: attempt {step}", markup=False)
             shown = step

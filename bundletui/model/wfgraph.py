@@ -217,7 +217,8 @@ def _stalled(app: WorkflowApp, status: Mapping[str, NodeStatus], step: Step) -> 
 
 
 def _fork_of_join(app: WorkflowApp) -> dict[str, str]:
-    """Pair each join with the fork whose paths reach it (validated at submit)."""
+    """Pair each join with the fork whose paths reach it (validated at submit, unless the job
+    set ``oozie.wf.validate.ForkJoin=false``: a join no fork pairs passes at one arrival)."""
     by_name = {n.name: n for n in app.nodes}
     result: dict[str, str] = {}
     for fork in (n for n in app.nodes if n.type is NodeType.FORK):

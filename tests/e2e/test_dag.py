@@ -245,6 +245,25 @@ def test_sub_workflow_runs_as_a_child_job(bt: Bt, tmp_path: Path) -> None:
     assert child["appName"] == "chain"
 
 
+def test_log_of_a_sub_workflow_node_prints_the_child_workflows_logs(bt: Bt, tmp_path: Path) -> None:
+    """Left alone earlier: ``log W@child`` printed nothing (the node has no files of its own)."""
+    bt.engine()
+    wf = bt.submit(PARENT, {"dir": str(tmp_path)})
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    child_id = bt.peek(f"{wf}@child")["externalId"]
+    r = bt.cli("log", f"{wf}@child")
+    assert r.stdout == bt.cli("log", child_id).stdout
+    assert [line for line in r.stdout.splitlines() if line.startswith("──")] == [
+        f"── {name} (SUCCEEDED, attempt 1)" for name in ("first", "second", "third")
+    ]
+    assert r.stderr == f"{wf}@child is sub-workflow {child_id}: its jobs' logs\n"
+    # the whole workflow's log points at the child from the node's heading
+    heading = f"── child (SUCCEEDED, attempt 1) → sub-workflow {child_id}: bundletui log {child_id}"
+    assert heading in bt.cli("log", wf).stdout.splitlines()
+    refused = bt.cli("log", f"{wf}@child", "--run", "0", check=False)
+    assert refused.code == 1 and f"bundletui log {child_id} --run N" in refused.stderr
+
+
 def test_kill_of_the_parent_kills_the_running_sub_workflow(bt: Bt, tmp_path: Path) -> None:
     gate = tmp_path / "gate"
     gate.mkdir()
