@@ -34,6 +34,7 @@ from bundletui.model.events import (
     check_constraints,
     cron_leaves,
     evaluate,
+    event_keys,
     partition_key,
     satisfied_leaves,
 )
@@ -252,6 +253,16 @@ class EventService:
             return  # a program trigger names a coordinator of the same bundle
         app = coordcmd.app_of(coord, tx.conn)
         assert app.events is not None
+        if event.kind == "partition" and event.path:
+            others = [
+                k for k in event_keys(app.events) if k.startswith("partition:") and k != event.key
+            ]
+            taken = store.partition_job(tx.conn, coord_id, others, event.path) if others else None
+            if taken is not None and taken[1] != "PENDING_TRIGGER":
+                # the same partition through a nested feed, after the job it went to fired:
+                # consumed with that job, not the start of another firing
+                store.add_event_to_job(tx, coord_id, event.id, taken[0])
+                return
         job = store.open_job(tx, coord_id, app.events.priority)
         if store.add_event_to_job(tx, coord_id, event.id, job.id) and coord.status in ACTIVE:
             self.evaluate(tx, coord, job.id)  # paused: evaluated once the pause is lifted

@@ -334,6 +334,25 @@ def add_event_to_job(tx: Tx, coord_id: str, event_id: int, job_id: int) -> bool:
     return cur.rowcount == 1
 
 
+def partition_job(
+    conn: sqlite3.Connection, coord_id: str, keys: Iterable[str], path: str
+) -> tuple[int, str] | None:
+    """The job (id, state) to which ``coord_id`` gave the partition at ``path`` through one of
+    its feeds' ``keys``, if it did: nested feeds make one partition an event of each. Each key
+    is one lookup in the events' unique index."""
+    for key in keys:
+        row = conn.execute(
+            "SELECT j.job_id, q.state FROM events e"
+            " JOIN job_events j ON j.coord_id = ? AND j.event_id = e.id"
+            " JOIN job_queue q ON q.id = j.job_id"
+            " WHERE e.kind = 'partition' AND e.key = ? AND e.path = ?",
+            (coord_id, key, path),
+        ).fetchone()
+        if row is not None:
+            return int(row[0]), str(row[1])
+    return None
+
+
 def job_events(conn: sqlite3.Connection, job_id: int) -> list[EventRow]:
     rows = conn.execute(
         "SELECT e.id, e.kind, e.key, e.path, e.size, e.time, e.payload FROM job_events j JOIN events e ON e.id = j.event_id"
