@@ -27,6 +27,7 @@ from typing import Any
 
 import typer
 
+from bundletui.cli._common import printable
 from bundletui.errors import BundletuiError
 from bundletui.model.ids import IdKind, kind_of
 
@@ -328,9 +329,9 @@ def run(kind: str, argv: list[str]) -> int:
 def _error(exc: BundletuiError) -> int:
     """Oozie's CLI shape: ``Error: CODE : CODE: message``; our hint below it."""
     where = f"{exc.where}: " if exc.where else ""
-    print(f"Error: {exc.code} : {exc.code}: {where}{exc.message}", file=sys.stderr)
+    print(printable(f"Error: {exc.code} : {exc.code}: {where}{exc.message}"), file=sys.stderr)
     if exc.hint:
-        print(f"  hint: {front_hint(exc.hint)}", file=sys.stderr)
+        print(printable(f"  hint: {front_hint(exc.hint)}"), file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -487,7 +488,7 @@ def mask_none(value: Any) -> str:
 
 
 def say(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(printable(text) + "\n")
 
 
 # ----------------------------------------------------------------------------- job: submit

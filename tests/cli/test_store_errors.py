@@ -159,7 +159,8 @@ def test_control_characters_from_values_do_not_reach_the_terminal(tmp_path: Path
     r = bundletui("submit", str(app / "job.properties"), "-D", "n=ab\x1b[2J\x1b]0;t\x07", home=home)
     assert r.returncode == 0, r
     wf = r.stdout.strip()
-    for args in (("info", wf), ("jobs",)):
+    # the oozie front too (left alone earlier: it printed them raw)
+    for args in (("info", wf), ("jobs",), ("oozie", "job", "-info", wf), ("oozie", "jobs")):
         shown = bundletui(*args, home=home, env={"COLUMNS": "250"}).stdout
         assert "\x1b" not in shown and "\x07" not in shown, shown
         assert "ab\\x1b[2J\\x1b]0;t\\x07" in shown, shown
