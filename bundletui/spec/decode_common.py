@@ -101,7 +101,9 @@ def java_int(
     else:
         text = str(value).strip()
         if not JAVA_INT.fullmatch(text):
-            example = ", or an EL frequency such as ${coord:hours(2)}" if prefix else ""
+            # a frequency or a timeout may be an EL frequency; a count or a priority may not
+            timed = prefix and what in ("frequency", "timeout")
+            example = ", or an EL frequency such as ${coord:hours(2)}" if timed else ""
             raise here.error(
                 code,
                 f"{prefix}{what} {shown} is not an integer",

@@ -156,6 +156,29 @@ def test_submit_resolver_numbers_are_java_ints(
     same(err, validate_error(path))
 
 
+@pytest.mark.parametrize(
+    ("frequency", "controls", "hint"),
+    [
+        ("1_000", "", "give a whole number, or an EL frequency such as ${coord:hours(2)}"),
+        ("60", "<controls><timeout>soon</timeout></controls>", "or an EL frequency"),
+        ("60", "<controls><concurrency>two</concurrency></controls>", "give a whole number"),
+        ("60", "<controls><throttle>x</throttle></controls>", "give a whole number"),
+    ],
+)
+def test_only_a_time_is_offered_an_el_frequency_in_the_hint(
+    tmp_path: Path, frequency: str, controls: str, hint: str
+) -> None:
+    """Left alone earlier: a concurrency (or an event schedule's count or priority) that was
+    not a number was told to try ``${coord:hours(2)}``."""
+    with pytest.raises(SpecError) as info:
+        load_app(coordinator(tmp_path, frequency, controls), CONF, CLOCK)
+    assert info.value.hint is not None
+    if hint == "give a whole number":
+        assert info.value.hint == hint
+    else:
+        assert hint in info.value.hint
+
+
 def test_in_range_frequencies_are_accepted_however_long(tmp_path: Path) -> None:
     """Within Java's int a frequency is valid at submit, even if its second nominal time is
     past year 9999: materialization ends there (tests/model/test_nominal.py)."""
