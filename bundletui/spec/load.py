@@ -443,6 +443,23 @@ def validate_file(
     else:
         merged = apply_parameters(params, given, file=doc.file)
     resolver = SubmitResolver(merged, clock, lenient=lenient, kind=doc.kind)
+    checked = _checked(doc, kind_name, merged, resolver, clock)
+    # a required <parameters> entry no expression reads still needs a value to submit (E0738)
+    required = [p.name for p in params if lenient and p.default is None and p.name not in merged]
+    if required:
+        needs = tuple(sorted({*checked.needs, *required}))
+        return replace(checked, checked_semantics=False, needs=needs)
+    return checked
+
+
+def _checked(
+    doc: XmlDocument,
+    kind_name: str,
+    merged: dict[str, str],
+    resolver: SubmitResolver,
+    clock: Clock,
+) -> Validation:
+    lenient = resolver.lenient
     from bundletui.spec.submit_el import NeedsValues
 
     try:

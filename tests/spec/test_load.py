@@ -370,3 +370,24 @@ def test_a_program_trigger_on_the_schedule_itself_is_refused(tmp_path: Path) -> 
     assert "program trigger on [ev] itself" in info.value.message
     path.write_text(text.replace('coordinator="ev"', 'coordinator="other"'))
     load_app(path, {}, CLOCK)
+
+
+def test_validate_without_values_names_a_required_parameter_no_expression_reads(
+    tmp_path: Path,
+) -> None:
+    """Left alone earlier: ``Valid``, with nothing said, for a workflow whose submit needs a
+    value for a ``<parameters>`` entry (E0738) that none of its expressions reads."""
+    path = tmp_path / "workflow.xml"
+    path.write_text(
+        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="p">\n'
+        "  <parameters><property><name>needed</name></property>\n"
+        "    <property><name>given</name><value>x</value></property></parameters>\n"
+        '  <start to="end"/><end name="end"/>\n'
+        "</workflow-app>\n"
+    )
+    v = validate_file(path, CLOCK, None)
+    assert (v.checked_semantics, v.needs) == (False, ("needed",))
+    assert validate_file(path, CLOCK, {"needed": "1"}).checked_semantics
+    with pytest.raises(SpecError) as info:
+        validate_file(path, CLOCK, {"other": "1"})
+    assert info.value.code == "E0738"
