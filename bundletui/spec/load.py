@@ -459,6 +459,7 @@ def _checked(
     resolver: SubmitResolver,
     clock: Clock,
 ) -> Validation:
+    """:func:`validate_file`'s checks, once its values are merged."""
     lenient = resolver.lenient
     from bundletui.spec.submit_el import NeedsValues
 
