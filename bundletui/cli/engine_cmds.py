@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -134,6 +135,8 @@ def register(app: typer.Typer) -> None:
             from bundletui.api import parse_bind, serve_in_thread
 
             host, port = parse_bind(api)
+            if api_token is None and os.environ.get("BUNDLETUI_API_TOKEN") == "":
+                api_token = ""  # click reads an empty variable as unset: it is refused instead
             handle = serve_in_thread(config.home, host, port, api_token)
             logging.getLogger("bundletui.api").info(
                 "API listening on %s%s",

@@ -553,35 +553,51 @@ def op_dryrun(front: Front) -> None:
 # ----------------------------------------------------------------------------- job: controls
 
 
+def _no_scope(front: Front, op: str) -> None:
+    """-action / -date where the operation takes none: refused, not ignored (QA: the whole
+    job was acted on)."""
+    for name in ("action", "date"):
+        if front.args.has(name):
+            raise CliError(f"Invalid options provided for {op}: -{name} is not valid with -{op}")
+
+
+def _scope(front: Front, op: str) -> tuple[str | None, str | None]:
+    action, date = front.args.get("action"), front.args.get("date")
+    if action is not None and date is not None:
+        raise CliError(
+            f"Invalid options provided for {op}: either date or action expected. "
+            "Don't use both at the same time."
+        )
+    return action, date
+
+
 def op_start(front: Front) -> None:
     from bundletui.commands import dispatch
 
+    _no_scope(front, "start")
     dispatch.start(front.ctx(), _value(front, "start"))
 
 
 def op_suspend(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    dispatch.suspend(front.ctx(), _value(front, "suspend"))
+    action, date = _scope(front, "suspend")  # a coordinator's chosen actions, else refused
+    dispatch.suspend(front.ctx(), _value(front, "suspend"), actions=action, dates=date)
 
 
 def op_resume(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    dispatch.resume(front.ctx(), _value(front, "resume"))
+    action, date = _scope(front, "resume")
+    dispatch.resume(front.ctx(), _value(front, "resume"), actions=action, dates=date)
 
 
 def op_kill(front: Front) -> None:
     from bundletui.commands import dispatch
 
     job_id = _value(front, "kill")
-    action, date = front.args.get("action"), front.args.get("date")
-    if kind_of(job_id) is IdKind.COORDINATOR and (action is not None or date is not None):
-        if action is not None and date is not None:
-            raise CliError(
-                "Invalid options provided for rerun: either date or action expected. "
-                "Don't use both at the same time."
-            )
+    action, date = _scope(front, "kill")
+    if action is not None or date is not None:  # E0302 unless job_id is a coordinator
         killed = dispatch.kill_actions(front.ctx(), job_id, actions=action, dates=date)
         print_coord_actions(front, killed)
         return
@@ -591,6 +607,7 @@ def op_kill(front: Front) -> None:
 def op_change(front: Front) -> None:
     from bundletui.commands import dispatch
 
+    _no_scope(front, "change")
     job_id = _value(front, "change")
     value = front.args.get("value")
     if value is None:
@@ -602,10 +619,10 @@ def op_ignore(front: Front) -> None:
     from bundletui.commands import dispatch
 
     job_id = _value(front, "ignore")
-    action = front.args.get("action")
+    action, date = _scope(front, "ignore")
     if front.args.has("action") and not action:
         raise CliError("-action is empty")
-    ids = dispatch.ignore(front.ctx(), job_id, actions=action)
+    ids = dispatch.ignore(front.ctx(), job_id, actions=action, dates=date)
     print_coord_actions_status(front, [i for i in ids if "@" in i])
 
 

@@ -28,14 +28,16 @@ def test_parse_bind() -> None:
         assert err.value.code == "E0303"
 
 
-def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [BUNDLETUI, "run", "--home", str(home), *args],
         capture_output=True,
         text=True,
         timeout=30,
         stdin=subprocess.DEVNULL,
-        env={**os.environ, "COLUMNS": "250"},
+        env={**os.environ, "COLUMNS": "250", **(env or {})},
     )
 
 
@@ -66,6 +68,9 @@ def test_a_token_file_without_a_token_or_an_empty_token_is_refused(tmp_path: Pat
     assert f"Error: EB0701: the API token file {home / 'api-token'} holds no token" in r.stderr
     assert "remove the file" in r.stderr and "Traceback" not in r.stderr
     r = _run(tmp_path / "other", "--api", "0", "--api-token", " ", "--exit-when-idle")
+    assert r.returncode == 1 and "EB0701" in r.stderr and "is empty" in r.stderr, r
+    # QA: BUNDLETUI_API_TOKEN= (a script's unset $TOKEN) served the API to anyone
+    r = _run(tmp_path / "other", "--api", "0", "--exit-when-idle", env={"BUNDLETUI_API_TOKEN": ""})
     assert r.returncode == 1 and "EB0701" in r.stderr and "is empty" in r.stderr, r
     (home / "api-token").write_text("\n tok \n")  # the first line that is not blank
     proc = ApiProc(home, tmp_path / "run.log", "--api", "0")

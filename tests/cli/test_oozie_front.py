@@ -389,6 +389,35 @@ def status(w: World, job_id: str) -> str:
     return str(info(w, job_id)["status"])
 
 
+def test_an_action_or_date_scope_is_never_dropped(fresh: World) -> None:
+    """QA: ``-kill W -action 1``, ``-suspend C -action 1``, ``-start W -date …`` and ``-ignore C
+    -date …`` dropped the scope and acted on the whole job (the native CLI refuses or scopes)."""
+    w, c = fresh.wf, fresh.coord
+    date = "2024-01-01T00:00Z::2024-01-01T01:00Z"
+    for args in (
+        ("-kill", w, "-action", "1"),
+        ("-kill", w, "-date", date),
+        ("-suspend", w, "-action", "1"),
+        ("-resume", w, "-date", date),
+        ("-start", w, "-action", "1"),
+        ("-change", c, "-value", "concurrency=3", "-action", "1"),
+        ("-suspend", c, "-action", "1", "-date", date),
+    ):
+        out = oozie(fresh.home, "oozie", "job", *args)
+        assert out.code == 255 and out.stderr.startswith("Error: "), (args, out)
+        assert "Traceback" not in out.stderr
+    assert (status(fresh, w), status(fresh, c)) == ("PREP", "RUNNING")
+    # on a coordinator the scope is taken: its chosen actions only
+    out = oozie(fresh.home, "oozie", "job", "-suspend", c, "-action", "1")
+    assert out.code == 255 and "E1100" in out.stderr, out  # @1 SUCCEEDED: nothing to suspend
+    assert status(fresh, c) == "RUNNING"
+    out = oozie(fresh.home, "oozie", "job", "-kill", c)
+    out = oozie(fresh.home, "oozie", "job", "-ignore", c, "-date", "2024-01-01T01:00Z")
+    assert out.code == 0, out
+    assert f"{c}@2" in out.stdout and f"{c}@1" not in out.stdout
+    assert status(fresh, c) == "KILLED"  # the job itself stays killed, not IGNORED
+
+
 def test_suspend_resume_kill_actions_ignore_rerun(fresh: World) -> None:
     c = fresh.coord
     assert oozie(fresh.home, "oozie", "job", "-suspend", c).stdout == ""
