@@ -7,6 +7,8 @@ user mistake never shows a traceback. Codes are Oozie's where Oozie has one (ooz
 
 from __future__ import annotations
 
+import errno
+
 # Oozie's message templates (oozie.md §8) plus ours. ``{0}``-style placeholders as in Oozie.
 TEMPLATES: dict[str, str] = {
     "E0302": "Invalid parameter [{0}]",
@@ -132,3 +134,22 @@ class ApiError(BundletuiError):
     def __init__(self, code: str, message: str, *, status: int = 400, hint: str | None = None):
         super().__init__(code, message, hint=hint)
         self.status = status
+
+
+# OSErrors that say the path a user gave cannot be a path here, whatever is on disk
+_PATH_ERRNOS = {
+    errno.ENAMETOOLONG: "a name in it is too long (at most 255 bytes a name, 4096 in all)",
+    errno.ELOOP: "it goes round a loop of symbolic links",
+}
+
+
+def path_error(exc: OSError) -> BundletuiError | None:
+    """A user's impossible path (too long, a symlink loop) as one clear E0702; None for the
+    other OS errors, which are not the input's."""
+    why = _PATH_ERRNOS.get(exc.errno or 0)
+    if why is None:
+        return None
+    shown = exc.filename if isinstance(exc.filename, str) else str(exc.filename or "")
+    if len(shown) > 120:
+        shown = shown[:60] + "…" + shown[-40:]
+    return BundletuiError("E0702", f"IO error, path [{shown}]: {why}", hint="check the path given")

@@ -41,7 +41,7 @@ from bundletui.api import handlers
 from bundletui.api.handlers import JSON, Call, Reply
 from bundletui.api.hints import api_hint
 from bundletui.api.params import Params, parse_query
-from bundletui.errors import ApiError, BundletuiError, StoreError
+from bundletui.errors import ApiError, BundletuiError, StoreError, path_error
 from bundletui.store.db import Store, current_user, resolve_home
 
 log = logging.getLogger("bundletui.api")
@@ -324,6 +324,9 @@ def endpoint(api: Api, fn: Callable[[Api, Request], Any]) -> Callable[[Request],
             log.warning("store busy: %s", exc)
             return error_response(503, "E0603", f"SQL error in operation, {exc}")
         except Exception as exc:
+            said = path_error(exc) if isinstance(exc, OSError) else None
+            if said is not None:  # a path in the request that cannot be one (too long)
+                return error_response(400, said.code, said.message, said.hint)
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response(500, "E0307", f"Runtime error [{type(exc).__name__}: {exc}]")
 

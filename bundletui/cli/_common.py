@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from bundletui.errors import BundletuiError
+from bundletui.errors import BundletuiError, path_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -95,6 +95,12 @@ def handle_errors(fn: F) -> F:
             raise typer.Exit(1) from None
         except sqlite3.OperationalError as exc:
             said = sqlite_error(exc)
+            if said is None:
+                raise
+            print_error(said)
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            said = path_error(exc)
             if said is None:
                 raise
             print_error(said)

@@ -28,7 +28,7 @@ from typing import Any
 import typer
 
 from bundletui.cli._common import printable
-from bundletui.errors import BundletuiError
+from bundletui.errors import BundletuiError, path_error
 from bundletui.model.ids import IdKind, kind_of
 
 EXIT_ERROR = 255  # Oozie's CLI ends with System.exit(-1)
@@ -319,6 +319,11 @@ def run(kind: str, argv: list[str]) -> int:
         from bundletui.cli._common import sqlite_error
 
         said = sqlite_error(exc)
+        if said is None:
+            raise
+        return _error(said)
+    except OSError as exc:
+        said = path_error(exc)
         if said is None:
             raise
         return _error(said)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     @app.command()
+    @handle_errors
     def validate(
         files: Annotated[
             list[Path], typer.Argument(help="Bundle, coordinator or workflow XML files.")

@@ -164,3 +164,31 @@ def test_control_characters_from_values_do_not_reach_the_terminal(tmp_path: Path
         shown = bundletui(*args, home=home, env={"COLUMNS": "250"}).stdout
         assert "\x1b" not in shown and "\x07" not in shown, shown
         assert "ab\\x1b[2J\\x1b]0;t\\x07" in shown, shown
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("submit", "{long}"),
+        ("dryrun", "{long}"),
+        ("jobs", "--home", "{long}"),
+        ("validate", "{app}", "--config", "{long}"),
+        ("oozie", "job", "-run", "-config", "{long}"),
+    ],
+)
+def test_a_path_with_a_name_too_long_is_one_error_not_a_traceback(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """QA: a path with a name over 255 bytes raised ``OSError: File name too long``."""
+    long = str(tmp_path / ("a" * 300))
+    app = tmp_path / "workflow.xml"
+    app.write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="a"><job name="x">'
+        "<shell><exec>true</exec></shell></job></dag-app>\n"
+    )
+    home = tmp_path / "home"
+    r = bundletui(*(a.format(long=long, app=app) for a in args), home=home)
+    assert r.returncode == (255 if args[0] == "oozie" else 1), r
+    assert "E0702" in r.stderr and "a name in it is too long" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert not home.exists()
