@@ -197,11 +197,15 @@ class ApiProc:
 
     URL = re.compile(r"API listening on (http://\S+/oozie)")
 
-    def __init__(self, home: Path, log_path: Path, *args: str, env: dict[str, str] | None = None):
+    def __init__(
+        self, home: Path, log_path: Path, *args: str, env: dict[str, str | None] | None = None
+    ):
+        """``env``: variables to set over this process's; a None value unsets one."""
         self.home = home
         self.log_path = log_path
         self._log = log_path.open("ab")
-        self.env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", **(env or {})}
+        merged = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", **(env or {})}
+        self.env = {k: v for k, v in merged.items() if v is not None}
         self.proc = subprocess.Popen(
             [BUNDLETUI, "run", "--home", str(home), *args],
             stdin=subprocess.DEVNULL,

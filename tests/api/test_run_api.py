@@ -158,7 +158,7 @@ def test_warns_when_reachable_from_other_machines_without_a_token(
         "--api",
         f"{host}:{port}",
         *(("--api-token", token) if token else ()),
-        env={"BUNDLETUI_API_TOKEN": ""},
+        env={"BUNDLETUI_API_TOKEN": None},  # unset, whatever this shell has (empty is refused)
     )
     try:
         proc.wait_url()
@@ -190,7 +190,7 @@ def test_a_loopback_api_without_a_token_refuses_a_request_addressed_to_another_n
         tmp_path / "run.log",
         "--api",
         f"127.0.0.1:{port}",
-        env={"BUNDLETUI_API_TOKEN": ""},
+        env={"BUNDLETUI_API_TOKEN": None},
     )
     base = f"http://127.0.0.1:{port}/oozie"
     body = conf_xml(
