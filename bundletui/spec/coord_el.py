@@ -47,7 +47,7 @@ from bundletui.model.timeutil import (
     wall_clock,
 )
 from bundletui.spec.el import Deferred
-from bundletui.spec.el.coerce import el_signature, to_long, to_string
+from bundletui.spec.el.coerce import el_signatures, to_long, to_string
 from bundletui.spec.el.exceptions import ArgumentError, CoercionError
 
 __all__ = [
@@ -576,11 +576,7 @@ def coord_function_signatures() -> dict[str, tuple[str, ...]]:
     """The parameter types of every ``coord:`` function of a table (not the instance specs of
     an event schedule), for a submit-time check of argument counts."""
     methods = {name: getattr(_CoordFunctions, attr) for name, attr in _COORD_TABLE}
-    return {
-        name: sig
-        for name, fn in {**methods, **date_functions()}.items()
-        if (sig := el_signature(fn)) is not None
-    }
+    return el_signatures({**methods, **date_functions()})
 
 
 def coord_functions(env: CoordELEnv, phase: Phase) -> dict[str, Callable[..., Any]]:

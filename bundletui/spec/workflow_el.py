@@ -10,8 +10,9 @@ those expressions can see is known at submit, apart from the nodes' outcomes: th
 are ``KB``…``PB``, the Hadoop counter names and the conf's properties whose names are Java
 identifiers (the conf a workflow runs with is the one it was loaded with); the functions are the
 basic ones, ``wf:`` and ``fs:``. So an expression that does not parse, calls a function that
-does not exist (or with a wrong number of arguments) or names a variable that nothing defines fails every time its node runs: the
-load refuses it instead, with E1004 (as every EL error), the file, the node's line and a fix.
+does not exist (or with a wrong number of arguments) or names a variable that nothing defines
+fails every time its node runs: the load refuses it instead, with E1004 (as every EL error),
+the file, the node's line and a fix.
 
 Names and argument counts are checked: argument types and the values of ``wf:`` functions
 are the run's.
@@ -47,7 +48,7 @@ from bundletui.spec.el import (
     property_variables,
     wf_functions,
 )
-from bundletui.spec.el.coerce import el_signature, wrong_count
+from bundletui.spec.el.coerce import el_signatures, wrong_count
 from bundletui.spec.el.evaluator import (
     compile_template,
     did_you_mean,
@@ -63,17 +64,14 @@ RUNTIME_FUNCTIONS: frozenset[str] = BASIC_FUNCTION_NAMES | WF_FUNCTION_NAMES | F
 """Every function a workflow node's EL can call (the engine's ``workflow_context``)."""
 
 
-def _signatures() -> dict[str, tuple[str, ...]]:
-    # building the tables only makes closures: neither the clock nor the state is read here
-    tables = {
+# building the tables only makes closures: neither the clock nor the state is read here
+RUNTIME_SIGNATURES: dict[str, tuple[str, ...]] = el_signatures(
+    {
         **basic_functions(lambda: datetime.min),
         **wf_functions(cast(WorkflowELState, None)),
         **fs_functions(),
     }
-    return {name: sig for name, fn in tables.items() if (sig := el_signature(fn)) is not None}
-
-
-RUNTIME_SIGNATURES: dict[str, tuple[str, ...]] = _signatures()
+)
 """The parameter types of the run-time functions, for the argument count a call must give."""
 
 

@@ -443,6 +443,11 @@ def el_signature(fn: Callable[..., Any]) -> tuple[str, ...] | None:
     return None if params is None else tuple(_PARAM_WORDS.get(p, "value") for p in params)
 
 
+def el_signatures(table: Mapping[str, Callable[..., Any]]) -> dict[str, tuple[str, ...]]:
+    """:func:`el_signature` of each function of ``table`` that declares one."""
+    return {name: sig for name, fn in table.items() if (sig := el_signature(fn)) is not None}
+
+
 def wrong_count(name: str, params: tuple[str, ...], got: int) -> tuple[str, str]:
     """The message and hint for a call of ``name`` with ``got`` arguments, where its
     parameters are ``params`` (as :func:`el_signature` names them)."""
