@@ -3,6 +3,8 @@
 Every job runs under a constant ``/bin/sh`` wrapper (docs/decisions/0003-process-wrapper.md)
 that is the leader of a new session and process group, runs the job as a foreground child,
 and writes the job's exit status to an *exit file* (tmp + rename) before it exits itself.
+Then it sends its group SIGTERM (it ignores the signal itself): what the job left running in
+the background ends with it, as a YARN container's processes do when the container completes.
 The exit file is what lets an engine that was ``kill -9``-ed learn, after a restart, how a job
 ended while nobody was watching. A process is identified by ``(pid, start_ticks)`` — the
 start time from ``/proc/<pid>/stat`` — so a reused pid is never mistaken for our job.
@@ -47,6 +49,7 @@ WRAPPER_SCRIPT = (
     'command cd "$2" && (shift 2; exec "$@"); r=$?\n'
     'command printf \'%d\\n\' "$r" >"$1.tmp" &&'
     ' PATH=/usr/bin:/bin command mv -f "$1.tmp" "$1"\n'
+    "kill -TERM 0 2>/dev/null\n"
     'exit "$r"\n'
 )
 

@@ -195,7 +195,15 @@ class Engine:
             await self._acquire_lease()
             if self._stop:
                 return
-            self._setup_clock()
+            try:
+                # again: while this engine stood by, another may have moved the store's clock
+                self._check_clock()
+                self._setup_clock()
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    lease_store.release(self.store, self.holder)
+                raise
+            log.info("engine active (lease holder %s)", self.holder)
             self.state = "active"
             for hook in self.startup:
                 hook()
@@ -245,7 +253,6 @@ class Engine:
                 ttl_ms,
             )
             if other is None:
-                log.info("engine active (lease holder %s)", self.holder)
                 return
             if not announced:
                 self.state = "standby"

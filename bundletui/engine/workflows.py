@@ -143,7 +143,7 @@ class WorkflowRunner:
             tuple[str, processes.ExitStatus | None, BundletuiError | None, int | None]
         ] = []
         # SIGTERMed groups: pid -> (start ticks, their kill_watch rows)
-        self._hard_kills: dict[int, tuple[int | None, list[jobs.KillWatch]]] = {}
+        self._hard_kills: dict[int, tuple[int | None, list[jobs.KillWatch], float]] = {}
         self._seen_to: list[jobs.KillWatch] = []  # kill_watch rows to delete at the next tick
         self.running: dict[str, processes.Launched] = {}  # node id -> process
         self.spawns: list[SpawnPlan] = []
@@ -151,6 +151,10 @@ class WorkflowRunner:
         self.adopt: list[tuple[str, int, int, str]] = []
         self._apps: OrderedDict[tuple[str, int], WorkflowApp] = OrderedDict()
         self._confs: OrderedDict[tuple[str, int], dict[str, str]] = OrderedDict()
+        # Workflows (with their parents) whose fs node ran in this tick's transaction: their
+        # next fs or sub-workflow node waits for the commit, as a crash before it undoes the
+        # rows but not the files, and a successor may consume what its predecessor made.
+        self._fs_applied: set[str] = set()
 
     # ------------------------------------------------------------------ wiring
 
@@ -236,6 +240,7 @@ class WorkflowRunner:
 
     def pump(self, tx: Tx) -> bool:
         did = False
+        self._fs_applied.clear()  # the last tick's transaction is committed
         if self._seen_to:
             done, self._seen_to = self._seen_to, []
             jobs.unwatch_kills(tx, done)
@@ -499,6 +504,10 @@ class WorkflowRunner:
                 self.launchable.discard(nid)  # resume re-adds it through advance
                 continue
             app = self.app(tx, wf)
+            if wf.id in self._fs_applied and isinstance(
+                index_of(app).by_name[node.name].action, FsAction | SubWorkflowAction
+            ):
+                continue  # after this tick's commit (kept launchable)
             if app.max_parallel > 0:
                 if wf.id not in per_wf:
                     per_wf[wf.id] = jobs.node_counts(tx.conn, wf.id).get(N.RUNNING, 0)
@@ -557,6 +566,7 @@ class WorkflowRunner:
         if isinstance(action, FsAction):
             # In-process and inside this transaction: RUNNING and its end are committed
             # together, so a success writes the node once, in its final state.
+            self._fs_applied_in(tx, wf)
             try:
                 if len(action.ops) > 1:
                     # A journal left by an interrupted attempt means it is being re-applied:
@@ -595,6 +605,12 @@ class WorkflowRunner:
             self._plan_shell(tx, wf, running, action)
         elif isinstance(action, SubWorkflowAction):
             self._start_sub_workflow(tx, wf, running, action, spec)
+
+    def _fs_applied_in(self, tx: Tx, wf: WorkflowRow | None) -> None:
+        """Marks ``wf`` and its ancestors: a parent goes on in this tick when its child ends."""
+        while wf is not None and wf.id not in self._fs_applied:
+            self._fs_applied.add(wf.id)
+            wf = jobs.workflow_head(tx.conn, wf.parent_id) if wf.parent_id else None
 
     def _fs_journal(self, wf: WorkflowRow, node: NodeRow) -> str:
         _out, _err, exit_path = attempt_paths(
@@ -921,16 +937,20 @@ class WorkflowRunner:
             if pid in self._hard_kills:  # one group, several killed nodes
                 self._hard_kills[pid][1].append(watch)
                 return
-            self._hard_kills[pid] = (ticks, [watch])
+            self._hard_kills[pid] = (ticks, [watch], time.monotonic())
             loop.call_later(KILL_GRACE, self._kill_hard, pid)
 
     def _kill_hard(self, pid: int) -> None:
         if pid not in self._hard_kills:
             return  # sent already (an engine stopping within the grace time)
-        ticks, watches = self._hard_kills.pop(pid)
+        ticks, watches, termed = self._hard_kills.pop(pid)
         if processes.kill_group(pid, signal.SIGKILL, start_ticks=ticks):
+            waited = time.monotonic() - termed
             log.warning(
-                "process group %d outlived SIGTERM by %.0f s: sent SIGKILL", pid, KILL_GRACE
+                "process group %d outlived SIGTERM by %.1f s: sent SIGKILL%s",
+                pid,
+                waited,
+                "" if waited >= KILL_GRACE else " (the engine is stopping)",
             )
         self._seen_to.extend(watches)
 

@@ -267,8 +267,18 @@ def read_conf_file(path: str | Path) -> dict[str, str]:
     file = str(path)
     data = xmlsafe.read_bytes(path, expected=_config_files(path))
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"<"):
-        return parse_hadoop_xml(data, file)
+    if head.startswith(b"<") or file.endswith(".xml"):
+        return parse_hadoop_xml(data, file)  # a .xml that is not XML says so, at its line
+    if b"\x00" in data:  # a binary file (an archive, a jar) read as properties is nonsense
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise SpecError(
+            PROPERTIES_SYNTAX,
+            "not a properties file: it holds a NUL byte (a binary file?)",
+            hint="give --config a job.properties (key=value lines) or a Hadoop XML"
+            " <configuration> file",
+            file=file,
+            line=line,
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -144,6 +144,33 @@ def test_validate_of_a_properties_file_points_to_config(tmp_path: Path) -> None:
     assert "hint: this is not XML: a job.properties goes with --config" in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        (
+            "job.properties",
+            b"a=1\nPK\x03\x04\x00\x00bin",
+            ":2: not a properties file: it holds a NUL byte",
+        ),
+        ("job.xml", b"oozie.wf.application.path=x\n", "malformed XML"),
+    ],
+    ids=["binary", "xml-that-is-not"],
+)
+def test_a_config_that_is_binary_or_not_the_xml_it_claims_is_refused(
+    tmp_path: Path, name: str, data: bytes, said: str
+) -> None:
+    """QA: a zip given as --config was read as properties (its bytes became keys), and a
+    ``.xml`` holding properties was read as properties too."""
+    config = tmp_path / name
+    config.write_bytes(data)
+    home = tmp_path / "home"
+    r = bundletui("submit", str(config), home=home)
+    assert r.returncode == 1, r
+    assert said in r.stderr and str(config) in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert not home.exists() or bundletui("jobs", home=home).stdout.count("-W") == 0
+
+
 def test_control_characters_from_values_do_not_reach_the_terminal(tmp_path: Path) -> None:
     """QA: a name built from ``-D n=$'ab\\e[2J'`` cleared the operator's screen in ``info``
     and ``jobs``: control characters are shown as ``\\x1b`` instead."""

@@ -84,3 +84,51 @@ def test_kill_9_the_engine_repeatedly_every_job_runs_exactly_once(
         assert counts == {n: 1 for n in JOBS}, context  # every job ran, and exactly once
     # the CLI agrees with what the engine recorded
     assert bt.info(wf)["status"] == info["status"]
+
+
+def _move_chain(tmp_path: Path, length: int) -> Path:
+    """An Oozie workflow of ``length`` fs nodes in a chain: the first makes ``f0``, each next
+    one moves the file its predecessor made (``f{i-1}`` -> ``f{i}``)."""
+    app = tmp_path / "chain-app"
+    app.mkdir()
+    nodes = [
+        '<action name="m0"><fs><mkdir path="${dir}/out"/><touchz path="${dir}/out/f0"/></fs>'
+        '<ok to="m1"/><error to="k"/></action>'
+    ]
+    for i in range(1, length):
+        ok = f"m{i + 1}" if i + 1 < length else "end"
+        nodes.append(
+            f'<action name="m{i}"><fs><move source="${{dir}}/out/f{i - 1}"'
+            f' target="${{dir}}/out/f{i}"/></fs><ok to="{ok}"/><error to="k"/></action>'
+        )
+    (app / "workflow.xml").write_text(
+        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="chain">'
+        '<start to="m0"/>' + "".join(nodes) + '<kill name="k"><message>'
+        "${wf:errorMessage(wf:lastErrorNode())}</message></kill>"
+        '<end name="end"/></workflow-app>'
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=.\n")
+    return app / "job.properties"
+
+
+@pytest.mark.slow
+def test_kill_9_inside_a_chain_of_fs_moves_each_move_is_applied_once(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """fs nodes run inside the tick's transaction, so a kill before its commit undoes their
+    rows but not their moves. A node never follows its fs predecessor in the same transaction:
+    re-applied, a move whose source is gone and whose target exists is done — if a successor
+    had already moved that target on, it would fail "source does not exist" (FS006)."""
+    seed = int(os.environ.get("E2E_SEED") or random.SystemRandom().randrange(1 << 30))
+    rng = random.Random(seed)
+    length = 600
+    wf = bt.submit(_move_chain(tmp_path, length), {"dir": str(tmp_path)})
+    for _ in range(3):
+        engine = bt.engine(*LEASE)
+        time.sleep(rng.uniform(0.05, 0.4))
+        engine.kill9()
+    bt.engine(*LEASE)
+    info = bt.wait(wf, timeout=60)
+    context = f"seed {seed}: {info.get('errorMessage')}"
+    assert info["status"] == "SUCCEEDED", context
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"f{length - 1}"], context

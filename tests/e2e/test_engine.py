@@ -82,3 +82,29 @@ def test_engine_stops_on_sigterm_and_a_job_that_ended_meanwhile_is_recorded(
     bt.engine()
     assert bt.wait(wf)["status"] == "SUCCEEDED"
     assert trace_lines(tmp_path / "trace") == ["first", "second", "third"]
+
+
+def test_a_standby_refuses_a_store_moved_to_the_simulated_clock_while_it_waited(bt: Bt) -> None:
+    """The clock mode is checked when the lease is taken, not only at start-up: a standby
+    started on a real store, which a simulated run took over meanwhile, says EB203 and lets go
+    of the lease — it does not move the simulated store to the real clock."""
+    first = bt.engine("--lease-ttl", "1")
+    second = bt.engine("--lease-ttl", "1", wait=False)
+    second.wait_log("standby", timeout=10)
+    second.proc.send_signal(signal.SIGSTOP)  # so the simulated run below gets the lease first
+    try:
+        assert first.stop() == 0
+        sim = bt.engine(
+            "--clock", "simulated", "--start-time", "2026-01-01T00:00Z", "--until",
+            "2026-01-01T00:00Z", wait=False,
+        )  # fmt: skip
+        assert sim.proc.wait(30) == 0, sim.log()
+    finally:
+        second.proc.send_signal(signal.SIGCONT)
+    assert second.proc.wait(30) != 0
+    log = second.log()
+    assert "EB203" in log and "engine active" not in log, log
+    # the store is still simulated, and nobody holds it: a simulated run starts at once
+    again = bt.engine("--clock", "simulated", "--until", "2026-01-01T00:00Z", wait=False)
+    assert again.proc.wait(30) == 0, again.log()
+    assert "standby" not in again.log() and "simulated clock at 2026-01-01" in again.log()

@@ -203,6 +203,32 @@ def test_throttle_limits_waiting_actions_and_info_says_so(bt: Bt4) -> None:
     assert bt.actions(coord_id) == {1: "WAITING", 2: "SUCCEEDED", 3: "WAITING", 4: "WAITING"}
 
 
+@pytest.mark.parametrize("concurrency", ["3", "5", "-1"])
+def test_a_catch_up_longer_than_the_throttle_runs_every_missed_hour(
+    bt: Bt4, concurrency: str
+) -> None:
+    """Actions READY at once are not WAITING, so they do not hold the throttle: a coordinator
+    eleven hours behind with throttle 3 materializes them all in batches of three, whatever
+    its concurrency (with a concurrency at or above the throttle nothing else woke it)."""
+    xml = coordinator_xml(
+        "c",
+        start="2026-01-01T00:00Z",
+        end="2026-01-01T12:00Z",
+        controls={"throttle": "3", "concurrency": concurrency},
+    )
+    bt.apps.write("c.xml", xml)
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "c.xml"})
+    coord_id = bt.submit_job(config)
+    bt.sim("2026-01-01T10:30Z", "2026-01-01T10:30Z")
+    assert bt.actions(coord_id) == dict.fromkeys(range(1, 12), "SUCCEEDED")
+    bt.cli("suspend", coord_id)
+    bt.sim("2026-01-01T10:30Z", "2026-01-01T12:30Z")
+    bt.cli("resume", coord_id)
+    bt.sim("2026-01-01T12:30Z", "2026-01-01T12:30Z")
+    assert bt.actions(coord_id) == dict.fromkeys(range(1, 13), "SUCCEEDED")
+    assert bt.status(coord_id) == "SUCCEEDED"
+
+
 def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> None:
     """Not only READY ones: a WAITING LAST_ONLY action is SKIPPED once the next nominal time
     has passed, a WAITING NONE action one minute after its own."""

@@ -151,6 +151,20 @@ async def test_exit_codes_are_recorded(
     assert not Path(f"{job.exit}.tmp").exists()  # renamed into place, nothing left behind
 
 
+async def test_background_children_die_with_the_job_as_in_a_yarn_container(
+    tmp_path: Path,
+) -> None:
+    """A job that leaves a child behind (``cmd &``) ends when its main process does, as a
+    YARN container's process group is killed when the container completes: the wrapper
+    sends the group SIGTERM after recording the exit, so nothing of a finished node runs on
+    (nor outlives a kill of its workflow). The recorded exit is the job's own."""
+    job, status = await run_job(tmp_path, ["sh", "-c", "sleep 300 & echo $! > bg; exit 3"])
+    assert status == ExitStatus(3)
+    assert job.exit.read_text() == "3\n"
+    bg = int((job.dir / "bg").read_text())
+    wait_until(lambda: not Path(f"/proc/{bg}").exists() or state_of(bg) == "Z", timeout=5)
+
+
 async def test_missing_program_is_127_and_builtins_are_not_run_by_the_wrapper(
     tmp_path: Path,
 ) -> None:
