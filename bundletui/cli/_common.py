@@ -51,6 +51,14 @@ class _Console(Console):
 out = _Console(highlight=False, soft_wrap=True, width=_piped_width())
 err = _Console(stderr=True, highlight=False, soft_wrap=True)
 
+
+def _home_dir(value: str) -> Path:
+    """``--home ''`` (an unset variable in a script) would be the current directory."""
+    if not value.strip():
+        raise typer.BadParameter("is empty; name the store's directory (default ~/.bundletui)")
+    return Path(value)
+
+
 HomeOpt = Annotated[
     Path | None,
     typer.Option(
@@ -58,6 +66,7 @@ HomeOpt = Annotated[
         envvar="BUNDLETUI_HOME",
         help="Store directory (default ~/.bundletui).",
         show_default=False,
+        parser=_home_dir,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (Oozie's keys).")]
@@ -93,7 +102,7 @@ def handle_errors(fn: F) -> F:
                 )
             )
             raise typer.Exit(1) from None
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             said = sqlite_error(exc)
             if said is None:
                 raise
@@ -111,9 +120,17 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def sqlite_error(exc: sqlite3.OperationalError) -> BundletuiError | None:
-    """The store errors a user can fix (a read-only file), as one message; None for the rest."""
+def sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
+    """The store errors a user can fix (a read-only file, a damaged store), as one message;
+    None for the rest (a bug of ours keeps its traceback)."""
     text = str(exc)
+    if any(s in text for s in ("no such table", "no such column", "malformed", "not a database")):
+        return BundletuiError(
+            "EB004",
+            f"the store is damaged: {text}; nothing was changed",
+            hint="restore bundletui.db from a backup, or move it aside (with its -wal and -shm"
+            " files) and submit again to make a new one",
+        )
     if "readonly" in text or "read-only" in text:
         return BundletuiError(
             "EB002",

@@ -315,7 +315,7 @@ def run(kind: str, argv: list[str]) -> int:
         return EXIT_ERROR
     except BundletuiError as exc:
         return _error(exc)
-    except sqlite3.OperationalError as exc:
+    except sqlite3.DatabaseError as exc:
         from bundletui.cli._common import sqlite_error
 
         said = sqlite_error(exc)

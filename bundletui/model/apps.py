@@ -131,6 +131,7 @@ class CoordinatorApp:
     workflow_conf: Conf = ()  # values may hold action-start EL (coord:dataIn, ...)
     namespace: str = "uri:oozie:coordinator:0.5"
     source: str = ""
+    line: int | None = None  # of <coordinator-app>, whose attributes errors may be about
     events: EventSpec | None = None  # uri:bundletui:coordinator:1.0: event-triggered
     parameters: Conf = ()  # <parameters> defaults (coordinator >= 0.4)
     required_parameters: tuple[str, ...] = ()  # <parameters> without a default
@@ -255,6 +256,7 @@ class WorkflowApp:
     form: WorkflowForm
     nodes: tuple[Node, ...]
     start_to: str | None = None  # Oozie form
+    start_line: int | None = None  # of <start>, for errors
     max_parallel: int = 0  # DAG form; 0 = the engine's limit
     parameters: Conf = ()  # <parameters> defaults
     global_conf: Conf = ()

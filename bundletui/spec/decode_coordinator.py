@@ -112,6 +112,7 @@ def decode_coordinator(
         workflow_conf=conf,
         namespace=doc.namespace,
         source=doc.file,
+        line=root.sourceline,
         parameters=defaults,
         required_parameters=required,
     )

@@ -138,6 +138,7 @@ def _decode_oozie(doc: XmlDocument, resolver: Resolver) -> WorkflowApp:
         form=WorkflowForm.OOZIE,
         nodes=tuple(nodes),
         start_to=start_to,
+        start_line=start_el.sourceline if start_el is not None else None,
         parameters=defaults,
         global_conf=global_conf,
         global_job_xml=global_job_xml,

@@ -43,6 +43,7 @@ from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
 from bundletui.spec.el import ELError, compile_template
 from bundletui.spec.el.coerce import wrong_count
+from bundletui.spec.located import line_of
 from bundletui.spec.materialize import (
     InstanceProbe,
     NotAnInstance,
@@ -209,7 +210,9 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
         try:
             validate_cron_frequency(app.frequency.cron, app.start, app.end)
         except BundletuiError as exc:
-            raise SpecError(exc.code, exc.message, hint=exc.hint, file=file) from None
+            raise SpecError(
+                exc.code, exc.message, hint=exc.hint, file=file, line=app.line
+            ) from None
     check_trigger_calls(app, file)
     defined = {
         "In": {d.name for d in app.data_ins} | _logic_names(app.input_logic),
@@ -227,7 +230,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
                     f"{exc.message} (property {prop})",
                     hint=exc.hint,
                     file=file,
-                    line=_line_of(file, m.group(0)),
+                    line=line_of(file, m.group(0)),
                 ) from None
         for m in _DATA_CALL.finditer(value):
             side, key = m.group(1), m.group(2) or m.group(3)
@@ -239,7 +242,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
                     f"coord:data{side}: no {what} named [{key}] (property {prop})",
                     hint=f"defined: {known}",
                     file=file,
-                    line=_line_of(file, m.group(0)),
+                    line=line_of(file, m.group(0)),
                 )
 
 
@@ -269,7 +272,7 @@ def _conf_el_error(problem: str, prop: str, value: str, hint: str, file: str) ->
         f"Expression language evaluation error, {problem} (property {prop})",
         hint=hint,
         file=file,
-        line=_line_of(file, value),
+        line=line_of(file, value),
     )
 
 
@@ -381,16 +384,6 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # a literal name only: coord:dataIn(coord:conf('x')) is checked when the action starts
 _DATA_CALL = re.compile(r"coord:data(In|Out)\(\s*(?:'([^']*)'|\"([^\"]*)\")\s*\)")
-
-
-def _line_of(file: str, text: str) -> int | None:
-    """The line where ``text`` first appears in ``file`` (values carry no line of their own)."""
-    try:
-        source = Path(file).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    at = source.find(text)
-    return None if at < 0 else source.count("\n", 0, at) + 1
 
 
 def _logic_names(node: InputLogic | None) -> set[str]:

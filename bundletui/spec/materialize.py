@@ -64,7 +64,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
-from bundletui.errors import SpecError
+from bundletui.errors import BundletuiError, SpecError
 from bundletui.model import instances
 from bundletui.model.apps import CoordinatorApp, DataIn, Dataset, InputLogic, LogicOp
 from bundletui.model.frequency import TimeUnit
@@ -96,6 +96,7 @@ from bundletui.spec.el import (
     has_el,
     property_variables,
 )
+from bundletui.spec.located import line_of
 
 __all__ = [
     "ActionPlan",
@@ -975,10 +976,20 @@ class CompiledCoordinator:
         for key, value, tmpl, fast in self._conf_items:
             if tmpl is None:
                 out[key] = value
-            elif fast is not None:
-                out[key] = fast()
-            else:
-                out[key] = tmpl.render(ctx)
+                continue
+            try:
+                out[key] = fast() if fast is not None else tmpl.render(ctx)
+            except BundletuiError as exc:
+                if exc.file:
+                    raise
+                source = self.app.source
+                raise SpecError(
+                    exc.code,
+                    f"<configuration> property [{key}]: {exc.message}",
+                    hint=exc.hint,
+                    file=source or None,
+                    line=line_of(source, value) if source else None,
+                ) from None
         return out
 
     def _fast_value(self, value: str) -> Callable[[], str] | None:

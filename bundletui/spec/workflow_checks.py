@@ -150,7 +150,7 @@ class _OozieChecker:
     def __init__(self, app: WorkflowApp) -> None:
         self.app = app
         self.nodes: dict[str, Node] = {n.name: n for n in app.nodes}
-        self.start = Node(self.START, NodeType.START, to=app.start_to, line=None)
+        self.start = Node(self.START, NodeType.START, to=app.start_to, line=app.start_line)
         self.fork_joins: dict[str, str] = {}  # join -> its fork
         self.decision_parents: dict[str, str | None] = {}  # node -> eldest decision above it
         self.visited: set[str] = set()
@@ -181,7 +181,7 @@ class _OozieChecker:
     def check_targets(self) -> None:
         if self.app.start_to is None or self.app.start_to not in self.nodes:
             raise self.err(
-                None,
+                self.start,
                 "E0708",
                 f"Invalid transition, node [{self.START}] transition [{self.app.start_to}]",
                 "<start to=…> must name a node of this workflow",

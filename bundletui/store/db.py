@@ -9,12 +9,13 @@ transaction; ``durability="full"`` also survives power loss, at a cost (see peer
 from __future__ import annotations
 
 import getpass
+import logging
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,16 @@ DB_NAME = "bundletui.db"
 # finish (an engine stopped by Ctrl-Z / SIGSTOP inside its tick) is told at once, not after
 # the whole wait. 30 s in all, as before; the connection's own timeout stays 30 s for the rest.
 LOCK_WAIT_MS = 30_000
-_LOCK_STEP_MS = 1_000
+_LOCK_STEP_MS = 250
+
+
+_KINDS = {
+    "bundle_jobs": "bundle",
+    "coord_jobs": "coordinator",
+    "coord_actions": "action",
+    "wf_jobs": "workflow",
+    "wf_nodes": "node",
+}
 
 
 def default_home() -> Path:
@@ -62,6 +72,10 @@ def resolve_home(home: str | Path | None) -> Path:
     return Path(home).expanduser().resolve() if home else default_home().resolve()
 
 
+#: ``bundletui run -v``: every status a transaction wrote, logged once it has committed.
+transitions_log = logging.getLogger("bundletui.transitions")
+
+
 @dataclass(slots=True)
 class Tx:
     """An open write transaction: its revision and the connection to write through."""
@@ -69,19 +83,32 @@ class Tx:
     conn: sqlite3.Connection
     rev: int
     now_ms: int
+    # (table, row id, status) written, when transitions are logged (None: they are not)
+    changes: list[tuple[str, str, str]] | None = None
+    _marks: list[int] = field(default_factory=list)  # len(changes) at each open savepoint
 
     # Savepoints: part of a transaction that can be undone alone. ``name`` is ours, never input.
     def savepoint(self, name: str) -> None:
         self.conn.execute(f"SAVEPOINT {name}")
+        if self.changes is not None:
+            self._marks.append(len(self.changes))
 
     def rollback_to(self, name: str) -> None:
         """Undo what was written since the savepoint, and end it."""
         self.conn.execute(f"ROLLBACK TO {name}")
         self.conn.execute(f"RELEASE {name}")
+        if self.changes is not None:
+            del self.changes[self._marks.pop() :]
 
     def release(self, name: str) -> None:
         """Keep what was written since the savepoint, and end it."""
         self.conn.execute(f"RELEASE {name}")
+        if self.changes is not None:
+            self._marks.pop()
+
+    def changed(self, table: str, key: str, status: str) -> None:
+        if self.changes is not None:
+            self.changes.append((table, key, status))
 
 
 class Store:
@@ -97,6 +124,12 @@ class Store:
     ) -> None:
         self.home = resolve_home(home)
         self.path = self.home / DB_NAME
+        if self.home.exists() and not self.home.is_dir():
+            raise StoreError(
+                "EB002",
+                f"cannot open store {self.path}: {self.home} is not a directory",
+                hint=f"--home names the store's directory, and {self.home} is a file",
+            )
         if not self.path.exists() and not create:
             raise StoreError(
                 "EB001",
@@ -245,7 +278,10 @@ class Store:
             rev = conn.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev' RETURNING value"
             ).fetchone()[0]
-            yield Tx(conn, int(rev), to_ms(self.clock.now()))
+            logged: list[tuple[str, str, str]] | None = (
+                [] if transitions_log.isEnabledFor(logging.DEBUG) else None
+            )
+            yield Tx(conn, int(rev), to_ms(self.clock.now()), logged)
             if self._id_seq is not None:
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'id_seq'", (self._id_seq,))
         except BaseException:
@@ -253,6 +289,8 @@ class Store:
             raise
         else:
             conn.execute("COMMIT")
+            for table, key, status in logged or ():
+                transitions_log.debug("%s %s -> %s", _KINDS.get(table, table), key, status)
         finally:
             self._writing, self._id_seq = False, None
 

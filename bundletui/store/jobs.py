@@ -88,6 +88,8 @@ def _check(table: str, names: Iterable[str]) -> None:
 
 def insert(tx: Tx, cls: type, values: Mapping[str, Any]) -> None:
     tx.conn.execute(*_insert_sql(tx, cls, values))
+    if tx.changes is not None and "status" in values:
+        tx.changed(TABLE_OF[cls], values["id"], values["status"])
 
 
 def insert_returning(tx: Tx, cls: type[R], values: Mapping[str, Any]) -> R:
@@ -95,6 +97,8 @@ def insert_returning(tx: Tx, cls: type[R], values: Mapping[str, Any]) -> R:
     sql, params = _insert_sql(tx, cls, values)
     row = from_row(cls, tx.conn.execute(sql + " RETURNING *", params).fetchone())
     assert row is not None
+    if tx.changes is not None and "status" in values:
+        tx.changed(TABLE_OF[cls], values["id"], values["status"])
     return row
 
 
@@ -118,6 +122,8 @@ def update(tx: Tx, cls: type, key: str, **values: Any) -> None:
     _check(table, values)
     sets = ", ".join(f"{k} = ?" for k in values)
     tx.conn.execute(f"UPDATE {table} SET {sets} WHERE id = ?", [*values.values(), key])
+    if tx.changes is not None and "status" in values:
+        tx.changed(table, key, values["status"])
 
 
 def updated(tx: Tx, row: R, **values: Any) -> R:
@@ -136,6 +142,8 @@ def update_where(tx: Tx, cls: type, where: str, params: Sequence[Any], **values:
     _check(table, values)
     sets = ", ".join(f"{k} = ?" for k in values)
     cur = tx.conn.execute(f"UPDATE {table} SET {sets} WHERE {where}", [*values.values(), *params])
+    if tx.changes is not None and "status" in values and cur.rowcount:
+        tx.changed(table, f"{cur.rowcount} row(s) where {where} {list(params)}", values["status"])
     return cur.rowcount
 
 

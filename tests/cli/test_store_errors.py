@@ -137,6 +137,44 @@ def test_a_home_that_is_a_file_says_so(tmp_path: Path) -> None:
     assert home.read_text() == "not a directory\n"
 
 
+def test_reading_commands_on_a_home_that_is_a_file_or_empty_say_so(tmp_path: Path) -> None:
+    """QA: ``jobs --home FILE`` said "no store at FILE/bundletui.db" (EB001), and
+    ``--home ''`` (an unset variable in a script) meant the current directory."""
+    home = tmp_path / "afile"
+    home.write_text("x\n")
+    r = bundletui("jobs", home=home)
+    assert r.returncode == 1, r
+    assert r.stderr.startswith(f"Error: EB002: cannot open store {home / 'bundletui.db'}: "), r
+    assert f"{home} is a file" in r.stderr
+    r = subprocess.run(
+        [BUNDLETUI, "jobs", "--home", ""], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert r.returncode == 2, r
+    assert "'--home'" in r.stderr and "is empty" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_damaged_store_is_one_error_not_a_traceback(tmp_path: Path) -> None:
+    """QA: a store missing one of its tables (a bad copy, a hand edit) gave a traceback."""
+    home = tmp_path / "home"
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="d">'
+        '<job name="a"><shell><exec>true</exec></shell></job></dag-app>'
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=workflow.xml\n")
+    wf = bundletui("submit", str(app / "job.properties"), home=home).stdout.strip()
+    conn = sqlite3.connect(home / "bundletui.db")
+    conn.execute("DROP TABLE wf_nodes")
+    conn.close()
+    for args in (["info", wf], ["oozie", "job", "-info", wf]):
+        r = bundletui(*args, home=home)
+        assert r.returncode in (1, 255), r
+        assert "EB004: the store is damaged: no such table: wf_nodes" in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr
+
+
 def test_validate_of_a_properties_file_points_to_config(tmp_path: Path) -> None:
     """QA: ``validate job.properties`` said "malformed XML … fix the XML syntax"."""
     r = bundletui("validate", str(NAIVE_BAYES))

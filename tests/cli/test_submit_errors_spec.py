@@ -254,3 +254,39 @@ def test_dryrun_of_a_directory_says_it_is_one_as_submit_does(tmp_path: Path) -> 
     _first, second = refused(bundletui("dryrun", str(empty), home=home))
     assert "holds none of them" in second and "coordinator.xml" in second
     assert not home.exists()
+
+
+def test_errors_about_start_a_cron_and_an_action_property_name_the_line(tmp_path: Path) -> None:
+    """QA: ``<start to="nowhere"/>``, a cron that never fires and a ``<configuration>`` value
+    that fails at dryrun said the file without the line (and not which property)."""
+    wf = tmp_path / "workflow.xml"
+    wf.write_text(
+        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="x">\n'
+        '  <start to="nowhere"/>\n'
+        '  <end name="end"/>\n'
+        "</workflow-app>\n"
+    )
+    r = bundletui("validate", str(wf))
+    assert r.returncode == 1 and f"E0708: {wf}:2: " in r.stderr, r.stderr
+    coord = tmp_path / "coordinator.xml"
+
+    def coordinator(frequency: str, value: str) -> str:
+        return (
+            "\n"
+            '<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="c"\n'
+            f'  frequency="{frequency}" start="2026-01-01T00:00Z" end="2026-01-02T00:00Z"'
+            ' timezone="UTC">\n'
+            "  <action><workflow><app-path>.</app-path><configuration>\n"
+            f"    <property><name>p</name><value>{value}</value></property>\n"
+            "  </configuration></workflow></action>\n"
+            "</coordinator-app>\n"
+        )
+
+    coord.write_text(coordinator("0 0 30 2 *", "v"))
+    r = bundletui("validate", str(coord))
+    assert r.returncode == 1 and f"E1003: {coord}:2: " in r.stderr, r.stderr
+    assert "never fires" in r.stderr
+    coord.write_text(coordinator("60", "${coord:formatTime(coord:nominalTime(), 'yyyy') + 'a'}"))
+    r = bundletui("dryrun", str(coord))
+    assert r.returncode == 1, r
+    assert f"E1004: {coord}:5: <configuration> property [p]: " in r.stderr, r.stderr

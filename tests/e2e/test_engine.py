@@ -108,3 +108,17 @@ def test_a_standby_refuses_a_store_moved_to_the_simulated_clock_while_it_waited(
     again = bt.engine("--clock", "simulated", "--until", "2026-01-01T00:00Z", wait=False)
     assert again.proc.wait(30) == 0, again.log()
     assert "standby" not in again.log() and "simulated clock at 2026-01-01" in again.log()
+
+
+def test_run_verbose_logs_every_transition_once_committed(bt: Bt, tmp_path: Path) -> None:
+    """``run -v`` promised "Log every transition" and logged none: each status a transaction
+    wrote is logged after its commit (nothing from a transaction that was undone)."""
+    wf = bt.submit(FIXTURES / "touch" / "job.properties", {"marker": str(tmp_path / "m")})
+    engine = bt.engine("-v", "--exit-when-idle", wait=False)
+    assert engine.proc.wait(30) == 0, engine.log()
+    said = [" ".join(line.split()) for line in engine.log().splitlines() if " -> " in line]
+    assert [s[s.index("DEBUG") :] for s in said] == [
+        f"DEBUG node {wf}@touch -> RUNNING",
+        f"DEBUG node {wf}@touch -> SUCCEEDED",
+        f"DEBUG workflow {wf} -> SUCCEEDED",
+    ], engine.log()

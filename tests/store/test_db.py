@@ -308,3 +308,34 @@ def test_a_schema_3_store_gains_the_schedules_resume_time(tmp_path: Path) -> Non
     store = Store(tmp_path)
     rows = store.conn.execute("SELECT coord_id, crons_from FROM event_schedules").fetchall()
     assert [tuple(r) for r in rows] == [("0000001-x-C", None)]
+
+
+def test_transitions_are_logged_after_the_commit_and_not_when_undone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``run -v``: a status written in a savepoint that is rolled back is not logged, one kept
+    is, and only once the transaction has committed; nothing when the log is off."""
+    store = Store(tmp_path)
+    cid = "0000001-260101000000000-bundletui-u-C"
+    with store.write() as tx:
+        _coord(tx.conn, cid)
+        assert tx.changes is None  # DEBUG is off: nothing is collected
+    caplog.set_level("DEBUG", logger="bundletui.transitions")
+    with store.write() as tx:
+        tx.savepoint("kept")
+        jobs.update(tx, CoordRow, cid, status="RUNNING")
+        tx.savepoint("undone")
+        jobs.update(tx, CoordRow, cid, status="KILLED")
+        tx.rollback_to("undone")
+        tx.release("kept")
+        jobs.update(tx, CoordRow, cid, status="SUSPENDED")
+        assert not caplog.records  # not before the commit
+    assert [r.getMessage() for r in caplog.records] == [
+        f"coordinator {cid} -> RUNNING",
+        f"coordinator {cid} -> SUSPENDED",
+    ]
+    caplog.clear()
+    with pytest.raises(RuntimeError), store.write() as tx:
+        jobs.update(tx, CoordRow, cid, status="KILLED")
+        raise RuntimeError("rolled back")
+    assert not caplog.records
