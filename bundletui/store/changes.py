@@ -42,6 +42,7 @@ class TreeRow:
     pending: int = 0
     pause_time: int | None = None
     attempt: int = 0
+    event: bool = False  # an event schedule (a coordinator fired by events, not by time)
 
 
 @dataclass
@@ -58,7 +59,7 @@ class Changes:
 
 
 _BUNDLE_COLS = "id, app_name, status, created_time, rev, pending, pause_time"
-_COORD_COLS = "id, bundle_id, app_name, status, created_time, rev, pending, pause_time"
+_COORD_COLS = "id, bundle_id, app_name, status, created_time, rev, pending, pause_time, kind"
 _ACTION_COLS = (
     "id, coord_id, action_number, status, rev, nominal_time, external_id, error_code, pending"
 )
@@ -92,6 +93,7 @@ def _coord(r: Sequence[Any]) -> TreeRow:
         int(r[5]),
         pending=int(r[6]),
         pause_time=r[7],
+        event=r[8] == "event",
     )
 
 

@@ -1107,8 +1107,13 @@ class MainScreen(Screen[None]):
             BUNDLE: "its coordinators and their running workflows follow",
             COORD: "its running workflows follow",
         }
+        if verb == "suspend" and any(t.event for t in targets):
+            # a suspend drops what an event schedule holds; a pause would keep it
+            cascade[COORD] += (
+                "; an event schedule drops its pending jobs and ignores events until resumed (pause keeps them)"
+            )
         note = "; ".join(notes) or "; ".join(
-            {cascade[t.kind] for t in targets if t.kind in cascade}
+            dict.fromkeys(cascade[t.kind] for t in targets if t.kind in cascade)
         )
         self._confirm(verb, targets, calls, note=note, danger=verb == "suspend")
 

@@ -650,10 +650,11 @@ class Target:
     name: str
     status: str
     link: str | None = None
+    event: bool = False  # an event schedule
 
     @classmethod
     def of(cls, item: Item) -> Target:
-        return cls(item.id, item.kind, item.name, item.status, item.row.link)
+        return cls(item.id, item.kind, item.name, item.status, item.row.link, item.row.event)
 
     def describe(self) -> str:
         return f"{KIND_NAME[self.kind]} {self.name} ({self.status})"

@@ -44,6 +44,7 @@ from bundletui.store import jobs
 from bundletui.store.db import Store
 from bundletui.store.rows import ActionRow, CoordRow
 from bundletui.tui.app import ConsoleApp
+from bundletui.tui.dialogs import ConfirmDialog
 from bundletui.tui.widgets import ActionTable, HeaderBar, path_forms
 from tests.e2e5.conftest import Feed, bundle, event_coordinator, kill_jobs_under
 from tests.tui.conftest import Env, Harness, console, engine_process
@@ -356,6 +357,21 @@ async def test_a_held_job_can_be_killed_and_the_schedule_says_so(ev: Events) -> 
         rows = await rows_of(h, delayed)
         await h.until(lambda: table_rows(h)[0][2] == "KILLED", what="table row")
         assert rows
+
+
+async def test_suspending_an_event_schedule_warns_that_its_pending_jobs_are_dropped(
+    ev: Events,
+) -> None:
+    """A suspend drops what an event schedule holds (README), unlike a pause: the confirm
+    dialog says so for an event schedule, and not for a time coordinator."""
+    async with on_store(ev) as h:
+        await h.select(ev.ids["delayed"])
+        await h.press("s")
+        dialog = h.app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert "drops its pending jobs and ignores events until resumed" in dialog.note
+        await h.press("escape")
+        assert h.status(CoordRow, ev.ids["delayed"]) == "RUNNING"
 
 
 # ----------------------------------------------------------------------------- live

@@ -35,6 +35,7 @@ async def test_suspend_then_resume_a_coordinator(env: Env) -> None:
         dialog = h.app.screen
         assert isinstance(dialog, ConfirmDialog)
         assert [t.id for t in dialog.targets] == [hourly]
+        assert dialog.note == "its running workflows follow"  # a time coordinator drops nothing
         assert dialog.focused is not None and dialog.focused.id == "cancel"
         await h.press("enter")  # Enter on the focused Cancel: nothing happens
         assert not isinstance(h.app.screen, ConfirmDialog)
