@@ -485,10 +485,15 @@ def resolve_app_path(
             )
         return candidate
     if not path.is_file():
+        there = path.exists()  # a pipe or a device: it exists, and is not a file to read
         raise SpecError(
             read_code,
-            _READ_TEXT[read_code].format(f"{path} does not exist"),
-            hint="check the application path (relative paths start at the config file's directory)",
+            _READ_TEXT[read_code].format(
+                f"{path} {'is not a regular file' if there else 'does not exist'}"
+            ),
+            hint="name the XML file itself (not a device or a pipe)"
+            if there
+            else "check the application path (relative paths start at the config file's directory)",
             file=source or None,
         )
     return path

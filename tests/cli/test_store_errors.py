@@ -257,3 +257,13 @@ def test_a_path_with_a_name_too_long_is_one_error_not_a_traceback(
     assert "E0702" in r.stderr and "a name in it is too long" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     assert not home.exists()
+
+
+def test_an_app_path_that_is_a_pipe_is_not_a_regular_file_not_missing(tmp_path: Path) -> None:
+    """QA: an application path naming a FIFO said "does not exist"."""
+    os.mkfifo(tmp_path / "workflow.xml")
+    (tmp_path / "job.properties").write_text("oozie.wf.application.path=workflow.xml\n")
+    r = bundletui("submit", str(tmp_path / "job.properties"), home=tmp_path / "home")
+    assert r.returncode == 1, r
+    assert f"E0710: {tmp_path / 'job.properties'}: " in r.stderr, r.stderr
+    assert f"{tmp_path / 'workflow.xml'} is not a regular file" in r.stderr, r.stderr
