@@ -215,10 +215,10 @@ class CoordinatorService:
         READY at creation are added to ``fresh``, for the caller to write."""
         app = coordcmd.app_of(coord, tx.conn)
         counts = jobs.action_counts(tx.conn, coord.id)
-        waiting = counts.get(A.WAITING, 0)
         throttled = ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO)
-        budget = min(max(coord.throttle - waiting, 0), BATCH) if throttled else BATCH
-        ready_before = len(fresh)
+        budget = (
+            min(max(coord.throttle - counts.get(A.WAITING, 0), 0), BATCH) if throttled else BATCH
+        )
         index = coord.last_action_number
         created = 0
         next_time: int | None = None
@@ -265,14 +265,20 @@ class CoordinatorService:
             written = coord
         if next_time is not None and next_time > now and (pause is None or next_time < pause):
             self.engine.heap.push(next_time, "coord.materialize", coord.id)
-        elif next_time is not None and next_time <= now and created >= budget:
-            # a catch-up cut short: go on in the next tick, unless WAITING actions fill the
-            # throttle (one leaving WAITING wakes the coordinator). Actions READY at once do
-            # not count, and with free slots nothing else would wake it.
-            waiting += created - (len(fresh) - ready_before)
-            if budget == BATCH or waiting < coord.throttle:
-                self.mark(coord.id)
+        elif (
+            next_time is not None
+            and next_time <= now
+            and created >= budget
+            and (budget == BATCH or self._throttle_free(tx, coord))
+        ):
+            self.mark(coord.id)  # a catch-up cut short: go on in the next tick
         return written
+
+    def _throttle_free(self, tx: Tx, coord: CoordRow) -> bool:
+        """Fewer WAITING actions than the throttle, as this batch left them (when they fill
+        it, one leaving WAITING wakes the coordinator). Actions READY at once, or whose inputs
+        were there already, do not count, and with free slots nothing else would wake it."""
+        return jobs.action_counts(tx.conn, coord.id).get(A.WAITING, 0) < coord.throttle
 
     def _create_action(
         self, tx: Tx, coord: CoordRow, app: CoordinatorApp, number: int, nominal_ms: int, now: int

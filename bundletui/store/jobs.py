@@ -141,9 +141,15 @@ def update_where(tx: Tx, cls: type, where: str, params: Sequence[Any], **values:
     values.setdefault("last_modified", tx.now_ms)
     _check(table, values)
     sets = ", ".join(f"{k} = ?" for k in values)
+    logged = tx.changes is not None and "status" in values
+    keys = (
+        [r[0] for r in tx.conn.execute(f"SELECT id FROM {table} WHERE {where}", params)]
+        if logged
+        else []
+    )
     cur = tx.conn.execute(f"UPDATE {table} SET {sets} WHERE {where}", [*values.values(), *params])
-    if tx.changes is not None and "status" in values and cur.rowcount:
-        tx.changed(table, f"{cur.rowcount} row(s) where {where} {list(params)}", values["status"])
+    for key in keys:  # `run -v`: one line per row, as for a single update
+        tx.changed(table, key, values["status"])
     return cur.rowcount
 
 

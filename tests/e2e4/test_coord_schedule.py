@@ -229,6 +229,26 @@ def test_a_catch_up_longer_than_the_throttle_runs_every_missed_hour(
     assert bt.status(coord_id) == "SUCCEEDED"
 
 
+def test_a_catch_up_whose_inputs_are_all_there_runs_every_missed_hour(bt: Bt4) -> None:
+    """QA: an action whose inputs had landed already goes WAITING and READY in the same pass,
+    so it does not hold the throttle either; counted as WAITING, the catch-up stopped after
+    the first batch (concurrency at or above the throttle: nothing else woke it)."""
+    xml = coordinator_xml(
+        "c",
+        start="2026-01-01T00:00Z",
+        end="2026-01-01T12:00Z",
+        controls={"throttle": "3", "concurrency": "-1", "timeout": "-1"},
+        datasets=[hourly_ds("raw")],
+        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+    )
+    bt.apps.write("c.xml", xml)
+    bt.land(*(partition("raw", f"2026-01-01T{h:02d}:00Z") for h in range(12)))
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "c.xml"})
+    coord_id = bt.submit_job(config)
+    bt.sim("2026-01-01T10:30Z", "2026-01-01T10:30Z")
+    assert bt.actions(coord_id) == dict.fromkeys(range(1, 12), "SUCCEEDED")
+
+
 def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> None:
     """Not only READY ones: a WAITING LAST_ONLY action is SKIPPED once the next nominal time
     has passed, a WAITING NONE action one minute after its own."""

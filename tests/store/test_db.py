@@ -339,3 +339,6 @@ def test_transitions_are_logged_after_the_commit_and_not_when_undone(
         jobs.update(tx, CoordRow, cid, status="KILLED")
         raise RuntimeError("rolled back")
     assert not caplog.records
+    with store.write() as tx:  # a bulk update (a kill's nodes) is one line per row too
+        jobs.update_where(tx, CoordRow, "status = ?", ("SUSPENDED",), status="KILLED")
+    assert [r.getMessage() for r in caplog.records] == [f"coordinator {cid} -> KILLED"]
