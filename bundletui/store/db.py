@@ -13,11 +13,11 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bundletui.errors import StoreError
 from bundletui.model.clock import Clock, RealClock, to_ms
@@ -106,9 +106,10 @@ class Tx:
         if self.changes is not None:
             self._marks.pop()
 
-    def changed(self, table: str, key: str, status: str) -> None:
-        if self.changes is not None:
-            self.changes.append((table, key, status))
+    def changed(self, table: str, key: Any, values: Mapping[str, Any]) -> None:
+        """A write of ``values`` to row ``key``: kept for the log when it sets a status."""
+        if self.changes is not None and "status" in values:
+            self.changes.append((table, str(key), values["status"]))
 
 
 class Store:

@@ -88,8 +88,7 @@ def _check(table: str, names: Iterable[str]) -> None:
 
 def insert(tx: Tx, cls: type, values: Mapping[str, Any]) -> None:
     tx.conn.execute(*_insert_sql(tx, cls, values))
-    if tx.changes is not None and "status" in values:
-        tx.changed(TABLE_OF[cls], values["id"], values["status"])
+    tx.changed(TABLE_OF[cls], values.get("id"), values)
 
 
 def insert_returning(tx: Tx, cls: type[R], values: Mapping[str, Any]) -> R:
@@ -97,8 +96,7 @@ def insert_returning(tx: Tx, cls: type[R], values: Mapping[str, Any]) -> R:
     sql, params = _insert_sql(tx, cls, values)
     row = from_row(cls, tx.conn.execute(sql + " RETURNING *", params).fetchone())
     assert row is not None
-    if tx.changes is not None and "status" in values:
-        tx.changed(TABLE_OF[cls], values["id"], values["status"])
+    tx.changed(TABLE_OF[cls], values.get("id"), values)
     return row
 
 
@@ -122,8 +120,7 @@ def update(tx: Tx, cls: type, key: str, **values: Any) -> None:
     _check(table, values)
     sets = ", ".join(f"{k} = ?" for k in values)
     tx.conn.execute(f"UPDATE {table} SET {sets} WHERE id = ?", [*values.values(), key])
-    if tx.changes is not None and "status" in values:
-        tx.changed(table, key, values["status"])
+    tx.changed(table, key, values)
 
 
 def updated(tx: Tx, row: R, **values: Any) -> R:
@@ -141,15 +138,14 @@ def update_where(tx: Tx, cls: type, where: str, params: Sequence[Any], **values:
     values.setdefault("last_modified", tx.now_ms)
     _check(table, values)
     sets = ", ".join(f"{k} = ?" for k in values)
-    logged = tx.changes is not None and "status" in values
-    keys = (
+    keys = (  # `run -v`: one line per row, as for a single update
         [r[0] for r in tx.conn.execute(f"SELECT id FROM {table} WHERE {where}", params)]
-        if logged
+        if tx.changes is not None and "status" in values
         else []
     )
     cur = tx.conn.execute(f"UPDATE {table} SET {sets} WHERE {where}", [*values.values(), *params])
-    for key in keys:  # `run -v`: one line per row, as for a single update
-        tx.changed(table, key, values["status"])
+    for key in keys:
+        tx.changed(table, key, values)
     return cur.rowcount
 
 

@@ -1110,7 +1110,8 @@ class MainScreen(Screen[None]):
         if verb == "suspend" and any(t.event for t in targets):
             # a suspend drops what an event schedule holds; a pause would keep it
             cascade[COORD] += (
-                "; an event schedule drops its pending jobs and ignores events until resumed (pause keeps them)"
+                "; an event schedule drops its pending jobs and ignores events until resumed"
+                " (pause keeps them)"
             )
         note = "; ".join(notes) or "; ".join(
             dict.fromkeys(cascade[t.kind] for t in targets if t.kind in cascade)
