@@ -866,7 +866,8 @@ def rerun_tx(
             jobs.drop_input_deps(tx, action.id)
             jobs.update(tx, ActionRow, action.id, plan=None)
         else:
-            jobs.unmark_input_deps(tx, action.id)
+            # as Oozie, only the dependencies still missing are checked again: inputs found
+            # once count as found (a purge since does not hold the rerun)
             pinned = _pinned_plan(stored)
             if pinned is not None:
                 jobs.update(tx, ActionRow, action.id, plan=pinned)

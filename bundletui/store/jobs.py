@@ -269,11 +269,6 @@ def drop_input_deps(tx: Tx, action_id: str) -> None:
     tx.conn.execute("DELETE FROM input_deps WHERE action_id = ?", (action_id,))
 
 
-def unmark_input_deps(tx: Tx, action_id: str) -> None:
-    """Every dependency of the action is to be checked again (a rerun without -refresh)."""
-    tx.conn.execute("UPDATE input_deps SET available = 0 WHERE action_id = ?", (action_id,))
-
-
 def waiting_on(conn: sqlite3.Connection, path: str) -> list[str]:
     """Actions waiting for exactly this path (indexed: O(actions waiting on it))."""
     return [

@@ -437,6 +437,38 @@ def test_rerun_refresh_re_resolves_latest(bt: Bt4) -> None:
     assert trace_counts(bt.trace)[aid] == 3
 
 
+def test_rerun_checks_only_the_inputs_still_missing_refresh_checks_all(bt: Bt4) -> None:
+    """Oozie's input check reads an action's stored *missing* dependencies, which a successful
+    check left empty: a rerun without ``--refresh`` goes READY although its inputs were purged
+    since (QA: it waited for them, and timed out). ``--refresh`` resolves and checks them all
+    again."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T03:00Z"), flag=str(bt.tmp / "no-flag"))
+    bt.land(*(partition("raw", f"2026-01-01T0{h}:00Z") for h in range(3)))
+    bt.sim(T0, "2026-01-01T02:30Z")
+    assert bt.actions(coord_id) == dict.fromkeys((1, 2, 3), "SUCCEEDED")
+    purged = bt.landing / partition("raw", "2026-01-01T01:00Z")
+    for f in purged.iterdir():
+        f.unlink()
+    purged.rmdir()
+    aid = f"{coord_id}@2"
+
+    bt.cli("rerun", coord_id, "--action", "2")
+    assert bt.actions(coord_id)[2] == "WAITING"
+    assert "missing" not in bt.cli("info", aid).stdout  # checked once, found: not missing
+    bt.sim(T0, "2026-01-01T02:30Z")
+    assert bt.actions(coord_id)[2] == "SUCCEEDED"
+
+    bt.cli("rerun", coord_id, "--action", "2", "--refresh")
+    bt.sim(T0, "2026-01-01T02:30Z")
+    assert bt.actions(coord_id)[2] == "WAITING"
+    why = bt.cli("info", aid).stdout
+    assert "missing" in why and str(purged) in why, why
+    bt.land(partition("raw", "2026-01-01T01:00Z"))
+    bt.sim(T0, "2026-01-01T02:30Z")
+    assert bt.actions(coord_id)[2] == "SUCCEEDED"
+    assert trace_counts(bt.trace)[aid] == 3
+
+
 def test_concurrency_suspend_resume_and_change_concurrency(bt: Bt4) -> None:
     hold = bt.tmp / "hold"
     hold.touch()
