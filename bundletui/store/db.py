@@ -290,8 +290,11 @@ class Store:
             raise
         else:
             conn.execute("COMMIT")
+            last: dict[tuple[str, str], str] = {}
             for table, key, status in logged or ():
-                transitions_log.debug("%s %s -> %s", _KINDS.get(table, table), key, status)
+                if last.get((table, key)) != status:  # a row written again (pending) is one line
+                    last[table, key] = status
+                    transitions_log.debug("%s %s -> %s", _KINDS.get(table, table), key, status)
         finally:
             self._writing, self._id_seq = False, None
 
