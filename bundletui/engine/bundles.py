@@ -40,7 +40,7 @@ class BundleService:
         e.on_due("bundle.pause", self.wake)
         e.on_outbox("bundle.submit_coord", self.submit_coord)
         for kind, fn in self._child_commands().items():
-            e.on_outbox(kind, self._child(fn))
+            e.on_outbox(kind, self._child(kind, fn))
         e.recoveries.append(self.recover)
 
     def wake(self, tx: Tx, bundle_id: str, args: dict[str, Any] | None = None) -> None:
@@ -124,7 +124,7 @@ class BundleService:
             self.engine.events.replay(tx, coord.id, int(horizon))
 
     def _child(
-        self, fn: Callable[[Tx, CoordRow, dict[str, Any]], Any]
+        self, kind: str, fn: Callable[[Tx, CoordRow, dict[str, Any]], Any]
     ) -> Callable[[Tx, str, dict[str, Any]], None]:
         def handler(tx: Tx, coord_id: str, args: dict[str, Any]) -> None:
             coord = jobs.coord_head(tx.conn, coord_id)
@@ -134,7 +134,15 @@ class BundleService:
                 with self.engine.savepoint(tx, "child"):
                     fn(tx, coord, args)
             except BundletuiError as exc:
-                log.info("bundle child command on %s refused: %s", coord_id, exc.describe())
+                # the bundle's command was accepted; what its coordinator could not do is said
+                # here, as Oozie's BundleRerunXCommand logs a coordinator rerun that failed
+                log.warning(
+                    "bundle %s: %s of coordinator %s refused: %s",
+                    coord.bundle_id,
+                    kind.removeprefix("coord."),
+                    coord_id,
+                    exc.describe(),
+                )
             bundlecmd.coordinator_changed(
                 tx, self.engine.effects, jobs.must_coord_head(tx.conn, coord_id), acted=True
             )
