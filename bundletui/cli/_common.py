@@ -72,6 +72,16 @@ HomeOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (Oozie's keys).")]
 # validate / eval / dryrun have no Oozie JSON to follow: their keys are bundletui's own
 SpecJsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def _define(value: str) -> str:
+    """``-D name`` without ``=`` is a usage mistake, told before any file is read."""
+    name, sep, _ = value.partition("=")
+    if not sep or not name.strip():
+        raise typer.BadParameter(f"{value!r} is not name=value (the value may be empty: name=)")
+    return value
+
+
 DefineOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -79,6 +89,7 @@ DefineOpt = Annotated[
         "--define",
         help="Override a property: -D name=value (repeatable).",
         show_default=False,
+        parser=_define,
     ),
 ]
 

@@ -71,6 +71,23 @@ def _note_without_engine(ctx: Ctx, what: str) -> None:
         typer.echo(f"note: no engine is running; {what} when one starts (bundletui run)", err=True)
 
 
+_JOB_TYPES = {
+    "wf": "workflow",
+    "workflows": "workflow",
+    "coord": "coordinator",
+    "coordinators": "coordinator",
+    "bundles": "bundle",
+}
+
+
+def _job_type(value: str) -> str:
+    """``jobs --type``: Oozie's names and their plurals; anything else is a usage mistake."""
+    kind = _JOB_TYPES.get(value, value)
+    if kind not in ("workflow", "coordinator", "bundle"):
+        raise typer.BadParameter(f"{value!r}: use workflow, coordinator or bundle")
+    return kind
+
+
 def _t(ms: int | None) -> str:
 
     return "-" if ms is None else format_oozie_time(from_ms(ms))
@@ -336,8 +353,9 @@ def register(app: typer.Typer) -> None:
     @app.command("jobs")
     @handle_errors
     def list_jobs(
-        job_type: Annotated[
-            str, typer.Option("--type", help="workflow | coordinator | bundle")
+        kind: Annotated[
+            str,
+            typer.Option("--type", help="workflow | coordinator | bundle", parser=_job_type),
         ] = "workflow",
         filter_text: Annotated[
             str, typer.Option("--filter", help="status=RUNNING;name=x (same key = OR)")
@@ -351,25 +369,12 @@ def register(app: typer.Typer) -> None:
         from bundletui.cli.render import render_jobs
 
         store = Store(home, create=False)
-        kind = {
-            "wf": "workflow",
-            "workflows": "workflow",
-            "coord": "coordinator",
-            "coordinators": "coordinator",
-            "bundles": "bundle",
-        }.get(job_type, job_type)
         if kind == "workflow":
             data = queries.list_workflows(store.conn, filter_text, offset, length)
-        elif kind in ("coordinator", "bundle"):
+        else:
             from bundletui.commands import coord_queries
 
             data = coord_queries.list_jobs(store.conn, kind, filter_text, offset, length)
-        else:
-            raise CommandError(
-                "E0303",
-                f"Invalid parameter value, [jobtype] = [{job_type}]",
-                hint="use workflow, coordinator or bundle",
-            )
         if json_out:
             print_json(data)
         else:

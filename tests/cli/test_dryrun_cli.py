@@ -447,7 +447,8 @@ def test_errors(tmp_path: Path) -> None:
         tmp_path, file="late.xml", start="2009-01-02T00:00Z", end="2009-01-01T00:00Z"
     )
     assert "E1003" in fails(str(late), "-D", root, "-D", "region=x")
-    assert "E0302" in fails(str(path), "-D", "oops")
+    code, _out, err = run(str(path), "-D", "oops")  # a usage mistake: exit 2, before reading
+    assert code == 2 and "'oops' is not name=value" in err, err  # E0302 by the real binary
     # an instance that is not an instance function; latest() in an output
     odd = write_coord(tmp_path, file="odd.xml", inputs=RANGE.replace(
         "${coord:current(-2)}", '${coord:absolute("2009-01-01T00:30Z")}'))  # fmt: skip

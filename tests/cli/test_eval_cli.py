@@ -368,7 +368,6 @@ def test_json_output() -> None:
         (["x", *ds("0 * * * *", "2009-01-01T00:00Z")], "E1003", "[0 * * * *]"),
         (["x", *ds("-5", "2009-01-01T00:00Z")], "E1003", "frequency"),
         (["x", *ds("${coord:days(0)}", "2009-01-01T00:00Z")], "E1004", "greater than 0"),
-        (["x", "-D", "novalue"], "E0302", "novalue"),
     ],
 )
 def test_errors(args: list[str], code: str, needle: str) -> None:

@@ -40,6 +40,21 @@ def test_a_number_out_of_range_is_a_usage_error(
         (("info", "x", "--bogus"), "no such option: --bogus"),
         (("info",), "missing argument 'job_id'."),
         (("nosuch",), "no such command 'nosuch'."),
+        # values the command line itself can tell are wrong (they exited 1, as a file's error)
+        (
+            ("jobs", "--type", "foo"),
+            "invalid value for '--type': 'foo': use workflow, coordinator or bundle",
+        ),
+        (
+            ("eval", "x", "-D", "novalue"),
+            "invalid value for '-D' / '--define': 'novalue' is "
+            "not name=value (the value may be empty: name=)",
+        ),
+        (
+            ("submit", "job.properties", "-D", "=v"),
+            "invalid value for '-D' / '--define': "
+            "'=v' is not name=value (the value may be empty: name=)",
+        ),
     ],
 )
 def test_a_command_line_mistake_is_one_error_line_and_exit_2(
