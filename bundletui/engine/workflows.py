@@ -145,6 +145,9 @@ class WorkflowRunner:
         # SIGTERMed groups: pid -> (start ticks, their kill_watch rows)
         self._hard_kills: dict[int, tuple[int | None, list[jobs.KillWatch], float]] = {}
         self._seen_to: list[jobs.KillWatch] = []  # kill_watch rows to delete at the next tick
+        # groups of jobs that ended by themselves: pgid -> (workflow id, node), looked at once
+        # KILL_GRACE after the wrapper's SIGTERM to them, for children that ignored it
+        self._leftovers: dict[int, set[tuple[str, str]]] = {}
         self.running: dict[str, processes.Launched] = {}  # node id -> process
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
@@ -202,6 +205,7 @@ class WorkflowRunner:
         # SIGKILL now, rather than live on after their node was recorded KILLED
         for pid in list(self._hard_kills):
             self._kill_hard(pid)
+        self._reap_leftovers()
         if self.watcher is not None:
             self.watcher.close()
 
@@ -761,8 +765,34 @@ class WorkflowRunner:
         launched = self.running.get(node_id)
         if launched is not None and launched.pid == pid:  # not a newer run's process
             del self.running[node_id]
+            if status is not None and launched.pgid not in self._hard_kills:
+                self._leftover(launched.pgid, node_id)
         self.completions.append((node_id, status, None, pid))
         self.engine.wake()
+
+    def _leftover(self, pgid: int, node_id: str) -> None:
+        """The wrapper SIGTERMs its group when the job ends (decision 0003); a child that
+        ignores it gets SIGKILL ``KILL_GRACE`` later, as a kill's survivors do. One look at
+        /proc serves every job that ended in the meantime."""
+        loop = self.engine._loop
+        if loop is None:
+            return
+        if not self._leftovers:
+            loop.call_later(KILL_GRACE, self._reap_leftovers)
+        wf_id, _, name = node_id.rpartition("@")
+        self._leftovers.setdefault(pgid, set()).add((wf_id, name))
+
+    def _reap_leftovers(self) -> None:
+        groups, self._leftovers = self._leftovers, {}
+        for pgid, (wf_id, name) in processes.job_survivors(str(self.engine.db.home), groups):
+            if processes.kill_group(pgid, signal.SIGKILL):
+                log.warning(
+                    "process group %d of node %s@%s outlived its job's end (it ignored "
+                    "SIGTERM): sent SIGKILL",
+                    pgid,
+                    wf_id,
+                    name,
+                )
 
     # ------------------------------------------------------------------ completion
 

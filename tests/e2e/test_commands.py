@@ -241,6 +241,20 @@ def test_kill_escalates_to_sigkill_for_a_job_that_ignores_sigterm(bt: Bt, tmp_pa
     assert bt.nodes(wf) == {"stubborn": "KILLED"}
 
 
+def test_a_child_that_ignores_sigterm_is_killed_after_its_job_ended(bt: Bt, tmp_path: Path) -> None:
+    """QA (m): the wrapper's SIGTERM to the group at a job's end (decision 0003) did nothing to
+    a child that ignores it, which lived on after its node SUCCEEDED. Such a child gets
+    SIGKILL after the grace time, as a kill's survivors do."""
+    engine = bt.engine()
+    wf = bt.submit(FIXTURES / "litter" / "job.properties", {"dir": str(tmp_path)})
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    child = int((tmp_path / "bg").read_text())
+    assert pid_alive(child), "SIGTERM is ignored: the child lives through the grace period"
+    wait_for(lambda: not pid_alive(child), KILL_GRACE + 5, "SIGKILL")
+    engine.wait_log("outlived its job's end (it ignored SIGTERM): sent SIGKILL")
+    assert bt.nodes(wf) == {"litter": "SUCCEEDED"}
+
+
 def killed_stubborn_job(bt: Bt, tmp_path: Path) -> tuple[EngineProc, str, int, int]:
     """An engine, and a workflow whose job (and its grandchild) ignores SIGTERM, just killed:
     the engine, the workflow id, the job's and the grandchild's pids."""
