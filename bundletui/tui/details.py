@@ -35,7 +35,8 @@ _RFC822 = re.compile(r"\b[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d
 def short_times(text: str, day: str | None = None) -> str:
     """The RFC 822 times in ``text`` in the console's form, ``2026-03-01 22:00Z``; given the
     RFC 822 time of a ``day`` (an action table row's nominal time), as the table writes
-    times: ``22:00`` on that day, else ``03-02 22:00``."""
+    times: ``22:00`` on that day, else ``03-02 22:00``. Seconds show when there are some (a
+    run constraint's delay of 30 s lifts at ``22:00:30``, not at ``22:00``)."""
     on = None
     if day:
         with contextlib.suppress(TypeError, ValueError):
@@ -46,9 +47,10 @@ def short_times(text: str, day: str | None = None) -> str:
             when = parsedate_to_datetime(m.group(0))
         except (TypeError, ValueError):
             return m.group(0)
+        hm = f"{when:%H:%M:%S}" if when.second else f"{when:%H:%M}"
         if day is None:
-            return f"{when:%Y-%m-%d %H:%M}Z"
-        return f"{when:%H:%M}" if when.date() == on else f"{when:%m-%d %H:%M}"
+            return f"{when:%Y-%m-%d} {hm}Z"
+        return hm if when.date() == on else f"{when:%m-%d} {hm}"
 
     return _RFC822.sub(one, text)
 
