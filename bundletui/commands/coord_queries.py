@@ -54,6 +54,7 @@ from bundletui.model.status import (
 from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store import events as event_store
 from bundletui.store import jobs
+from bundletui.store.db import system_mode
 from bundletui.store.rows import (
     ActionRow,
     BundleActionRow,
@@ -684,6 +685,7 @@ class Holds:
     counts: dict[str, int]
     active: int = 0
     _order: ExecutionOrder = field(default=ExecutionOrder.FIFO)
+    safemode: bool = False  # the engine checks, launches and times out nothing until NORMAL
 
     @classmethod
     def of(
@@ -695,6 +697,7 @@ class Holds:
             counts,
             counts.get(A.SUBMITTED, 0) + counts.get(A.RUNNING, 0),
             ExecutionOrder(coord.execution),
+            system_mode(conn) == "SAFEMODE",
         )
 
     def ready(self) -> dict[str, Any]:
@@ -705,6 +708,11 @@ class Holds:
                 "reason": "coordinator",
                 "status": str(status),
                 "detail": f"coordinator {status}: nothing is launched until it runs again",
+            }
+        if self.safemode:
+            return {
+                "reason": "safemode",
+                "detail": "system SAFEMODE: nothing is launched until the mode is NORMAL",
             }
         if 0 <= limit <= self.active:
             return {
@@ -772,6 +780,8 @@ def waiting_for(
         out["detail"] = "inputs available; READY at the next input check"
     if holds.coord.status in COORD_SUSPENDED:  # the engine checks no inputs then (Oozie's check)
         out["detail"] += f"; coordinator {holds.coord.status}: inputs are checked after resume"
+    elif holds.safemode:
+        out["detail"] += "; system SAFEMODE: inputs are checked when the mode is NORMAL"
     return out
 
 

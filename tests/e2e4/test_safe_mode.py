@@ -86,6 +86,8 @@ def test_a_timeout_that_falls_due_in_safe_mode_waits_for_normal(bt: Bt4) -> None
     bt.cli("oozie", "admin", "-systemmode", "SAFEMODE")
     bt.sim("2026-01-01T00:30Z", "2026-01-01T02:00Z")
     assert bt.actions(coord) == {1: "WAITING"}
+    why = bt.info_json(coord)["actions"][0]["waitingFor"]["detail"]  # it said only "missing"
+    assert why.endswith("; system SAFEMODE: inputs are checked when the mode is NORMAL"), why
     bt.cli("oozie", "admin", "-systemmode", "NORMAL")
     bt.sim("2026-01-01T02:00Z", "2026-01-01T02:30Z")
     assert bt.actions(coord) == {1: "TIMEDOUT"}
