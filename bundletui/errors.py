@@ -95,6 +95,18 @@ class BundletuiError(Exception):
         return text
 
 
+class UsageError(BundletuiError):
+    """A value on the command line that the command line itself can tell is wrong (an
+    option's value, or two options that do not go together): exit 2, as a usage mistake,
+    where a refused command exits 1."""
+
+    layer = "cli"
+
+    @classmethod
+    def of(cls, exc: BundletuiError) -> UsageError:
+        return cls(exc.code, exc.message, hint=exc.hint)
+
+
 class ModelError(BundletuiError):
     """Illegal state transitions, bad times or frequencies (pure domain)."""
 

@@ -13,7 +13,7 @@ import typer
 from rich.logging import RichHandler
 
 from bundletui.cli._common import HomeOpt, handle_errors
-from bundletui.errors import BundletuiError, CommandError
+from bundletui.errors import BundletuiError, UsageError
 from bundletui.model.timeutil import TimeError, parse_oozie_time
 from bundletui.store.db import resolve_home
 
@@ -106,7 +106,7 @@ def register(app: typer.Typer) -> None:
             where = landing.absolute()
             existing = next(p for p in (where, *where.parents) if p.exists())
             if not existing.is_dir():
-                raise BundletuiError(
+                raise UsageError(
                     "E0303",
                     f"Invalid parameter value, [--landing] = [{landing}]: {existing} is a file, "
                     "not a directory",
@@ -134,7 +134,10 @@ def register(app: typer.Typer) -> None:
         if api is not None:
             from bundletui.api import parse_bind, serve_in_thread
 
-            host, port = parse_bind(api)
+            try:
+                host, port = parse_bind(api)
+            except BundletuiError as exc:
+                raise UsageError.of(exc) from None
             if api_token is None and os.environ.get("BUNDLETUI_API_TOKEN") == "":
                 api_token = ""  # click reads an empty variable as unset: it is refused instead
             handle = serve_in_thread(config.home, host, port, api_token)
@@ -159,14 +162,14 @@ def clock_start(clock: str, start_time: str | None) -> datetime | None:
     """``--clock`` and ``--start-time`` checked (E0303), as ``run`` and ``console`` take them
     for their engine; the start time parsed."""
     if clock not in ("", "real", "simulated"):
-        raise BundletuiError(
+        raise UsageError(
             "E0303",
             f"Invalid parameter value, [clock] = [{clock}]",
             hint="use --clock real or --clock simulated",
         )
     if start_time is not None and clock != "simulated":
         # the real clock has no start: taken silently, it read like a time shift (QA)
-        raise BundletuiError(
+        raise UsageError(
             "E0303",
             f"Invalid parameter value, [--start-time] = [{start_time}]: it is where a"
             " simulated clock starts, and goes with --clock simulated",
@@ -183,5 +186,5 @@ def _option_time(text: str | None, option: str) -> datetime | None:
     try:
         return parse_oozie_time(text, what=option)
     except TimeError as exc:
-        error = CommandError.from_template("E0302", f"{option} {text}: {exc.detail}", hint=exc.hint)
+        error = UsageError.from_template("E0302", f"{option} {text}: {exc.detail}", hint=exc.hint)
         raise error from None

@@ -20,7 +20,7 @@ from bundletui.cli._common import (
 from bundletui.commands import dispatch, queries
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx
-from bundletui.errors import CommandError
+from bundletui.errors import CommandError, UsageError
 from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.java import JAVA_INT_MAX
@@ -323,17 +323,17 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show a job: status, times, and its nodes / actions / coordinators."""
         if order.lower() not in ("asc", "desc"):
-            raise CommandError(
+            raise UsageError(
                 "E0303", f"Invalid parameter value, [order] = [{order}]", hint="asc or desc"
             )
         if (filter_text or order.lower() != "asc") and kind_of(job_id) is not IdKind.COORDINATOR:
-            raise CommandError(
+            raise UsageError(
                 "E0302",
                 "Invalid parameter [--filter / --order apply to a coordinator's actions]",
                 hint="give a coordinator id (…-C), or leave them out",
             )
         if (length is not None or offset != 1) and kind_of(job_id) is IdKind.BUNDLE:
-            raise CommandError(
+            raise UsageError(
                 "E0302",
                 "Invalid parameter [--len / --offset page a coordinator's actions or a"
                 " workflow's nodes; a bundle lists all of its coordinators]",

@@ -44,7 +44,7 @@ def _run(
 def test_bad_address_and_busy_port(tmp_path: Path) -> None:
     r = _run(tmp_path / "home", "--api", "nonsense")
     assert (
-        r.returncode == 1
+        r.returncode == 2
         and "Error: E0303: Invalid parameter value, [--api] = [nonsense]" in r.stderr
     )
     with socket.socket() as busy:

@@ -75,7 +75,7 @@ def test_a_landing_directory_under_a_file_is_refused_before_the_engine_starts(
     file = tmp_path / "data.csv"
     file.write_text("a,b\n")
     r = bundletui("run", "--landing", str(file / below), home=tmp_path / "home", timeout=30)
-    assert r.returncode == 1, r
+    assert r.returncode == 2, r  # a usage mistake
     assert r.stderr.startswith("Error: E0303: Invalid parameter value, [--landing]"), r.stderr
     assert f"{file} is a file, not a directory" in r.stderr
     assert not (tmp_path / "home").exists()
@@ -89,7 +89,7 @@ def test_a_start_time_without_the_simulated_clock_is_refused_not_ignored(
     read like a time shift that had worked."""
     home = tmp_path / "home"
     r = bundletui("run", *clock, "--start-time", "2026-01-01T00:00Z", home=home, timeout=30)
-    assert r.returncode == 1, r
+    assert r.returncode == 2, r  # a usage mistake
     assert r.stderr.startswith(
         "Error: E0303: Invalid parameter value, [--start-time] = [2026-01-01T00:00Z]: it is"
         " where a simulated clock starts, and goes with --clock simulated"
@@ -105,7 +105,7 @@ def test_a_bad_time_option_is_an_invalid_parameter_not_a_coordinator_attribute(
 ) -> None:
     """It said "E1003: Invalid coordinator application attributes" for a command-line option."""
     r = bundletui("run", "--clock", "simulated", option, "tomorrow", home=tmp_path / "h")
-    assert r.returncode == 1, r
+    assert r.returncode == 2, r  # a usage mistake
     first = r.stderr.splitlines()[0]
     assert first == (
         f"Error: E0302: Invalid parameter [{option} tomorrow: Could not parse [tomorrow] "
@@ -136,9 +136,35 @@ def test_a_bundle_info_refuses_paging_rather_than_ignoring_it(
     """``info BUNDLE --len 1`` listed every coordinator, as though the option had not been
     given; it pages nothing of a bundle, so it is refused before the store is read."""
     r = bundletui("info", "0000001-000000000000000-bundletui-x-B", *paging, home=tmp_path / "h")
-    assert r.returncode == 1, r
+    assert r.returncode == 2, r  # a usage mistake
     assert r.stderr.startswith(
         "Error: E0302: Invalid parameter [--len / --offset page a coordinator's actions or a"
         " workflow's nodes; a bundle lists all of its coordinators]"
     ), r.stderr
     assert "bundletui info COORD_ID --len N" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("run", "--api", "70000"), "E0303: Invalid parameter value, [--api] = [70000]"),
+        (("run", "--clock", "fake"), "E0303: Invalid parameter value, [clock] = [fake]"),
+        (
+            ("info", "0000001-000000000000000-bundletui-x-C", "--order", "sideways"),
+            "E0303: Invalid parameter value, [order] = [sideways]",
+        ),
+        (
+            ("info", "0000001-000000000000000-bundletui-x-W", "--order", "desc"),
+            "E0302: Invalid parameter [--filter / --order apply to a coordinator's actions]",
+        ),
+    ],
+)
+def test_an_option_value_the_command_line_can_tell_is_wrong_exits_2(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    """QA (n): these exited 1, as a refused command does, so a script could not tell them
+    from a run-time error; they are usage mistakes (exit 2), said before the store is read."""
+    r = bundletui(*args, home=tmp_path / "home", timeout=30)
+    assert r.returncode == 2, r
+    assert r.stderr.splitlines()[0] == f"Error: {says}", r.stderr
+    assert "hint:" in r.stderr and not (tmp_path / "home").exists()

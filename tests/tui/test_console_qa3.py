@@ -107,7 +107,7 @@ def test_console_start_time_goes_with_a_simulated_clock(env: Env) -> None:
     done = runner.invoke(
         app, ["console", "--home", str(env.home), "--start-time", "2024-01-01T00:00Z"]
     )
-    assert done.exit_code == 1 and "goes with --clock simulated" in done.output, done.output
+    assert done.exit_code == 2 and "goes with --clock simulated" in done.output, done.output
     done = runner.invoke(
         app, ["console", "--home", str(env.home), "--read-only", "--clock", "real"]
     )
