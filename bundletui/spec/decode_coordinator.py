@@ -141,6 +141,12 @@ def _check_frequency(freq: Frequency, here: Where, check_max: bool) -> None:
 # --------------------------------------------------------------------------- controls
 
 
+def check_controls(doc: XmlDocument, resolver: Resolver) -> None:
+    """The controls alone (``validate`` without values, once a variable elsewhere stopped the
+    decoding): a number written out of range is wrong whatever the values will be."""
+    _controls(doc, xmlsafe.child(doc.root, "controls"), resolver)
+
+
 def _controls(doc: XmlDocument, el: Element | None, resolver: Resolver) -> CoordControls:
     if el is None:
         return CoordControls()

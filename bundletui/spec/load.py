@@ -9,6 +9,7 @@ Nothing here touches the store.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -38,7 +39,7 @@ from bundletui.spec.config import (
 )
 from bundletui.spec.coord_el import InstanceCall, coord_function_signatures, java_format
 from bundletui.spec.decode_bundle import decode_bundle
-from bundletui.spec.decode_coordinator import decode_coordinator
+from bundletui.spec.decode_coordinator import check_controls, decode_coordinator
 from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
 from bundletui.spec.el import ELError, compile_template
@@ -459,6 +460,9 @@ def _checked(
     try:
         app = _decode(doc, resolver)
     except NeedsValues:
+        if doc.kind is AppKind.COORDINATOR and doc.namespace != EVENTS_NAMESPACE:
+            with contextlib.suppress(NeedsValues):  # what no value can fix is said still
+                check_controls(doc, resolver)
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
     if lenient and isinstance(app, BundleApp):
         waiting = {  # the coordinators only the submission's values can check

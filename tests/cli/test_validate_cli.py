@@ -341,3 +341,23 @@ def test_a_syntax_error_in_a_coordinators_workflow_configuration_names_file_and_
         assert lines[0].startswith(f"Error: E1004: {coordinator}:5: "), (args, lines)
         assert "syntax error" in lines[0]
     assert not (home / "bundletui.db").exists()  # the first valid submit makes the store
+
+
+def test_a_control_written_out_of_range_is_refused_even_without_values(tmp_path: Path) -> None:
+    """QA (n): with ``${start}`` unset, validate checked the schema only and passed
+    ``<concurrency>2147483648</concurrency>``, which no value could fix (the README says such
+    numbers are refused by validate). A control given by a variable is left for the values."""
+    coordinator = tmp_path / "coordinator.xml"
+    text = COORD.format(frequency="60").replace(
+        "<action>", "<controls><concurrency>NUMBER</concurrency></controls>\n  <action>"
+    )
+    coordinator.write_text(text.replace("NUMBER", "2147483648"))
+    lines = refused(bt("validate", str(coordinator), home=tmp_path / "home"))
+    assert lines[0] == (
+        f"Error: E1003: {coordinator}:3: Invalid coordinator application attributes, "
+        "controls/concurrency [2147483648] is out of range"
+    ), lines
+    coordinator.write_text(text.replace("NUMBER", "${conc}"))
+    done = bt("validate", str(coordinator), home=tmp_path / "home")
+    assert done.returncode == 0, done
+    assert "schema only: give values for conc, end, outDir, start" in done.stdout, done.stdout
