@@ -24,6 +24,8 @@ def test_success_path_decision_fork_join_fs_capture_output(bt: Bt, tmp_path: Pat
     out.mkdir()
     (out / "report").mkdir()
     (out / "report" / "stale.txt").write_text("from an earlier run")  # prepare deletes it
+    refused = bt.cli("submit", str(CONFIG), "--start", check=False)  # QA (n): "." ran, KILLED
+    assert refused.code == 1 and "E0738" in refused.stderr and "outputDir" in refused.stderr
     bt.engine()
     wf = bt.submit(CONFIG, {"outputDir": str(out)})
     bt.wait(wf)
