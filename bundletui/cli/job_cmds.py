@@ -418,7 +418,12 @@ def register(app: typer.Typer) -> None:
         if kind is IdKind.WORKFLOW_NODE:
             node = store_jobs.get(store.conn, NodeRow, job_id)
             if node is None:
-                raise CommandError.from_template("E0605", job_id)
+                raise CommandError.from_template(
+                    "E0605",
+                    job_id,
+                    hint="see the workflow's nodes with: bundletui info "
+                    + job_id.rpartition("@")[0],
+                )
             nodes = [node]
             child = _sub_workflow_of(node)
             if child is not None:  # its output is its jobs': the child's logs

@@ -449,10 +449,10 @@ def select_actions(
         ):
             found_by_id.setdefault(row.id, row)
     if not found_by_id:
-        which = "action not yet ended" if active else "action"
+        which = " that has not ended yet" if active else ""
         raise CommandError(
             "E0605",
-            f"no {which} of {coord.id} has a nominal time in [{dates}]",
+            f"no action of {coord.id}{which} has a nominal time in [{dates}]",
             hint="check the dates with: bundletui info " + coord.id,
         )
     return sorted(found_by_id.values(), key=lambda r: r.action_number)

@@ -30,6 +30,7 @@ from bundletui.errors import BundletuiError, SpecError
 from bundletui.model.apps import Dataset
 from bundletui.model.clock import Clock
 from bundletui.model.timeutil import (
+    TimeError,
     normalize_timezone_id,
     parse_oozie_time,
     parse_timezone,
@@ -56,7 +57,14 @@ PLAYGROUND_APP_NAME = "eval"
 
 
 def _time(text: str, option: str) -> datetime:
-    return parse_oozie_time(text, what=option)
+    """An option's time: a bad one is an invalid parameter (E0302), as ``run --until``
+    says it, not the coordinator attribute error (E1003) an XML attribute gets."""
+    try:
+        return parse_oozie_time(text, what=option)
+    except TimeError as exc:
+        raise SpecError.from_template(
+            "E0302", f"{option} {text}: {exc.detail}", hint=exc.hint
+        ) from None
 
 
 def _timezone(text: str, option: str) -> str:

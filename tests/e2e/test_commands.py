@@ -425,6 +425,10 @@ def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
     assert bt.wait(wf)["status"] == "SUCCEEDED"
     assert bt.cli("log", node).stdout == expected
     assert bt.cli("log", wf).stdout == expected  # a workflow id: every node's log
+    nonode = bt.cli("log", f"{wf}@nonode", check=False)  # QA (n): no hint
+    assert nonode.code == 1 and f"hint: see the workflow's nodes with: bundletui info {wf}" in (
+        nonode.stderr
+    )
     definition = bt.cli("definition", wf).stdout
     assert definition == (FIXTURES / "printer" / "workflow.xml").read_text()
 

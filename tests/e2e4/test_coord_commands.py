@@ -198,7 +198,7 @@ def test_kill_by_dates_takes_the_actions_not_yet_ended_each_once(bt: Bt4) -> Non
         6: "WAITING",
     }
     r = bt.fails("kill", coord_id, "--date", "2026-01-01T00:00Z::2026-01-01T01:00Z", code="E0605")
-    assert "no action not yet ended" in r.stderr
+    assert f"no action of {coord_id} that has not ended yet has a nominal time in" in r.stderr
     bt.fails("kill", coord_id, "--action", "1", code="E1100")  # named one by one: refused
     out = bt.cli(
         "oozie",
