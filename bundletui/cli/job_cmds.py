@@ -192,6 +192,8 @@ def register(app: typer.Typer) -> None:
                 typer.echo(killed)
         else:
             dispatch.kill(ctx, job_id)
+            if kind_of(job_id) is IdKind.COORD_ACTION:
+                typer.echo(job_id)  # as --action prints what it killed
         _note_without_engine(
             ctx, "the kill is recorded, and the processes of jobs that were running are stopped"
         )

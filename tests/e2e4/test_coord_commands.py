@@ -68,7 +68,8 @@ def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None
     assert bt.status(coord_id) == "RUNNING"
     killed = bt.cli("kill", coord_id, "--action", "3-4,").stdout.split()  # trailing: dropped
     assert killed == [f"{coord_id}@3", f"{coord_id}@4"]
-    bt.cli("kill", f"{coord_id}@5")  # an action id kills that action
+    # an action id kills that action, and says so as --action does (QA (n): it said nothing)
+    assert bt.cli("kill", f"{coord_id}@5").stdout == f"{coord_id}@5\n"
     assert bt.actions(coord_id) == {
         1: "SUCCEEDED",
         2: "SUCCEEDED",
