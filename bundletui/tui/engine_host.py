@@ -114,8 +114,12 @@ class EmbeddedEngine:
             asyncio.run(self.engine.run())
         except BundletuiError as exc:  # a refusal (EB203: a simulated store): said, not a crash
             self.error = f"{exc} ({exc.hint})" if exc.hint else str(exc)
-            if exc.code in _CLOCK_REFUSALS:  # the options the hint names are the console's too
-                self.error += "; quit, then start bundletui console again with them"
+            if exc.code in _CLOCK_REFUSALS:  # the options the hint names are the console's too;
+                # the fix first: the header cuts the rest at 80 columns (QA (n))
+                self.error = (
+                    f"{exc.code}: quit, then start bundletui console again: {exc.hint}"
+                    f" — {exc.message}"
+                )
             logging.getLogger("bundletui.engine").error("embedded engine: %s", exc.describe())
         except Exception as exc:  # shown in the header; the console keeps working
             self.error = f"{type(exc).__name__}: {exc}"
