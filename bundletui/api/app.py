@@ -297,9 +297,9 @@ def _guard_mode(api: Api, call: Call, *, admin: bool = False) -> None:
     if mode == "NOWEBSERVICE" or call.method != "GET":
         raise ApiError(
             "E0002",
-            "System is in safe mode",
+            "System is in safe mode",  # Oozie's message for NOWEBSERVICE too: the hint says
             status=503,
-            hint="PUT /oozie/v2/admin/status?systemmode=NORMAL",
+            hint=f"the system mode is {mode}: PUT /oozie/v2/admin/status?systemmode=NORMAL",
         )
 
 

@@ -179,7 +179,9 @@ def test_system_mode(http: httpx.Client, bare: Live) -> None:
     oozie_error(http.post("v2/jobs", content=conf_xml(coord_conf(bare)), headers=XML), 503, "E0002")
     assert http.get(f"v2/job/{job_id}").status_code == 200  # reads still work
     assert http.put("v1/admin/status", params={"systemmode": "NOWEBSERVICE"}).status_code == 200
-    oozie_error(http.get(f"v2/job/{job_id}"), 503, "E0002")
+    off = http.get(f"v2/job/{job_id}")
+    oozie_error(off, 503, "E0002")  # Oozie's "System is in safe mode"; the hint says which
+    assert off.json()["hint"].startswith("the system mode is NOWEBSERVICE: "), off.json()
     assert http.put("v2/admin/status", params={"systemmode": "normal"}).status_code == 200
     assert http.put(f"v2/job/{job_id}", params={"action": "suspend"}).status_code == 200
 
