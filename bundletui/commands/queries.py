@@ -130,14 +130,56 @@ def workflow_json(
         "suspendMode": wf.suspend_mode if wf.status == "SUSPENDED" else None,
     }
     if with_actions:
-        specs = _node_specs(wf)
+        from bundletui.commands.nodes import app_of
+
+        app = app_of(wf.app)
+        specs = {node.name: node for node in app.nodes}
         every = not reached_only or WorkflowForm(wf.form) is not WorkflowForm.OOZIE
         out["actions"] = [
             node_json(n, specs.get(n.name), tz)
             for n in jobs.workflow_nodes(conn, wf.id)
             if every or _entered(n)
         ]
+        if not every and wf.start_time is not None:
+            out["actions"].insert(0, _start_json(wf, app.start_to, tz))
     return out
+
+
+def _node_specs(wf: WorkflowRow) -> dict[str, Node]:
+    from bundletui.commands.nodes import app_of
+
+    return {node.name: node for node in app_of(wf.app).nodes}
+
+
+def _start_json(wf: WorkflowRow, to: str | None, tz: str) -> dict[str, Any]:
+    """Oozie's ``W@:start:`` action, the first row of a started workflow's actions (its
+    ``-info`` lists it: status OK, no external id): ours has no row for the start node."""
+    at = rfc822(wf.start_time, tz)
+    return {
+        "id": f"{wf.id}@:start:",
+        "name": ":start:",
+        "cred": "null",
+        "type": ":START:",
+        "conf": "",
+        "status": "OK",
+        "retries": 0,
+        "startTime": at,
+        "endTime": at,
+        "transition": to,
+        "data": None,
+        "stats": None,
+        "externalChildIDs": None,
+        "externalId": "-",
+        "externalStatus": "OK",
+        "trackerUri": "-",
+        "consoleUrl": "-",
+        "errorCode": None,
+        "errorMessage": None,
+        "toString": "Action name[:start:] status[OK]",
+        "userRetryInterval": 10,
+        "userRetryCount": 0,
+        "userRetryMax": 0,
+    }
 
 
 def _entered(node: NodeRow) -> bool:
@@ -145,12 +187,6 @@ def _entered(node: NodeRow) -> bool:
     the waiting ones); an Oozie workflow has an action only once its run reaches it: queued,
     started or passed, not a node a kill ended before then, or the path a decision left."""
     return node.started is not None or node.attempt > 0 or node.status == NodeStatus.READY
-
-
-def _node_specs(wf: WorkflowRow) -> dict[str, Node]:
-    from bundletui.commands.nodes import app_of
-
-    return {node.name: node for node in app_of(wf.app).nodes}
 
 
 def check_bulk_filter(text: str, hint: str) -> None:

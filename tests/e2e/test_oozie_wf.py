@@ -82,10 +82,13 @@ def test_decision_default_reaches_kill_node_with_message(bt: Bt, tmp_path: Path)
     lines = text.splitlines()
     header = f"{'ID':<78}{'Status':<10}{'Ext ID':<23}{'Ext Status':<11}{'Err Code':<10}"
     assert lines[lines.index("Actions") + 2] == header
-    row = lines[lines.index("Actions") + 4].split()
+    # Oozie's first row is the start node's (QA (n)): OK, no external id, as its CLI prints it
+    start = lines[lines.index("Actions") + 4]
+    assert start == f"{f'{wf}@:start:':<78}{'OK':<10}{'-':<23}{'OK':<11}{'-':<10}", text
+    row = lines[lines.index("Actions") + 6].split()
     assert (row[0], row[1], row[3:]) == (f"{wf}@check", "OK", ["SUCCEEDED", "-"])  # 2: its pid
     listed = [line.split()[0].split("@")[1] for line in text.splitlines() if f"{wf}@" in line]
-    assert listed == ["check", "has-rows", "empty-input"], text
+    assert listed == [":start:", "check", "has-rows", "empty-input"], text
     assert "SKIPPED" not in text and "prepare" not in text
 
 
@@ -104,6 +107,7 @@ def test_a_killed_oozie_workflow_lists_the_nodes_its_run_entered(bt: Bt, tmp_pat
     text = bt.cli("oozie", "job", "-info", wf).stdout
     listed = [line.split()[0].split("@")[1] for line in text.splitlines() if f"{wf}@" in line]
     assert set(listed) == {
+        ":start:",
         "check",
         "has-rows",
         "prepare",
