@@ -365,8 +365,8 @@ def coordinator_json(
         "lastActionNumber": coord.last_action_number,
         "doneMaterialization": bool(coord.done_materialization),
         "counts": _ordered_counts(counts, [s.value for s in ActionStatus]),
-        "materialization": (
-            triggering(conn, coord) if event else materialization(coord, counts, tz)
+        "materialization": _in_safemode(
+            conn, triggering(conn, coord) if event else materialization(coord, counts, tz)
         ),
         "lastModifiedTime": rfc822(coord.last_modified, tz),
         "errorCode": coord.error_code,  # why materialization failed the job
@@ -409,6 +409,15 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
         "done": bool(coord.done_materialization),
         "heldBy": held,
     }
+
+
+def _in_safemode(conn: sqlite3.Connection, mat: dict[str, Any]) -> dict[str, Any]:
+    """SAFEMODE holds what would otherwise go on (materialization, an event schedule's
+    firing: its events wait in the log), and says so before any other control."""
+    if mat["heldBy"] is None and system_mode(conn) == "SAFEMODE":
+        what = "events wait in the log" if mat.get("onTrigger") else "nothing materializes"
+        mat["heldBy"] = f"system SAFEMODE: {what} until the mode is NORMAL"
+    return mat
 
 
 _FIRING = COORD_MATERIALIZING - COORD_PAUSED  # a paused event schedule does not fire
@@ -747,6 +756,8 @@ def waiting_for(
         detail = f"held by {held['constraint']}" + (f" until {when}" if when else "")
         if ends:  # said apart: at the timeout the job is discarded (or forced), not released
             detail += f"; times out at {ends} ({outcome})"
+        if holds.safemode:  # the engine checks no constraint then, nor times the job out
+            detail += "; system SAFEMODE: constraints are checked when the mode is NORMAL"
         return {
             "reason": "constraint",
             "constraint": held["constraint"],
@@ -755,7 +766,8 @@ def waiting_for(
             "detail": detail,
         }
     if action.trigger:  # an event schedule's action has no inputs: its constraints decide
-        return {"reason": "check", "detail": "run constraints not checked yet"}
+        when = " (system SAFEMODE: when the mode is NORMAL)" if holds.safemode else ""
+        return {"reason": "check", "detail": f"run constraints not checked yet{when}"}
     missing, unresolved, total, unavailable = _missing(conn, action)
     out: dict[str, Any] = {
         "reason": "inputs",

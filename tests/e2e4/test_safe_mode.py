@@ -50,6 +50,9 @@ def test_nothing_materializes_in_safe_mode_and_everything_catches_up_after(bt: B
     assert "system mode SAFEMODE" in e.log(), e.log()
     assert bt.actions(coord) == {} and bt.status(coord) == "PREP"
     assert not bt.trace.exists()
+    assert bt.info_json(coord)["materialization"]["heldBy"] == (
+        "system SAFEMODE: nothing materializes until the mode is NORMAL"
+    )
 
     bt.cli("oozie", "admin", "-systemmode", "NORMAL")
     bt.sim(T0, "2026-01-01T04:00Z")

@@ -43,6 +43,12 @@ def test_safe_mode_holds_event_schedules_and_they_catch_up_in_normal(bt: Bt5) ->
     assert [a["status"] for a in bt.actions(p)] == ["SUCCEEDED"]
     assert [a["status"] for a in bt.actions(h)] == ["WAITING"]
     assert len(bt.runs()) == 1
+    # info says SAFEMODE holds them (QA (o): it named a past time, and no events waiting)
+    waits = bt.info(bt.actions(h)[0]["id"])["waitingFor"]["detail"]
+    assert waits.endswith("; system SAFEMODE: constraints are checked when the mode is NORMAL")
+    assert bt.info(p)["materialization"]["heldBy"] == (
+        "system SAFEMODE: events wait in the log until the mode is NORMAL"
+    )
 
     bt.cli("oozie", "admin", "-systemmode", "NORMAL")
     bt.step("2026-03-01T12:00Z")
