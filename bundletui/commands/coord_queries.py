@@ -43,6 +43,7 @@ from bundletui.model.events import (
 )
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import (
+    ACTION_TERMINAL,
     COORD_MATERIALIZING,
     COORD_PAUSED,
     COORD_SUBMITTABLE,
@@ -209,9 +210,21 @@ def workflow_of(conn: sqlite3.Connection, job_id: str) -> str:
         raise CommandError(
             "E0605",
             f"Action does not exist [{job_id}: it is {action.status} and has launched no workflow]",
-            hint="an action launches its workflow once it is READY and a concurrency slot is free",
+            hint=_no_workflow_hint(conn, action),
         )
     return action.external_id
+
+
+def _no_workflow_hint(conn: sqlite3.Connection, action: ActionRow) -> str:
+    """Why an action has no workflow, and what comes next: it never will once it has ended
+    (a discarded event job is TIMEDOUT); a held one waits for what ``info`` names."""
+    if ActionStatus(action.status) in ACTION_TERMINAL:
+        return f"it ended {action.status} without launching one: there is no log to show"
+    coord = jobs.coord_head(conn, action.coord_id)
+    why = waiting_for(conn, action, Holds.of(conn, coord)) if coord is not None else None
+    if why:
+        return f"{why['detail']}; see: bundletui info {action.id}"
+    return "an action launches its workflow once it is READY and a concurrency slot is free"
 
 
 def launched_workflow(conn: sqlite3.Connection, action_id: str) -> str | None:

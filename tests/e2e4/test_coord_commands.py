@@ -343,7 +343,13 @@ def test_a_rerun_timedout_action_times_out_from_its_new_creation(bt: Bt4) -> Non
     coord_id = submit(bt, hourly_with_inputs("2026-01-01T01:00Z", timeout="60"), flag="/none")
     bt.sim(T0, "2026-01-01T03:00Z")  # input never lands: 01:01 comes and goes
     assert bt.actions(coord_id) == {1: "TIMEDOUT"}
+    # no log, and why (QA (o): the hint said it would launch once READY, which it never will)
+    r = bt.fails("log", f"{coord_id}@1", code="E0605")
+    assert "hint: it ended TIMEDOUT without launching one: there is no log to show" in r.stderr
     bt.cli("rerun", coord_id, "--action", "1")
+    r = bt.fails("log", f"{coord_id}@1", code="E0605")
+    assert "hint: 1 of 1 inputs missing: " in r.stderr, r.stderr
+    assert f"; see: bundletui info {coord_id}@1" in r.stderr
     ((created, timeout_at),) = bt.sql(
         "SELECT created_time, timeout_at FROM coord_actions WHERE id = ?", f"{coord_id}@1"
     )
