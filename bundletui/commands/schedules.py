@@ -15,7 +15,7 @@ from pathlib import Path
 from bundletui.errors import SpecError
 from bundletui.model.apps import CoordinatorApp
 from bundletui.model.events import EventSpec, Feed, event_keys, partition_key, program_key
-from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text
+from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text, group_clash_error
 from bundletui.spec.feeds import scan_partitions
 from bundletui.store import events as ev
 from bundletui.store import jobs
@@ -71,13 +71,42 @@ def clash_error(clash: FeedClash, name: str, file: str | None) -> SpecError:
 
 
 def check_feeds(conn: sqlite3.Connection, apps: Iterable[CoordinatorApp]) -> None:
-    """Refuse event coordinators (about to be submitted) whose feeds clash with the store's."""
+    """Refuse event coordinators (about to be submitted) whose feeds clash with the store's,
+    or whose concurrency group another unfinished schedule limits otherwise."""
     for app in apps:
         if app.events is None:
             continue
         clashes = feed_clashes(conn, app.events.feeds)
         if clashes:
             raise clash_error(clashes[0], app.name, app.source or None)
+        _check_group(conn, app.events, app.name, app.source or None)
+
+
+def _check_group(
+    conn: sqlite3.Connection, spec: EventSpec, name: str, file: str | None, exclude: str = ""
+) -> None:
+    """A named concurrency group has one limit: another unfinished schedule of the group with
+    another ``max`` is refused, as a feed with another done-flag is."""
+    from bundletui.commands.coordinators import app_of
+
+    c = spec.constraints
+    if not c.group or c.group_max is None:
+        return
+    for coord_id in ev.group_members(conn, c.group):
+        head = jobs.coord_head(conn, coord_id)
+        if coord_id == exclude or head is None or head.status in FINISHED:
+            continue
+        other = app_of(head, conn).events
+        limit = other.constraints.group_max if other is not None else None
+        if limit is not None and limit != c.group_max:
+            raise group_clash_error(
+                name,
+                file,
+                c.group,
+                c.group_max,
+                f"coordinator [{head.app_name}] ({coord_id})",
+                limit,
+            )
 
 
 def landing_warnings(apps: Iterable[CoordinatorApp], landing: str | Path) -> list[str]:
@@ -112,10 +141,11 @@ def register(
     schedule later. A feed on a path that an unfinished schedule watches with another
     done-flag is refused (:func:`feed_clashes`)."""
     clashes = feed_clashes(tx.conn, spec.feeds, exclude=coord_id)
+    head = jobs.coord_head(tx.conn, coord_id)
+    name, file = (head.app_name, head.app_path) if head is not None else (coord_id, None)
     if clashes:
-        head = jobs.coord_head(tx.conn, coord_id)
-        name, file = (head.app_name, head.app_path) if head is not None else (coord_id, None)
         raise clash_error(clashes[0], name, file)
+    _check_group(tx.conn, spec, name, file, exclude=coord_id)
     _record_present(tx, spec)
     ev.register_schedule(
         tx,

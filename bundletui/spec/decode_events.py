@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from bundletui.errors import BundletuiError
+from bundletui.errors import BundletuiError, SpecError
 from bundletui.model.apps import CoordControls, CoordinatorApp
 from bundletui.model.cron import LocalCron
 from bundletui.model.events import (
@@ -215,6 +215,35 @@ FLAG_HINT = (
 def flag_text(flag: str) -> str:
     """How an error shows a done-flag (an empty one is a feed of files)."""
     return f'done-flag="{flag}"' + ("" if flag else " (files)")
+
+
+GROUP_HINT = (
+    "give every schedule of a concurrency group the same max (it is the group's limit), or "
+    "another group name to one of them"
+)
+
+
+def group_line(file: str) -> int | None:
+    """The line of an events coordinator's ``<concurrency group=…>`` (None if unreadable)."""
+    root = xmlsafe.reread(file)
+    constraints = xmlsafe.child(root, "constraints") if root is not None else None
+    conc = xmlsafe.child(constraints, "concurrency") if constraints is not None else None
+    return conc.sourceline if conc is not None else None
+
+
+def group_clash_error(
+    name: str, file: str | None, group: str, group_max: int, other: str, other_max: int
+) -> SpecError:
+    """Two schedules of one concurrency group with different limits: each would hold its jobs
+    by its own, and the group run more at once than either says (QA (o))."""
+    return SpecError(
+        "E1003",
+        f"Invalid coordinator application attributes, coordinator [{name}] limits concurrency "
+        f"group [{group}] to {group_max} at once, but {other} limits it to {other_max}",
+        hint=GROUP_HINT,
+        file=file,
+        line=group_line(file) if file else None,
+    )
 
 
 def feed_line(file: str, index: int) -> int | None:

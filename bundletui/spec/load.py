@@ -549,6 +549,7 @@ def _check_coordinators_without_values(
             checked.append(_resolve_coordinator(bundle, coord, conf, clock))
             notes.append(f"{label}: checked")
     _check_sibling_feeds(checked)
+    _check_sibling_groups(checked)
     return tuple(notes)
 
 
@@ -666,6 +667,22 @@ def _check_sibling_feeds(coords: list[Loaded]) -> None:
                 )
 
 
+def _check_sibling_groups(coords: list[Loaded]) -> None:
+    """Two event coordinators of one bundle in one concurrency group with different limits."""
+    from bundletui.spec.decode_events import group_clash_error
+
+    seen: dict[str, tuple[int, str]] = {}  # group -> (max, coordinator)
+    for loaded in coords:
+        app: CoordinatorApp = loaded.app
+        c = app.events.constraints if app.events is not None else None
+        if c is None or not c.group or c.group_max is None:
+            continue
+        limit, owner = seen.setdefault(c.group, (c.group_max, app.name))
+        if limit != c.group_max:
+            other = f"coordinator [{owner}] of the same bundle"
+            raise group_clash_error(app.name, loaded.app_path, c.group, c.group_max, other, limit)
+
+
 def program_notes(bundle: BundleApp, coords: list[Loaded]) -> tuple[str, ...]:
     """``<program coordinator>`` triggers naming no coordinator of their bundle. The engine
     hands a bundled schedule program events of its own bundle's coordinators and of
@@ -699,6 +716,7 @@ def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clo
     check a bundle with this)."""
     out = [_resolve_coordinator(bundle, c, conf, clock) for c in bundle.coordinators if c.enabled]
     _check_sibling_feeds(out)
+    _check_sibling_groups(out)
     return out
 
 

@@ -342,3 +342,47 @@ def test_a_rerun_of_a_killed_held_action_counts_its_timeout_from_the_rerun(bt: B
     run = bt.runs()[action["id"]]
     assert run.parts == [part]
     assert fmt_ms(bt.wf_started(action["wf"]) or 0) == "2026-03-01T22:00Z"
+
+
+def test_one_concurrency_group_has_one_limit(bt: Bt5) -> None:
+    """QA (o): two schedules of group g, one with max 1, one with max 3: each held its jobs by
+    its own limit, and the group ran three at once while one said "1 at once". A second limit
+    for a group is refused, as a second done-flag on a path is: between a bundle's
+    coordinators (submit and validate), and against an unfinished schedule in the store."""
+    common = {"feeds": FEED, "trigger": '<partitions feed="f"/>'}
+    one = bt.write(
+        "one.xml",
+        event_coordinator("one", constraints='<concurrency max="1" group="g"/>', **common),  # type: ignore[arg-type]
+    )
+    three = bt.write(
+        "three.xml",
+        event_coordinator("three", constraints='<concurrency max="3" group="g"/>', **common),  # type: ignore[arg-type]
+    )
+    same = bt.write(
+        "same.xml",
+        event_coordinator("same", constraints='<concurrency max="1" group="g"/>', **common),  # type: ignore[arg-type]
+    )
+    both = bt.write("both.xml", bundle("both", [("one", one, {}), ("three", three, {})]))
+    props = bt.apps / "both.properties"
+    props.write_text(
+        f"oozie.bundle.application.path={both}\nstart=2026-01-01T00:00Z\n"
+        f"end=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
+    )
+    for args in (["submit", str(props)], ["validate", str(both), "--config", str(props)]):
+        r = bt.cli(*args, check=False)
+        assert r.code == 1, r
+        assert r.stderr.startswith(f"Error: E1003: {three}:"), r.stderr
+        assert (
+            "coordinator [three] limits concurrency group [g] to 3 at once, but coordinator "
+            "[one] of the same bundle limits it to 1" in r.stderr
+        ), r.stderr
+        assert "hint: give every schedule of a concurrency group the same max" in r.stderr
+    first = bt.submit(one)
+    alone = bt.apps / "three-alone.properties"
+    alone.write_text((bt.apps / "one.properties").read_text().replace(str(one), str(three)))
+    r = bt.cli("submit", str(alone), check=False)
+    assert r.code == 1 and f"but coordinator [one] ({first}) limits it to 1" in r.stderr, r
+    second = bt.submit(same)  # the same limit joins the group
+    bt.cli("kill", first)
+    bt.cli("kill", second)
+    bt.submit(three)  # finished schedules limit nothing
