@@ -771,13 +771,19 @@ def waiting_for(
             detail += f"; times out at {ends} ({outcome})"
         if holds.safemode:  # the engine checks no constraint then, nor times the job out
             detail += "; system SAFEMODE: constraints are checked when the mode is NORMAL"
-        return {
+        # the key names the kind ("concurrency", "group", "time-window"…); the detail has the
+        # counts ("group heavy (1/1 running)"), which change from one look to the next
+        kind, _, rest = str(held["constraint"]).partition(" ")
+        said: dict[str, Any] = {
             "reason": "constraint",
-            "constraint": held["constraint"],
+            "constraint": kind,
             "until": when,
             "timeoutAt": ends,
             "detail": detail,
         }
+        if kind == "group":
+            said["group"] = rest.partition(" (")[0]
+        return said
     if action.trigger:  # an event schedule's action has no inputs: its constraints decide
         when = " (system SAFEMODE: when the mode is NORMAL)" if holds.safemode else ""
         return {"reason": "check", "detail": f"run constraints not checked yet{when}"}

@@ -80,6 +80,9 @@ def test_change_concurrency_applies_to_an_event_schedule(bt: Bt5) -> None:
     bt.land("f", "b")
     held = bt.wait_actions(coord, 1, status="WAITING")[1]
     assert held["held_by"]["constraint"] == "concurrency (1/1 running)"
+    why = bt.info(held["id"])["waitingFor"]  # a stable key, the counts in the detail (QA (o))
+    assert why["constraint"] == "concurrency", why
+    assert why["detail"].startswith("held by concurrency (1/1 running)"), why
 
     for bad in ("0", "-5"):  # <concurrency max> is at least 1: 0 would hold every job for ever
         r = bt.cli("change", coord, "--value", f"concurrency={bad}", check=False)
