@@ -463,6 +463,15 @@ def select_actions(
 
 def _kill_action(tx: Tx, effects: Effects, action: ActionRow) -> None:
     move_action(tx, action, Event.KILL)
+    if action.trigger and action.status == A.WAITING:
+        # an event job held by its constraints is over with its action: said now, not when
+        # an engine next looks at it (``info`` showed it still PENDING_CONSTRAINT)
+        from bundletui.store import events as event_store
+
+        held = event_store.held_job_of(tx.conn, action.id)
+        job = event_store.get_job(tx.conn, held) if held is not None else None
+        if job is not None:
+            event_store.move_job(tx, job, "DISCARDED", held_by="action KILLED")
     if action.external_id:
         wf = jobs.get(tx.conn, WorkflowRow, action.external_id)
         if wf is not None and wf.status in (W.PREP, W.RUNNING, W.SUSPENDED):

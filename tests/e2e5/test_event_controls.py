@@ -389,3 +389,26 @@ def test_one_concurrency_group_has_one_limit(bt: Bt5) -> None:
     bt.cli("kill", first)
     bt.cli("kill", second)
     bt.submit(three)  # finished schedules limit nothing
+
+
+def test_a_held_job_killed_with_no_engine_running_leaves_the_queue_at_once(bt: Bt5) -> None:
+    """QA (o): ``kill C@1`` of a job held by a time window, no engine running: the action
+    was KILLED while ``info`` still showed its job PENDING_CONSTRAINT until an engine came."""
+    app = bt.write(
+        "night.xml",
+        event_coordinator(
+            "night",
+            feeds=FEED,
+            trigger='<partitions feed="f"/>',
+            constraints='<time-window start="22:00" end="06:00"/>',
+        ),
+    )
+    coord = bt.submit(app)
+    bt.land("f", "1")
+    bt.step("2026-03-01T12:00Z")
+    (held,) = bt.actions(coord)
+    assert bt.info(held["id"])["firedBy"]["job"]["state"] == "PENDING_CONSTRAINT"
+    bt.cli("kill", held["id"])
+    assert bt.info(held["id"])["firedBy"]["job"]["state"] == "DISCARDED"
+    bt.sim("2026-03-01T12:00Z", "2026-03-01T23:00Z")  # the window opens: nothing launches
+    assert [a["status"] for a in bt.actions(coord)] == ["KILLED"] and not bt.runs()
