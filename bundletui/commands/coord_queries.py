@@ -29,16 +29,16 @@ from bundletui.model.events import (
     AllOf,
     AnyOf,
     Bytes,
-    Constraints,
     Cron,
     EventSpec,
     Partitions,
     Program,
     TriggerNode,
     Wait,
+    constraint_words,
+    hhmm,
     iso_duration,
     partition_key,
-    span,
     trigger_text,
 )
 from bundletui.model.ids import IdKind, kind_of
@@ -486,33 +486,15 @@ def run_constraints(spec: EventSpec, coord: CoordRow) -> dict[str, Any]:
         "groupMax": c.group_max,
         "delay": iso_duration(c.delay_ms) if c.delay_ms else None,
         "timeWindow": (
-            {"start": _hhmm(w.start_minute), "end": _hhmm(w.end_minute), "timezone": coord.timezone}
+            {"start": hhmm(w.start_minute), "end": hhmm(w.end_minute), "timezone": coord.timezone}
             if w is not None
             else None
         ),
         "sinceLastRun": iso_duration(c.since_last_run_ms) if c.since_last_run_ms else None,
         "timeout": iso_duration(c.timeout_ms) if c.timeout_ms is not None else None,
         "onTimeout": str(c.on_timeout) if timed else None,
-        "summary": _constraint_words(c, concurrency, coord.timezone),
+        "summary": constraint_words(c, concurrency, coord.timezone),
     }
-
-
-def _constraint_words(c: Constraints, concurrency: int | None, tz: str) -> list[str]:
-    """One phrase per constraint, in the order the checker tries them after the timeout."""
-    words = [f"concurrency {concurrency}"] if concurrency is not None else []
-    if c.group:
-        words.append(f"group {c.group}: {c.group_max} at once")
-    if c.delay_ms:
-        words.append(f"delay {span(c.delay_ms)}")
-    if c.window is not None:
-        start, end = _hhmm(c.window.start_minute), _hhmm(c.window.end_minute)
-        words.append(f"time window {start}-{end} {tz}")
-    if c.since_last_run_ms:
-        words.append(f"{span(c.since_last_run_ms)} since the last run")
-    if c.timeout_ms is not None:  # the same words as waitingFor's "times out at … (…)"
-        then = "started anyway" if c.on_timeout == "force" else "discarded"
-        words.append(f"timeout {span(c.timeout_ms)}, then {then}")
-    return words
 
 
 def _fired_key(
@@ -682,10 +664,6 @@ def _node_json(n: TriggerNode) -> dict[str, Any]:
     if isinstance(n, Program):
         return {"program": {"coordinator": n.coordinator, "status": n.status}}
     return {"wait": {"duration": iso_duration(n.duration_ms), "after": n.after.value}}
-
-
-def _hhmm(minute: int) -> str:
-    return f"{minute // 60:02d}:{minute % 60:02d}"
 
 
 _BINARY_UNITS = (("PB", 1024**5), ("TB", 1024**4), ("GB", 1024**3), ("MB", 1024**2), ("KB", 1024))

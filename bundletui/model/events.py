@@ -273,30 +273,35 @@ def span(ms: int) -> str:
     return iso_duration(ms).removeprefix("P").replace("T", "").lower()
 
 
-def describe(spec: EventSpec) -> dict[str, object]:
-    """When the schedule fires and what holds a fired job, in words (dryrun)."""
+def hhmm(minute: int) -> str:
+    return f"{minute // 60:02d}:{minute % 60:02d}"
 
-    c = spec.constraints
-    holds = []
-    if c.concurrency is not None:
-        holds.append(f"concurrency {c.concurrency}")
+
+def constraint_words(c: Constraints, concurrency: int | None, tz: str) -> list[str]:
+    """One phrase per constraint, in the order the checker tries them after the timeout: the
+    same words for ``dryrun``, ``info`` and the console (QA: dryrun said ``timeout 1800s``
+    where info said ``timeout 30m``, and a window without its time zone)."""
+    words = [f"concurrency {concurrency}"] if concurrency is not None else []
     if c.group:
-        holds.append(f"group {c.group} max {c.group_max}")
+        words.append(f"group {c.group}: {c.group_max} at once")
     if c.delay_ms:
-        holds.append(f"delay {c.delay_ms // 1000}s")
+        words.append(f"delay {span(c.delay_ms)}")
     if c.window is not None:
-        w = c.window
-        holds.append(
-            f"window {w.start_minute // 60:02d}:{w.start_minute % 60:02d}"
-            f"-{w.end_minute // 60:02d}:{w.end_minute % 60:02d}"
-        )
+        words.append(f"time window {hhmm(c.window.start_minute)}-{hhmm(c.window.end_minute)} {tz}")
     if c.since_last_run_ms:
-        holds.append(f"since-last-run {c.since_last_run_ms // 1000}s")
-    if c.timeout_ms is not None:
-        holds.append(f"timeout {c.timeout_ms // 1000}s ({c.on_timeout.value})")
+        words.append(f"{span(c.since_last_run_ms)} since the last run")
+    if c.timeout_ms is not None:  # the same words as waitingFor's "times out at … (…)"
+        then = "started anyway" if c.on_timeout == "force" else "discarded"
+        words.append(f"timeout {span(c.timeout_ms)}, then {then}")
+    return words
+
+
+def describe(spec: EventSpec, tz: str) -> dict[str, object]:
+    """When the schedule fires and what holds a fired job, in words (dryrun)."""
+    c = spec.constraints
     return {
         "trigger": trigger_text(spec.trigger, top=True),
-        "constraints": holds,
+        "constraints": constraint_words(c, c.concurrency, tz),
         "priority": spec.priority,
     }
 

@@ -167,7 +167,7 @@ def dryrun_loaded(
     out: list[dict[str, Any]] = []
     for index, (name, app, conf) in enumerate(jobs, start=1):
         if app.events is not None:  # event-triggered: no action is due at a nominal time
-            out.append({"name": name, "actions": [], "events": describe(app.events)})
+            out.append({"name": name, "actions": [], "events": describe(app.events, app.timezone)})
             continue
         coord_id = job_id(index, stamp(now), user, JobKind.COORDINATOR, system="dryrun")
         actions = dryrun_coordinator(

@@ -26,7 +26,8 @@ def test_validate_and_dryrun_know_the_event_coordinator(bt: Bt5) -> None:
     assert coords["train-on-arrival"]["actions"] == []
     assert coords["train-on-arrival"]["events"] == {
         "trigger": "4 new partitions of clicks",
-        "constraints": ["concurrency 1", "window 22:00-06:00"],
+        # info's words (QA (o): "window 22:00-06:00" had no zone, timeouts were in seconds)
+        "constraints": ["concurrency 1", "time window 22:00-06:00 UTC"],
         "priority": 5,
     }
     text = bt.cli("dryrun", str(FEEDS / "job.properties"), "--limit", "2").stdout
