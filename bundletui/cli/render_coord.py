@@ -154,6 +154,9 @@ def render_coordinator(data: dict[str, Any]) -> None:
         nxt += f"  [yellow]held by {escape(mat['heldBy'])}[/yellow]"
     concurrency = data["concurrency"]
     controls = f"concurrency {'unlimited' if concurrency < 0 else concurrency}"
+    group = (data.get("constraints") or {}).get("group")
+    if group:  # "unlimited" alone read as no limit at all (QA (o))
+        controls += f" (group {group}: {data['constraints'].get('groupMax')} at once)"
     if not event:  # an event schedule has no execution order, throttle or input timeout:
         controls += (  # its run constraints hold what it fires
             f", execution {data['executionPolicy']}, throttle {data['mat_throttling']}, "

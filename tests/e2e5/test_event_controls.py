@@ -386,6 +386,8 @@ def test_one_concurrency_group_has_one_limit(bt: Bt5) -> None:
     r = bt.cli("submit", str(alone), check=False)
     assert r.code == 1 and f"but coordinator [one] ({first}) limits it to 1" in r.stderr, r
     second = bt.submit(same)  # the same limit joins the group
+    shown = bt.cli("info", second).stdout  # not "unlimited" alone (QA (o))
+    assert "Controls    : concurrency unlimited (group g: 1 at once)" in shown, shown
     bt.cli("kill", first)
     bt.cli("kill", second)
     bt.submit(three)  # finished schedules limit nothing
