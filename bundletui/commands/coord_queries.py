@@ -545,12 +545,20 @@ def fired_detail(
     names = _feed_names(spec)
     jobs_ = event_store.jobs_of_action(conn, action.coord_id, action.id)
     job = jobs_[-1] if jobs_ else None
+    shown = None if job is None else {"state": job.state, "note": job.held_by}
+    if job is not None and action.status == A.WAITING and job.state in ("LAUNCHED", "DISCARDED"):
+        # a rerun whose own job no engine has queued yet: this job is its first run's, over
+        # (QA (o): "DISCARDED" beside WAITING, without a word)
+        shown = {
+            "state": job.state,
+            "note": "the first run's; the rerun's job is queued when an engine runs",
+        }
     return {
         "trigger": trigger_text(spec.trigger, top=True),
         "events": [
             _event_json(e, names, tz) for e in fired.get("events") or [] if isinstance(e, dict)
         ],
-        "job": None if job is None else {"state": job.state, "note": job.held_by},
+        "job": shown,
     }
 
 

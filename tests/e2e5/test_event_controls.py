@@ -114,6 +114,11 @@ def test_a_rerun_action_of_an_event_schedule_runs_again_with_what_fired_it(bt: B
     assert [a["status"] for a in bt.actions(coord)] == ["WAITING"]
     waiting = bt.info(first["id"])["waitingFor"]  # it has no inputs: it said "inputs not …"
     assert waiting == {"reason": "check", "detail": "run constraints not checked yet"}
+    job = bt.info(first["id"])["firedBy"]["job"]  # QA (o): "LAUNCHED" beside WAITING, unsaid
+    assert job == {
+        "state": "LAUNCHED",
+        "note": "the first run's; the rerun's job is queued when an engine runs",
+    }
     bt.sim("2026-03-01T12:00Z", "2026-03-01T13:00Z")
     again = bt.actions(coord)
     assert [a["status"] for a in again] == ["SUCCEEDED"]
