@@ -16,7 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from bundletui.errors import BundletuiError, CommandError
-from bundletui.model.apps import Node, WorkflowForm
+from bundletui.model.apps import Node, WorkflowApp, WorkflowForm
 from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
@@ -133,7 +133,7 @@ def workflow_json(
         from bundletui.commands.nodes import app_of
 
         app = app_of(wf.app)
-        specs = {node.name: node for node in app.nodes}
+        specs = _node_specs(app)
         every = not reached_only or WorkflowForm(wf.form) is not WorkflowForm.OOZIE
         out["actions"] = [
             node_json(n, specs.get(n.name), tz)
@@ -145,10 +145,8 @@ def workflow_json(
     return out
 
 
-def _node_specs(wf: WorkflowRow) -> dict[str, Node]:
-    from bundletui.commands.nodes import app_of
-
-    return {node.name: node for node in app_of(wf.app).nodes}
+def _node_specs(app: WorkflowApp) -> dict[str, Node]:
+    return {node.name: node for node in app.nodes}
 
 
 def _start_json(wf: WorkflowRow, to: str | None, tz: str) -> dict[str, Any]:
@@ -229,8 +227,10 @@ def job_info(
             raise CommandError.from_template(
                 "E0605", job_id, hint="see a workflow's nodes with: bundletui info <workflow id>"
             )
+        from bundletui.commands.nodes import app_of
+
         wf = _must(conn, WorkflowRow, node.wf_id)
-        return node_json(node, _node_specs(wf).get(node.name), tz)
+        return node_json(node, _node_specs(app_of(wf.app)).get(node.name), tz)
     from bundletui.commands import coord_queries
 
     return coord_queries.job_info(
