@@ -149,6 +149,15 @@ def _node_specs(app: WorkflowApp) -> dict[str, Node]:
     return {node.name: node for node in app.nodes}
 
 
+def _start_of(conn: sqlite3.Connection, wf_id: str, tz: str) -> dict[str, Any] | None:
+    from bundletui.commands.nodes import app_of
+
+    wf = jobs.get(conn, WorkflowRow, wf_id)
+    if wf is None or wf.start_time is None or WorkflowForm(wf.form) is not WorkflowForm.OOZIE:
+        return None
+    return _start_json(wf, app_of(wf.app).start_to, tz)
+
+
 def _start_json(wf: WorkflowRow, to: str | None, tz: str) -> dict[str, Any]:
     """Oozie's ``W@:start:`` action, the first row of a started workflow's actions (its
     ``-info`` lists it: status OK, no external id): ours has no row for the start node."""
@@ -223,6 +232,10 @@ def job_info(
         return data
     if kind is IdKind.WORKFLOW_NODE:
         node = jobs.get(conn, NodeRow, job_id)
+        if node is None and job_id.endswith("@:start:"):
+            started = _start_of(conn, job_id.removesuffix("@:start:"), tz)
+            if started is not None:  # the row Oozie's view lists first
+                return started
         if node is None:
             raise CommandError.from_template(
                 "E0605", job_id, hint="see a workflow's nodes with: bundletui info <workflow id>"

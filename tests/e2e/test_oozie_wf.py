@@ -89,6 +89,8 @@ def test_decision_default_reaches_kill_node_with_message(bt: Bt, tmp_path: Path)
     assert (row[0], row[1], row[3:]) == (f"{wf}@check", "OK", ["SUCCEEDED", "-"])  # 2: its pid
     listed = [line.split()[0].split("@")[1] for line in text.splitlines() if f"{wf}@" in line]
     assert listed == [":start:", "check", "has-rows", "empty-input"], text
+    one = bt.cli("oozie", "job", "-info", f"{wf}@:start:").stdout  # and it can be looked up
+    assert f"ID : {wf}@:start:" in one and "Status            : OK" in one, one
     assert "SKIPPED" not in text and "prepare" not in text
 
 
