@@ -28,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.events import DescendantFocus, Key
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
@@ -1754,6 +1755,19 @@ class ConsoleApp(App[None]):
 
     TITLE = "bundletui console"
     ENABLE_COMMAND_PALETTE = False
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Toasts carry job names, ids and errors: never read as markup (a name such as
+        ``x-[prod]`` lost its brackets, tui.md §2.2), whoever asks for one."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def __init__(self, config: ConsoleConfig) -> None:
         super().__init__()

@@ -92,12 +92,12 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog danger" if self.danger else "dialog"):
-            yield Label(self.title_text, classes="title")
+            yield Label(self.title_text, classes="title", markup=False)
             yield Label(Text(_ids(self.targets)), classes="ids")
             if self.note:
-                yield Label(self.note, classes="note")
+                yield Label(self.note, classes="note", markup=False)
             if self.type_to_confirm is not None:
-                yield Label(f"Type {self.type_to_confirm!r} to confirm:")
+                yield Label(f"Type {self.type_to_confirm!r} to confirm:", markup=False)
                 yield Input(placeholder=self.type_to_confirm, id="typed", compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
@@ -175,7 +175,7 @@ class PauseDialog(ModalScreen[PauseTime | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Pause time of {self.target.describe()}", classes="title")
+            yield Label(f"Pause time of {self.target.describe()}", classes="title", markup=False)
             yield Label(Text(_ids([self.target])), classes="ids")
             yield Label(
                 f"current: {self.current or 'none'}    now: {format_oozie_time(self.now)} (UTC)"
@@ -296,7 +296,7 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
     def compose(self) -> ComposeResult:
         kind = self.target.kind
         with VerticalScroll(classes="dialog danger"):
-            yield Label(f"Rerun {self.target.describe()}", classes="title")
+            yield Label(f"Rerun {self.target.describe()}", classes="title", markup=False)
             yield Label(Text(_ids([self.target])), classes="ids")
             if kind == "workflow":
                 with RadioSet(id="mode", compact=True):
@@ -332,9 +332,9 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
                     compact=True,
                 )
             if kind == "bundle":  # tui.md safety rule 4: a bundle-level rerun is typed
-                yield Label(f"Type {self.target.name!r} to confirm:")
+                yield Label(f"Type {self.target.name!r} to confirm:", markup=False)
                 yield Input(placeholder=self.target.name, id="typed", compact=True)
-            yield Label("", id="problem", classes="error")
+            yield Label("", id="problem", classes="error", markup=False)
             yield Label("A rerun cannot be undone.", classes="note")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")

@@ -659,6 +659,7 @@ class Pane(Static):
     """A text pane that updates only when its text changed (no needless repaints)."""
 
     def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("markup", False)  # its text holds job names: `x-[prod]` must stay
         super().__init__(*args, **kw)
         self._shown: Text | str | None = None
 
