@@ -278,6 +278,7 @@ class MainScreen(Screen[None]):
         self._bottom_key: tuple[str, str] | None = None
         self._pending_walk: tuple[str, list[tuple[str, str]]] | None = None
         self._sticky: str | None = None  # the job the cursor was on when a filter hid it
+        self._sticky_to: str | None = None  # where the filter moved the cursor then
         self._since_floor: int | None = None  # the next poll starts no later than this
         # event schedules seen in the details: what their trigger has seen changes no job row
         self._event_coords: set[str] = set()
@@ -470,6 +471,7 @@ class MainScreen(Screen[None]):
         if lost is not None:
             if view:
                 self._sticky = self._sticky or lost.id  # back on it when the filter lets it be
+                self._sticky_to = lost.to
             else:
                 self.notify(self._lost_note(lost), timeout=6)
         self._sync_selection()
@@ -1386,6 +1388,8 @@ class MainScreen(Screen[None]):
         self.notify("faults only" if self.model.faults_only else "every job shown")
 
     def _apply_view_change(self, ops: list[Op], expand: list[str]) -> None:
+        if self._sticky is not None and self.selected_id != self._sticky_to:
+            self._sticky = None  # chosen while filtered (QA (p)): the cursor stays on it
         self._apply_ops(ops, view=True)
         tree = self.query_one(JobTree)
         for item_id in expand:

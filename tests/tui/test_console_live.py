@@ -111,6 +111,20 @@ async def test_filter_keeps_ancestors_and_escape_restores(env: Env) -> None:
         )
         await h.press("escape")
 
+        # a job chosen while the filter hid the first one is where the cursor stays (QA (p):
+        # esc took it back to the hidden one)
+        await h.until(lambda: f"{hourly}@3" in h.tree.nodes, what="unfiltered")
+        await h.select(f"{hourly}@3")
+        await h.press("slash")
+        await h.type("daily")
+        await h.until(lambda: hourly not in h.tree.nodes, what="filtered again")
+        await h.press("enter")
+        await h.select(daily)
+        await h.press("escape")
+        await h.until(lambda: hourly in h.tree.nodes, what="restored again")
+        await h.pilot.pause(0.1)
+        assert h.main.selected_id == daily
+
 
 async def test_faults_only_shows_failed_subtrees(env: Env) -> None:
     async with console(env) as h:
