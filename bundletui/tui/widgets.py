@@ -232,9 +232,12 @@ class JobTree(Tree[str]):
 
     def action_cursor_first(self) -> None:
         self.cursor_line = 0
+        self.scroll_home(animate=False)
 
     def action_cursor_last(self) -> None:
+        # the cursor alone left the view where it was, the line it selected below it (QA (p))
         self.cursor_line = self.last_line
+        self.scroll_end(animate=False)
 
     def __init__(self, model: ConsoleModel, **kw: Any) -> None:
         super().__init__("jobs", **kw)

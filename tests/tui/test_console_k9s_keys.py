@@ -242,3 +242,26 @@ async def test_a_sort_orders_all_the_actions_not_only_the_page_shown(env: Env) -
         assert table.page_total == 6
         await h.press("right_square_bracket")
         await h.until(lambda: table.action_ids == [a[5], a[4]], what="the next two by status")
+
+
+async def test_g_and_shift_g_bring_the_line_they_select_into_view(env: Env) -> None:
+    """QA (p): ``G`` selected the last line of a tree taller than its pane and left the view
+    where it was, the cursor off-screen."""
+    async with console(env, engine="none", size=(80, 14), ready=False) as h:
+        hourly = await loaded(h)
+        await h.expand(h.coords()["daily"].id)
+        tree = h.tree
+        tree.focus()
+        await h.pilot.pause(0.05)
+
+        def in_view() -> bool:
+            top = int(tree.scroll_offset.y)
+            return top <= tree.cursor_line < top + tree.scrollable_content_region.height
+
+        assert tree.last_line >= tree.scrollable_content_region.height  # taller than the pane
+        await h.press("G")
+        await h.until(in_view, what="the last line in view")
+        assert tree.cursor_line == tree.last_line
+        await h.press("g")
+        await h.until(in_view, what="the first line in view")
+        assert tree.cursor_line == 0 and hourly
