@@ -598,7 +598,8 @@ class MainScreen(Screen[None]):
                 view += (" with " if view else "") + "faults only"
             text = Text(
                 f"Nothing selected: no job shown matches {view}.\n\n"
-                "esc clears it; :bundles shows every job.",
+                "esc clears it; :bundles shows every job. The tree holds each coordinator's "
+                f"newest {self.model.action_limit} actions: :job C@N opens an older one.",
                 style="dim",
             )
         else:
