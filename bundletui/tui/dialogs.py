@@ -295,7 +295,9 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
 
     def compose(self) -> ComposeResult:
         kind = self.target.kind
-        with VerticalScroll(classes="dialog danger"):
+        # not a focus stop of its own: Tab from Cancel went to it, unseen (QA (p)); the field
+        # that has the focus is scrolled into view all the same
+        with VerticalScroll(classes="dialog danger", can_focus=False):
             yield Label(f"Rerun {self.target.describe()}", classes="title", markup=False)
             yield Label(Text(_ids([self.target])), classes="ids")
             if kind == "workflow":
@@ -303,9 +305,9 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
                     yield RadioButton("failed nodes only", value=True, id="m-failed", compact=True)
                     yield RadioButton("every node", id="m-all", compact=True)
                     yield RadioButton(
-                        "every node but these (succeeded ones):", id="m-skip", compact=True
+                        "every node but the succeeded ones named below:", id="m-skip", compact=True
                     )
-                yield Input(placeholder="node names, a,b", id="skip", compact=True)
+                yield Input(placeholder="succeeded nodes to skip: a,b", id="skip", compact=True)
             if kind == "coord":
                 yield Label("actions (numbers, e.g. 1,3-5) — prefilled with the failed ones")
                 yield Input(self.prefill_actions, id="actions", compact=True)
