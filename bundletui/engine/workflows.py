@@ -431,7 +431,16 @@ class WorkflowRunner:
         for name in step.dependent_failed:
             nid = node_id(wf.id, name)
             decide(Machine.NODE, current(name), Event.DEP_FAILED, nid)
-            jobs.update(tx, NodeRow, nid, status=N.DEPENDENT_FAILED, ended=tx.now_ms)
+            bad = step.failed_dependency.get(name)
+            jobs.update(
+                tx,
+                NodeRow,
+                nid,
+                status=N.DEPENDENT_FAILED,
+                ended=tx.now_ms,
+                # which one, as JobControl's "depending job … failed" (QA (p): unsaid)
+                error_message=f"dependency [{bad}] did not succeed" if bad else None,
+            )
             self.launchable.discard(nid)
         for name, to in step.passed:
             jobs.update(

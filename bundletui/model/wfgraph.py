@@ -38,6 +38,7 @@ class Step:
 
     ready: list[str] = field(default_factory=list)
     dependent_failed: list[str] = field(default_factory=list)
+    failed_dependency: dict[str, str] = field(default_factory=dict)  # node -> the one that failed
     passed: list[tuple[str, str | None]] = field(
         default_factory=list
     )  # control node, its transition
@@ -102,9 +103,11 @@ def _advance_dag(app: WorkflowApp, nodes: Mapping[str, NodeState]) -> Step:
         if status.get(node.name) is not N.WAITING:
             continue
         deps = [status.get(d, N.WAITING) for d in node.depends]
-        if any(d in DONE_BAD for d in deps):
+        bad = next((d for d in node.depends if status.get(d, N.WAITING) in DONE_BAD), None)
+        if bad is not None:
             status[node.name] = N.DEPENDENT_FAILED
             step.dependent_failed.append(node.name)
+            step.failed_dependency[node.name] = bad
         elif all(d in DONE_OK for d in deps):
             status[node.name] = N.READY
             step.ready.append(node.name)
@@ -292,14 +295,15 @@ def advance_dag_after(app: WorkflowApp, finished: Mapping[str, NodeStatus], look
     caller decides the workflow's outcome from its node counts."""
     index = index_of(app)
     step = Step()
-    doomed: set[str] = set()
+    doomed: dict[str, str] = {}  # node -> the dependency that dooms it
     stack = [name for name, st in finished.items() if st in DONE_BAD]
     while stack:
-        for child in index.dependents.get(stack.pop(), ()):
+        parent = stack.pop()
+        for child in index.dependents.get(parent, ()):
             if child not in doomed:
-                doomed.add(child)
+                doomed[child] = parent
                 stack.append(child)
-    candidates = {c for name in finished for c in index.dependents.get(name, ())} - doomed
+    candidates = {c for name in finished for c in index.dependents.get(name, ())} - doomed.keys()
     needed = set(doomed) | candidates
     for c in candidates:
         needed.update(index.by_name[c].depends)
@@ -308,6 +312,7 @@ def advance_dag_after(app: WorkflowApp, finished: Mapping[str, NodeStatus], look
     for name in sorted(doomed):
         if status.get(name) in (N.WAITING, N.READY):
             step.dependent_failed.append(name)
+            step.failed_dependency[name] = doomed[name]
     for name in sorted(candidates):
         if status.get(name) is N.WAITING and all(
             status.get(d) in DONE_OK for d in index.by_name[name].depends

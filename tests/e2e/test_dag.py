@@ -172,6 +172,9 @@ def test_failure_makes_dependents_dependent_failed_and_other_branch_goes_on(
         "good-child": "SUCCEEDED",
         "join": "DEPENDENT_FAILED",
     }
+    # each says which dependency did not succeed (QA (p): the console could not tell)
+    assert nodes["bad-child"]["errorMessage"] == "dependency [bad] did not succeed"
+    assert nodes["bad-grandchild"]["errorMessage"] == "dependency [bad-child] did not succeed"
     assert nodes["bad"]["status"] == "ERROR" and nodes["bad"]["errorCode"] == "3"
     assert nodes["bad"]["exitCode"] == 3
     assert info["errorCode"] == "3" and "bad" in info["errorMessage"]
