@@ -228,6 +228,7 @@ class MainScreen(Screen[None]):
         # k9s's shift-<letter>: sort all the coordinator's actions (again: the other way)
         Binding("N", "sort('n')", "Sort by number", id="sort_number"),
         Binding("S", "sort('status')", "Sort by status", id="sort_status"),
+        Binding("ctrl+s", "screen_dump", "Save a screen dump", id="screen_dump"),
     ]
     DEFAULT_CSS = """
     MainScreen #body { height: 1fr; }
@@ -1271,17 +1272,27 @@ class MainScreen(Screen[None]):
             TextScreen(title, body, plain=text, save_to=self._saver(name, suffix), name=name)
         )
 
+    def _save_path(self, name: str, suffix: str) -> Path:
+        stamp = f"{self.config.clock.now():%Y%m%dT%H%M%S}"
+        demo = self.config.demo
+        # a --demo home is deleted on exit: what is saved from it must outlive it
+        where = Path.cwd() if demo is not None and demo.temporary else self.config.home
+        return save_path(where, name, suffix, stamp)
+
     def _saver(self, name: str, suffix: str) -> Callable[[str], Path]:
         def save(text: str) -> Path:
-            stamp = f"{self.config.clock.now():%Y%m%dT%H%M%S}"
-            demo = self.config.demo
-            # a --demo home is deleted on exit: what is saved from it must outlive it
-            where = Path.cwd() if demo is not None and demo.temporary else self.config.home
-            path = save_path(where, name, suffix, stamp)
+            path = self._save_path(name, suffix)
             path.write_text(text, encoding="utf-8")
             return path
 
         return save
+
+    def action_screen_dump(self) -> None:
+        """The screen as it is, as SVG, under ``<home>/saved/`` (tui.md: a screen dump to
+        attach to a ticket; the views save their text the same way)."""
+        path = self._save_path("console", ".svg")
+        self.app.save_screenshot(filename=path.name, path=str(path.parent))
+        self.notify(f"saved {path}")
 
     def action_logs(self) -> None:
         item = self._selected_item()
@@ -1339,6 +1350,7 @@ class MainScreen(Screen[None]):
             ("M", "clear every mark", "clear_marks"),
             ("esc", "clear filter, faults-only or marks", "escape"),
             ("ctrl+r", "poll now", "poll_now"),
+            ("ctrl+s", "save a screen dump (SVG) to <home>/saved/", "screen_dump"),
         ]
         for key, action, title in VIEW_KEYS:
             avail = self.availability(action)

@@ -265,3 +265,14 @@ async def test_g_and_shift_g_bring_the_line_they_select_into_view(env: Env) -> N
         await h.press("g")
         await h.until(in_view, what="the first line in view")
         assert tree.cursor_line == 0 and hourly
+
+
+async def test_ctrl_s_saves_a_screen_dump_under_the_home(env: Env) -> None:
+    """QA (p): the views saved their text, the main screen nothing (tui.md: a screen dump)."""
+    async with console(env, engine="none", ready=False) as h:
+        await loaded(h)
+        await h.press("ctrl+s")
+        saved = env.home / "saved"
+        await h.until(lambda: any(saved.glob("console-*.svg")), what="the dump")
+        (dump,) = saved.glob("console-*.svg")
+        assert "hourly" in dump.read_text()  # the tree as drawn
