@@ -130,9 +130,7 @@ def workflow_json(
         "suspendMode": wf.suspend_mode if wf.status == "SUSPENDED" else None,
     }
     if with_actions:
-        from bundletui.commands.nodes import app_of
-
-        app = app_of(wf.app)
+        app = _app(wf)
         specs = _node_specs(app)
         every = not reached_only or WorkflowForm(wf.form) is not WorkflowForm.OOZIE
         out["actions"] = [
@@ -145,17 +143,21 @@ def workflow_json(
     return out
 
 
+def _app(wf: WorkflowRow) -> WorkflowApp:
+    from bundletui.commands.nodes import app_of
+
+    return app_of(wf.app)
+
+
 def _node_specs(app: WorkflowApp) -> dict[str, Node]:
     return {node.name: node for node in app.nodes}
 
 
 def _start_of(conn: sqlite3.Connection, wf_id: str, tz: str) -> dict[str, Any] | None:
-    from bundletui.commands.nodes import app_of
-
     wf = jobs.get(conn, WorkflowRow, wf_id)
     if wf is None or wf.start_time is None or WorkflowForm(wf.form) is not WorkflowForm.OOZIE:
         return None
-    return _start_json(wf, app_of(wf.app).start_to, tz)
+    return _start_json(wf, _app(wf).start_to, tz)
 
 
 def _start_json(wf: WorkflowRow, to: str | None, tz: str) -> dict[str, Any]:
@@ -240,10 +242,8 @@ def job_info(
             raise CommandError.from_template(
                 "E0605", job_id, hint="see a workflow's nodes with: bundletui info <workflow id>"
             )
-        from bundletui.commands.nodes import app_of
-
         wf = _must(conn, WorkflowRow, node.wf_id)
-        return node_json(node, _node_specs(app_of(wf.app)).get(node.name), tz)
+        return node_json(node, _node_specs(_app(wf)).get(node.name), tz)
     from bundletui.commands import coord_queries
 
     return coord_queries.job_info(

@@ -9,11 +9,23 @@ definition's limit; a rerun action sat WAITING for ever. Through the real CLI an
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.e2e5.conftest import RECORD, Bt5, Feed, bundle, event_coordinator, fmt_ms, ms
 
 FEED = [Feed("f", "${landing}/f")]
+
+
+def on_f(bt: Bt5, name: str, constraints: str) -> Path:
+    """A schedule firing on each new partition of feed f, held by ``constraints``."""
+    return bt.write(
+        f"{name}.xml",
+        event_coordinator(
+            name, feeds=FEED, trigger='<partitions feed="f"/>', constraints=constraints
+        ),
+    )
 
 
 def test_safe_mode_holds_event_schedules_and_they_catch_up_in_normal(bt: Bt5) -> None:
@@ -295,16 +307,7 @@ def test_a_rerun_held_by_since_last_run_keeps_what_fired_it(bt: Bt5) -> None:
     """A rerun action waiting for its minimum interval took in a later firing's partitions, as
     a fired job held by it does: the rerun ran with data it was not asked to run with. It runs
     with what fired it; the later partition gets an action of its own."""
-    app = bt.write(
-        "slr.xml",
-        event_coordinator(
-            "slr",
-            feeds=FEED,
-            trigger='<partitions feed="f"/>',
-            constraints="<since-last-run>PT5M</since-last-run>",
-        ),
-    )
-    coord = bt.submit(app)
+    coord = bt.submit(on_f(bt, "slr", "<since-last-run>PT5M</since-last-run>"))
     p1 = str(bt.land("f", "p1"))
     bt.step("2026-03-01T10:00Z")
     bt.cli("rerun", coord, "--action", "1")
@@ -357,19 +360,9 @@ def test_one_concurrency_group_has_one_limit(bt: Bt5) -> None:
     its own limit, and the group ran three at once while one said "1 at once". A second limit
     for a group is refused, as a second done-flag on a path is: between a bundle's
     coordinators (submit and validate), and against an unfinished schedule in the store."""
-    common = {"feeds": FEED, "trigger": '<partitions feed="f"/>'}
-    one = bt.write(
-        "one.xml",
-        event_coordinator("one", constraints='<concurrency max="1" group="g"/>', **common),  # type: ignore[arg-type]
-    )
-    three = bt.write(
-        "three.xml",
-        event_coordinator("three", constraints='<concurrency max="3" group="g"/>', **common),  # type: ignore[arg-type]
-    )
-    same = bt.write(
-        "same.xml",
-        event_coordinator("same", constraints='<concurrency max="1" group="g"/>', **common),  # type: ignore[arg-type]
-    )
+    one = on_f(bt, "one", '<concurrency max="1" group="g"/>')
+    three = on_f(bt, "three", '<concurrency max="3" group="g"/>')
+    same = on_f(bt, "same", '<concurrency max="1" group="g"/>')
     both = bt.write("both.xml", bundle("both", [("one", one, {}), ("three", three, {})]))
     props = bt.apps / "both.properties"
     props.write_text(
@@ -401,16 +394,7 @@ def test_one_concurrency_group_has_one_limit(bt: Bt5) -> None:
 def test_a_held_job_killed_with_no_engine_running_leaves_the_queue_at_once(bt: Bt5) -> None:
     """QA (o): ``kill C@1`` of a job held by a time window, no engine running: the action
     was KILLED while ``info`` still showed its job PENDING_CONSTRAINT until an engine came."""
-    app = bt.write(
-        "night.xml",
-        event_coordinator(
-            "night",
-            feeds=FEED,
-            trigger='<partitions feed="f"/>',
-            constraints='<time-window start="22:00" end="06:00"/>',
-        ),
-    )
-    coord = bt.submit(app)
+    coord = bt.submit(on_f(bt, "night", '<time-window start="22:00" end="06:00"/>'))
     bt.land("f", "1")
     bt.step("2026-03-01T12:00Z")
     (held,) = bt.actions(coord)
