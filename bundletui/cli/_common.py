@@ -76,9 +76,14 @@ SpecJsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as J
 
 def _define(value: str) -> str:
     """``-D name`` without ``=`` is a usage mistake, told before any file is read."""
-    name, sep, _ = value.partition("=")
-    if not sep or not name.strip():
-        raise typer.BadParameter(f"{value!r} is not name=value (the value may be empty: name=)")
+    from bundletui.spec.config import parse_overrides
+
+    try:
+        parse_overrides([value])
+    except BundletuiError:
+        raise typer.BadParameter(
+            f"{value!r} is not name=value (the value may be empty: name=)"
+        ) from None
     return value
 
 

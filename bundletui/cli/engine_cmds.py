@@ -14,7 +14,7 @@ from rich.logging import RichHandler
 
 from bundletui.cli._common import HomeOpt, handle_errors
 from bundletui.errors import BundletuiError, UsageError
-from bundletui.model.timeutil import TimeError, parse_oozie_time
+from bundletui.model.timeutil import option_time
 from bundletui.store.db import resolve_home
 
 
@@ -184,7 +184,6 @@ def _option_time(text: str | None, option: str) -> datetime | None:
     if not text:
         return None
     try:
-        return parse_oozie_time(text, what=option)
-    except TimeError as exc:
-        error = UsageError.from_template("E0302", f"{option} {text}: {exc.detail}", hint=exc.hint)
-        raise error from None
+        return option_time(text, option)
+    except BundletuiError as exc:
+        raise UsageError.of(exc) from None

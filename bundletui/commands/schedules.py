@@ -70,7 +70,7 @@ def clash_error(clash: FeedClash, name: str, file: str | None) -> SpecError:
     )
 
 
-def check_feeds(conn: sqlite3.Connection, apps: Iterable[CoordinatorApp]) -> None:
+def check_schedules(conn: sqlite3.Connection, apps: Iterable[CoordinatorApp]) -> None:
     """Refuse event coordinators (about to be submitted) whose feeds clash with the store's,
     or whose concurrency group another unfinished schedule limits otherwise."""
     for app in apps:

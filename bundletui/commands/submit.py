@@ -24,19 +24,19 @@ def submit_loaded(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
         return wf.submit_workflow(ctx, sub, start=start)
     if loaded.kind is AppKind.COORDINATOR:
         from bundletui.commands import coordinators
-        from bundletui.commands.schedules import check_feeds
+        from bundletui.commands.schedules import check_schedules
 
         # registering its feeds checks the store's schedules again, in the submit's transaction
-        check_feeds(ctx.store.conn, [loaded.app])
+        check_schedules(ctx.store.conn, [loaded.app])
         return coordinators.submit(ctx, loaded)
     from bundletui.commands import bundles
-    from bundletui.commands.schedules import check_feeds
+    from bundletui.commands.schedules import check_schedules
     from bundletui.spec.load import check_bundle_coordinators
 
     # a feed on a path an unfinished schedule watches with another done-flag: refused before
     # anything is stored (the bundle's own coordinators are checked against each other there)
     coords = check_bundle_coordinators(loaded, ctx.store.clock)
-    check_feeds(ctx.store.conn, [c.app for c in coords])
+    check_schedules(ctx.store.conn, [c.app for c in coords])
     return bundles.submit(ctx, loaded, start=start)
 
 

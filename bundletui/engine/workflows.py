@@ -793,15 +793,9 @@ class WorkflowRunner:
 
     def _reap_leftovers(self) -> None:
         groups, self._leftovers = self._leftovers, {}
-        for pgid, (wf_id, name) in processes.job_survivors(str(self.engine.db.home), groups):
-            if processes.kill_group(pgid, signal.SIGKILL):
-                log.warning(
-                    "process group %d of node %s@%s outlived its job's end (it ignored "
-                    "SIGTERM): sent SIGKILL",
-                    pgid,
-                    wf_id,
-                    name,
-                )
+        _kill_survivors(
+            str(self.engine.db.home), groups, "node", "its job's end (it ignored SIGTERM)"
+        )
 
     # ------------------------------------------------------------------ completion
 
@@ -1087,16 +1081,25 @@ def _decision_of(
     )
 
 
-def _kill_survivors(home: str, groups: dict[int, set[tuple[str, str]]]) -> None:
-    """Jobs killed while an earlier engine ran, that outlived its SIGTERM and that it did not
-    live to SIGKILL (it was stopped or died within the grace time): SIGKILL now."""
+def _kill_survivors(
+    home: str,
+    groups: dict[int, set[tuple[str, str]]],
+    what: str = "killed node",
+    outlived: str = "its kill",
+) -> None:
+    """SIGKILL to the members of ``groups`` that /proc shows as still this store's jobs: those
+    killed while an earlier engine ran, that outlived its SIGTERM and that it did not live to
+    SIGKILL (it was stopped or died within the grace time), and those a finished job left
+    behind that ignored the wrapper's SIGTERM."""
     for pgid, (wf_id, node) in processes.job_survivors(home, groups):
         if processes.kill_group(pgid, signal.SIGKILL):
             log.warning(
-                "process group %d of killed node %s@%s outlived its kill: sent SIGKILL",
+                "process group %d of %s %s@%s outlived %s: sent SIGKILL",
                 pgid,
+                what,
                 wf_id,
                 node,
+                outlived,
             )
 
 

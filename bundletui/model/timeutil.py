@@ -93,6 +93,17 @@ def _time_error(what: str, text: str, detail: str, why: str | None = None) -> Ti
     return TimeError(message, detail, hint)
 
 
+def option_time(text: str, option: str) -> datetime:
+    """A command-line option's time: a bad one is an invalid parameter (E0302) naming the
+    option, not the coordinator attribute error (E1003) an XML attribute gets."""
+    try:
+        return parse_oozie_time(text, what=option)
+    except TimeError as exc:
+        raise ModelError.from_template(
+            "E0302", f"{option} {text}: {exc.detail}", hint=exc.hint
+        ) from None
+
+
 def parse_oozie_time(text: str, *, what: str = "datetime") -> datetime:
     """Parse ``yyyy-MM-ddTHH:mmZ`` (or ``...+HHMM``) as strictly as Oozie; return aware UTC.
 

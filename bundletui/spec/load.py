@@ -548,8 +548,7 @@ def _check_coordinators_without_values(
         else:
             checked.append(_resolve_coordinator(bundle, coord, conf, clock))
             notes.append(f"{label}: checked")
-    _check_sibling_feeds(checked)
-    _check_sibling_groups(checked)
+    _check_siblings(checked)
     return tuple(notes)
 
 
@@ -643,6 +642,13 @@ def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
     return _resolve_coordinators(loaded.app, loaded.conf, clock)
 
 
+def _check_siblings(coords: list[Loaded]) -> None:
+    """What one event coordinator of a bundle may not say otherwise than its siblings: the
+    done-flag of a path, the limit of a concurrency group."""
+    _check_sibling_feeds(coords)
+    _check_sibling_groups(coords)
+
+
 def _check_sibling_feeds(coords: list[Loaded]) -> None:
     """Two event coordinators of one bundle watching one path with different done-flags: a
     partition is recorded once per path and handed to both, so one of them would fire on
@@ -715,8 +721,7 @@ def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clo
     """Each enabled coordinator as the bundle's start submits it (``submit`` and ``validate``
     check a bundle with this)."""
     out = [_resolve_coordinator(bundle, c, conf, clock) for c in bundle.coordinators if c.enabled]
-    _check_sibling_feeds(out)
-    _check_sibling_groups(out)
+    _check_siblings(out)
     return out
 
 

@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from typing import Any
 
 from bundletui.errors import BundletuiError, SpecError
 from bundletui.model.apps import Dataset
 from bundletui.model.clock import Clock
 from bundletui.model.timeutil import (
-    TimeError,
     normalize_timezone_id,
-    parse_oozie_time,
+    option_time,
     parse_timezone,
 )
 from bundletui.spec.config import parse_overrides
@@ -54,17 +52,6 @@ __all__ = ["PLAYGROUND_COORD_ID", "evaluate_playground"]
 
 PLAYGROUND_COORD_ID = "0000000-000000000000000-bundletui-eval-C"
 PLAYGROUND_APP_NAME = "eval"
-
-
-def _time(text: str, option: str) -> datetime:
-    """An option's time: a bad one is an invalid parameter (E0302), as ``run --until``
-    says it, not the coordinator attribute error (E1003) an XML attribute gets."""
-    try:
-        return parse_oozie_time(text, what=option)
-    except TimeError as exc:
-        raise SpecError.from_template(
-            "E0302", f"{option} {text}: {exc.detail}", hint=exc.hint
-        ) from None
 
 
 def _timezone(text: str, option: str) -> str:
@@ -127,7 +114,7 @@ def _dataset(
     return Dataset(
         "eval",
         freq,
-        _time(initial, "--dataset-initial-instance"),
+        option_time(initial, "--dataset-initial-instance"),
         timezone,
         template.strip(),
         "_SUCCESS" if done_flag is None else done_flag.strip(),
@@ -154,10 +141,10 @@ def evaluate_playground(
     conf.setdefault("user.name", user)
     coord_tz = _timezone(timezone, "--timezone")
     if nominal_time is not None:
-        nominal = _time(nominal_time, "--nominal-time")
+        nominal = option_time(nominal_time, "--nominal-time")
     else:
         nominal = clock.now().replace(second=0, microsecond=0)
-    actual = _time(actual_time, "--actual-time") if actual_time is not None else nominal
+    actual = option_time(actual_time, "--actual-time") if actual_time is not None else nominal
     dataset: Dataset | None = None
     wants_dataset = any(
         v is not None
