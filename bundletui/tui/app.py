@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 import signal
 import sys
 from collections.abc import Callable
@@ -670,7 +671,9 @@ class MainScreen(Screen[None]):
             if kind == COORD and info.get("schedule") == "event":
                 self._event_coords.add(item_id)
             if self.selected_id == item_id:
-                self.query_one("#details-text", Pane).set(pages.page(kind, info, self.alias))
+                self.query_one("#details-text", Pane).set(
+                    pages.page(kind, info, self.alias, self.config.read_only)
+                )
 
         self._in_thread(
             lambda: self.backend.info(item_id, kind), then, group="details", exclusive=True
@@ -1231,7 +1234,9 @@ class MainScreen(Screen[None]):
         self._in_thread(
             lambda: self.backend.info(item_id, kind),
             lambda info: self._open_text(
-                f"details: {item_id}", pages.page(kind, info, self.alias), item_id
+                f"details: {item_id}",
+                pages.page(kind, info, self.alias, self.config.read_only),
+                item_id,
             ),
             group="view",
         )
@@ -1754,10 +1759,30 @@ def _audit_text(rows: list[Any]) -> Text:
         out.append(r.result, style="green" if r.result == "ok" else "red")
         if r.target:
             out.append(f" {r.target}", style="dim")
+        values = _audit_values(r.args)
+        if values:
+            out.append(f" {values}")
         if r.error:
             out.append(f" {one_line(r.error)}", style="red")
         out.append("\n")
     return out
+
+
+def _audit_values(args: str | None) -> str:
+    """A command's values as the audit row stored them (JSON), said ``name=value``: the
+    ``pausetime=…`` of a change, the actions of a rerun; unset options are left out."""
+    try:
+        values = json.loads(args or "{}")
+    except ValueError:
+        return one_line(args or "")
+    if not isinstance(values, dict):
+        return one_line(str(values))
+    said = [
+        f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"
+        for k, v in values.items()
+        if v not in (None, False, "", [], {})
+    ]
+    return one_line(" ".join(said))
 
 
 _KEY_ACTIONS: dict[str, str] = {}

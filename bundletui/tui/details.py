@@ -71,10 +71,19 @@ def _same(text: str) -> str:
     return text
 
 
+# what a key does, said as the command that does it when the console is read-only (its
+# keys that change things are hidden there)
+_AS_COMMAND = {
+    "r resumes": "`bundletui resume` resumes",
+    "p moves": "`bundletui change --value pausetime=…` moves",
+}
+
+
 class _Page:
-    def __init__(self, alias: Alias) -> None:
+    def __init__(self, alias: Alias, read_only: bool = False) -> None:
         self.text = Text()
         self.alias = alias
+        self.read_only = read_only
 
     def head(self, title: str, status: str | None = None) -> None:
         self.text.append(title, style="bold")
@@ -84,6 +93,9 @@ class _Page:
         self.text.append("\n")
 
     def why(self, reason: str, style: str = "yellow") -> None:
+        if self.read_only:
+            for key, command in _AS_COMMAND.items():
+                reason = reason.replace(key, command)
         self.text.append("why: ", style="bold " + style)
         self.text.append(self.alias(reason) + "\n", style=style)
 
@@ -133,8 +145,8 @@ def _conf_props(conf_xml: str | None) -> dict[str, str]:
 # ----------------------------------------------------------------------------- per kind
 
 
-def bundle_page(info: dict[str, Any], alias: Alias = _same) -> Text:
-    p = _Page(alias)
+def bundle_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
+    p = _Page(alias, read_only)
     status = info["status"]
     p.head(f"bundle {info['bundleJobName']}", status)
     p.why(_bundle_why(info), "green" if status in ("RUNNING", "SUCCEEDED") else "yellow")
@@ -191,8 +203,8 @@ def _bundle_why(info: dict[str, Any]) -> str:
     return text
 
 
-def coordinator_page(info: dict[str, Any], alias: Alias = _same) -> Text:
-    p = _Page(alias)
+def coordinator_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
+    p = _Page(alias, read_only)
     status = info["status"]
     p.head(f"coordinator {info['coordJobName']}", status)
     if info.get("errorCode"):  # materialization failed the job: that is the why
@@ -352,8 +364,8 @@ def _event_why(info: dict[str, Any]) -> tuple[str, bool]:
     return f"waits for its trigger to fire{seen}", True
 
 
-def action_page(info: dict[str, Any], alias: Alias = _same) -> Text:
-    p = _Page(alias)
+def action_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
+    p = _Page(alias, read_only)
     status = info["status"]
     p.head(f"action @{info['actionNumber']} of {info.get('coordJobName', '')}", status)
     why = info.get("waitingFor")
@@ -414,8 +426,8 @@ def _fired_at(fired: dict[str, Any]) -> str:
     return _t(fired.get("firedAt")) + later
 
 
-def workflow_page(info: dict[str, Any], alias: Alias = _same) -> Text:
-    p = _Page(alias)
+def workflow_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
+    p = _Page(alias, read_only)
     status = info["status"]
     p.head(f"workflow {info['appName']}", status)
     nodes = info.get("actions") or []
@@ -452,8 +464,8 @@ def workflow_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     return p.text
 
 
-def node_page(info: dict[str, Any], alias: Alias = _same) -> Text:
-    p = _Page(alias)
+def node_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
+    p = _Page(alias, read_only)
     status = info.get("nodeStatus") or info["status"]
     p.head(f"node {info['name']}", status)
     error = error_text(info.get("errorCode"), info.get("errorMessage"))
@@ -483,14 +495,14 @@ def node_page(info: dict[str, Any], alias: Alias = _same) -> Text:
     return p.text
 
 
-def page(kind: str, info: dict[str, Any], alias: Alias = _same) -> Text:
+def page(kind: str, info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
     return {
         "bundle": bundle_page,
         "coord": coordinator_page,
         "action": action_page,
         "workflow": workflow_page,
         "node": node_page,
-    }[kind](info, alias)
+    }[kind](info, alias, read_only)
 
 
 def describe_text(info: dict[str, Any]) -> str:

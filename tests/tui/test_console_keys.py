@@ -17,6 +17,7 @@ from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs
 from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
 from bundletui.tui.dialogs import ConfirmDialog, HelpScreen, PauseDialog, RerunDialog
+from bundletui.tui.views import TextScreen
 from bundletui.tui.widgets import ActionTable
 from tests.tui.conftest import Env, console
 
@@ -85,6 +86,13 @@ async def test_pause_time_dialog_sets_and_clears(env: Env) -> None:
         assert now + timedelta(hours=1, minutes=58) < pause <= now + timedelta(hours=2, minutes=2)
         assert h.audit()[0].command == "change"
         assert "pausetime=" in (h.audit()[0].args or "")
+        await h.press("colon")  # the audit view says what was changed, not only "change"
+        await h.type("audit")
+        await h.press("enter")
+        await h.until(lambda: isinstance(h.app.screen, TextScreen), what="audit")
+        line = next(x for x in h.app.screen.plain.splitlines() if " change " in x)  # type: ignore[attr-defined]
+        assert f"ok {hourly} value=pausetime=" in line, line
+        await h.press("escape")
 
         await h.press("p")
         await h.press("tab", "tab", "tab", "tab", "enter")  # the Clear preset
@@ -273,6 +281,24 @@ async def test_keys_that_do_not_apply_say_why(env: Env) -> None:
         await h.press("s")
         assert h.warned("suspend: action is WAITING")
         assert h.audit()[0].command == "submit"  # nothing ran
+
+
+async def test_read_only_details_name_the_command_not_the_hidden_key(env: Env) -> None:
+    """A read-only console hides ``r``: a suspended job's why said "r resumes it" anyway."""
+    from tests.cli import bundletui
+
+    with env.store() as store:
+        hourly = next(c.id for c in jobs.select(store.conn, CoordRow) if c.app_name == "hourly")
+    assert bundletui("suspend", hourly, home=env.home).returncode == 0
+    async with console(env, engine="none", read_only=True, ready=False) as h:
+        await h.select(hourly)
+        pane = h.main.query_one("#details-text")
+        await h.until(lambda: "why:" in str(pane.render()), what="details")
+        assert (
+            "why: suspended: nothing materializes or launches until `bundletui resume` resumes it"
+            in str(pane.render())
+        ), str(pane.render())
+        assert "r resumes" not in str(pane.render())
 
 
 async def test_read_only_hides_destructive_keys(env: Env) -> None:
