@@ -277,6 +277,12 @@ class Engine:
         """Beat on a thread of its own with a connection of its own: a long tick holding the
         write lock must not make the lease expire.
 
+        A beat waits for the write lock no longer than the time to the next one: when
+        another process holds it for longer (a ``BEGIN IMMEDIATE`` left open, a long command),
+        the beat is said once and tried again, and the lease is renewed when the lock is free,
+        or found taken over. (It once waited 30 s, failed, and ended the task for good: the
+        engine ran on with a lease that never moved again.)
+
         Cancelling the await does not stop a beat already running in the thread, so the
         connection is closed by the same single worker, after it (closing it under a running
         statement crashed the process).
@@ -284,7 +290,9 @@ class Engine:
         assert self.store is not None
         ttl_ms = int(self.config.lease_ttl * 1000)
         hb_store = Store(self.config.home, clock=self.real_clock)
+        hb_store.conn.execute(f"PRAGMA busy_timeout={max(ttl_ms // 3, 50)}")
         beats = ThreadPoolExecutor(1, thread_name_prefix="bundletui-lease")
+        missed_since: float | None = None
         try:
             while not self._stop:
                 await asyncio.sleep(self.config.lease_ttl / 3)
@@ -295,7 +303,23 @@ class Engine:
                     to_ms(self.real_clock.now()),
                     ttl_ms,
                 )
-                ok = await asyncio.wrap_future(beat)
+                try:
+                    ok = await asyncio.wrap_future(beat)
+                except sqlite3.OperationalError as exc:
+                    if missed_since is None:
+                        missed_since = time.monotonic()
+                        log.warning(
+                            "lease not renewed: %s (another process holds the store's write"
+                            " lock); trying again every %.1f s",
+                            exc,
+                            self.config.lease_ttl / 3,
+                        )
+                    continue
+                if missed_since is not None:
+                    log.warning(
+                        "lease renewed after %.1f s without", time.monotonic() - missed_since
+                    )
+                    missed_since = None
                 if not ok:
                     log.error("lease lost: another engine took over; stopping")
                     self.state = "standby"

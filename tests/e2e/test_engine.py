@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sqlite3
 import time
 from collections import Counter
 from pathlib import Path
@@ -122,3 +123,32 @@ def test_run_verbose_logs_every_transition_once_committed(bt: Bt, tmp_path: Path
         f"DEBUG node {wf}@touch -> SUCCEEDED",
         f"DEBUG workflow {wf} -> SUCCEEDED",
     ], engine.log()
+
+
+def test_a_lease_beat_blocked_by_another_process_is_said_and_the_lease_renewed_after(
+    bt: Bt,
+) -> None:
+    """QA: another process held the store's write lock longer than a beat waits (a
+    ``BEGIN IMMEDIATE`` left open): the beat's error ended the heartbeat task unseen, the lease
+    never moved again (a standby on another host would take over a live engine), and the stop
+    ended in a traceback. The missed beat is said, retried, and the lease renewed after."""
+    engine = bt.engine("--lease-ttl", "1")
+    holder = sqlite3.connect(bt.home / "bundletui.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        engine.wait_log("lease not renewed", timeout=5)
+        time.sleep(1.5)  # past the lease's expiry
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    engine.wait_log("lease renewed after", timeout=5)
+    now_ms = time.time() * 1000
+
+    def expires() -> float:
+        with sqlite3.connect(bt.home / "bundletui.db") as conn:
+            return float(conn.execute("SELECT expires FROM engine_lease").fetchone()[0])
+
+    wait_for(lambda: expires() > now_ms + 500, 5, "the lease renewed again")
+    assert engine.stop() == 0
+    assert "Traceback" not in engine.log()
+    assert engine.log().count("lease not renewed") == 1  # said once per outage, not per beat
