@@ -321,7 +321,10 @@ def endpoint(api: Api, fn: Callable[[Api, Request], Any]) -> Callable[[Request],
                 line=exc.line,
             )
         except sqlite3.OperationalError as exc:
-            log.warning("store busy: %s", exc)
+            if exc.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                log.exception("%s %s failed", request.method, request.url.path)
+                return error_response(500, "E0603", f"SQL error in operation, {exc}")
+            log.warning("store busy: %s", exc)  # the client may retry: 503
             return error_response(503, "E0603", f"SQL error in operation, {exc}")
         except Exception as exc:
             said = path_error(exc) if isinstance(exc, OSError) else None

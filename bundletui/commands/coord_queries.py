@@ -21,7 +21,15 @@ from typing import Any
 
 from bundletui.commands.base import fail
 from bundletui.commands.coordinators import app_of
-from bundletui.commands.queries import EXTRA_KEYS, JobFilter, conf_xml, created_and_sort, rfc822
+from bundletui.commands.queries import (
+    EXTRA_KEYS,
+    FILTER_LIMIT,
+    JobFilter,
+    conf_xml,
+    created_and_sort,
+    one_line,
+    rfc822,
+)
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import ExecutionOrder
 from bundletui.model.clock import to_ms
@@ -927,10 +935,15 @@ class ActionFilter:
                     raise _filter_error(
                         text, f"invalid nominaltime value [{raw}]; use yyyy-MM-ddTHH:mmZ"
                     ) from None
-            if op == "=":
-                equals.setdefault(key, []).append(value)
-            else:
-                others.append((key, op, value))
+            if op != "=":
+                if (key, op, value) not in others:
+                    others.append((key, op, value))
+            elif value not in equals.setdefault(key, []):
+                equals[key].append(value)
+        if len(others) + sum(len(v) for v in equals.values()) > FILTER_LIMIT:
+            raise _filter_error(
+                one_line(text)[:60] + "…", f"more than {FILTER_LIMIT} distinct elements"
+            )
         return cls(equals, others)
 
     def sql(self) -> tuple[str, list[Any]]:

@@ -268,6 +268,11 @@ def _must(conn: sqlite3.Connection, cls: type, job_id: str) -> Any:
 # ----------------------------------------------------------------------------- listings
 
 
+# a filter is a few names or statuses; thousands are a script gone wrong (each one a term of
+# the query, whose tree SQLite caps at a depth of 1,000)
+FILTER_LIMIT = 500
+
+
 @dataclass(frozen=True)
 class JobFilter:
     """Oozie's ``-filter name=value;...``: one key repeated = OR, different keys = AND."""
@@ -288,7 +293,16 @@ class JobFilter:
                     else f"Invalid jobs filter [{text}], elements must be name=value pairs",
                     hint=f"keys: {', '.join(allowed)}; e.g. --filter 'status=RUNNING;name=daily'",
                 )
-            clauses.setdefault(key, []).append(value.strip())
+            values = clauses.setdefault(key, [])
+            if value.strip() not in values:  # a value said twice selects nothing more
+                values.append(value.strip())
+        if sum(len(v) for v in clauses.values()) > FILTER_LIMIT:
+            raise CommandError(
+                "E0420",
+                f"Invalid jobs filter [{one_line(text)[:60]}…], more than {FILTER_LIMIT}"
+                " distinct name=value elements",
+                hint="narrow it (status=…, a name, user=…), or list all and filter the output",
+            )
         return cls(clauses)
 
     def sql(self, columns: dict[str, str]) -> tuple[str, list[Any]]:
@@ -305,7 +319,7 @@ class JobFilter:
             column = columns.get(key)
             if column is None:
                 continue
-            where.append("(" + " OR ".join(f"{column} = ?" for _ in values) + ")")
+            where.append(f"{column} IN ({','.join('?' * len(values))})")
             params += [v.upper() if key == "status" else v for v in values]
         return (" AND ".join(where) or "1"), params
 

@@ -283,6 +283,21 @@ def test_filter_status_or_and_nominaltime_and(store: Store, ten: str) -> None:
     assert numbers(page) == [3, 2] and page["total"] == 4
 
 
+def test_a_long_filter_is_one_term_per_distinct_value_and_has_a_limit(
+    store: Store, ten: str
+) -> None:
+    """QA: 1,200 ``status!=…`` were 1,200 terms, past SQLite's expression depth (a traceback
+    in the CLI): repeats are one term, and past 500 distinct elements it is refused."""
+    assert info(store, ten, filter_text=";".join(["status!=WAITING"] * 1200))["total"] == 7
+    assert info(store, ten, filter_text=";".join(["status=WAITING"] * 1200))["total"] == 3
+    many = ";".join(
+        f"nominaltime!=2024-01-01T{h:02d}:{m:02d}Z" for h in range(9) for m in range(60)
+    )
+    with pytest.raises(BundletuiError) as err:
+        info(store, ten, filter_text=many)
+    assert err.value.code == "E0421" and "more than 500 distinct elements" in err.value.message
+
+
 @pytest.mark.parametrize(
     "text",
     [
