@@ -324,6 +324,14 @@ def job_put(store: Store, call: Call) -> Reply:
         raise ApiError("E0302", "Invalid parameter [show]", hint="show is for GET requests")
     kind = _kind(job_id)
     ctx = Ctx(store, face="api", user=call.user)
+    if action in ("start", "change", "dryrun") and (p.has("type") or p.has("scope")):
+        # as the CLI's "-action is not valid with -start": a scope is refused, never dropped
+        raise ApiError(
+            "E0302",
+            f"Invalid parameter [{'type' if p.has('type') else 'scope'}], action={action}"
+            " takes no action scope",
+            hint="type/scope choose actions for kill, suspend, resume, ignore and rerun",
+        )
     if action == "start":
         dispatch.start(ctx, job_id)
     elif action in ("suspend", "resume"):

@@ -448,7 +448,17 @@ def rerun_keys(conf: Mapping[str, str]) -> tuple[list[str], bool]:
         )
     skip_text, failed_text = (conf.get(key, "") for key in RERUN_KEYS)
     skip = [s.strip() for s in skip_text.split(",") if s.strip()]
-    return skip, failed_text.strip().lower() == "true"
+    failed = failed_text.strip().lower()
+    if RERUN_KEYS[1] in given and failed not in ("true", "false"):
+        # Hadoop reads anything but "true" as false, and false reruns every node, those that
+        # succeeded too: a typo ("yes") is refused rather than read so
+        raise CommandError(
+            "E0303",
+            f"Invalid parameter value, [{RERUN_KEYS[1]}] = [{failed_text}]",
+            hint=f"{RERUN_KEYS[1]}=true runs the failed nodes again; "
+            f"{RERUN_KEYS[0]}= (empty) runs every node",
+        )
+    return skip, failed == "true"
 
 
 def rerun(

@@ -535,6 +535,14 @@ def test_put_errors(http: httpx.Client, bare: Live) -> None:
     oozie_error(
         http.put(f"v2/job/{cid}", params={"action": "kill", "type": "action"}), 400, "E0305"
     )
+    # QA: a scope where none applies was dropped: change applied to the whole job
+    scoped = http.put(
+        f"v2/job/{cid}",
+        params={"action": "change", "value": "concurrency=7", "type": "action", "scope": "3"},
+    )
+    oozie_error(scoped, 400, "E0302")
+    assert "action=change takes no action scope" in scoped.json()["message"]
+    assert http.get(f"v2/job/{cid}").json()["concurrency"] != 7
     oozie_error(
         http.put(
             f"v2/job/{cid}",

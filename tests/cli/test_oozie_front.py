@@ -186,6 +186,13 @@ def test_a_workflow_rerun_names_its_nodes_or_is_refused(fresh: World) -> None:
     assert "hint: -D oozie.wf.rerun.failnodes=true" in out.stderr
     with Store(fresh.home, create=False) as store:
         assert queries.job_info(store.conn, fresh.wf)["run"] == 0
+    # QA: "yes" read as false (Hadoop's way), which reruns every node, those that succeeded too
+    out = oozie(
+        fresh.home, "oozie", "job", "-rerun", fresh.wf, "-D", "oozie.wf.rerun.failnodes=yes"
+    )
+    assert out.code == 255 and "E0303" in out.stderr and "[yes]" in out.stderr, out
+    with Store(fresh.home, create=False) as store:
+        assert queries.job_info(store.conn, fresh.wf)["run"] == 0
     out = oozie(fresh.home, "oozie", "job", "-rerun", fresh.wf, "-D", "oozie.wf.rerun.skip.nodes=")
     assert out.code == 0, out
     with Store(fresh.home, create=False) as store:
