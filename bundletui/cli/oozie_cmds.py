@@ -367,6 +367,15 @@ def front_hint(hint: str) -> str:
 
 
 def _notes(args: Args, table: dict[str, Opt]) -> None:
+    # Oozie's CLI reads the server from OOZIE_URL when -oozie is not given: a script that
+    # sets it is told, as for -oozie, that this store is used instead
+    url = os.environ.get("OOZIE_URL")
+    if url and "oozie" in table and not args.has("oozie"):
+        print(
+            f"note: OOZIE_URL={url} ignored: bundletui works on its local store "
+            "(--home or BUNDLETUI_HOME), not through a server",
+            file=sys.stderr,
+        )
     for name, opt in table.items():
         if opt.ignored and args.has(name):
             shown = f"-{name} {args.get(name)}" if opt.value else f"-{name}"

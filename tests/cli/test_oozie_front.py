@@ -46,7 +46,7 @@ class Out:
 
 
 def oozie(home: Path, *args: str, columns: int | None = None) -> Out:
-    env = {"TZ": "UTC", "TERM": "dumb", "OOZIE_TIMEZONE": None}
+    env = {"TZ": "UTC", "TERM": "dumb", "OOZIE_TIMEZONE": None, "OOZIE_URL": None}
     if columns:
         env["COLUMNS"] = str(columns)
     proc = bundletui(*args, home=home, env=env)
@@ -139,7 +139,13 @@ def test_submit_and_run_print_job_id(fresh: World) -> None:
     wf_id = out.stdout.removeprefix("job: ").strip()
     assert wf_id.endswith("-W")
     assert "-oozie http://localhost:11000/oozie ignored" in out.stderr
+    # QA: a script's OOZIE_URL (Oozie's CLI reads the server from it) went by without a word
+    env = {"TZ": "UTC", "OOZIE_URL": "http://oozie.example:11000/oozie"}
+    listed = bundletui("oozie", "jobs", home=fresh.home, env=env)
+    assert listed.returncode == 0 and wf_id in listed.stdout
+    assert "note: OOZIE_URL=http://oozie.example:11000/oozie ignored" in listed.stderr
     info = oozie(fresh.home, "oozie", "job", "-info", wf_id)
+    assert "OOZIE_URL" not in info.stderr
     assert "Status        : RUNNING" in info.lines
     # -D alone is a configuration too (Oozie: isConfigurationSpecified)
     out = oozie(
