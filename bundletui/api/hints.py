@@ -77,6 +77,7 @@ _RULES: tuple[Rule, ...] = (
     # --- options
     _rule(r"--filter '([^']*)'", r"filter=\1"),
     _rule(r"(?<![\w-])--?value '([^']*)'", r"?action=change&value=\1"),
+    _rule(r"\Ae\.g\. '((?:endtime|pausetime)=[^']*)'\Z", r"e.g. ?action=change&value=\1"),
     _rule(r"--action (\S+)", r"type=action&scope=\1"),
     _rule(r"--date (\S+)", r"type=date&scope=\1"),
     _rule(r"--skip-nodes (\S+)", r"oozie.wf.rerun.skip.nodes=\1"),

@@ -91,6 +91,9 @@ def test_command_hints_name_http_parameters(lhttp: httpx.Client, live: Live) -> 
         lhttp.put(f"v2/job/{cid}", params={"action": "change", "value": "x=1"}), "E1015"
     )
     assert "?action=change&value=pausetime=" in hint
+    # QA: an empty value's example was in shell quotes
+    hint = error_hint(lhttp.put(f"v2/job/{cid}", params={"action": "change", "value": ""}), "E1015")
+    assert hint == "e.g. ?action=change&value=endtime=2026-12-31T00:00Z;concurrency=2", hint
 
     # unknown jobs: the listing endpoint, not bundletui jobs --type …
     unknown = "0000099-000000000000000-bundletui-x"
