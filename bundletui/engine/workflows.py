@@ -370,7 +370,8 @@ class WorkflowRunner:
             node = jobs.get(tx.conn, NodeRow, node_id(wf_id, name))
             if node is not None:
                 self._kill_node(tx, node)
-        self._finish(tx, wf, app, step.outcome, message)
+        stalled = ("EB0508", step.stall_reason) if step.stall_reason else None
+        self._finish(tx, wf, app, step.outcome, message, stalled=stalled)
 
     def _fail_on_error(
         self,
@@ -475,8 +476,11 @@ class WorkflowRunner:
         outcome: WorkflowStatus,
         kill_message: str | None,
         error: tuple[str, str] | None = None,
+        *,
+        stalled: tuple[str, str] | None = None,
     ) -> None:
-        """``error``: why a FAILED workflow failed, when no node of it did."""
+        """``error``: why a FAILED workflow failed, when no node of it did; ``stalled``: why
+        its walk stopped, said when no node failed either."""
         event = {W.SUCCEEDED: Event.SUCCEED, W.FAILED: Event.FAIL, W.KILLED: Event.KILL}[outcome]
         t = decide(Machine.WORKFLOW, wf.status, event, wf.id)
         fields: dict[str, Any] = {"status": t.to, "end_time": tx.now_ms}
@@ -490,6 +494,8 @@ class WorkflowRunner:
             if first is not None:
                 fields["error_code"] = first.error_code
                 fields["error_message"] = f"node {first.name}: {first.error_message}"
+            elif stalled is not None:
+                fields["error_code"], fields["error_message"] = stalled
         jobs.update(tx, WorkflowRow, wf.id, **fields)
         # the row as written (no read-back; a head row: propagation needs no definition)
         workflow_finished(tx, self.engine.effects, jobs.updated(tx, wf, **fields))

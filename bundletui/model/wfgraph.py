@@ -46,6 +46,7 @@ class Step:
     outcome: WorkflowStatus | None = None
     kill_running: list[str] = field(default_factory=list)
     kill_message: str | None = None  # the kill node's (unresolved) message
+    stall_reason: str | None = None  # FAILED with no failed node: why
 
     def __bool__(self) -> bool:
         return bool(
@@ -121,17 +122,17 @@ def _advance_dag(app: WorkflowApp, nodes: Mapping[str, NodeState]) -> Step:
 
 
 def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: Predicate) -> Step:
+    """A walk from ``start`` along the transitions this run took. Only the nodes it reaches
+    count: a rerun keeps the transitions of the nodes it skips, and one of those (``ok`` to
+    ``end``) must not end the run before the walk gets there."""
     step = Step()
     by_name = {n.name: n for n in app.nodes}
     status = {name: st.status for name, st in nodes.items()}
     transition = {name: st.transition for name, st in nodes.items()}
     fork_of_join = _fork_of_join(app)
 
-    work: list[str] = []
-    if app.start_to:
-        work.append(app.start_to)
-    work.extend(t for name, t in transition.items() if t and status.get(name) in NODE_TERMINAL)
-
+    work: list[str] = [app.start_to] if app.start_to else []
+    reached: set[str] = set()
     outcome: WorkflowStatus | None = None
     visited_joins: set[str] = set()
     while work and outcome is None:
@@ -139,20 +140,30 @@ def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: 
         node = by_name.get(target)
         if node is None:
             continue
+        if node.type is not NodeType.JOIN:
+            if target in reached:
+                continue
+            reached.add(target)
         current = status.get(target, N.WAITING)
         if node.type is NodeType.ACTION:
             if current is N.WAITING:
                 status[target] = N.READY
                 step.ready.append(target)
+            elif current in NODE_TERMINAL and transition.get(target):
+                work.append(transition[target] or "")
             continue
         if node.type is NodeType.JOIN:
-            if current is not N.WAITING or target in visited_joins:
+            if target in visited_joins:
                 continue
-            paths = len(by_name[fork_of_join[target]].paths) if target in fork_of_join else 1
-            arrived = sum(
-                1 for n, t in transition.items() if t == target and status.get(n) in NODE_TERMINAL
-            )
-            if arrived >= paths:
+            if current is not N.WAITING:  # passed before: on to where it went
+                visited_joins.add(target)
+                if current in DONE_OK and transition.get(target):
+                    work.append(transition[target] or "")
+                continue
+            fork = by_name.get(fork_of_join.get(target, ""))
+            if _arrivals(target, fork, reached, status, transition) >= (
+                len(fork.paths) if fork is not None else 1
+            ):
                 visited_joins.add(target)
                 _pass(step, status, transition, target, node.to)
                 work.append(node.to or "")
@@ -186,6 +197,7 @@ def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: 
         # Nothing runs, nothing is ready, and no end was reached: an action failed with no
         # path onward (or a join can never complete). Oozie calls that FAILED.
         outcome = WorkflowStatus.FAILED
+        step.stall_reason = _stall_reason(by_name, reached, status, transition)
     if outcome is not None:
         step.outcome = outcome
         for name, st in status.items():
@@ -195,6 +207,48 @@ def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: 
                 step.skipped.append(name)
         step.ready = [n for n in step.ready if n not in step.skipped]
     return step
+
+
+def _arrivals(
+    join: str,
+    fork: Node | None,
+    reached: set[str],
+    status: Mapping[str, NodeStatus],
+    transition: Mapping[str, str | None],
+) -> int:
+    """Paths of this run that arrived at ``join``: finished nodes the walk reached whose
+    transition is the join, and a passed fork's paths that start at the join itself."""
+    arrived = sum(
+        1 for n in reached if transition.get(n) == join and status.get(n) in NODE_TERMINAL
+    )
+    if fork is not None and fork.name in reached and status.get(fork.name) in DONE_OK:
+        arrived += sum(1 for p in fork.paths if p == join)
+    return arrived
+
+
+def _stall_reason(
+    by_name: Mapping[str, Node],
+    reached: set[str],
+    status: Mapping[str, NodeStatus],
+    transition: Mapping[str, str | None],
+) -> str:
+    """Why a run that stalled failed, for its error message (it had none)."""
+    dead = sorted(
+        n
+        for n in reached
+        if by_name[n].type is NodeType.ACTION
+        and status.get(n) in NODE_TERMINAL
+        and not transition.get(n)
+    )
+    if dead:
+        return f"node [{dead[0]}] ended {status[dead[0]]} with no transition onward"
+    joins = sorted(
+        n
+        for n, node in by_name.items()
+        if node.type is NodeType.JOIN and status.get(n) is N.WAITING
+    )
+    waiting = f" (join [{joins[0]}] can never complete)" if joins else ""
+    return f"no path of this run reaches an end or a kill node{waiting}"
 
 
 def _pass(

@@ -183,6 +183,29 @@ def test_rerun_failed_nodes_of_an_oozie_workflow(bt: Bt, tmp_path: Path) -> None
     assert actions(info)["boom"]["nodeStatus"] == "SKIPPED"
 
 
+CLEANUP = FIXTURES / "oozie-cleanup" / "job.properties"
+
+
+def test_a_rerun_runs_the_failed_node_again_though_a_kept_node_went_to_end(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: a fails to cleanup, cleanup goes ok to end: the workflow SUCCEEDED. A rerun of the
+    failed nodes kept cleanup with its old transition to end, which ended the rerun at once
+    (SUCCEEDED, a SKIPPED, never run again). Oozie walks from start: a runs, then b."""
+    flag = tmp_path / "fail-now"
+    flag.touch()
+    bt.engine()
+    wf = bt.submit(CLEANUP, {"dir": str(tmp_path), "failFlag": str(flag)})
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert trace_lines(tmp_path / "trace") == ["a", "cleanup"]
+    flag.unlink()
+    bt.cli("rerun", wf, "--failed-nodes")
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED" and info["run"] == 1
+    assert trace_lines(tmp_path / "trace") == ["a", "cleanup", "a", "b"]
+    assert actions(info)["a"]["nodeStatus"] == "SUCCEEDED"
+
+
 def test_suspend_and_resume_across_a_fork(bt: Bt, tmp_path: Path) -> None:
     bt.cli("submit", str(FORK), "-D", f"dir={tmp_path}", "-D", "failFlag=/nonexistent")
     wf = bt.jobs()["workflows"][0]["id"]

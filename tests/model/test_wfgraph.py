@@ -206,3 +206,87 @@ def test_incremental_dag_step_equals_the_full_pass(
         for d in step.dependent_failed:
             inc[d] = NodeState(N.DEPENDENT_FAILED)
         assert {k: v.status for k, v in inc.items()} == {k: v.status for k, v in full.items()}
+
+
+def cleanup_app() -> WorkflowApp:
+    """a fails to cleanup (ok to end); a succeeds to b (ok to end)."""
+    A = NodeType.ACTION
+    nodes = (
+        Node("a", A, action=ACT, ok_to="b", error_to="cleanup"),
+        Node("b", A, action=ACT, ok_to="end", error_to="end"),
+        Node("cleanup", A, action=ACT, ok_to="end", error_to="end"),
+        Node("end", NodeType.END),
+    )
+    return WorkflowApp("c", WorkflowForm.OOZIE, nodes, start_to="a")
+
+
+def test_a_rerun_walks_from_start_not_from_a_kept_node_s_old_transition() -> None:
+    """QA: a rerun keeps the nodes it skips with the transition they took. ``cleanup`` (kept,
+    ok to end) ended the run at once: ``a`` was never run again and the job SUCCEEDED."""
+    app = cleanup_app()
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    state["cleanup"] = NodeState(N.SUCCEEDED, "end")  # kept from the first run; a was reset
+    step = run(app, state)
+    assert step.ready == ["a"] and step.outcome is None
+    finish(app, state, "a")
+    assert run(app, state).ready == ["b"]
+    finish(app, state, "b")
+    step = run(app, state)
+    assert step.outcome is WorkflowStatus.SUCCEEDED
+
+
+def test_a_decision_after_a_rerun_is_taken_again() -> None:
+    """QA: pre → decision d → b | c. A rerun skipping b (ok to end) ended at once; now pre
+    runs, d decides again and c runs."""
+    A = NodeType.ACTION
+    app = WorkflowApp(
+        "d",
+        WorkflowForm.OOZIE,
+        (
+            Node("pre", A, action=ACT, ok_to="d", error_to="end"),
+            Node("d", NodeType.DECISION, cases=(("${x eq '1'}", "b"),), default_to="c"),
+            Node("b", A, action=ACT, ok_to="end", error_to="end"),
+            Node("c", A, action=ACT, ok_to="end", error_to="end"),
+            Node("end", NodeType.END),
+        ),
+        start_to="pre",
+    )
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    state["b"] = NodeState(N.SUCCEEDED, "end")
+    assert run(app, state).ready == ["pre"]
+    finish(app, state, "pre")
+    step = run(app, state, lambda _text: False)
+    assert ("d", "c") in step.passed and step.ready == ["c"] and step.outcome is None
+
+
+def test_a_fork_path_that_starts_at_its_join_arrives_there() -> None:
+    """QA: ``<path start="j"/>`` beside ``a`` (ok to j): the join never counted that path and
+    the run ended FAILED with no error; Oozie's join gets both arrivals."""
+    A = NodeType.ACTION
+    app = WorkflowApp(
+        "f",
+        WorkflowForm.OOZIE,
+        (
+            Node("f", NodeType.FORK, paths=("a", "j")),
+            Node("a", A, action=ACT, ok_to="j", error_to="end"),
+            Node("j", NodeType.JOIN, to="end"),
+            Node("end", NodeType.END),
+        ),
+        start_to="f",
+    )
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    assert run(app, state).ready == ["a"]
+    assert not run(app, state)  # the join waits for a
+    finish(app, state, "a")
+    step = run(app, state)
+    assert ("j", "end") in step.passed and step.outcome is WorkflowStatus.SUCCEEDED
+
+
+def test_a_stalled_run_says_why() -> None:
+    """A run that stops with no failed node and no end said nothing: FAILED, error ``-``."""
+    app = cleanup_app()
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    state["a"] = NodeState(N.KILLED, None)
+    step = run(app, state)
+    assert step.outcome is WorkflowStatus.FAILED
+    assert step.stall_reason == "node [a] ended KILLED with no transition onward"
