@@ -617,14 +617,17 @@ def rerun_tx(
         )
         # Checked now, not only when the engine runs it: a refusal there would be a log line
         # while this command said "ok" (Oozie queues it and says nothing either). That
-        # includes the coordinator's own status (a KILLED or FAILED one is not rerun).
+        # includes the coordinator's own status (an IGNORED one is not rerun).
         try:
             coordcmd.rerun_rows(tx, coord, dates=scope)
             decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
         except BundletuiError as exc:
-            if exc.code in ("E0605", "E1100") and not names:
+            if exc.code in ("E0605", "E1018", "E1100") and not names:
+                # no action in the dates, one not finished, or a coordinator that cannot
+                # rerun: passed over, as Oozie's one coordinator rerun per coordinator fails
+                # alone while the others run
                 passed.append(f"{ba.coord_name}: {exc.message}")
-                continue  # no action in the dates, or one that cannot rerun: passed over
+                continue
             raise CommandError(
                 exc.code, f"{exc.message} [coordinator {ba.coord_name}]", hint=exc.hint
             ) from None

@@ -181,6 +181,10 @@ COORD_TABLE: dict[tuple[str, str], Transition] = {
     (J.FAILED, E.CHANGE_STATUS_RUNNING): Transition(J.RUNNING),
     (J.KILLED, E.CHANGE_STATUS_RUNNING): Transition(J.RUNNING),
     (J.IGNORED, E.CHANGE_STATUS_RUNNING): Transition(J.RUNNING),
+    # a coordinator refuses a rerun only while PREP or IGNORED (oozie.md §2.6): a FAILED or
+    # KILLED one reruns the chosen actions, with errors (a bundle refuses, §1.7)
+    (J.FAILED, E.RERUN): Transition(J.RUNNINGWITHERROR, C.RERUN),
+    (J.KILLED, E.RERUN): Transition(J.RUNNINGWITHERROR, C.RERUN),
     **_job_rows(children_on_suspend=True),
 }
 

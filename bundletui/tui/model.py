@@ -602,7 +602,7 @@ def availability(
                 return _grey(f"rerun: {what} (only a finished action can be rerun)")
             if coord_status is not None and not _coord_reruns(coord_status):
                 return _grey(
-                    f"rerun: its coordinator is {coord_status} (a {coord_status} coordinator's"
+                    f"rerun: its coordinator is {coord_status} ({_a(coord_status)} coordinator's"
                     " actions cannot be rerun)"
                 )
             return ENABLED
@@ -610,7 +610,7 @@ def availability(
             if status in ("PREP", "PREPSUSPENDED", "PREPPAUSED", "IGNORED"):
                 return _grey(f"rerun: {what}: no actions to rerun")
             if not _coord_reruns(status):
-                return _grey(f"rerun: {what} (a {status} coordinator's actions cannot be rerun)")
+                return _grey(f"rerun: {what} ({_a(status)} coordinator's actions cannot be rerun)")
             done = ("TIMEDOUT", "SUCCEEDED", "KILLED", "FAILED", "IGNORED")
             if not any(item.counts.get(s) for s in done):
                 return _grey("rerun: coordinator has no finished actions yet")
@@ -634,7 +634,7 @@ def _coord_reruns(status: str) -> bool:
 
 def _a(noun: str) -> str:
     """``a workflow`` / ``an action``."""
-    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def past_tense(action: str) -> str:

@@ -78,7 +78,7 @@ def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None
         5: "KILLED",
         6: "WAITING",
     }
-    assert bt.status(coord_id) == "RUNNINGWITHERROR"
+    assert bt.status(coord_id) == "RUNNING"  # rolled up: no action is in error now
 
     def numbers(*args: str) -> list[int]:
         page = bt.info_json(coord_id, *args)
@@ -614,3 +614,11 @@ def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_aft
     actions = bt.actions(coord_id)
     assert actions == dict.fromkeys((1, 2, 3, 4), "FAILED"), actions
     assert bt.status(coord_id) == "FAILED"  # every action failed (oozie.md §2.3)
+    # QA (s): a FAILED coordinator refused the rerun (E1100), so "fix it, rerun" could not
+    # recover it; Oozie refuses only PREP and IGNORED (oozie.md §2.6)
+    workflow.write_text(MARK.read_text())
+    bt.cli("rerun", coord_id, "--action", "1-4")
+    assert bt.status(coord_id) == "RUNNING"  # rolled up: no action is in error now
+    bt.sim("2026-01-01T05:00Z", "2026-01-01T05:00Z")
+    assert bt.actions(coord_id) == dict.fromkeys((1, 2, 3, 4), "SUCCEEDED")
+    assert bt.status(coord_id) == "SUCCEEDED"

@@ -224,24 +224,25 @@ def test_pause_reason_says_an_action() -> None:
 
 
 def test_rerun_of_an_action_follows_its_coordinator() -> None:
-    """An action is rerun through its coordinator: a KILLED or FAILED coordinator refuses
-    (E1100), so R is dimmed on its actions (and on it), with the reason."""
+    """An action is rerun through its coordinator: an IGNORED coordinator refuses, so R is
+    dimmed on its actions, with the reason; a KILLED or FAILED one takes the rerun, as
+    Oozie's (oozie.md §2.6: only PREP and IGNORED are refused)."""
     done = item(action("C", 1, "KILLED"))
-    for status in ("KILLED", "FAILED"):
-        avail = availability("rerun", done, coord_status=status)
-        assert avail.state == "greyed", avail
-        assert avail.reason == (
-            f"rerun: its coordinator is {status} (a {status} coordinator's actions cannot be rerun)"
-        )
-        killed = availability("rerun", item(coord("C", None, status), KILLED=3))
-        assert killed.state == "greyed" and f"coordinator is {status}" in killed.reason
-    for status in ("RUNNING", "SUCCEEDED", "DONEWITHERROR", "SUSPENDED", None):
+    avail = availability("rerun", done, coord_status="IGNORED")
+    assert avail.state == "greyed", avail
+    assert avail.reason == (
+        "rerun: its coordinator is IGNORED (an IGNORED coordinator's actions cannot be rerun)"
+    )
+    for status in ("KILLED", "FAILED", "RUNNING", "SUCCEEDED", "DONEWITHERROR", "SUSPENDED", None):
         assert availability("rerun", done, coord_status=status).enabled, status
+    for status in ("KILLED", "FAILED"):
+        assert availability("rerun", item(coord("C", None, status), KILLED=3)).enabled, status
 
 
-async def test_rerun_key_is_dimmed_on_an_action_of_a_killed_coordinator(env: Env) -> None:
-    """QA: on an action of a KILLED coordinator, R opened the whole rerun dialog and failed
-    with E1100 only once confirmed. The key is dimmed there and says why when pressed."""
+async def test_an_action_of_a_killed_coordinator_is_rerun_from_the_console(env: Env) -> None:
+    """QA (s): a KILLED coordinator refused every rerun (E1100), so a killed feed could not be
+    recovered, and the console dimmed R there. Oozie refuses only PREP and IGNORED: R on an
+    action of a KILLED coordinator reruns it, and the coordinator is RUNNINGWITHERROR."""
     async with console(env) as h:
         hourly = h.coords()["hourly"].id
         await h.select(hourly)
@@ -253,17 +254,10 @@ async def test_rerun_key_is_dimmed_on_an_action_of_a_killed_coordinator(env: Env
         await h.until(lambda: h.status(ActionRow, first) == "KILLED", what="action killed")
         await h.until(lambda: h.main.model.items[first].status == "KILLED", what="in the tree")
         await h.select(first)
-        why = "rerun: its coordinator is KILLED (a KILLED coordinator's actions cannot be rerun)"
-        avail = h.main.availability("rerun")
-        assert (avail.state, avail.reason) == ("greyed", why)
+        assert h.main.availability("rerun").enabled
         await h.press("R")
-        await h.pilot.pause(0.2)
-        assert not isinstance(h.app.screen, RerunDialog)
-        assert h.warned(why), h.toasts
-        assert h.main.check_action("rerun", ()) is None  # dimmed in the key bar
-
-        await h.select(hourly)
-        await h.press("R")
-        await h.pilot.pause(0.2)
-        assert not isinstance(h.app.screen, RerunDialog)
-        assert h.warned("rerun: coordinator is KILLED"), h.toasts
+        await h.until(lambda: isinstance(h.app.screen, RerunDialog), what="rerun dialog")
+        await h.press("tab", "enter")
+        await h.until(lambda: h.status(ActionRow, first) == "WAITING", what="rerun")
+        assert h.status(CoordRow, hourly) == "RUNNINGWITHERROR"
+        assert (h.audit()[0].command, h.audit()[0].result) == ("rerun", "ok")
