@@ -449,9 +449,12 @@ def register(app: typer.Typer) -> None:
         if run is not None:
             _print_run_logs(store, nodes, run, stderr_only=stderr_only)
             return
-        if not follow:  # following a workflow also waits for the nodes still to come
-            nodes = [n for n in nodes if n.attempt > 0] if len(nodes) > 1 else nodes
-        _print_logs(store, nodes, follow=follow, stderr_only=stderr_only)
+        many = len(nodes) > 1  # a workflow's nodes get headings, even when one has run
+        if not follow and many:  # following a workflow also waits for the nodes still to come
+            nodes = [n for n in nodes if n.attempt > 0]
+            if not nodes:
+                err.print(f"{job_id}: no node has run yet", markup=False)
+        _print_logs(store, nodes, follow=follow, stderr_only=stderr_only, header=many)
 
 
 LIVE = ("RUNNING", "READY", "WAITING")
@@ -463,10 +466,11 @@ def _sub_workflow_of(node: NodeRow) -> str | None:
     return ext if ext and kind_of(ext) is IdKind.WORKFLOW else None
 
 
-def _print_logs(store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only: bool) -> None:
-    many = len(nodes) > 1
+def _print_logs(
+    store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only: bool, header: bool
+) -> None:
     for node in nodes:
-        _print_node_log(store, node, follow=follow, stderr_only=stderr_only, header=many)
+        _print_node_log(store, node, follow=follow, stderr_only=stderr_only, header=header)
 
 
 def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only: bool) -> None:

@@ -1123,9 +1123,11 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
     else:
         _print_audit(front, job_id, errors_only=errors_only)
         return
-    for wf_id in wf_ids:
-        nodes += [n for n in jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
-    _print_logs(store, nodes, follow=False, stderr_only=errors_only)
+    every = [n for wf_id in wf_ids for n in jobs.workflow_nodes(store.conn, wf_id)]
+    nodes += [n for n in every if n.attempt > 0]
+    # a workflow of several nodes gets headings, even when one of them has run
+    header = len(nodes) > 1 or len(every) > 1
+    _print_logs(store, nodes, follow=False, stderr_only=errors_only, header=header)
 
 
 def op_errorlog(front: Front) -> None:

@@ -267,6 +267,28 @@ def test_log_of_a_sub_workflow_node_prints_the_child_workflows_logs(bt: Bt, tmp_
     assert refused.code == 1 and f"bundletui log {child_id} --run N" in refused.stderr
 
 
+def test_log_of_a_workflow_whose_only_started_node_is_a_sub_workflow_names_the_child(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA (r): ``log W`` printed nothing while the sub-workflow node was the only one that had
+    run (one node: no heading, and the node has no files of its own)."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "sub-first" / "job.properties", {"dir": str(tmp_path), "gate": str(gate)}
+    )
+    wait_for(lambda: bt.peek(f"{wf}@child")["externalId"], 10, "the child started")
+    child_id = bt.peek(f"{wf}@child")["externalId"]
+    r = bt.cli("log", wf)
+    assert r.stdout.splitlines() == [
+        f"── child (RUNNING, attempt 1) → sub-workflow {child_id}: bundletui log {child_id}"
+    ], r
+    for name in ("first", "second", "third"):
+        (gate / name).touch()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+
+
 def test_kill_of_the_parent_kills_the_running_sub_workflow(bt: Bt, tmp_path: Path) -> None:
     gate = tmp_path / "gate"
     gate.mkdir()
