@@ -479,7 +479,9 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
             fields["pause_time"] = pause
         else:
             fields["pause_time"] = None
-    elif "endtime" in changes:
+    if "endtime" in changes:
+        # both kept on the bundle, where Oozie's record keeps only the pause time (oozie.md §7):
+        # a coordinator the bundle submits later takes both, as those that exist now do
         end = coordcmd.change_time(changes, "endtime", value, "E1317", "bundle")
         if bundle.kickoff_time is not None and end < bundle.kickoff_time:
             raise CommandError(

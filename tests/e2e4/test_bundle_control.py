@@ -363,15 +363,21 @@ def test_an_endtime_given_before_the_coordinators_exist_reaches_them_when_submit
     )
     prep = bt.submit_job(config)
     started = bt.submit_job(config, start=True)
+    both = bt.submit_job(config)
     for bundle_id in (prep, started):
         bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T02:00Z")
         assert bt.coords_of(bundle_id) == {}
+    # QA (s): with a pause time beside it, the end time was not kept for coordinators to come
+    bt.cli("change", both, "--value", "endtime=2026-01-01T02:00Z;pausetime=2030-01-01T00:00Z")
     bt.sim(START, "2026-01-01T05:00Z")
-    for bundle_id in (prep, started):
+    for bundle_id in (prep, started, both):
         assert bt.status(bundle_id) == "SUCCEEDED"
         for coord_id in bt.coords_of(bundle_id).values():
             assert bt.peek(coord_id)["endTime"] == "Thu, 01 Jan 2026 02:00:00 GMT"
             assert bt.nominals(coord_id) == ["2026-01-01T00:00Z", "2026-01-01T01:00Z"]
+    assert {bt.peek(c)["pauseTime"] for c in bt.coords_of(both).values()} == {
+        "Tue, 01 Jan 2030 00:00:00 GMT"
+    }
 
 
 # ----------------------------------------------------------------------------- PREP states
