@@ -388,6 +388,14 @@ def _cache_dir() -> Path | None:
     return base
 
 
+# the job property that names an application of each kind (Oozie's)
+_PATH_KEYS = {
+    AppKind.BUNDLE: "oozie.bundle.application.path",
+    AppKind.COORDINATOR: "oozie.coord.application.path",
+    AppKind.WORKFLOW: "oozie.wf.application.path",
+}
+
+
 def local_name(el: Element) -> str:
     tag = el.tag
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
@@ -407,11 +415,17 @@ def validate(root: Element, file: str, kinds: Iterable[AppKind] | None = None) -
     if spec is None or spec.kind not in wanted:
         supported = [n for k in wanted for n in supported_namespaces(k)]
         found = f"namespace '{ns}'" if ns else "no namespace"
+        hint = f'declare one of them on the root element, e.g. xmlns="{supported[-1]}"'
+        if spec is not None:  # a whole application of another kind: named by the wrong key
+            hint = (
+                f"this file is a {spec.kind} application, not a {' or '.join(wanted)}: a job"
+                f" names a {spec.kind} with {_PATH_KEYS[spec.kind]}"
+            )
         raise _xml_error(
             file,
             f"root element <{name}> has {found}; supported namespaces: {', '.join(supported)}",
             root.sourceline,
-            hint=f'declare one of them on the root element, e.g. xmlns="{supported[-1]}"',
+            hint=hint,
         )
     if name not in spec.roots:
         raise _xml_error(

@@ -290,3 +290,20 @@ def test_errors_about_start_a_cron_and_an_action_property_name_the_line(tmp_path
     r = bundletui("dryrun", str(coord))
     assert r.returncode == 1, r
     assert f"E1004: {coord}:5: <configuration> property [p]: " in r.stderr, r.stderr
+
+
+def test_a_coordinator_named_as_a_workflow_says_which_key_names_it(tmp_path: Path) -> None:
+    """QA (r): a coordinator file under ``oozie.wf.application.path`` got the hint "declare
+    … xmlns=uri:oozie:workflow:1.0", as if its namespace were the mistake."""
+    coord = tmp_path / "coordinator.xml"
+    coord.write_text(COORD.format(events="<instance>${coord:current(0)}</instance>"))
+    props = tmp_path / "job.properties"
+    props.write_text("oozie.wf.application.path=coordinator.xml\n")
+    home = tmp_path / "home"
+    first, second = refused(bundletui("submit", str(props), home=home))
+    assert first.startswith(f"Error: E0701: {coord}:1: "), first
+    assert second == (
+        "  hint: this file is a coordinator application, not a workflow: a job names a"
+        " coordinator with oozie.coord.application.path"
+    )
+    assert not home.exists()
