@@ -78,7 +78,7 @@ def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None
         5: "KILLED",
         6: "WAITING",
     }
-    assert bt.status(coord_id) == "RUNNING"  # rolled up: no action is in error now
+    assert bt.status(coord_id) == "RUNNINGWITHERROR"
 
     def numbers(*args: str) -> list[int]:
         page = bt.info_json(coord_id, *args)
