@@ -56,7 +56,7 @@ class CoordinatorService:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.dirty: dict[str, None] = {}
-        self.check: dict[str, None] = {}  # actions whose inputs should be checked now
+        self.check = _Checks()  # actions whose inputs should be checked now
         self._poll_backoff: dict[str, int] = {}
         self._raced: set[str] = set()  # actions re-checked once because an input landed mid-check
         self._held: list[tuple[Callable[[Tx, str], None], str]] = []  # dues reached in SAFEMODE
@@ -79,8 +79,8 @@ class CoordinatorService:
         e.on_due("coord.pause", lambda tx, cid: self.mark(cid))
         e.on_due("action.timeout", self.unless_safe(self.on_timeout))
         e.on_due("action.skip", self.unless_safe(self.on_skip))
-        e.on_due("action.recheck", lambda tx, aid: self.check.__setitem__(aid, None))
-        e.on_due("action.poll", lambda tx, aid: self.check.__setitem__(aid, None))
+        e.on_due("action.recheck", lambda tx, aid: self.check.add(aid))
+        e.on_due("action.poll", lambda tx, aid: self.check.add(aid))
 
     def mark(self, coord_id: str) -> None:
         self.dirty[coord_id] = None
@@ -123,8 +123,7 @@ class CoordinatorService:
             self.engine._guarded(tx, f"coordinator {cid}", self.process, tx, cid)
             did = True
         while self.check and time.monotonic() < deadline:
-            aid = next(iter(self.check))
-            del self.check[aid]
+            aid = self.check.pop()
             self.engine._guarded(tx, f"input check {aid}", self.check_action, tx, aid)
             did = True
         return did
@@ -136,7 +135,7 @@ class CoordinatorService:
         now = tx.now_ms
         if coord_id in self._after_resume and coord.status not in COORD_SUSPENDED:
             for aid in self._after_resume.pop(coord_id):
-                self.check[aid] = None  # inputs first, as Oozie's check: then the timeout
+                self.check.add(aid)  # inputs first, as Oozie's check: then the timeout
         if coord.kind == "event":  # actions come from triggers, not nominal times
             coord = self._pause_check(tx, coord, now)
             self.engine.events.process(tx, coord)
@@ -152,14 +151,37 @@ class CoordinatorService:
         coord = self._pause_check(tx, coord, now)
         counts = jobs.action_counts(tx.conn, coord_id)  # read once for both steps below
         self._check_unchecked(tx, coord_id, counts)
+        submittable = JobStatus(coord.status) in COORD_SUBMITTABLE
+        checked = self._check_own(tx, coord_id) if submittable else False
+        if checked:
+            counts = jobs.action_counts(tx.conn, coord_id)
         held: CoordRow | None = coord  # the row as last written, unless a launch failed
-        if JobStatus(coord.status) in COORD_SUBMITTABLE and not self.submit_ready(
-            tx, coord, now, counts, fresh
+        if (
+            submittable
+            and checked is not None
+            and not self.submit_ready(tx, coord, now, counts, fresh)
         ):
             held = None
         for values in fresh:
             jobs.insert(tx, ActionRow, values)
         coordcmd.rollup_tx(tx, self.engine.effects, coord_id, held)
+
+    def _check_own(self, tx: Tx, coord_id: str) -> bool | None:
+        """The input checks queued for this coordinator's actions, run before it launches:
+        after a restart, or files landing in the same tick, an older action whose data came
+        is READY before the slot goes to one materialized now (FIFO by nominal time). Whether
+        any ran; None when the tick's time ran out first: the rest wait for the next tick,
+        and so do this coordinator's launches."""
+        own = self.check.take(coord_id)
+        deadline = self.engine.tick_deadline
+        for n, aid in enumerate(own):
+            if time.monotonic() >= deadline:
+                for rest in own[n:]:
+                    self.check.add(rest)
+                self.mark(coord_id)
+                return None
+            self.engine._guarded(tx, f"input check {aid}", self.check_action, tx, aid)
+        return bool(own)
 
     def _check_unchecked(self, tx: Tx, coord_id: str, counts: dict[str, int]) -> None:
         """WAITING actions nobody has checked yet (a rerun put them back to WAITING, with
@@ -167,7 +189,7 @@ class CoordinatorService:
         if not counts.get(A.WAITING):
             return
         for aid in jobs.unchecked_waiting(tx.conn, coord_id):
-            self.check[aid] = None
+            self.check.add(aid)
 
     def _pause_check(self, tx: Tx, coord: CoordRow, now: int) -> CoordRow:
         pause = coord.pause_time
@@ -388,7 +410,7 @@ class CoordinatorService:
             # writing it as we went). It is recorded available, so no landing event will wake
             # this action again: check it once more now, or it would wait until its timeout.
             self._raced.add(action.id)
-            self.check[action.id] = None
+            self.check.add(action.id)
         if result.ready:
             self._raced.discard(action.id)
             coordcmd.move_action(
@@ -691,7 +713,7 @@ class CoordinatorService:
             if coord.status in (J.RUNNING, J.RUNNINGWITHERROR):
                 self.mark(coord.id)
         for action in jobs.select(tx.conn, ActionRow, "status = 'WAITING'"):
-            self.check[action.id] = None  # files may have landed while we were down
+            self.check.add(action.id)  # files may have landed while we were down
         for coord_id in jobs.coords_with_ready(tx.conn):
             self.mark(coord_id)
 
@@ -703,15 +725,55 @@ class CoordinatorService:
             # a dependency is stored as written in the uri-template: a plain path or file://
             for form in (path, f"file://{path}"):
                 for aid in jobs.waiting_on(tx.conn, form):
-                    self.check[aid] = None
+                    self.check.add(aid)
                 if os.path.isdir(path):
                     for aid, _dep in jobs.waiting_under(tx.conn, form):
-                        self.check[aid] = None
+                        self.check.add(aid)
 
     def rescan(self, tx: Tx) -> None:
         for aid, path in jobs.all_waiting_deps(tx.conn):
             if os.path.exists(_local(path)):
-                self.check[aid] = None
+                self.check.add(aid)
+
+
+class _Checks:
+    """Actions whose inputs are to be checked, in the order they were asked for, and by
+    coordinator (an action id is ``<coordinator id>@<n>``), so one coordinator's are taken at
+    once without a scan of the rest."""
+
+    def __init__(self) -> None:
+        self._order: dict[str, None] = {}
+        self._by_coord: dict[str, dict[str, None]] = {}
+
+    def add(self, aid: str) -> None:
+        if aid not in self._order:
+            self._order[aid] = None
+            self._by_coord.setdefault(aid.rpartition("@")[0], {})[aid] = None
+
+    def pop(self) -> str:
+        aid = next(iter(self._order))
+        del self._order[aid]
+        coord_id = aid.rpartition("@")[0]
+        own = self._by_coord[coord_id]
+        del own[aid]
+        if not own:
+            del self._by_coord[coord_id]
+        return aid
+
+    def take(self, coord_id: str) -> list[str]:
+        own = list(self._by_coord.pop(coord_id, ()))
+        for aid in own:
+            del self._order[aid]
+        return own
+
+    def __bool__(self) -> bool:
+        return bool(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, aid: object) -> bool:
+        return aid in self._order
 
 
 _ACTION_COLUMNS = columns(ActionRow)

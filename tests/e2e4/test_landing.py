@@ -15,7 +15,15 @@ from __future__ import annotations
 import os
 import time
 
-from tests.e2e4.conftest import Bt4, coordinator_xml, data_in, hourly_ds, partition, wait_for
+from tests.e2e4.conftest import (
+    Bt4,
+    coordinator_xml,
+    data_in,
+    hourly_ds,
+    partition,
+    trace_lines,
+    wait_for,
+)
 
 NOMINAL = "2026-01-01T10:00Z"
 
@@ -95,3 +103,30 @@ def test_files_dropped_while_the_engine_is_stopped_are_found_after_restart(bt: B
     bt.engine()
     bt.wait_status(coord_id, "SUCCEEDED", timeout=30)
     assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "SUCCEEDED"}
+
+
+def test_data_that_landed_while_the_engine_was_down_keeps_fifo_order_at_restart(bt: Bt4) -> None:
+    """QA (s): concurrency 1, FIFO; @1-@3 wait; their data lands while no engine runs, and the
+    clock has moved on by then. At restart the action materialized first took the free slot
+    (03:00 ran before 00:00): the queued input checks ran after the launches. Now a
+    coordinator's own checks run before it launches, and the runs are in nominal order."""
+    start = "2026-01-01T00:00Z"
+    xml = coordinator_xml(
+        "fifo",
+        start=start,
+        end="2026-01-01T07:00Z",
+        controls={"timeout": "-1", "concurrency": "1", "execution": "FIFO"},
+        datasets=[hourly_ds("clicks")],
+        inputs=[data_in("clicks", "clicks", "${coord:current(0)}")],
+    )
+    bt.apps.write("c.xml", xml)
+    coord_id = bt.submit_job(
+        bt.apps.props("job.properties", {"oozie.coord.application.path": "c.xml"})
+    )
+    bt.sim(start, "2026-01-01T02:30Z")
+    assert bt.actions(coord_id) == {1: "WAITING", 2: "WAITING", 3: "WAITING"}
+    bt.land(*(partition("clicks", f"2026-01-01T{h:02d}:00Z") for h in range(7)))
+    bt.sim("2026-01-01T06:30Z", "2026-01-01T06:30Z")
+    assert set(bt.actions(coord_id).values()) == {"SUCCEEDED"}
+    ran = [line.rpartition("@")[2] for line in trace_lines(bt.trace)]
+    assert ran == [str(n) for n in range(1, 8)], ran
