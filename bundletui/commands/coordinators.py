@@ -31,6 +31,7 @@ from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import (
     ACTION_ACTIVE,
     ACTION_TERMINAL,
+    JOB_TERMINAL,
     ActionStatus,
     JobStatus,
     WorkflowStatus,
@@ -748,6 +749,17 @@ def change_tx(
             t = decide(Machine.COORDINATOR, current.status, Event.UNPAUSE, coord.id)
             set_status(tx, effects, current, t.to)
     rollup_tx(tx, effects, coord.id)
+    if "status" in changes:
+        after = jobs.must_coord_head(tx.conn, coord.id)
+        if after.status in JOB_TERMINAL:  # rolled straight back: say so, change nothing
+            raise CommandError(
+                "E1015",
+                f"Invalid coordinator job change value {value}: {coord.id} has nothing left to"
+                f" run (every action has ended and no nominal time is left before its end), so"
+                f" it would be {after.status} again at once",
+                hint=f"rerun actions (bundletui rerun {coord.id} --action 1-"
+                f"{after.last_action_number}) or move its end (--value endtime=…)",
+            )
     effects.wake_coordinator(tx, coord.id)
 
 
