@@ -290,7 +290,7 @@ class Engine:
         assert self.store is not None
         ttl_ms = int(self.config.lease_ttl * 1000)
         hb_store = Store(self.config.home, clock=self.real_clock)
-        hb_store.conn.execute(f"PRAGMA busy_timeout={max(ttl_ms // 3, 50)}")
+        hb_store.wait_for_lock(max(ttl_ms // 3, 50))
         beats = ThreadPoolExecutor(1, thread_name_prefix="bundletui-lease")
         missed_since: float | None = None
         try:

@@ -319,6 +319,11 @@ class Store:
         finally:
             conn.execute(f"PRAGMA busy_timeout={LOCK_WAIT_MS}")
 
+    def wait_for_lock(self, ms: int) -> None:
+        """How long this connection's writes wait for another process's write lock (30 s
+        unless told): a lease beat waits no longer than the time to the next beat."""
+        self.conn.execute(f"PRAGMA busy_timeout={int(ms)}")
+
     def _stopped_holder(self) -> int | None:
         from bundletui.store.lease import stopped_holder
 
