@@ -149,14 +149,18 @@ def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: 
             if current is N.WAITING:
                 status[target] = N.READY
                 step.ready.append(target)
-            elif current in NODE_TERMINAL and transition.get(target):
-                work.append(transition[target] or "")
+            elif current in NODE_TERMINAL:
+                went = _went(node, current, transition.get(target))
+                transition[target] = went  # as the definition says (a rerun may read a new one)
+                if went:
+                    work.append(went)
             continue
         if node.type is NodeType.JOIN:
             if target in visited_joins:
                 continue
             if current is not N.WAITING:  # passed before: on to where it went
                 visited_joins.add(target)
+                reached.add(target)  # an arrival at the join it goes to (nested forks)
                 if current in DONE_OK and transition.get(target):
                     work.append(transition[target] or "")
                 continue
@@ -165,6 +169,7 @@ def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: 
                 len(fork.paths) if fork is not None else 1
             ):
                 visited_joins.add(target)
+                reached.add(target)
                 _pass(step, status, transition, target, node.to)
                 work.append(node.to or "")
             continue
@@ -207,6 +212,20 @@ def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: 
                 step.skipped.append(name)
         step.ready = [n for n in step.ready if n not in step.skipped]
     return step
+
+
+def _went(node: Node, status: NodeStatus, stored: str | None) -> str | None:
+    """Where a finished action goes on: ``ok`` when it succeeded, ``error`` when it failed
+    and took its error path (a KILLED one, or a failure with no path taken, goes nowhere).
+    Read from the definition, not only the stored transition: a rerun reads the workflow
+    again, and a kept node follows its new transitions, as Oozie signals them."""
+    if stored is None:
+        return None
+    if status is N.SUCCEEDED and node.ok_to:
+        return node.ok_to
+    if status is N.FAILED and node.error_to:
+        return node.error_to
+    return stored
 
 
 def _arrivals(

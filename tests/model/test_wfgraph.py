@@ -290,3 +290,52 @@ def test_a_stalled_run_says_why() -> None:
     step = run(app, state)
     assert step.outcome is WorkflowStatus.FAILED
     assert step.stall_reason == "node [a] ended KILLED with no transition onward"
+
+
+def test_a_join_that_goes_to_the_outer_join_arrives_there() -> None:
+    """QA (t): f1(p1, f2), f2(q1, q2) → j2 → j1: the inner join's pass was no arrival at the
+    outer one, and the run failed EB0508 (a regression of the walk from start)."""
+    A = NodeType.ACTION
+    app = WorkflowApp(
+        "n",
+        WorkflowForm.OOZIE,
+        (
+            Node("f1", NodeType.FORK, paths=("p1", "f2")),
+            Node("f2", NodeType.FORK, paths=("q1", "q2")),
+            Node("p1", A, action=ACT, ok_to="j1", error_to="end"),
+            Node("q1", A, action=ACT, ok_to="j2", error_to="end"),
+            Node("q2", A, action=ACT, ok_to="j2", error_to="end"),
+            Node("j2", NodeType.JOIN, to="j1"),
+            Node("j1", NodeType.JOIN, to="end"),
+            Node("end", NodeType.END),
+        ),
+        start_to="f1",
+    )
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    assert sorted(run(app, state).ready) == ["p1", "q1", "q2"]
+    for name in ("q1", "q2"):
+        finish(app, state, name)
+    step = run(app, state)
+    assert ("j2", "j1") in step.passed and step.outcome is None  # p1 still runs
+    finish(app, state, "p1")
+    step = run(app, state)
+    assert ("j1", "end") in step.passed and step.outcome is WorkflowStatus.SUCCEEDED
+
+
+def test_a_kept_node_follows_the_definition_a_rerun_read_again() -> None:
+    """QA (t): bx went ok to c; the definition read again by the rerun sends it to c2 (c is
+    gone). The walk followed the stored c, found nothing, and failed EB0508."""
+    A = NodeType.ACTION
+    app = WorkflowApp(
+        "r",
+        WorkflowForm.OOZIE,
+        (
+            Node("bx", A, action=ACT, ok_to="c2", error_to="end"),
+            Node("c2", A, action=ACT, ok_to="end", error_to="end"),
+            Node("end", NodeType.END),
+        ),
+        start_to="bx",
+    )
+    state = {n.name: NodeState(N.WAITING) for n in app.nodes}
+    state["bx"] = NodeState(N.SUCCEEDED, "c")  # kept, with the first run's transition
+    assert run(app, state).ready == ["c2"]
