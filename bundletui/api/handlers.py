@@ -199,6 +199,7 @@ def submit(store: Store, call: Call) -> Reply:
     action = call.params.get("action")
     if action is not None and action not in ("start", "dryrun"):
         raise bad_value("action", action, "POST /jobs takes action=start or action=dryrun")
+    _no_scope(call.params, "a submission")
     proxy = call.params.text("jobtype").lower()
     if proxy in HTTP_JOB_TYPES:
         raise bad_value(
@@ -324,14 +325,8 @@ def job_put(store: Store, call: Call) -> Reply:
         raise ApiError("E0302", "Invalid parameter [show]", hint="show is for GET requests")
     kind = _kind(job_id)
     ctx = Ctx(store, face="api", user=call.user)
-    if action in ("start", "change", "dryrun") and (p.has("type") or p.has("scope")):
-        # as the CLI's "-action is not valid with -start": a scope is refused, never dropped
-        raise ApiError(
-            "E0302",
-            f"Invalid parameter [{'type' if p.has('type') else 'scope'}], action={action}"
-            " takes no action scope",
-            hint="type/scope choose actions for kill, suspend, resume, ignore and rerun",
-        )
+    if action in ("start", "change", "dryrun"):
+        _no_scope(p, f"action={action}")
     if action == "start":
         dispatch.start(ctx, job_id)
     elif action in ("suspend", "resume"):
@@ -373,6 +368,19 @@ def job_put(store: Store, call: Call) -> Reply:
     return Reply()
 
 
+def _no_scope(p: Params, what: str) -> None:
+    """As the CLI's "-action is not valid with -start": a scope where none applies is
+    refused, never dropped (the whole job would be started, changed or rerun)."""
+    if p.has("type") or p.has("scope"):
+        raise ApiError(
+            "E0302",
+            f"Invalid parameter [{'type' if p.has('type') else 'scope'}], {what} takes no"
+            " action scope",
+            hint="type/scope choose a coordinator's actions for kill, suspend, resume, ignore"
+            " and coord-rerun",
+        )
+
+
 def _scope(p: Params) -> tuple[str | None, str | None]:
     """``type=action|date&scope=…`` -> (actions, dates)."""
     kind = p.text("type").lower()
@@ -403,12 +411,15 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
     body = call.body.strip()  # a bundle's rerun takes no properties: its body is not read
     conf = parse_hadoop_xml(body, "<request body>") if body and kind is not IdKind.BUNDLE else {}
     if kind is IdKind.WORKFLOW:
+        _no_scope(p, "a workflow's rerun")
         skip, failed = rerun_keys(conf)
         dispatch.rerun(ctx, job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)
         return Reply()
     if kind is IdKind.BUNDLE:
+        _no_scope(p, "a bundle's rerun (coord-scope, date-scope)")
         coords = p.text("coord-scope") or None
         dates = p.text("date-scope") or None
+        notes: list[str] = []
         dispatch.rerun(
             ctx,
             job_id,
@@ -416,8 +427,9 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
             dates=dates,
             refresh=p.boolean("refresh"),
             nocleanup=p.boolean("nocleanup"),
+            notes=notes,
         )
-        return _unknown_coordinators_reply(store, job_id, coords)
+        return _bundle_rerun_reply(store, job_id, coords, notes)
     actions, dates = _scope(p)
     ids = dispatch.rerun(
         ctx,
@@ -434,23 +446,22 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
     return Reply()
 
 
-def _unknown_coordinators_reply(store: Store, bundle_id: str, given: str | None) -> Reply:
-    """Oozie's bundle rerun passes over ``coord-scope`` names the bundle lacks (200, no body);
-    a mistyped name would then rerun nothing without a word, so the reply says which, in a
-    JSON body (as ``bundletui rerun`` warns on stderr)."""
+def _bundle_rerun_reply(store: Store, bundle_id: str, given: str | None, notes: list[str]) -> Reply:
+    """Oozie's bundle rerun passes over ``coord-scope`` names the bundle lacks, and by dates
+    the coordinators that cannot rerun (200, no body); a mistyped name or a passed-over feed
+    would then go without a word, so the reply says which, in a JSON body (as ``bundletui
+    rerun`` warns on stderr)."""
     known = store_jobs.bundle_coordinator_names(store.conn, bundle_id)
     names = dict.fromkeys(n.strip() for n in (given or "").split(","))
     unknown = [n for n in names if n and n not in known]
-    if not unknown:
-        return Reply()
-    return Reply(
-        {
-            "warnings": [
-                f"bundle {bundle_id} has no coordinator named {', '.join(unknown)};"
-                f" its coordinators: {', '.join(known)}"
-            ]
-        }
-    )
+    warnings = list(notes)
+    if unknown:
+        warnings.insert(
+            0,
+            f"bundle {bundle_id} has no coordinator named {', '.join(unknown)};"
+            f" its coordinators: {', '.join(known)}",
+        )
+    return Reply({"warnings": warnings}) if warnings else Reply()
 
 
 def job_dryrun(store: Store, call: Call) -> Reply:

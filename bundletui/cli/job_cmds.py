@@ -256,6 +256,7 @@ def register(app: typer.Typer) -> None:
         conf = read_conf_file(config) if config is not None else {}
         conf.update(parse_overrides(define or []))
         ctx = _ctx(home)
+        notes: list[str] = []
         ids = dispatch.rerun(
             ctx,
             job_id,
@@ -268,10 +269,13 @@ def register(app: typer.Typer) -> None:
             nocleanup=nocleanup,
             failed=failed,
             conf=conf,
+            notes=notes,
         )
         for rid in ids:
             if rid != job_id:
                 typer.echo(rid)
+        for note in notes:
+            err.print(f"Warning: {note}", markup=False)
         if coordinator and kind_of(job_id) is IdKind.BUNDLE:
             _warn_unknown_coordinators(ctx.store, job_id, coordinator)
 

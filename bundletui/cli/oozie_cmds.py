@@ -660,6 +660,7 @@ def op_rerun(front: Front) -> None:
                 "Invalid options provided for bundle rerun. action is not valid for bundle rerun"
             )
         coords, dates = a.get("coordinator"), a.get("date")
+        notes: list[str] = []
         dispatch.rerun(
             front.ctx(),
             job_id,
@@ -667,7 +668,10 @@ def op_rerun(front: Front) -> None:
             dates=dates,
             refresh=a.has("refresh"),
             nocleanup=a.has("nocleanup"),
+            notes=notes,
         )
+        for note in notes:  # by dates, a coordinator that cannot rerun is passed over
+            print(f"note: {note}", file=sys.stderr)
         if coords:  # names the bundle lacks are passed over (as Oozie does): say which
             from bundletui.cli.job_cmds import _warn_unknown_coordinators
 

@@ -569,8 +569,9 @@ def rerun_tx(
     dates: str | None,
     refresh: bool,
     nocleanup: bool,
-) -> int:
-    """``-coordinator c1,c2`` and/or ``-date d1::d2`` (oozie.md §1.7)."""
+) -> list[str]:
+    """``-coordinator c1,c2`` and/or ``-date d1::d2`` (oozie.md §1.7). Returns why each
+    coordinator in the dates that reruns nothing was passed over (the operator is told)."""
     for option, given in (("--coordinator", coordinators), ("--date", dates)):
         if given is not None and not given.replace(",", "").strip():  # "" is not "all"
             raise CommandError(
@@ -644,7 +645,7 @@ def rerun_tx(
     if not count:  # Oozie says nothing and reruns nothing: a mistake, most likely
         raise _nothing_to_rerun(bundle, children, names, dates, passed)
     jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=None)
-    return count
+    return passed
 
 
 def _nothing_to_rerun(
@@ -707,7 +708,7 @@ def rerun(
     dates: str | None = None,
     refresh: bool = False,
     nocleanup: bool = False,
-) -> int:
+) -> list[str]:
     args = {
         "coordinators": coordinators,
         "dates": dates,

@@ -31,7 +31,6 @@ from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import (
     ACTION_ACTIVE,
     ACTION_TERMINAL,
-    JOB_TERMINAL,
     ActionStatus,
     JobStatus,
     WorkflowStatus,
@@ -660,6 +659,7 @@ def change_tx(
     coordinator later (after a restart, much later), and a pause time that was ahead of the
     command must not be refused as past then."""
     changes = parse_change(value, CHANGE_KEYS, "E1015", coord.id)
+    before = coord.status
     for key, val in changes.items():
         if val == "" and key != "pausetime":
             raise CommandError(
@@ -751,14 +751,15 @@ def change_tx(
     rollup_tx(tx, effects, coord.id)
     if "status" in changes:
         after = jobs.must_coord_head(tx.conn, coord.id)
-        if after.status in JOB_TERMINAL:  # rolled straight back: say so, change nothing
+        if after.status == before:  # rolled straight back: say so, change nothing
+            move = " or move its end (--value endtime=…)" if before == J.FAILED else ""
             raise CommandError(
                 "E1015",
                 f"Invalid coordinator job change value {value}: {coord.id} has nothing left to"
                 f" run (every action has ended and no nominal time is left before its end), so"
-                f" it would be {after.status} again at once",
+                f" it would be {before} again at once",
                 hint=f"rerun actions (bundletui rerun {coord.id} --action 1-"
-                f"{after.last_action_number}) or move its end (--value endtime=…)",
+                f"{after.last_action_number}){move}",
             )
     effects.wake_coordinator(tx, coord.id)
 

@@ -182,9 +182,11 @@ def rerun(
     nocleanup: bool = False,
     failed: bool = False,
     conf: Mapping[str, str] | None = None,
+    notes: list[str] | None = None,
 ) -> list[str]:
     """``conf``: new properties (-D / --config), laid over a workflow's own, or over the
-    configuration each re-run coordinator action gives its workflow."""
+    configuration each re-run coordinator action gives its workflow. ``notes``: gets what a
+    bundle's rerun by dates passed over, and why, for the face to tell."""
     kind = _kind(job_id)
     given = {
         "--skip-nodes": bool(skip_nodes),
@@ -225,7 +227,7 @@ def rerun(
     if kind is IdKind.BUNDLE:
         from bundletui.commands import bundles
 
-        n = bundles.rerun(
+        passed = bundles.rerun(
             ctx,
             job_id,
             coordinators=coordinators,
@@ -233,7 +235,9 @@ def rerun(
             refresh=refresh,
             nocleanup=nocleanup,
         )
-        return [job_id] if n else []
+        if notes is not None:
+            notes += [f"passed over coordinator {why}" for why in passed]
+        return [job_id]  # refused (E1018) when it reruns nothing
     raise fail(
         "E0302",
         f"rerun of {job_id}",

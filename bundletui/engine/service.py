@@ -317,7 +317,8 @@ class Engine:
                     continue
                 if missed_since is not None:
                     log.warning(
-                        "lease renewed after %.1f s without", time.monotonic() - missed_since
+                        "lease renewed again, %.1f s after the first missed beat",
+                        time.monotonic() - missed_since,
                     )
                     missed_since = None
                 if not ok:

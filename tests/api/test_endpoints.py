@@ -376,6 +376,27 @@ def test_listings_envelopes_defaults_and_filters(
     oozie_error(http.get("v2/jobs?jobtype=wf&len=ten"), 400, "E0304")
 
 
+def test_a_scope_where_none_applies_is_refused_not_dropped(
+    http: httpx.Client, tmp_path: Path
+) -> None:
+    """QA (t): ``POST /jobs?action=start&type=action&scope=1`` started the whole job, and a
+    workflow's or a bundle's ``rerun`` with a ``type``/``scope`` reran all of it; the CLI
+    refuses the same (-action is not valid there)."""
+    conf = wf_conf(tmp_path)
+    for action in ("start", "dryrun"):
+        r = http.post(
+            f"v2/jobs?action={action}&type=action&scope=1", content=conf_xml(conf), headers=XML
+        )
+        oozie_error(r, 400, "E0302")
+        assert "a submission takes no action scope" in r.json()["message"]
+    assert http.get("v2/jobs").json()["total"] == 0  # nothing submitted
+    wf = submit(http, conf)
+    failnodes = conf_xml({"oozie.wf.rerun.failnodes": "true"})
+    r = http.put(f"v2/job/{wf}?action=rerun&type=action&scope=1", content=failnodes, headers=XML)
+    oozie_error(r, 400, "E0302")
+    assert "a workflow's rerun takes no action scope" in r.json()["message"]
+
+
 def test_external_id_lookup(http: httpx.Client, tmp_path: Path) -> None:
     wf = submit(http, wf_conf(tmp_path, **{"oozie.wf.external.id": "nightly-42"}))
     assert http.get("v1/jobs", params={"external-id": "nightly-42"}).json() == {"id": wf}

@@ -141,7 +141,7 @@ def test_a_lease_beat_blocked_by_another_process_is_said_and_the_lease_renewed_a
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    engine.wait_log("lease renewed after", timeout=5)
+    engine.wait_log("lease renewed again", timeout=5)
     now_ms = time.time() * 1000
 
     def expires() -> float:

@@ -809,8 +809,11 @@ def test_a_bundle_rerun_naming_a_killed_coordinator_reruns_it_and_a_dated_one_to
     assert coord_statuses(bt, bundle_id) == {"busy": "SUCCEEDED", "starved": "RUNNING"}
     assert bt.status(bundle_id) == "RUNNING"
 
-    bt.cli("rerun", bundle_id, "--date", f"{START}::2026-01-01T02:00Z")
+    r = bt.cli("rerun", bundle_id, "--date", f"{START}::2026-01-01T02:00Z")
     assert pending(bt, bundle_id) == (1, {"busy": 1, "starved": 0})  # starved: not finished
+    # QA (t): passed over without a word
+    assert r.stderr.startswith("Warning: passed over coordinator starved: "), r
+    assert "not eligible to rerun" in r.stderr, r
     bt.sim(START, "2026-01-01T03:00Z")
     assert trace_counts(bt.trace)[f"{coords['busy']}@1"] == 2  # run again, once
 

@@ -617,7 +617,13 @@ def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_aft
     # QA (s): status=RUNNING exited 0 and changed nothing (rolled straight back to FAILED)
     refused = bt.fails("change", coord_id, "--value", "status=RUNNING", code="E1015").stderr
     assert "has nothing left to run" in refused and "FAILED again at once" in refused, refused
-    assert f"bundletui rerun {coord_id} --action 1-4" in refused
+    assert f"bundletui rerun {coord_id} --action 1-4) or move its end" in refused
+    assert bt.status(coord_id) == "FAILED"
+    # QA (t): un-ignoring one whose actions have all ended is a change (back to FAILED, which
+    # can be rerun), not refused as one that rolls straight back
+    bt.cli("ignore", coord_id)
+    assert bt.status(coord_id) == "IGNORED"
+    bt.cli("change", coord_id, "--value", "status=RUNNING")
     assert bt.status(coord_id) == "FAILED"
     # QA (s): a FAILED coordinator refused the rerun (E1100), so "fix it, rerun" could not
     # recover it; Oozie refuses only PREP and IGNORED (oozie.md §2.6)
