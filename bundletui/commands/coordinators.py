@@ -43,7 +43,7 @@ from bundletui.store.db import Store, Tx
 if TYPE_CHECKING:
     from bundletui.spec.load import Loaded
 
-from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
+from bundletui.store.rows import ActionRow, BundleActionRow, CoordRow, WorkflowRow
 
 J = JobStatus
 A = ActionStatus
@@ -945,9 +945,26 @@ def _cleanup(uri: str) -> None:
 
 
 def rerun(ctx: Ctx, coord_id: str, **kw: Any) -> list[str]:
-    return run(
-        ctx, "rerun", coord_id, kw, lambda tx: rerun_tx(tx, ctx.effects, load(tx, coord_id), **kw)
-    )
+    def tx_fn(tx: Tx) -> list[str]:
+        coord = load(tx, coord_id)
+        _no_bundle_command_queued(tx, coord)
+        return rerun_tx(tx, ctx.effects, coord, **kw)
+
+    return run(ctx, "rerun", coord_id, kw, tx_fn)
+
+
+def _no_bundle_command_queued(tx: Tx, coord: CoordRow) -> None:
+    """A bundle command (a kill, a suspend) queued for this coordinator and not yet run by the
+    engine would act after a rerun accepted now, and undo it unseen: refused until it ran."""
+    queued = jobs.select(tx.conn, BundleActionRow, "coord_id = ? AND pending > 0", (coord.id,))
+    if queued:
+        raise CommandError(
+            "E1018",
+            f"Coord Job Rerun Error: a command of bundle {coord.bundle_id} queued for {coord.id}"
+            " has not been run by the engine yet",
+            hint="start the engine (bundletui run) or wait until it has run the command, then"
+            " rerun",
+        )
 
 
 def ignore_tx(

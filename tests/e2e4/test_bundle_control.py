@@ -855,3 +855,22 @@ def test_a_queued_bundle_rerun_overtaken_by_a_direct_one_is_a_warning_naming_the
     line = next(ln for ln in log.splitlines() if f"bundle {bundle_id}:" in ln)
     assert "WARNING" in line and f"rerun of coordinator {busy} refused" in line, log
     assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})
+
+
+def test_a_coordinator_rerun_waits_for_a_bundle_kill_still_queued(bt: Bt4) -> None:
+    """QA (t): with no engine running, ``kill B`` was queued for its coordinators, and
+    ``rerun C --action 1`` was accepted after it; the engine then ran the kill, and the rerun
+    action ended KILLED without ever running. The rerun is refused until the kill has run."""
+    bundle_id = bt.submit_job(two_coordinators(bt, end="2026-01-01T06:00Z"), start=True)
+    bt.sim(START, "2026-01-01T03:00Z")
+    busy = bt.coords_of(bundle_id)["busy"]
+    assert bt.status(busy) == "RUNNING" and bt.actions(busy)[1] == "SUCCEEDED"
+    runs = trace_counts(bt.trace)[f"{busy}@1"]
+    bt.cli("kill", bundle_id)
+    refused = bt.fails("rerun", busy, "--action", "1", code="E1018")
+    assert "has not been run by the engine yet" in refused.stderr, refused
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert coord_statuses(bt, bundle_id) == {"busy": "KILLED", "starved": "KILLED"}
+    bt.cli("rerun", busy, "--action", "1")  # the kill has run: a rerun is taken, and runs
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert trace_counts(bt.trace)[f"{busy}@1"] == runs + 1
