@@ -129,7 +129,7 @@ def _advance_oozie(app: WorkflowApp, nodes: Mapping[str, NodeState], predicate: 
     by_name = {n.name: n for n in app.nodes}
     status = {name: st.status for name, st in nodes.items()}
     transition = {name: st.transition for name, st in nodes.items()}
-    fork_of_join = _fork_of_join(app)
+    fork_of_join = pair_joins(app)
 
     work: list[str] = [app.start_to] if app.start_to else []
     reached: set[str] = set()
@@ -292,7 +292,7 @@ def _stalled(app: WorkflowApp, status: Mapping[str, NodeStatus], step: Step) -> 
     return any(s in NODE_TERMINAL for s in status.values())
 
 
-def _fork_of_join(app: WorkflowApp) -> dict[str, str]:
+def pair_joins(app: WorkflowApp) -> dict[str, str]:
     """Pair each join with the fork whose paths reach it (validated at submit, unless the job
     set ``oozie.wf.validate.ForkJoin=false``: a join no fork pairs passes at one arrival)."""
     by_name = {n.name: n for n in app.nodes}

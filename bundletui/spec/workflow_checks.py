@@ -167,11 +167,12 @@ class _OozieChecker:
         forks, joins = self.basic_walk()
         if not validate_fork_join:
             return
-        if forks != joins:
+        if len(forks) != len(joins):
             raise self.err(
-                None,
+                self._unpaired(forks, joins),
                 "E0730",
-                f"Fork/Join not in pair ({forks} fork(s), {joins} join(s) reachable from start)",
+                f"Fork/Join not in pair ({len(forks)} fork(s), {len(joins)} join(s) reachable"
+                " from start)",
                 "every <fork> needs exactly one <join> that all of its paths reach",
             )
         with _deep_recursion(4 * len(self.nodes) + 200):
@@ -205,8 +206,20 @@ class _OozieChecker:
                     )
 
     # ---- loops, counted forks and joins (reachable part, as Oozie)
-    def basic_walk(self) -> tuple[int, int]:
-        forks = joins = 0
+    def _unpaired(self, forks: list[str], joins: list[str]) -> Node | None:
+        """The first fork no join pairs, or join no fork reaches: the line the error names."""
+        from bundletui.model.wfgraph import pair_joins
+
+        pairs = pair_joins(self.app)
+        alone = [f for f in forks if f not in pairs.values()] or [
+            j for j in joins if j not in pairs
+        ]
+        return self.nodes[alone[0]] if alone else None
+
+    def basic_walk(self) -> tuple[list[str], list[str]]:
+        """The forks and joins reachable from start, in walk order (and the loop checks)."""
+        forks: list[str] = []
+        joins: list[str] = []
         done: set[str] = set()
         on_path: dict[str, int] = {}
         path: list[str] = []
@@ -217,8 +230,10 @@ class _OozieChecker:
             name, idx = stack[-1]
             node = self.node(name)
             if idx == 0:
-                forks += node.type is NodeType.FORK
-                joins += node.type is NodeType.JOIN
+                if node.type is NodeType.FORK:
+                    forks.append(name)
+                elif node.type is NodeType.JOIN:
+                    joins.append(name)
             outs = transitions(node)
             if idx == len(outs):
                 stack.pop()

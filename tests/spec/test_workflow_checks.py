@@ -121,7 +121,11 @@ def test_forks_and_joins_must_balance() -> None:
     err = error("w.xml", wf(body))
     assert err.code == "E0730"
     assert "1 fork(s), 0 join(s)" in err.message
+    assert err.line == 3  # QA (r): the unpaired fork's line (it named the file only)
     load("w.xml", wf(body), validate_fork_join=False)  # oozie.wf.validate.ForkJoin=false
+    lone_join = '  <start to="a"/>\n' + act("a", "j") + join("j", "end")
+    err = error("w.xml", wf(lone_join))
+    assert (err.code, err.line) == ("E0730", 4)  # a join no fork reaches
 
 
 def test_join_reached_outside_its_fork() -> None:
