@@ -1025,10 +1025,12 @@ class MainScreen(Screen[None]):
         *,
         poll: bool = True,
         new_job: bool = False,
+        notes: list[str] | None = None,
     ) -> None:
         """Run commands one by one on a worker (each its own transaction and audit row) and
         toast what happened. ``new_job``: each call returns the id of the job it made (a
-        submit), and the toast names that id rather than the target (a file)."""
+        submit), and the toast names that id rather than the target (a file). ``notes``:
+        filled by the calls with what they passed over; toasted as a warning."""
 
         def work() -> tuple[list[str], list[str]]:
             ok: list[str] = []
@@ -1055,6 +1057,8 @@ class MainScreen(Screen[None]):
                     f"{verb}: {len(ok)} done, {len(failed)} failed\n" if ok else f"{verb} failed\n"
                 )
                 self.notify(head + "\n".join(failed[:4]), severity="error", timeout=10)
+            if notes:
+                self.notify("\n".join(notes[:4]), title=verb, severity="warning", timeout=10)
             if poll:
                 self.start_poll(force=True)
 
@@ -1199,6 +1203,7 @@ class MainScreen(Screen[None]):
             return
         a = choice.args()
         call: Callable[[Ctx], object]
+        notes: list[str] = []  # a bundle's rerun by dates: the coordinators it passed over
         if target.kind == WORKFLOW:
             call = _bind(
                 dispatch.rerun,
@@ -1220,9 +1225,9 @@ class MainScreen(Screen[None]):
         else:
             call = _bind(
                 dispatch.rerun, target.id, coordinators=a["coordinators"], dates=a["dates"],
-                refresh=a["refresh"], nocleanup=a["nocleanup"],
+                refresh=a["refresh"], nocleanup=a["nocleanup"], notes=notes,
             )  # fmt: skip
-        self._run_commands("rerun", [(target.id, call)])
+        self._run_commands("rerun", [(target.id, call)], notes=notes)
 
     # ------------------------------------------------------------------ views
 

@@ -316,9 +316,15 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
                     placeholder="2026-01-01T00:00Z::2026-01-02T00:00Z", id="dates", compact=True
                 )
             if kind == "bundle":
-                yield Label("coordinators (names, empty = all)")
-                yield Input(self.prefill_coordinators, id="coordinators", compact=True)
-                yield Label("nominal dates (d1::d2; empty = each coordinator's whole range)")
+                # the names as a hint, not a value: named coordinators are refused whole when
+                # one cannot rerun, while dates alone pass over such a one (with a warning)
+                yield Label("coordinators (names; empty with dates = all of them)")
+                yield Input(
+                    placeholder=self.prefill_coordinators or "names",
+                    id="coordinators",
+                    compact=True,
+                )
+                yield Label("nominal dates (d1::d2; empty = each named coordinator's whole range)")
                 yield Input(
                     placeholder="2026-01-01T00:00Z::2026-01-02T00:00Z", id="dates", compact=True
                 )
@@ -378,7 +384,7 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
         if kind == "coord" and not actions and not dates:
             return "give action numbers or dates"
         if kind == "bundle" and not coordinators and not dates:
-            return "give coordinator names or dates"
+            return "give coordinator names, or dates for all of them"
         if kind == "bundle" and self._value("#typed") != self.target.name:
             return f"type {self.target.name!r} to confirm"
         return RerunChoice(

@@ -352,11 +352,25 @@ async def test_a_bundle_rerun_must_be_typed(env: Env) -> None:
         dialog = h.app.screen
         assert isinstance(dialog, RerunDialog) and dialog.target.id == env.bundle
         name = dialog.target.name
-        assert dialog.choice() == f"type {name!r} to confirm"  # the prefilled scope is not enough
+        dialog.query_one("#typed", Input).value = name
+        # QA (u): the names were the box's value, so a rerun by dates went the "named" way and
+        # was refused whole when one coordinator could not rerun; they are its placeholder now
+        box = dialog.query_one("#coordinators", Input)
+        assert box.value == "" and set(box.placeholder.split(",")) == {"hourly", "daily"}
+        assert dialog.choice() == "give coordinator names, or dates for all of them"
+        dialog.query_one("#typed", Input).value = ""
+        dialog.query_one("#dates", Input).value = "2024-01-01T00:00Z::2024-01-01T05:00Z"
+        assert dialog.choice() == f"type {name!r} to confirm"
         dialog.query_one("#typed", Input).value = name
         choice = dialog.choice()
-        assert not isinstance(choice, str) and choice.coordinators
-        await h.press("escape")
+        assert not isinstance(choice, str) and not choice.coordinators
+        dialog.query_one("#cancel", Button).focus()
+        await h.press("tab", "enter")
+        # daily reruns; hourly (WAITING actions in the dates) is passed over, and the toast
+        # says so, as the CLI's warning and the API's warnings do
+        await h.until(lambda: h.warned("passed over coordinator hourly"), what="the warning")
+        row = h.audit()[0]
+        assert (row.command, row.result, row.target) == ("rerun", "ok", env.bundle)
 
 
 async def test_mark_is_hidden_while_the_action_table_has_the_focus(env: Env) -> None:
