@@ -146,6 +146,8 @@ def render_coordinator(data: dict[str, Any]) -> None:
     )
     mat = data.get("materialization") or {}
     nxt = "done" if mat.get("done") else when(mat.get("next"), zone=True)
+    if mat.get("stopped"):  # ended before its end time (a kill): said, with the way back
+        nxt = f"[yellow]{escape(mat['heldBy'])}[/yellow]"
     event = data.get("schedule") == "event"
     if event and not mat.get("done"):
         seen = mat.get("eventsSeen", 0)

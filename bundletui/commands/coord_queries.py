@@ -414,7 +414,19 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
     if nxt is None and not coord.done_materialization and coord.last_action_number == 0:
         nxt = coord.start_time
     held: str | None = None
-    if coord.done_materialization:
+    stopped = coord.done_materialization and nxt is not None and nxt < coord.end_time
+    if stopped:  # a kill (or a failed materialization) ends it before the end time
+        resume = (
+            "change --value status=RUNNING resumes it"
+            if status in (J.KILLED, J.FAILED, J.IGNORED)
+            else "change --value endtime=… (its end will do) resumes it"
+        )
+        held = (
+            f"stopped at {_short(rfc822(nxt, tz))}, before its end"
+            f" {_short(rfc822(coord.end_time, tz))}: a kill or a failure ended"
+            f" materialization; {resume}"
+        )
+    elif coord.done_materialization:
         held = "done: every nominal time before the end time is materialized"
     elif status not in COORD_MATERIALIZING:
         held = f"coordinator {status}"
@@ -425,11 +437,14 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
         waiting = counts.get(A.WAITING, 0)
         if waiting >= coord.throttle:
             held = f"throttle {waiting}/{coord.throttle} WAITING"
-    return {
-        "next": rfc822(nxt, tz),
+    out: dict[str, Any] = {
+        "next": None if stopped else rfc822(nxt, tz),
         "done": bool(coord.done_materialization),
         "heldBy": held,
     }
+    if stopped:
+        out["stopped"] = True
+    return out
 
 
 def _in_safemode(conn: sqlite3.Connection, mat: dict[str, Any]) -> dict[str, Any]:

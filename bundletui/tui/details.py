@@ -303,6 +303,8 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
         reasons.append(f"{ready} READY held by concurrency {active}/{limit}")
     if reasons:
         return "; ".join(reasons), False
+    if mat.get("stopped"):  # ended early: said, with how to resume it
+        return f"{mat['heldBy']}; {status}", False
     if mat.get("done"):
         return f"every action is materialized; {status}", True
     return f"materializing: next action at {_t(mat.get('next'))}", True

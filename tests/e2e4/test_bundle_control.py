@@ -871,6 +871,15 @@ def test_a_coordinator_rerun_waits_for_a_bundle_kill_still_queued(bt: Bt4) -> No
     assert "has not been run by the engine yet" in refused.stderr, refused
     bt.sim(START, "2026-01-01T03:00Z")
     assert coord_statuses(bt, bundle_id) == {"busy": "KILLED", "starved": "KILLED"}
+    # QA (u): its info said every action was materialized, with a next time, though the kill
+    # had ended materialization (at 04:00, its end 06:00)
+    mat = bt.info_json(busy)["materialization"]
+    assert mat["stopped"] and mat["next"] is None, mat
+    assert mat["heldBy"].startswith(
+        "stopped at 2026-01-01 04:00 GMT, before its end 2026-01-01 06:00"
+    )
+    assert "change --value status=RUNNING resumes it" in mat["heldBy"]
+    assert "stopped at 2026-01-01 04:00 GMT" in bt.cli("info", busy).stdout
     bt.cli("rerun", busy, "--action", "1")  # the kill has run: a rerun is taken, and runs
     bt.sim(START, "2026-01-01T03:00Z")
     assert trace_counts(bt.trace)[f"{busy}@1"] == runs + 1

@@ -15,3 +15,24 @@ def test_times_keep_their_seconds_when_they_have_some() -> None:
     assert short_times("not a time: Sun, 99 Mar 2026 22:00:30 GMT") == (
         "not a time: Sun, 99 Mar 2026 22:00:30 GMT"
     )
+
+
+def test_a_coordinator_whose_materialization_a_kill_stopped_says_so() -> None:
+    """QA (u): a KILLED coordinator's why said "every action is materialized; KILLED", and
+    showed a next time, though the kill had ended it before its end time."""
+    from bundletui.tui.details import coordinator_page
+
+    held = (
+        "stopped at 2026-01-01 04:00 GMT, before its end 2026-01-01 06:00 GMT: a kill or a"
+        " failure ended materialization; change --value status=RUNNING resumes it"
+    )
+    info = {
+        "coordJobName": "busy",
+        "coordJobId": "0000001-260101000000000-bundletui-u-C",
+        "status": "KILLED",
+        "materialization": {"next": None, "done": True, "stopped": True, "heldBy": held},
+        "counts": {"SUCCEEDED": 3},
+    }
+    text = coordinator_page(info).plain
+    assert f"why: {held}; KILLED" in text.replace("\n", " "), text
+    assert "every action is materialized" not in text and "next" not in text
