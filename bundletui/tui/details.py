@@ -74,16 +74,17 @@ def _same(text: str) -> str:
 # what a key does, said as the command that does it when the console is read-only (its
 # keys that change things are hidden there)
 _AS_COMMAND = {
-    "r resumes": "`bundletui resume` resumes",
-    "p moves": "`bundletui change --value pausetime=…` moves",
+    "r resumes": "`bundletui resume {id}` resumes",
+    "p moves": "`bundletui change {id} --value pausetime=…` moves",
 }
 
 
 class _Page:
-    def __init__(self, alias: Alias, read_only: bool = False) -> None:
+    def __init__(self, alias: Alias, read_only: bool = False, job_id: str = "") -> None:
         self.text = Text()
         self.alias = alias
         self.read_only = read_only
+        self.job_id = job_id  # named in a read-only page's commands, ready to copy
 
     def head(self, title: str, status: str | None = None) -> None:
         self.text.append(title, style="bold")
@@ -95,7 +96,7 @@ class _Page:
     def why(self, reason: str, style: str = "yellow") -> None:
         if self.read_only:
             for key, command in _AS_COMMAND.items():
-                reason = reason.replace(key, command)
+                reason = reason.replace(key, command.format(id=self.job_id or "ID"))
         self.text.append("why: ", style="bold " + style)
         self.text.append(self.alias(reason) + "\n", style=style)
 
@@ -146,7 +147,7 @@ def _conf_props(conf_xml: str | None) -> dict[str, str]:
 
 
 def bundle_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
-    p = _Page(alias, read_only)
+    p = _Page(alias, read_only, info.get("bundleJobId", ""))
     status = info["status"]
     p.head(f"bundle {info['bundleJobName']}", status)
     p.why(_bundle_why(info), "green" if status in ("RUNNING", "SUCCEEDED") else "yellow")
@@ -204,7 +205,7 @@ def _bundle_why(info: dict[str, Any]) -> str:
 
 
 def coordinator_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
-    p = _Page(alias, read_only)
+    p = _Page(alias, read_only, info.get("coordJobId", ""))
     status = info["status"]
     p.head(f"coordinator {info['coordJobName']}", status)
     if info.get("errorCode"):  # materialization failed the job: that is the why
@@ -429,7 +430,7 @@ def _fired_at(fired: dict[str, Any]) -> str:
 
 
 def workflow_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
-    p = _Page(alias, read_only)
+    p = _Page(alias, read_only, info.get("id", ""))
     status = info["status"]
     p.head(f"workflow {info['appName']}", status)
     nodes = info.get("actions") or []
