@@ -51,6 +51,15 @@ BUNDLE = """<bundle-app name="b" xmlns="uri:oozie:bundle:0.2">
 TIMES = "start=2026-01-01T00:00Z\nend=2026-01-02T00:00Z\n"
 
 
+def submit_one(tmp_path: Path, name: str, text: str, key: str) -> tuple[Path, list[str]]:
+    """Write ``name`` and a job.properties naming it by ``key``; submit it: (file, refusal)."""
+    app = tmp_path / name
+    app.write_text(text)
+    props = tmp_path / "job.properties"
+    props.write_text(f"{key}={name}\n")
+    return app, refused(bundletui("submit", str(props), home=tmp_path / "home"))
+
+
 def refused(done: subprocess.CompletedProcess[str]) -> list[str]:
     """The lines of a refused command: an error and its hint, nothing on stdout."""
     assert done.returncode == 1, done
@@ -192,12 +201,10 @@ def test_a_variable_cycle_names_the_config_file_and_line(
 
 
 def test_a_bundle_app_path_naming_no_file_names_the_bundle_file_and_line(tmp_path: Path) -> None:
-    bundle = tmp_path / "bundle.xml"
-    bundle.write_text(BUNDLE.format(app="nowhere.xml"))
-    props = tmp_path / "job.properties"
-    props.write_text("oozie.bundle.application.path=bundle.xml\n")
     home = tmp_path / "home"
-    first, second = refused(bundletui("submit", str(props), home=home))
+    bundle, (first, second) = submit_one(
+        tmp_path, "bundle.xml", BUNDLE.format(app="nowhere.xml"), "oozie.bundle.application.path"
+    )
     assert first == (
         f"Error: E1001: {bundle}:7: Could not read the coordinator job definition, "
         f'{tmp_path / "nowhere.xml"} does not exist [bundle coordinator "first" of {bundle}]'
@@ -295,15 +302,15 @@ def test_errors_about_start_a_cron_and_an_action_property_name_the_line(tmp_path
 def test_a_coordinator_named_as_a_workflow_says_which_key_names_it(tmp_path: Path) -> None:
     """QA (r): a coordinator file under ``oozie.wf.application.path`` got the hint "declare
     … xmlns=uri:oozie:workflow:1.0", as if its namespace were the mistake."""
-    coord = tmp_path / "coordinator.xml"
-    coord.write_text(COORD.format(events="<instance>${coord:current(0)}</instance>"))
-    props = tmp_path / "job.properties"
-    props.write_text("oozie.wf.application.path=coordinator.xml\n")
-    home = tmp_path / "home"
-    first, second = refused(bundletui("submit", str(props), home=home))
+    coord, (first, second) = submit_one(
+        tmp_path,
+        "coordinator.xml",
+        COORD.format(events="<instance>${coord:current(0)}</instance>"),
+        "oozie.wf.application.path",
+    )
     assert first.startswith(f"Error: E0701: {coord}:1: "), first
     assert second == (
         "  hint: this file is a coordinator application, not a workflow: a job names a"
         " coordinator with oozie.coord.application.path"
     )
-    assert not home.exists()
+    assert not (tmp_path / "home").exists()
