@@ -769,12 +769,6 @@ class _Checks:
     def __bool__(self) -> bool:
         return bool(self._order)
 
-    def __len__(self) -> int:
-        return len(self._order)
-
-    def __contains__(self, aid: object) -> bool:
-        return aid in self._order
-
 
 _ACTION_COLUMNS = columns(ActionRow)
 

@@ -838,22 +838,22 @@ def test_a_second_bundle_rerun_while_the_first_is_queued_is_refused_at_once(bt: 
     bt.cli("rerun", bundle_id, "--coordinator", "busy", "--date", START)  # free again
 
 
-def test_a_queued_bundle_rerun_overtaken_by_a_direct_one_is_a_warning_naming_the_bundle(
+def test_a_direct_rerun_behind_a_queued_bundle_rerun_is_refused_and_the_action_runs_once(
     bt: Bt4,
 ) -> None:
     """QA (m): with no engine running, ``rerun B`` queued for a coordinator, then ``rerun C
     --action 1`` applied at once: when the engine came, the bundle's rerun found the action
-    WAITING again and was dropped with an INFO line. The action runs once more (not twice), and
-    the dropped command is a WARNING naming the bundle, the command and why."""
+    WAITING again and was dropped (a WARNING since). QA (t): a direct rerun behind a queued
+    bundle command is refused now (E1018), so the bundle's rerun runs the action once more."""
     bundle_id = bt.submit_job(two_coordinators(bt), start=True)
     bt.sim(START, "2026-01-01T03:00Z")
     busy = bt.coords_of(bundle_id)["busy"]
     bt.cli("rerun", bundle_id, "--coordinator", "busy", "--date", START)
-    bt.cli("rerun", busy, "--action", "1")
+    refused = bt.fails("rerun", busy, "--action", "1", code="E1018")
+    assert f"a command of bundle {bundle_id} queued for {busy}" in refused.stderr, refused
     log = bt.sim(START, "2026-01-01T03:00Z").log()
     assert trace_counts(bt.trace)[f"{busy}@1"] == 2
-    line = next(ln for ln in log.splitlines() if f"bundle {bundle_id}:" in ln)
-    assert "WARNING" in line and f"rerun of coordinator {busy} refused" in line, log
+    assert "refused" not in log, log
     assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})
 
 
