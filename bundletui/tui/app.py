@@ -1183,7 +1183,9 @@ class MainScreen(Screen[None]):
                 kids = self.model.items[target.id].children or []
                 coords = ",".join(self.model.items[k].name for k in kids if k in self.model.items)
             self.app.push_screen(
-                RerunDialog(target, actions=actions, coordinators=coords),
+                RerunDialog(
+                    target, actions=actions, coordinators=coords, note=self._resumes(target)
+                ),
                 lambda choice: self._rerun(target, choice),
             )
 
@@ -1197,6 +1199,23 @@ class MainScreen(Screen[None]):
             )
         else:
             open_dialog("")
+
+    def _resumes(self, target: Target) -> str:
+        """A rerun of a suspended coordinator's actions resumes it (as Oozie's rerun does):
+        the dialog says so, since its why said nothing launches until it is resumed."""
+        coord_id = target.id.rpartition("@")[0] if target.kind == ACTION else target.id
+        coord = self.model.items.get(coord_id)
+        if (
+            target.kind in (ACTION, COORD)
+            and coord is not None
+            and coord.status
+            in (
+                "SUSPENDED",
+                "SUSPENDEDWITHERROR",
+            )
+        ):
+            return f"Its coordinator is {coord.status}: the rerun resumes it."
+        return ""
 
     def _rerun(self, target: Target, choice: Any) -> None:
         if choice is None:

@@ -368,7 +368,7 @@ def _event_why(info: dict[str, Any]) -> tuple[str, bool]:
 
 
 def action_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
-    p = _Page(alias, read_only)
+    p = _Page(alias, read_only, info.get("id", ""))
     status = info["status"]
     p.head(f"action @{info['actionNumber']} of {info.get('coordJobName', '')}", status)
     why = info.get("waitingFor")
@@ -376,6 +376,8 @@ def action_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = Fa
         p.why(short_times(str(why.get("detail", why.get("reason", "")))))
     elif info.get("errorCode") or info.get("errorMessage"):
         p.why(error_text(info.get("errorCode"), info.get("errorMessage")), "red")
+    elif status == "SUSPENDED":
+        p.why("suspended: its workflow is held until r resumes it")
     p.field("id", info["id"])
     fired = info.get("firedBy")
     if fired:

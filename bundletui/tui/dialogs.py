@@ -287,11 +287,14 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, target: Target, *, actions: str = "", coordinators: str = "") -> None:
+    def __init__(
+        self, target: Target, *, actions: str = "", coordinators: str = "", note: str = ""
+    ) -> None:
         super().__init__()
         self.target = target
         self.prefill_actions = actions
         self.prefill_coordinators = coordinators
+        self.note = note  # what else the rerun does (a suspended coordinator is resumed)
 
     def compose(self) -> ComposeResult:
         kind = self.target.kind
@@ -344,6 +347,8 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
                 yield Input(placeholder=self.target.name, id="typed", compact=True)
             yield Label("", id="problem", classes="error", markup=False)
             yield Label("A rerun cannot be undone.", classes="note")
+            if self.note:
+                yield Label(self.note, classes="note", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Rerun", id="ok", variant="error")

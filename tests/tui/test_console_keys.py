@@ -287,8 +287,7 @@ async def test_read_only_details_name_the_command_not_the_hidden_key(env: Env) -
     """A read-only console hides ``r``: a suspended job's why said "r resumes it" anyway."""
     from tests.cli import bundletui
 
-    with env.store() as store:
-        hourly = next(c.id for c in jobs.select(store.conn, CoordRow) if c.app_name == "hourly")
+    hourly = coord_id_of(env, "hourly")
     assert bundletui("suspend", hourly, home=env.home).returncode == 0
     async with console(env, engine="none", read_only=True, ready=False) as h:
         await h.select(hourly)
@@ -299,6 +298,32 @@ async def test_read_only_details_name_the_command_not_the_hidden_key(env: Env) -
             f" `bundletui resume {hourly}` resumes it" in str(pane.render()).replace("\n", " ")
         ), str(pane.render())
         assert "r resumes" not in str(pane.render())
+
+
+async def test_the_rerun_dialog_says_a_suspended_coordinator_is_resumed(env: Env) -> None:
+    """QA (u): a rerun of a suspended coordinator's action resumes it (as Oozie's), while its
+    why said nothing launches until it is resumed; the dialog did not say so."""
+    from tests.cli import bundletui
+
+    hourly = coord_id_of(env, "hourly")
+    assert bundletui("kill", f"{hourly}@1", home=env.home).returncode == 0
+    assert bundletui("suspend", hourly, home=env.home).returncode == 0
+    async with console(env, engine="none", ready=False) as h:
+        await h.expand(hourly)
+        await h.select(f"{hourly}@1")
+        await h.press("R")
+        await h.until(lambda: isinstance(h.app.screen, RerunDialog), what="rerun dialog")
+        assert h.app.screen.note == "Its coordinator is SUSPENDEDWITHERROR: the rerun resumes it."
+        await h.press("escape")
+        await h.select(env.bundle)  # not a coordinator's: no such note
+        await h.press("R")
+        await h.until(lambda: isinstance(h.app.screen, RerunDialog), what="bundle dialog")
+        assert h.app.screen.note == ""
+
+
+def coord_id_of(env: Env, name: str) -> str:
+    with env.store() as store:
+        return next(c.id for c in jobs.select(store.conn, CoordRow) if c.app_name == name)
 
 
 async def test_read_only_hides_destructive_keys(env: Env) -> None:

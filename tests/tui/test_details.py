@@ -36,3 +36,14 @@ def test_a_coordinator_whose_materialization_a_kill_stopped_says_so() -> None:
     text = coordinator_page(info).plain
     assert f"why: {held}; KILLED" in text.replace("\n", " "), text
     assert "every action is materialized" not in text and "next" not in text
+
+
+def test_a_suspended_action_says_why_and_read_only_names_its_command() -> None:
+    """QA (u): a SUSPENDED action's details had no why line (a READY one has one)."""
+    from bundletui.tui.details import action_page
+
+    aid = "0000001-260101000000000-bundletui-u-C@3"
+    info = {"id": aid, "actionNumber": 3, "coordJobName": "busy", "status": "SUSPENDED"}
+    assert "why: suspended: its workflow is held until r resumes it" in action_page(info).plain
+    read_only = action_page(info, read_only=True).plain
+    assert f"until `bundletui resume {aid}` resumes it" in read_only, read_only
