@@ -34,6 +34,10 @@ class LandingWatcher:
     def __init__(self, engine: Engine, root: Path) -> None:
         self.engine = engine
         self.root = root
+        # where the root really is: watchfiles reports paths under it (a symlinked landing
+        # directory's, or /tmp's on macOS), which dependencies written under the root as
+        # given would never match
+        self._real = os.path.realpath(root)
         self.events: deque[tuple[str, str]] = deque()
         self._stop = threading.Event()
         self._restart = threading.Event()
@@ -89,10 +93,17 @@ class LandingWatcher:
                 ):
                     for change, path in changes:
                         if change != watchfiles.Change.deleted:
-                            self.events.append((change.name, path))
+                            self.events.append((change.name, self._as_given(path)))
                     self.engine.wake()
         except Exception:  # the rescan keeps things going even if the watcher dies
             log.exception("landing watcher stopped")
+
+    def _as_given(self, path: str) -> str:
+        """``path`` under the root as it was given, not as resolved."""
+        real, root = self._real, str(self.root)
+        if real != root and (path == real or path.startswith(real + os.sep)):
+            return root + path[len(real) :]
+        return path
 
     def check_mode(self) -> None:
         """Short polling step while actions or event schedules wait on files, long otherwise

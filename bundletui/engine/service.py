@@ -119,7 +119,9 @@ class Engine:
         self.bundles: BundleService
         self.landing: LandingWatcher
         self.events: EventService
-        self.landing_dir: Path = (config.landing or config.home / "landing").resolve()
+        # as given, made absolute but not resolved: the datasets' ${landing} paths are written
+        # that way (through a symlink too); the watcher hands its events back in this form
+        self.landing_dir: Path = Path(os.path.abspath(config.landing or config.home / "landing"))
         self._install_subsystems()
 
     # ------------------------------------------------------------------ wiring

@@ -47,3 +47,20 @@ def parse_local_path(uri: str) -> str | PathProblem:
         return PathProblem("FS011", f"Path [{text}] cannot be relative", "use an absolute path")
     path = re.sub("/+", "/", path)
     return path.rstrip("/") or "/"
+
+
+def tidy_uri(uri: str) -> str:
+    """``uri`` with repeated slashes in its path collapsed and no trailing one: the form the
+    landing watcher reports a file in (``${landing}//x/`` named a path no event matched, as
+    a dependency is looked up by its exact text)."""
+    head, path = "", uri
+    m = _SCHEME.match(uri)
+    if m:
+        rest = m.group(2)
+        if rest.startswith("//"):
+            authority, slash, tail = rest[2:].partition("/")
+            head, path = f"{m.group(1)}://{authority}", slash + tail
+        else:
+            head, path = f"{m.group(1)}:", rest
+    path = re.sub("/+", "/", path)
+    return head + (path.rstrip("/") if len(path) > 1 else path)

@@ -24,6 +24,7 @@ from bundletui.model.apps import (
     LogicOp,
 )
 from bundletui.model.frequency import Frequency, TimeUnit
+from bundletui.model.paths import tidy_uri
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import resolve_app_path
 from bundletui.spec.decode_common import expect_kind, read_conf, split_parameters, where
@@ -205,7 +206,7 @@ def _dataset(doc: XmlDocument, el: Element, resolver: Resolver) -> Dataset:
     initial = resolver.datetime(el.get("initial-instance", ""), at("@initial-instance"))
     timezone = resolver.timezone(el.get("timezone", ""), at("@timezone"))
     tmpl_el = xmlsafe.child(el, "uri-template")
-    uri_template = resolver.text(xmlsafe.text(tmpl_el), at("uri-template")).strip()
+    uri_template = tidy_uri(resolver.text(xmlsafe.text(tmpl_el), at("uri-template")).strip())
     flag_el = xmlsafe.child(el, "done-flag")
     done_flag = (
         "_SUCCESS"

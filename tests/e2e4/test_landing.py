@@ -16,6 +16,7 @@ import os
 import time
 
 from tests.e2e4.conftest import (
+    DS,
     Bt4,
     coordinator_xml,
     data_in,
@@ -130,3 +131,53 @@ def test_data_that_landed_while_the_engine_was_down_keeps_fifo_order_at_restart(
     assert set(bt.actions(coord_id).values()) == {"SUCCEEDED"}
     ran = [line.rpartition("@")[2] for line in trace_lines(bt.trace)]
     assert ran == [str(n) for n in range(1, 8)], ran
+
+
+def test_a_landing_directory_reached_through_a_symlink_wakes_its_actions_at_once(
+    bt: Bt4,
+) -> None:
+    """QA (v): with the landing directory a symlink (as /tmp is on macOS), the watcher reported
+    the resolved paths, which no dependency (written under the path as given) matched: files
+    were found by the backoff poll, up to a minute late."""
+    real = bt.tmp / "real-landing"
+    real.mkdir()
+    bt.home.mkdir()
+    bt.landing.symlink_to(real)
+    coord_id = waiting_coordinator(bt, n_hours=2)
+    bt.engine()
+    wait_for(lambda: len(bt.actions(coord_id)) == 2, 20, "two actions WAITING")
+    time.sleep(1.0)  # the watcher has set up its watches
+    seconds = []
+    for hour, number, under in (("10", 1, bt.landing), ("11", 2, real)):  # either name
+        part = under / partition("clicks", f"2026-01-01T{hour}:00Z")
+        part.mkdir(parents=True)
+        (part / "_SUCCESS").touch()
+        seconds.append(
+            wait_for(lambda n=number: left_waiting(bt, f"{coord_id}@{n}"), 30, f"action {number}")
+        )
+    assert max(seconds) < 2.0, seconds
+
+
+def test_a_uri_template_with_doubled_slashes_is_woken_by_the_watcher(bt: Bt4) -> None:
+    """QA (v): ``${landing}//clicks/…/`` named a path no watcher event matched (dependencies
+    are looked up by their exact text): the file was found by the 5-minute rescan. The
+    template's path is tidied at submit; the workflow sees the tidy URI too."""
+    xml = coordinator_xml(
+        "tidy",
+        start=NOMINAL,
+        end="2026-01-01T11:00Z",
+        controls={"timeout": "-1"},
+        datasets=[DS("clicks", "${landing}//clicks//${YEAR}/${MONTH}/${DAY}/${HOUR}/")],
+        inputs=[data_in("clicks", "clicks", "${coord:current(0)}")],
+    )
+    bt.apps.write("c.xml", xml)
+    coord_id = bt.submit_job(
+        bt.apps.props("job.properties", {"oozie.coord.application.path": "c.xml"})
+    )
+    bt.engine()
+    wait_for(lambda: bt.actions(coord_id) == {1: "WAITING"}, 20, "the action WAITING")
+    why = bt.peek(f"{coord_id}@1")["waitingFor"]
+    assert why["missing"] == [str(bt.landing / partition("clicks", NOMINAL) / "_SUCCESS")]
+    time.sleep(1.0)  # the watcher has set up its watches
+    bt.land(partition("clicks", NOMINAL))
+    assert wait_for(lambda: left_waiting(bt, f"{coord_id}@1"), 30, "action 1") < 2.0
