@@ -10,6 +10,8 @@ concurrency, throttle, execution, start < end, the 5-minute minimum frequency.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from bundletui.errors import SpecError
@@ -76,7 +78,7 @@ def decode_coordinator(
     data_outs = _data_outs(doc, xmlsafe.child(root, "output-events"), resolver, by_name)
     logic_el = xmlsafe.child(root, "input-logic")
     input_logic = (
-        _input_logic(doc, logic_el, resolver, {d.name for d in data_ins})
+        _input_logic(doc, logic_el, resolver, {d.name: d for d in data_ins})
         if logic_el is not None
         else None
     )
@@ -369,7 +371,7 @@ _OPS = {
 
 
 def _input_logic(
-    doc: XmlDocument, el: Element, resolver: Resolver, data_in_names: set[str]
+    doc: XmlDocument, el: Element, resolver: Resolver, data_in_names: Mapping[str, DataIn]
 ) -> InputLogic:
     seen: dict[str, int | None] = {}
     for named in el.iter():
@@ -382,7 +384,7 @@ def _input_logic(
 
 
 def _logic_node(
-    doc: XmlDocument, el: Element, resolver: Resolver, data_in_names: set[str]
+    doc: XmlDocument, el: Element, resolver: Resolver, data_in_names: Mapping[str, DataIn]
 ) -> InputLogic:
     op = _OPS[xmlsafe.local_name(el)]
     here = where(doc, el, f"input-logic {op.value}")
@@ -411,4 +413,27 @@ def _logic_node(
             )
         return InputLogic(op, (), name, ref, min_, wait)
     kids = tuple(_logic_node(doc, c, resolver, data_in_names) for c in xmlsafe.children(el))
+    if op is LogicOp.COMBINE:
+        _check_combine(here, kids, data_in_names)
     return InputLogic(op, kids, name, None, min_, wait)
+
+
+_NOT_CURRENT = re.compile(r"coord:\s*(latest|future)")
+
+
+def _check_combine(
+    here: Where, kids: tuple[InputLogic, ...], data_ins: Mapping[str, DataIn]
+) -> None:
+    """``combine`` fills instance i of one data-in from the next: data-ins of ``current``
+    instances only (oozie.md §2.7; the XSD keeps other operators out); a ``latest`` range
+    only waited."""
+    for kid in kids:
+        d = data_ins[kid.dataset or ""]
+        texts = (*d.instances, d.start_instance or "", d.end_instance or "")
+        if any(_NOT_CURRENT.search(t) for t in texts):
+            raise here.error(
+                "E1010",
+                f"Invalid data in coordinator xml. [input-logic combine over data-in"
+                f" [{d.name}], whose instances use latest() or future()]",
+                hint="combine fills current() instances: use coord:current(n) ranges",
+            )

@@ -200,6 +200,19 @@ def test_input_logic_names_are_unique_and_min_and_wait_not_negative() -> None:
     assert err.code == "E1010" and "min=[-1] is negative" in err.message
 
 
+def test_combine_takes_data_ins_of_current_instances_only() -> None:
+    """QA (v): ``combine`` over a ``latest()`` data-in was accepted and then only waited;
+    oozie.md §2.7: combine is ``current`` only (the XSD keeps it from nesting)."""
+    fixture = (FIX / "coord-0.5.xml").read_bytes()
+    latest = fixture.replace(
+        b'<data-in name="B" dataset="b"><instance>${coord:current(0)}</instance>',
+        b'<data-in name="B" dataset="b"><instance>${coord:latest(0)}</instance>',
+    )
+    err = error("c.xml", latest)
+    assert err.code == "E1010" and "combine over data-in [B]" in err.message, err
+    assert err.line == 22
+
+
 def test_legacy_and_or_in_input_events_is_refused_clearly() -> None:
     data = coord(
         DS + '\n  <input-events><and><data-in dataset="d"/></and></input-events>', ns="0.5"
