@@ -452,9 +452,10 @@ def rerun_keys(conf: Mapping[str, str]) -> tuple[list[str], bool]:
     if RERUN_KEYS[1] in given and failed not in ("true", "false"):
         # Hadoop reads anything but "true" as false, and false reruns every node, those that
         # succeeded too: a typo ("yes") is refused rather than read so
-        raise CommandError(
+        raise CommandError.from_template(
             "E0303",
-            f"Invalid parameter value, [{RERUN_KEYS[1]}] = [{failed_text}]",
+            RERUN_KEYS[1],
+            failed_text,
             hint=f"{RERUN_KEYS[1]}=true runs the failed nodes again; "
             f"{RERUN_KEYS[0]}= (empty) runs every node",
         )

@@ -28,6 +28,7 @@ from typing import Any
 from bundletui.errors import BundletuiError, SpecError
 from bundletui.model.apps import Dataset
 from bundletui.model.clock import Clock
+from bundletui.model.paths import tidy_uri
 from bundletui.model.timeutil import (
     normalize_timezone_id,
     option_time,
@@ -116,7 +117,7 @@ def _dataset(
         freq,
         option_time(initial, "--dataset-initial-instance"),
         timezone,
-        template.strip(),
+        tidy_uri(template.strip()),  # as a submitted coordinator's (decode_coordinator)
         "_SUCCESS" if done_flag is None else done_flag.strip(),
     )
 

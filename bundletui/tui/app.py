@@ -42,7 +42,12 @@ from bundletui.commands.queries import one_line
 from bundletui.engine.service import EngineConfig
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import Clock, RealClock, from_ms, to_ms
-from bundletui.model.status import ACTION_TERMINAL, NODE_TERMINAL, WORKFLOW_TERMINAL
+from bundletui.model.status import (
+    ACTION_TERMINAL,
+    COORD_SUSPENDED,
+    NODE_TERMINAL,
+    WORKFLOW_TERMINAL,
+)
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Totals, TreeRow
 from bundletui.store.lease import Lease, holder_process
@@ -1205,15 +1210,7 @@ class MainScreen(Screen[None]):
         the dialog says so, since its why said nothing launches until it is resumed."""
         coord_id = target.id.rpartition("@")[0] if target.kind == ACTION else target.id
         coord = self.model.items.get(coord_id)
-        if (
-            target.kind in (ACTION, COORD)
-            and coord is not None
-            and coord.status
-            in (
-                "SUSPENDED",
-                "SUSPENDEDWITHERROR",
-            )
-        ):
+        if target.kind in (ACTION, COORD) and coord is not None and coord.status in COORD_SUSPENDED:
             return f"Its coordinator is {coord.status}: the rerun resumes it."
         return ""
 
