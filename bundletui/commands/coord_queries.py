@@ -854,6 +854,11 @@ def _missing(conn: sqlite3.Connection, action: ActionRow) -> tuple[list[str], li
     return paths, pending, len(deps), len(unavailable)
 
 
+def _missing_text(paths: list[str], unresolved: list[str] | None) -> str:
+    """Oozie's missingDependencies: paths joined by #, unresolved instances after !!."""
+    return "#".join(paths) + ("!!" + "#".join(unresolved) if unresolved else "")
+
+
 def action_json(
     conn: sqlite3.Connection,
     action: ActionRow,
@@ -866,9 +871,12 @@ def action_json(
     why = waiting_for(conn, action, holds, tz)
     missing = ""
     if why is not None and why["reason"] == "inputs":
-        missing = "#".join(why["missing"])
-        if why.get("unresolved"):
-            missing += "!!" + "#".join(why["unresolved"])
+        missing = _missing_text(why["missing"], why.get("unresolved"))
+    elif why is None and action.external_id is None and not action.trigger:
+        # an action that ended without running (TIMEDOUT, KILLED while it waited) keeps what it
+        # was missing, as Oozie's row does: the operator's first question is which input
+        paths, unresolved, _total, _unavailable = _missing(conn, action)
+        missing = _missing_text(paths, unresolved)
     run_conf = action.run_conf_dict()
     status = action.status
     return {

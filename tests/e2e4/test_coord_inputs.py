@@ -274,6 +274,11 @@ def test_a_waiting_action_times_out_after_its_timeout(bt: Bt4) -> None:
     bt.sim(NOMINAL, "2026-01-01T10:12Z")
     assert bt.actions(coord_id) == {1: "TIMEDOUT"}
     assert bt.status(coord_id) == "RUNNINGWITHERROR"
+    # the timed-out action keeps what it was missing, as Oozie's row does
+    missing = path(bt, "late", NOMINAL) + "/_SUCCESS"
+    assert bt.peek(f"{coord_id}@1")["missingDependencies"] == missing
+    front = bt.cli("oozie", "job", "-info", f"{coord_id}@1").stdout
+    assert f"First Missing Dependency : {missing}" in front
     bt.land(partition("late", "2026-01-01T11:00Z"))
     bt.sim(NOMINAL, "2026-01-01T13:00Z")
     assert bt.actions(coord_id) == {1: "TIMEDOUT", 2: "SUCCEEDED"}
