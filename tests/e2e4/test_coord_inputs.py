@@ -286,6 +286,25 @@ def test_a_waiting_action_times_out_after_its_timeout(bt: Bt4) -> None:
     assert bt.peek(f"{coord_id}@1")["errorCode"] == "E1025"
 
 
+def test_an_action_killed_while_it_waited_keeps_what_it_was_missing(bt: Bt4) -> None:
+    coord_id = one_coordinator(
+        bt,
+        coordinator_xml(
+            "never",
+            start=NOMINAL,
+            end="2026-01-01T11:00Z",
+            datasets=[hourly_ds("never")],
+            inputs=[data_in("in", "never", "${coord:current(0)}")],
+        ),
+    )
+    bt.sim(NOMINAL, "2026-01-01T10:05Z")
+    bt.cli("kill", coord_id, "--action", "1")
+    bt.sim(NOMINAL, "2026-01-01T10:06Z")
+    assert bt.actions(coord_id) == {1: "KILLED"}
+    missing = path(bt, "never", NOMINAL) + "/_SUCCESS"
+    assert bt.peek(f"{coord_id}@1")["missingDependencies"] == missing
+
+
 def test_a_dataset_outside_the_landing_directory_is_polled(bt: Bt4) -> None:
     outside = bt.tmp / "elsewhere"
     coord_id = one_coordinator(
