@@ -818,11 +818,29 @@ def waiting_for(
         out["detail"] = "inputs not checked yet"
     else:
         out["detail"] = "inputs available; READY at the next input check"
+    waited = _logic_wait(action)
+    if waited is not None:  # what it has may already do: an input-logic wait= holds it
+        until, what = rfc822(waited[0], tz), waited[1]
+        out["waitUntil"], out["waitFor"] = until, what
+        out["detail"] += (
+            f"; input-logic wait= holds it for {what} until {until}, then an alternative"
+            " that is there will do"
+        )
     if holds.coord.status in COORD_SUSPENDED:  # the engine checks no inputs then (Oozie's check)
         out["detail"] += f"; coordinator {holds.coord.status}: inputs are checked after resume"
     elif holds.safemode:
         out["detail"] += "; system SAFEMODE: inputs are checked when the mode is NORMAL"
     return out
+
+
+def _logic_wait(action: ActionRow) -> tuple[int, str] | None:
+    """(until, data-in) of the input-logic ``wait=`` the last input check found holding it."""
+    try:
+        held = json.loads(action.held_by or "null")
+    except ValueError:
+        return None
+    until = held.get("waitUntil") if isinstance(held, dict) else None
+    return (until, str(held.get("waitFor") or "")) if isinstance(until, int) else None
 
 
 def _constraint_hold(action: ActionRow) -> dict[str, Any] | None:

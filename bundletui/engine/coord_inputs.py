@@ -26,6 +26,7 @@ class Result:
     missing: list[str]
     unresolved: list[str]
     wait_until: int | None
+    wait_for: str | None = None
     plan_json: dict[str, Any] = field(default_factory=dict)
 
 
@@ -73,6 +74,7 @@ def check(
         missing=list(c.missing),
         unresolved=list(c.unresolved),
         wait_until=to_ms(c.waiting_until) if c.waiting_until is not None else None,
+        wait_for=c.waiting_for,
         plan_json=stored,
     )
 

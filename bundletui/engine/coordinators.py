@@ -425,7 +425,18 @@ class CoordinatorService:
             tx,
             ActionRow,
             action.id,
-            held_by=json.dumps({"missing": missing[:50], "unresolved": result.unresolved}),
+            held_by=json.dumps(
+                {
+                    "missing": missing[:50],
+                    "unresolved": result.unresolved,
+                    # an input-logic wait= that holds it though an alternative may be there
+                    **(
+                        {"waitUntil": result.wait_until, "waitFor": result.wait_for}
+                        if result.wait_until is not None
+                        else {}
+                    ),
+                }
+            ),
             plan=json.dumps(result.plan_json),
         )
         if action.timeout_at is not None:

@@ -244,6 +244,7 @@ class InputCheck(NamedTuple):
     unresolved: tuple[str, ...] = ()  # latest/future EL not resolvable yet
     data_in: Mapping[str, tuple[str, ...] | None] = _EMPTY
     waiting_until: datetime | None = None  # when a pending input-logic wait= runs out
+    waiting_for: str | None = None  # the data-in (or combine) that wait= holds the action for
 
     @property
     def missing_dependencies(self) -> tuple[str, ...]:
@@ -931,7 +932,7 @@ class CompiledCoordinator:
             items.extend(zip(d.uris, flags, strict=True))
             items.extend((text, False) for text in still)
             entries[d.name] = items
-        waiting: list[datetime] = []
+        waiting: list[tuple[datetime, str]] = []
         base = max(plan.nominal, plan.actual)
         result = _evaluate(logic, entries, None, None, now, base, waiting)
         ready = result.status == _TRUE
@@ -941,12 +942,14 @@ class CompiledCoordinator:
                 continue  # a data-in of that name comes first, as in Oozie's coord:dataIn
             sub = _evaluate(node, entries, node.min, node.wait, None, base, [])
             data_in[node.name] = tuple(sub.uris) if sub.status == _TRUE else None
+        held = min(waiting) if waiting and not ready else None
         return InputCheck(
             ready,
             tuple(missing),
             tuple(unresolved),
             data_in,
-            min(waiting) if waiting and not ready else None,
+            held[0] if held else None,
+            held[1] if held else None,
         )
 
     # ------------------------------------------------------------------ action start
@@ -1073,7 +1076,8 @@ def _verdict(
     wait: int | None,
     now: datetime | None,
     base: datetime,
-    waiting: list[datetime],
+    waiting: list[tuple[datetime, str]],
+    what: str,
 ) -> _Result:
     """Oozie's getEvalResult: all found, or at least ``min``; ``wait`` holds a shortfall."""
     if (
@@ -1084,7 +1088,7 @@ def _verdict(
         and (now - base) // timedelta(minutes=1) < wait
     ):
         with contextlib.suppress(OverflowError):  # runs out after year 9999: no wake-up
-            waiting.append(base + timedelta(minutes=wait))
+            waiting.append((base + timedelta(minutes=wait), what))
         return _Result(_WAITING)
     if found_all or (min_ is not None and min_ > 0 and len(available) >= min_) or min_ == 0:
         return _Result(_TRUE, available)
@@ -1098,7 +1102,7 @@ def _evaluate(
     wait: int | None,
     now: datetime | None,
     base: datetime,
-    waiting: list[datetime],
+    waiting: list[tuple[datetime, str]],
 ) -> _Result:
     """Evaluate an input-logic node; ``now=None`` treats every wait as elapsed (start phase)."""
     m = node.min if node.min is not None else min_
@@ -1113,7 +1117,7 @@ def _evaluate(
                 found_all = False
                 if m is None:
                     break
-        return _verdict(found_all, available, m, w, now, base, waiting)
+        return _verdict(found_all, available, m, w, now, base, waiting, node.dataset or "")
     if node.op is LogicOp.COMBINE:
         lists = [entries.get(c.dataset or "", []) for c in node.children]
         first = lists[0] if lists else []
@@ -1124,7 +1128,8 @@ def _evaluate(
                 available.append(pick)
             elif m is None:
                 break
-        return _verdict(len(available) == len(first), available, m, w, now, base, waiting)
+        what = "combine(" + ", ".join(c.dataset or "" for c in node.children) + ")"
+        return _verdict(len(available) == len(first), available, m, w, now, base, waiting, what)
     results: list[_Result] = []
     for child in node.children:
         r = _evaluate(child, entries, m, w, now, base, waiting)

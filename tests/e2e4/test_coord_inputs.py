@@ -179,6 +179,11 @@ def test_input_logic_or_with_wait_and_min(bt: Bt4) -> None:
     bt.sim(NOMINAL, "2026-01-01T10:20Z")
     ids = bt.coords_of(bundle_id)
     assert bt.actions(ids["either"]) == {1: "WAITING"}  # B is there, A is still awaited
+    # the why says it is the wait that holds it, for which input and until when
+    why = bt.info_json(ids["either"])["actions"][0]["waitingFor"]
+    assert (why["waitFor"], why["waitUntil"]) == ("A", "Thu, 01 Jan 2026 10:30:00 GMT")
+    shown = bt.cli("info", f"{ids['either']}@1").stdout
+    assert "input-logic wait= holds it for A until" in " ".join(shown.split())
     assert bt.actions(ids["some"]) == {1: "WAITING"}  # one of three hours
     bt.land(partition("m", NOMINAL))
     bt.sim(NOMINAL, "2026-01-01T10:45Z")

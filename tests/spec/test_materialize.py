@@ -714,6 +714,7 @@ def test_wait_holds_an_or_then_moves_on(tmp_path: Path) -> None:
     r = check(c, p, "2009-01-01T05:39Z")
     assert not r.ready
     assert r.waiting_until == T("2009-01-01T05:40Z")
+    assert r.waiting_for == "A"  # what the wait holds it for, for the why
     r = check(c, p, "2009-01-01T05:40Z")
     assert r.ready
     assert rel(tmp_path, r.data_in["pick"]) == ["c/2009010105"]
