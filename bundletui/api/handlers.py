@@ -10,7 +10,6 @@ engine. Every read is the JSON of :mod:`bundletui.commands.queries` /
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,7 @@ from bundletui.commands import admin as admin_cmd
 from bundletui.commands import coord_queries, dispatch, queries
 from bundletui.commands.base import Ctx
 from bundletui.commands.workflows import rerun_keys
-from bundletui.errors import ApiError, BundletuiError
+from bundletui.errors import ApiError
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store
@@ -156,13 +155,7 @@ def jobs_put(store: Store, call: Call) -> Reply:
     action = call.params.text("action")
     if not action:
         raise missing("action", hint="action=kill|suspend|resume")
-    bulk: dict[str, Callable[[Ctx, str], Any]] = {
-        "kill": dispatch.kill,
-        "suspend": dispatch.suspend,
-        "resume": dispatch.resume,
-    }
-    fn = bulk.get(action)
-    if fn is None:
+    if action not in dispatch.BULK_OPS:
         raise bad_value("action", action, "bulk actions are kill, suspend and resume")
     queries.check_bulk_filter(
         call.params.text("filter"), hint="select the jobs, e.g. filter=status=RUNNING;name=ingest"
@@ -170,13 +163,7 @@ def jobs_put(store: Store, call: Call) -> Reply:
     kind = job_type(call.params)
     page = listing(store, call.params)
     ctx = Ctx(store, face="api", user=call.user)
-    done: list[str] = []
-    for item in page[_ENVELOPE[kind]]:
-        try:
-            fn(ctx, item[_ID_KEY[kind]])
-        except BundletuiError:
-            continue
-        done.append(item[_ID_KEY[kind]])
+    done = dispatch.bulk(ctx, action, [item[_ID_KEY[kind]] for item in page[_ENVELOPE[kind]]])
     items = [_summary(store, kind, job_id) for job_id in done]
     return Reply(
         {_ENVELOPE[kind]: items, "total": len(items), "offset": page["offset"], "len": page["len"]}

@@ -1260,15 +1260,8 @@ def _bulk(front: Front, op: str, kind: str, items: list[dict[str, Any]]) -> list
     from bundletui.commands import dispatch, queries
 
     key = {"wf": "id", "coordinator": "coordJobId", "bundle": "bundleJobId"}[kind]
-    fn = getattr(dispatch, op)
-    done = []
-    for item in items:
-        try:
-            fn(front.ctx(), item[key])
-        except BundletuiError:
-            continue  # not in a state this applies to: Oozie skips it too
-        done.append(queries.job_info(front.store.conn, item[key], length=0))
-    return done
+    done = dispatch.bulk(front.ctx(), op, [item[key] for item in items])
+    return [queries.job_info(front.store.conn, job_id, length=0) for job_id in done]
 
 
 def print_workflows(front: Front, jobs: list[dict[str, Any]], verbose: bool) -> None:

@@ -5,11 +5,11 @@ The CLI, the console and the HTTP API call these, so a rule is never written twi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from bundletui.commands import workflows as wf
 from bundletui.commands.base import Ctx, fail
-from bundletui.errors import CommandError
+from bundletui.errors import CommandError, ModelError
 from bundletui.model.ids import IdKind, kind_of
 
 
@@ -103,6 +103,31 @@ def kill(ctx: Ctx, job_id: str) -> None:
         from bundletui.commands import jobctl
 
         jobctl.kill(ctx, job_id, kind)
+
+
+BULK_OPS = ("kill", "suspend", "resume")
+
+
+def bulk(ctx: Ctx, op: str, job_ids: Iterable[str]) -> list[str]:
+    """Oozie's bulk kill / suspend / resume: a job whose status does not allow ``op`` is
+    skipped; what refuses every job (SAFEMODE's E0002, a locked store) stops the command, so
+    it never reads as "no job matched". Returns the jobs it applied to."""
+    ops: dict[str, Callable[[Ctx, str], object]] = {
+        "kill": kill,
+        "suspend": suspend,
+        "resume": resume,
+    }
+    fn = ops[op]
+    done = []
+    for job_id in job_ids:
+        try:
+            fn(ctx, job_id)
+        except (CommandError, ModelError) as exc:
+            if exc.code == "E0002":
+                raise
+            continue
+        done.append(job_id)
+    return done
 
 
 def change(ctx: Ctx, job_id: str, value: str) -> None:

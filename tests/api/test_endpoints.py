@@ -176,6 +176,8 @@ def test_system_mode(http: httpx.Client, bare: Live) -> None:
     assert http.put("v1/admin/status", params={"systemmode": "SAFEMODE"}).status_code == 200
     assert http.get("v2/admin/status").json() == {"systemMode": "SAFEMODE"}
     oozie_error(http.put(f"v2/job/{job_id}", params={"action": "suspend"}), 503, "E0002")
+    bulk = {"action": "suspend", "jobtype": "coordinator", "filter": "status=RUNNING"}
+    oozie_error(http.put("v2/jobs", params=bulk), 503, "E0002")  # not an empty list
     oozie_error(http.post("v2/jobs", content=conf_xml(coord_conf(bare)), headers=XML), 503, "E0002")
     assert http.get(f"v2/job/{job_id}").status_code == 200  # reads still work
     assert http.put("v1/admin/status", params={"systemmode": "NOWEBSERVICE"}).status_code == 200

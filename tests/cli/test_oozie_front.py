@@ -610,16 +610,14 @@ def test_bulk_suspend(fresh: World) -> None:
         out = oozie(fresh.home, *args)
         assert out.code == 255 and "E0305" in out.stderr, (empty, out)
     assert status(fresh, fresh.coord) == "RUNNING"
-    out = oozie(
-        fresh.home,
-        "oozie",
-        "jobs",
-        "-jobtype",
-        "coordinator",
-        "-filter",
-        "status=RUNNING",
-        "-suspend",
-    )
+    bulk = ("oozie", "jobs", "-jobtype", "coordinator", "-filter", "status=RUNNING", "-suspend")
+    # SAFEMODE refuses every job: said so, not "did not modify any jobs" with exit 0
+    assert oozie(fresh.home, "oozie", "admin", "-systemmode", "SAFEMODE").code == 0
+    out = oozie(fresh.home, *bulk)
+    assert out.code == 255 and out.stderr.startswith("Error: E0002 : E0002: System is in safe mode")
+    assert status(fresh, fresh.coord) == "RUNNING"
+    assert oozie(fresh.home, "oozie", "admin", "-systemmode", "NORMAL").code == 0
+    out = oozie(fresh.home, *bulk)
     assert out.code == 0, out
     assert out.lines[0] == "the following jobs have been suspended"
     assert "SUSPENDED" in out.lines[3]
