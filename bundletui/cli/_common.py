@@ -37,7 +37,8 @@ _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0, 9), *range(11, 32), 127, *rang
 
 
 def printable(text: str) -> str:
-    return text.translate(_CONTROLS)
+    """A CRLF line end (Oozie's configuration XML has them) is a line end, not ``\x0d``."""
+    return text.replace("\r\n", "\n").translate(_CONTROLS)
 
 
 class _Console(Console):

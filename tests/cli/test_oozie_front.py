@@ -387,6 +387,7 @@ def test_definition_and_configcontent(world: World) -> None:
     assert out.stdout == (world.apps.root / "coords" / "hourly.xml").read_text() + "\n"
     out = oozie(world.home, "oozie", "job", "-configcontent", world.coord)
     assert out.stdout.startswith("<configuration>") and "<name>throttle</name>" in out.stdout
+    assert "\\x0d" not in out.stdout and out.stdout.splitlines()[1] == "  <property>"
 
 
 # ----------------------------------------------------------------------------- controls
