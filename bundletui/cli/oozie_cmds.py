@@ -1234,8 +1234,7 @@ def jobs_command(front: Front) -> None:
     if kind == "wf":
         data = queries.list_workflows(conn, flt, offset, length)
     else:
-        now = int(front.store.clock.now().timestamp() * 1000)
-        data = coord_queries.list_jobs(conn, kind, flt, offset, length, now_ms=now)
+        data = coord_queries.list_jobs(conn, kind, flt, offset, length)
     items: list[dict[str, Any]] = data[
         {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}[kind]
     ]

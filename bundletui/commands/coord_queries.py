@@ -1132,7 +1132,7 @@ def list_jobs(
     where, params = JobFilter(
         {k: v for k, v in clauses.items() if k in columns or k == "text"}
     ).sql(columns)
-    where, params, sort = created_and_sort(clauses, where, params, filter_text, now_ms)
+    where, params, sort = created_and_sort(conn, clauses, where, params, filter_text, now_ms)
     start = max(int(offset or 1), 1)
     size = int(length) if length and length > 0 else 50
     order_by = f"{sort} DESC, id DESC"

@@ -17,11 +17,12 @@ from xml.sax.saxutils import escape
 
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import Node, WorkflowApp, WorkflowForm
-from bundletui.model.clock import RealClock, from_ms, to_ms
+from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
 from bundletui.model.timeutil import format_rfc822, parse_oozie_time
 from bundletui.store import jobs
+from bundletui.store.clockstate import store_now_ms
 from bundletui.store.rows import NodeRow, WorkflowRow
 
 
@@ -339,6 +340,7 @@ _SORT = {"createdtime": "created_time", "lastmodifiedtime": "last_modified"}
 
 
 def created_and_sort(
+    conn: sqlite3.Connection,
     clauses: dict[str, list[str]],
     where: str,
     params: list[Any],
@@ -347,7 +349,7 @@ def created_and_sort(
 ) -> tuple[str, list[Any], str]:
     """``startcreatedtime`` / ``endcreatedtime`` (absolute or ``-2d``/``-3h``/``-5m``) and
     ``sortby`` (createdTime | lastModifiedTime), shared by every listing (oozie.md §6.2)."""
-    now = now_ms if now_ms is not None else to_ms(RealClock().now())
+    now = now_ms if now_ms is not None else store_now_ms(conn)
     for key, op in (("startcreatedtime", ">="), ("endcreatedtime", "<=")):
         for value in clauses.get(key, []):
             where += f" AND created_time {op} ?"
@@ -398,7 +400,7 @@ def list_workflows(
     where, params = JobFilter(
         {k: v for k, v in flt.clauses.items() if k in WF_FILTER_COLUMNS or k == "text"}
     ).sql(WF_FILTER_COLUMNS)
-    where, params, sort = created_and_sort(flt.clauses, where, params, filter_text, now_ms)
+    where, params, sort = created_and_sort(conn, flt.clauses, where, params, filter_text, now_ms)
     return _listing(
         conn,
         WorkflowRow,

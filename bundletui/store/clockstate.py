@@ -6,6 +6,7 @@ Commands run from the CLI while a simulated engine works must see the engine's s
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -47,3 +48,12 @@ def set_clock_mode(store: Store, tx: Tx, mode: str, sim_now: datetime | None = N
 def stored_sim_now(store: Store) -> datetime | None:
     value = store.meta("sim_now")
     return None if value is None else from_ms(int(value))
+
+
+def store_now_ms(conn: sqlite3.Connection) -> int:
+    """The store's "now" read through a bare connection: what a query measures "-2d" from, so
+    every face and job type agree with the times the store's clock stamped."""
+    rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('clock', 'sim_now')"))
+    if rows.get("clock") == "simulated" and rows.get("sim_now") is not None:
+        return int(rows["sim_now"])
+    return to_ms(RealClock().now())
