@@ -16,7 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from bundletui.errors import BundletuiError, CommandError
-from bundletui.model.apps import Node, WorkflowApp, WorkflowForm
+from bundletui.model.apps import Node, NodeType, WorkflowApp, WorkflowForm
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
@@ -46,7 +46,13 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
     if spec is None:
         app_type, retry_max, retry_interval = node.type, 0, 10
     else:
-        app_type = spec.action.kind if spec.action is not None else f":{spec.type.upper()}:"
+        app_type = (
+            spec.action.kind
+            if spec.action is not None
+            else "switch"  # Oozie's DecisionActionExecutor.ACTION_TYPE
+            if spec.type is NodeType.DECISION
+            else f":{spec.type.upper()}:"
+        )
         retry_max, retry_interval = spec.user_retry_max, spec.retry_interval
     # READY after a failed attempt: waiting out retry-interval, Oozie's USER_RETRY, whose
     # count is the attempts failed so far (while an attempt runs, those before it)
@@ -70,7 +76,7 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
         "stats": None,
         "externalChildIDs": None,
         "externalId": node.external_id or (str(node.pid) if node.pid else None),
-        "externalStatus": node.status,
+        "externalStatus": _external_status(node, spec),
         "trackerUri": None,
         "consoleUrl": None,
         "errorCode": node.error_code,
@@ -85,6 +91,25 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
         "exitCode": node.exit_code,
         "retryAt": rfc822(node.due_time, tz) if retry_wait else None,
     }
+
+
+def _external_status(node: NodeRow, spec: Node | None) -> str:
+    """What Oozie's executors record as a node's external status, which scripts grep: a
+    decision's chosen node; ``OK`` for a control node passed and an fs action done; a launched
+    program that failed is ``FAILED/KILLED``; else the node's own status."""
+    if spec is None:
+        return node.status
+    done = node.status == NodeStatus.SUCCEEDED
+    if spec.type is NodeType.DECISION:
+        return node.transition if done and node.transition else node.status
+    if spec.type is not NodeType.ACTION:
+        return "OK" if done else node.status
+    kind = spec.action.kind if spec.action is not None else ""
+    if kind == "fs" and done:
+        return "OK"
+    if kind == "shell" and node.status == NodeStatus.FAILED:  # Oozie runs it by a launcher
+        return "FAILED/KILLED"  # JavaActionExecutor.FAILED_KILLED
+    return node.status
 
 
 def _properties_text(data: str | None) -> str | None:

@@ -34,7 +34,13 @@ def test_success_path_decision_fork_join_fs_capture_output(bt: Bt, tmp_path: Pat
     a = actions(info)
     # the decision took its case (rows gt 0), recorded as the node's transition
     assert a["has-rows"]["transition"] == "prepare"
-    assert a["has-rows"]["type"] == ":DECISION:"
+    assert a["has-rows"]["type"] == "switch"  # Oozie's decision type
+    # external status as Oozie's executors set it: the decision's choice, OK for control
+    # nodes and fs actions (scripts grep it)
+    assert a["has-rows"]["externalStatus"] == "prepare"
+    assert a["prepare"]["externalStatus"] == a["fork-counts"]["externalStatus"] == "OK"
+    assert a["end"]["externalStatus"] == "OK"
+    assert a["count-words"]["externalStatus"] == "SUCCEEDED"
     assert a["check"]["transition"] == "has-rows"
     assert "rows=5" in a["check"]["data"]
     # both forked branches ran and met at the join
@@ -57,7 +63,7 @@ def test_success_path_decision_fork_join_fs_capture_output(bt: Bt, tmp_path: Pat
     rows = {line.split()[0]: line.split() for line in lines[header + 1 :]}
     assert len(rows) == 12
     assert rows["end"][:3] == ["end", ":END:", "SUCCEEDED"]
-    assert rows["has-rows"][:3] == ["has-rows", ":DECISION:", "SUCCEEDED"]
+    assert rows["has-rows"][:3] == ["has-rows", "switch", "SUCCEEDED"]
     assert rows["count-words"][5] == "join-counts"
     assert rows["fail"][:3] == ["fail", ":KILL:", "SKIPPED"]
 
@@ -128,6 +134,7 @@ def test_action_error_goes_to_kill_node_naming_last_error_node(bt: Bt, tmp_path:
     assert info["status"] == "KILLED"
     a = actions(info)
     assert a["check"]["status"] == "ERROR" and a["check"]["errorCode"] == "1"
+    assert a["check"]["externalStatus"] == "FAILED/KILLED"  # a launcher's failure, in Oozie
     assert a["check"]["transition"] == "fail"
     assert info["errorMessage"].startswith("Word count failed at [check]: ")
     # the shell action's error message in Oozie's words (oozie.md §5.5), as the kill node saw it
