@@ -394,6 +394,37 @@ _TABLES = {
 }
 
 
+def validate_command(argv: list[str]) -> int:
+    """``oozie validate <file>``: the schema and what can be checked without the job's
+    properties; Oozie's server says ``Valid workflow-app`` for every kind of app."""
+    from bundletui.model.clock import RealClock
+    from bundletui.spec.dryrun import default_landing
+    from bundletui.spec.load import validate_file
+    from bundletui.store.db import current_user
+
+    argv = list(argv)
+    for name in ("-oozie", "-auth", "-doas"):  # a server's options, as on job and jobs
+        while name in argv and argv.index(name) + 1 < len(argv):
+            at = argv.index(name)
+            print(
+                f"note: {name} {argv[at + 1]} ignored: bundletui validates the file here",
+                file=sys.stderr,
+            )
+            del argv[at : at + 2]
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print("Invalid sub-command: validate takes one file", file=sys.stderr)
+        print(file=sys.stderr)
+        print(USAGE["validate"], file=sys.stderr)
+        return EXIT_ERROR
+    defaults = {"landing": default_landing(), "user.name": current_user()}
+    try:
+        validate_file(Path(argv[0]), RealClock(), None, defaults=defaults)
+    except BundletuiError as exc:
+        return _error(exc)
+    say("Valid workflow-app")
+    return 0
+
+
 def admin_command(front: Front) -> None:
     """``oozie admin -status | -systemmode MODE | -version``. The mode is the store's, shared
     with the HTTP API and every other process (SAFEMODE refuses every change to jobs)."""
@@ -431,6 +462,7 @@ USAGE = {
         "  -version                 the build version  --home DIR"
     ),
     "version": "bundletui oozie version : the client build version",
+    "validate": "bundletui oozie validate <file> : validate a workflow, coordinator or bundle XML file",
     "jobs": (
         "bundletui oozie jobs <OPTIONS> : jobs status\n"
         "  -jobtype wf|coordinator|bundle  -filter name=value;...  -len n  -offset n\n"
@@ -1510,6 +1542,11 @@ def register(app: typer.Typer) -> None:
     def admin(ctx: typer.Context) -> None:
         """Admin: -status, -systemmode NORMAL|NOWEBSERVICE|SAFEMODE, -version."""
         raise typer.Exit(run("admin", list(ctx.args)))
+
+    @oozie.command("validate", context_settings=_PASS_THROUGH, add_help_option=False)
+    def validate(ctx: typer.Context) -> None:
+        """Check one workflow, coordinator or bundle XML file: `Valid workflow-app`."""
+        raise typer.Exit(validate_command(list(ctx.args)))
 
     @oozie.command("version", context_settings=_PASS_THROUGH, add_help_option=False)
     def version(ctx: typer.Context) -> None:

@@ -722,3 +722,25 @@ def test_hints_name_the_options_as_each_front_spells_them(fresh: World) -> None:
     assert "e.g. --value 'pausetime=" in native.stderr, native.stderr
     native = bundletui("info", fresh.coord, "--filter", "bogus=1", home=fresh.home)
     assert "e.g. --filter 'status=" in native.stderr, native.stderr
+
+
+def test_validate_says_what_oozie_says(tmp_path: Path) -> None:
+    """``oozie validate FILE``: ``Valid workflow-app`` for every kind of app; an invalid file is
+    Oozie's error shape and exit 255; a server's URL is noted and ignored."""
+    good = tmp_path / "workflow.xml"
+    good.write_text(
+        '<workflow-app xmlns="uri:oozie:workflow:0.5" name="w">'
+        '<start to="end"/><end name="end"/></workflow-app>'
+    )
+    out = oozie(tmp_path / "h", "oozie", "validate", "-oozie", "http://o:11000/oozie", str(good))
+    assert (out.code, out.stdout) == (0, "Valid workflow-app\n"), out
+    assert "-oozie http://o:11000/oozie ignored" in out.stderr
+    bad = tmp_path / "bad.xml"
+    bad.write_text(
+        '<workflow-app xmlns="uri:oozie:workflow:0.5" name="w">\n<start/></workflow-app>'
+    )
+    out = oozie(tmp_path / "h", "oozie", "validate", str(bad))
+    assert out.code == 255 and out.stderr.startswith("Error: E0701 : E0701: "), out
+    out = oozie(tmp_path / "h", "oozie", "validate")
+    assert out.code == 255 and out.stderr.startswith("Invalid sub-command: "), out
+    assert not (tmp_path / "h").exists()  # validating makes no store
