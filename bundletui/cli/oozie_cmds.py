@@ -362,8 +362,18 @@ _LONG_OPTION = re.compile(r"(?<![\w-])--([a-z]+)\b")
 
 
 def front_hint(hint: str) -> str:
-    """A command's hint as this front's user types it: ``--filter`` is ``-filter`` here."""
-    return _LONG_OPTION.sub(lambda m: f"-{m[1]}" if m[1] in _HINT_OPTIONS else m[0], hint)
+    """A command's hint as this front's user types it: ``--filter`` is ``-filter`` here, but
+    not inside a native command the hint quotes (``bundletui rerun C --action 1-8``)."""
+    parts = _NATIVE_COMMAND.split(hint)  # odd items: the native commands, kept as written
+    return "".join(
+        part
+        if i % 2
+        else _LONG_OPTION.sub(lambda m: f"-{m[1]}" if m[1] in _HINT_OPTIONS else m[0], part)
+        for i, part in enumerate(parts)
+    )
+
+
+_NATIVE_COMMAND = re.compile(r"(bundletui (?!oozie\b)[a-z]+[^;,)`]*)")
 
 
 def _notes(args: Args, table: dict[str, Opt]) -> None:

@@ -744,3 +744,17 @@ def test_validate_says_what_oozie_says(tmp_path: Path) -> None:
     out = oozie(tmp_path / "h", "oozie", "validate")
     assert out.code == 255 and out.stderr.startswith("Invalid sub-command: "), out
     assert not (tmp_path / "h").exists()  # validating makes no store
+
+
+def test_a_hint_keeps_a_native_commands_options_as_written() -> None:
+    """The front spells hints' options its way (``-action``), but a native command quoted in
+    a hint must still run as written (QA (y): ``bundletui rerun C -action 1-8`` was refused)."""
+    from bundletui.cli.oozie_cmds import front_hint
+
+    hint = "rerun actions (bundletui rerun X-C --action 1-8) or move its end (--value endtime=…)"
+    assert front_hint(hint) == (
+        "rerun actions (bundletui rerun X-C --action 1-8) or move its end (-value endtime=…)"
+    )
+    assert front_hint("see bundletui oozie job -rerun C --action 2") == (
+        "see bundletui oozie job -rerun C -action 2"
+    )
