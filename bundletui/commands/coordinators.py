@@ -606,6 +606,8 @@ _CHANGE_EXAMPLES = {
 
 def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> dict[str, str]:
     allowed = tuple(allowed)
+    # Oozie's templates: E1015 "Invalid coordinator job change value {0}, {1}", E1317 the bundle's
+    said = f"Invalid {'bundle' if code == 'E1317' else 'coordinator'} job change value {value}"
     out: dict[str, str] = {}
     for part in (p for p in value.split(";") if p.strip()):
         key, sep, val = part.partition("=")
@@ -614,27 +616,27 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
             example = _CHANGE_EXAMPLES[key]
             raise CommandError(
                 code,
-                f"Invalid change value [{value}]: {key} needs a value",
+                f"{said}, {key} needs a value",
                 hint=f"--value '{key}={example}'"
                 + ("; an empty pausetime= clears it" if key == "pausetime" else ""),
             )
         if not sep or key not in allowed:
             raise CommandError(
                 code,
-                f"Invalid change value [{value}]: unknown key [{key}]",
+                f"{said}, unknown key [{key}]",
                 hint=f"keys: {', '.join(allowed)}; e.g. --value 'pausetime=2026-01-01T00:00Z'",
             )
         if key in out:
             raise CommandError(
                 code,
-                f"Invalid change value [{value}]: [{key}] given twice",
+                f"{said}, [{key}] given twice",
                 hint="give each key once",
             )
         out[key] = val.strip()
     if not out:
         raise CommandError(
             code,
-            f"Invalid change value [{value}] for {job_id}",
+            f"{said}, nothing to change for {job_id}",
             hint="e.g. 'endtime=2026-12-31T00:00Z;concurrency=2'",
         )
     return out

@@ -268,6 +268,8 @@ _ERROR_CODES: dict[tuple[Machine, str], str] = {
     (Machine.ACTION, E.IGNORE): "E1024",
     (Machine.ACTION, E.RERUN): "E1018",
     (Machine.COORDINATOR, E.IGNORE): "E1024",
+    (Machine.WORKFLOW, E.KILL): "E0725",  # Workflow instance can not be killed
+    (Machine.WORKFLOW, E.SUSPEND): "E0727",  # … can not be suspended as its not in running state
 }
 
 

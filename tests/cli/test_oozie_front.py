@@ -758,3 +758,17 @@ def test_a_hint_keeps_a_native_commands_options_as_written() -> None:
     assert front_hint("see bundletui oozie job -rerun C --action 2") == (
         "see bundletui oozie job -rerun C -action 2"
     )
+
+
+def test_refusals_carry_oozies_codes_and_templates(fresh: World) -> None:
+    """A workflow's kill and suspend refusals are Oozie's E0725 / E0727 (not the general
+    E1100), and a bad change value reads as Oozie's E1015 template (scripts match on them)."""
+    assert oozie(fresh.home, "oozie", "job", "-kill", fresh.wf).code == 0
+    again = oozie(fresh.home, "oozie", "job", "-kill", fresh.wf)
+    assert again.code == 255 and again.stderr.startswith("Error: E0725 : E0725: "), again
+    held = oozie(fresh.home, "oozie", "job", "-suspend", fresh.wf)
+    assert held.code == 255 and held.stderr.startswith("Error: E0727 : E0727: "), held
+    bad = oozie(fresh.home, "oozie", "job", "-change", fresh.coord, "-value", "foo=1")
+    assert bad.stderr.startswith(
+        "Error: E1015 : E1015: Invalid coordinator job change value foo=1, unknown key [foo]"
+    ), bad
