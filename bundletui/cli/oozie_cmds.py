@@ -63,6 +63,7 @@ class Opt:
     value: bool = False  # takes an argument
     action: bool = False  # one of the mutually exclusive operations (exactly one required)
     ignored: bool = False  # accepted for compatibility, has no effect here
+    why: str = "bundletui works on its local store (--home or BUNDLETUI_HOME), not through a server"
 
 
 JOB_OPTIONS: dict[str, Opt] = {
@@ -109,13 +110,13 @@ JOB_OPTIONS: dict[str, Opt] = {
     "allruns": Opt(),
     "localtime": Opt(),
     "timezone": Opt(value=True),
-    "logfilter": Opt(value=True, ignored=True),
+    "logfilter": Opt(value=True, ignored=True, why="the log is shown whole: filter it with grep"),
     "home": Opt(value=True),
     # the server connection: there is no server, the store is local
     "oozie": Opt(value=True, ignored=True),
     "auth": Opt(value=True, ignored=True),
     "doas": Opt(value=True, ignored=True),
-    "debug": Opt(ignored=True),
+    "debug": Opt(ignored=True, why="there is no server call to trace"),
 }
 
 JOBS_OPTIONS: dict[str, Opt] = {
@@ -389,11 +390,7 @@ def _notes(args: Args, table: dict[str, Opt]) -> None:
     for name, opt in table.items():
         if opt.ignored and args.has(name):
             shown = f"-{name} {args.get(name)}" if opt.value else f"-{name}"
-            print(
-                f"note: {shown} ignored: bundletui works on its local store "
-                "(--home or BUNDLETUI_HOME), not through a server",
-                file=sys.stderr,
-            )
+            print(f"note: {shown} ignored: {opt.why}", file=sys.stderr)
 
 
 _TABLES = {

@@ -146,6 +146,9 @@ def test_submit_and_run_print_job_id(fresh: World) -> None:
     assert "note: OOZIE_URL=http://oozie.example:11000/oozie ignored" in listed.stderr
     info = oozie(fresh.home, "oozie", "job", "-info", wf_id)
     assert "OOZIE_URL" not in info.stderr
+    # a log filter is not a server matter: its note says what it is
+    log = oozie(fresh.home, "oozie", "job", "-log", wf_id, "-logfilter", "loglevel=ERROR")
+    assert "note: -logfilter loglevel=ERROR ignored: the log is shown whole" in log.stderr, log
     assert "Status        : RUNNING" in info.lines
     # -D alone is a configuration too (Oozie: isConfigurationSpecified)
     out = oozie(
