@@ -1550,6 +1550,11 @@ def register(app: typer.Typer) -> None:
         """Admin: -status, -systemmode NORMAL|NOWEBSERVICE|SAFEMODE, -version."""
         raise typer.Exit(run("admin", list(ctx.args)))
 
+    @oozie.command("help", context_settings=_PASS_THROUGH, add_help_option=False)
+    def help_(ctx: typer.Context) -> None:
+        """Every sub-command's usage, as `oozie help` prints it."""
+        say("\n\n".join(USAGE[k] for k in ("job", "jobs", "admin", "validate", "version")))
+
     @oozie.command("validate", context_settings=_PASS_THROUGH, add_help_option=False)
     def validate(ctx: typer.Context) -> None:
         """Check one workflow, coordinator or bundle XML file: `Valid workflow-app`."""

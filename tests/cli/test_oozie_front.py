@@ -747,6 +747,8 @@ def test_validate_says_what_oozie_says(tmp_path: Path) -> None:
     out = oozie(tmp_path / "h", "oozie", "validate")
     assert out.code == 255 and out.stderr.startswith("Invalid sub-command: "), out
     assert not (tmp_path / "h").exists()  # validating makes no store
+    usage = oozie(tmp_path / "h", "oozie", "help")
+    assert usage.code == 0 and "bundletui oozie validate <file>" in usage.stdout, usage
 
 
 def test_a_hint_keeps_a_native_commands_options_as_written() -> None:
