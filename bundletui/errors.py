@@ -8,6 +8,7 @@ user mistake never shows a traceback. Codes are Oozie's where Oozie has one (ooz
 from __future__ import annotations
 
 import errno
+from typing import Any
 
 # Oozie's message templates (oozie.md §8) plus ours. ``{0}``-style placeholders as in Oozie.
 TEMPLATES: dict[str, str] = {
@@ -55,6 +56,7 @@ class BundletuiError(Exception):
         hint: str | None = None,
         file: str | None = None,
         line: int | None = None,
+        usage: bool = False,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -62,12 +64,18 @@ class BundletuiError(Exception):
         self.hint = hint
         self.file = file
         self.line = line
+        # the command line alone shows the mistake (an option's value, options or an id that
+        # do not go together): the CLI exits 2 for it, as for a usage error; other faces
+        # answer it as any refusal
+        self.usage = usage
 
     @classmethod
-    def from_template(cls, code: str, *args: object, hint: str | None = None) -> BundletuiError:
+    def from_template(
+        cls, code: str, *args: object, hint: str | None = None, usage: bool = False
+    ) -> BundletuiError:
         """Build an error from Oozie's message template for ``code``."""
         template = TEMPLATES.get(code, "{0}")
-        return cls(code, template.format(*args), hint=hint)
+        return cls(code, template.format(*args), hint=hint, usage=usage)
 
     @property
     def where(self) -> str:
@@ -101,6 +109,10 @@ class UsageError(BundletuiError):
     where a refused command exits 1."""
 
     layer = "cli"
+
+    def __init__(self, code: str, message: str, **kw: Any) -> None:
+        kw["usage"] = True
+        super().__init__(code, message, **kw)
 
     @classmethod
     def of(cls, exc: BundletuiError) -> UsageError:

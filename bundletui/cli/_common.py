@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from bundletui.errors import BundletuiError, UsageError, path_error
+from bundletui.errors import BundletuiError, path_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -109,7 +109,7 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except BundletuiError as exc:
             print_error(exc)
-            raise typer.Exit(2 if isinstance(exc, UsageError) else 1) from None
+            raise typer.Exit(2 if exc.usage else 1) from None
         except OverflowError as exc:  # a number too big for SQLite or the calendar: the input's
             print_error(
                 BundletuiError(

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from bundletui.cli._common import HomeOpt, err, handle_errors
-from bundletui.errors import BundletuiError
+from bundletui.errors import UsageError
 from bundletui.store.db import Store, resolve_home
 
 
@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
 
         start = clock_start(clock, start_time)
         if read_only and (clock or start_time is not None):
-            raise BundletuiError(
+            raise UsageError(
                 "E0303",
                 "Invalid parameter value, [--clock]: a read-only console runs no engine, so it"
                 " has no clock to set",

@@ -87,8 +87,8 @@ def _target_of(result: object) -> str | None:
     return result if isinstance(result, str) else None
 
 
-def fail(code: str, *args: object, hint: str | None = None) -> CommandError:
-    """A CommandError from Oozie's template for ``code``."""
-    err = CommandError.from_template(code, *args, hint=hint)
+def fail(code: str, *args: object, hint: str | None = None, usage: bool = False) -> CommandError:
+    """A CommandError from Oozie's template for ``code`` (``usage``: see BundletuiError)."""
+    err = CommandError.from_template(code, *args, hint=hint, usage=usage)
     assert isinstance(err, CommandError)
     return err

@@ -35,7 +35,7 @@ from bundletui.model.status import (
     JobStatus,
     WorkflowStatus,
 )
-from bundletui.model.timeutil import TimeError, format_oozie_time, parse_oozie_time
+from bundletui.model.timeutil import TimeError, format_oozie_time, option_time, parse_oozie_time
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
@@ -335,6 +335,7 @@ def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -
             "E0302",
             f"Invalid parameter [action scope {text}]: an empty item",
             hint="use numbers and ranges separated by single commas, e.g. 1,3-4",
+            usage=True,
         )
     for part in parts:
         lo, sep, hi = part.partition("-")
@@ -346,12 +347,14 @@ def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -
                 "E0302",
                 f"Invalid parameter [action scope {text}]",
                 hint="use numbers and ranges, e.g. 1,3-4",
+                usage=True,
             ) from None
         if a > b or a < 1 or b > MAX_ACTION_NUMBER:
             raise CommandError(
                 "E0302",
                 f"Invalid parameter [action range {part}]",
                 hint=f"ranges go low-high, from 1 to at most {MAX_ACTION_NUMBER}",
+                usage=True,
             )
         if upto is not None and b > upto:
             raise CommandError(
@@ -365,6 +368,7 @@ def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -
             "E0302",
             f"Invalid parameter [action scope {text!r}]",
             hint="give action numbers and ranges, e.g. 1,3-4",
+            usage=True,
         )
     return numbers
 
@@ -374,13 +378,14 @@ def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
     out = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         lo, sep, hi = part.partition("::")
-        a = parse_oozie_time(lo, what="date scope")
-        b = parse_oozie_time(hi, what="date scope") if sep else a
+        a = option_time(lo, "date scope")
+        b = option_time(hi, "date scope") if sep else a
         if a > b:
             raise CommandError(
                 "E0302",
                 f"Invalid parameter [date range {part}]",
                 hint="the first date must not be after the second",
+                usage=True,
             )
         out.append((a, b))
     return out
@@ -406,12 +411,14 @@ def select_actions(
             "E0302",
             "Invalid parameter [both an action and a date scope]",
             hint="give exactly one of --action 1,3-4 or --date d1::d2",
+            usage=True,
         )
     if actions is None and dates is None:
         raise CommandError(
             "E0305",
             "Missing parameter [action or date scope]",
             hint="give exactly one of --action 1,3-4 or --date d1::d2",
+            usage=True,
         )
     if actions is not None:
         numbers = parse_action_scope(actions, coord.last_action_number, coord.id)
@@ -438,6 +445,7 @@ def select_actions(
             "E0302",
             f"Invalid parameter [date scope {dates!r}]",
             hint="give nominal times and ranges, e.g. 2026-01-01T00:00Z::2026-01-02T00:00Z",
+            usage=True,
         )
     status, live = (f" AND {_ACTIVE}", ACTION_ACTIVE) if active else ("", ())
     for a, b in ranges:  # ranges may overlap: an action is taken once

@@ -79,6 +79,7 @@ def _hold(
                 "E0302",
                 f"{'resume' if resume else 'suspend'} with an action scope of {job_id}",
                 hint="--action/--date apply to a coordinator id",
+                usage=True,
             )
         return coordinators.hold_actions(
             ctx, job_id, resume=resume, actions=actions, dates=dates, freeze=freeze
@@ -145,6 +146,7 @@ def change(ctx: Ctx, job_id: str, value: str) -> None:
             "E0302",
             f"change of {job_id}",
             hint="change applies to coordinators (endtime, concurrency, pausetime, status) and bundles (pausetime, endtime)",
+            usage=True,
         )
 
 
@@ -160,6 +162,7 @@ def ignore(
             "E0302",
             f"ignore of {job_id}",
             hint="only coordinators and their actions can be ignored",
+            usage=True,
         )
     from bundletui.commands import coordinators
 
@@ -174,6 +177,7 @@ def kill_actions(
             "E0302",
             f"kill with an action scope of {coord_id}",
             hint="--action/--date apply to a coordinator id",
+            usage=True,
         )
     from bundletui.commands import coordinators
 
@@ -231,6 +235,7 @@ def rerun(
             "E0302",
             f"Invalid parameter [{', '.join(wrong)}]: not an option for a {kind.name.lower()}'s rerun",
             hint=f"a {kind.name.lower()}'s rerun takes {', '.join(allowed)}",
+            usage=True,
         )
     if kind is IdKind.WORKFLOW:
         wf.rerun(ctx, job_id, skip_nodes=skip_nodes or [], failed_nodes=failed_nodes, conf=conf)
@@ -267,4 +272,5 @@ def rerun(
         "E0302",
         f"rerun of {job_id}",
         hint="rerun a workflow, a coordinator (--action/--date) or a bundle (--coordinator/--date)",
+        usage=True,
     )

@@ -30,6 +30,7 @@ def suspend(ctx: Ctx, job_id: str, kind: IdKind, *, freeze: bool = False) -> Non
             "E0302",
             f"suspend of {job_id}",
             hint="suspend the coordinator, or the action's workflow (bundletui info shows its id)",
+            usage=True,
         )
 
 
@@ -46,7 +47,10 @@ def resume(ctx: Ctx, job_id: str, kind: IdKind) -> None:
         )
     else:
         raise fail(
-            "E0302", f"resume of {job_id}", hint="resume the coordinator, or the action's workflow"
+            "E0302",
+            f"resume of {job_id}",
+            hint="resume the coordinator, or the action's workflow",
+            usage=True,
         )
 
 
@@ -59,4 +63,4 @@ def kill(ctx: Ctx, job_id: str, kind: IdKind) -> None:
         coord_id, number = _split_action(job_id)
         coords.kill(ctx, coord_id, actions=number)
     else:
-        raise fail("E0302", f"kill of {job_id}", hint="kill the workflow it belongs to")
+        raise fail("E0302", f"kill of {job_id}", hint="kill the workflow it belongs to", usage=True)

@@ -314,6 +314,7 @@ def rerun_tx(
             "E0404",
             "skip nodes and failed nodes cannot both be given",
             hint="use either --skip-nodes a,b or --failed-nodes",
+            usage=True,
         )
     t = decide(Machine.WORKFLOW, wf.status, Event.RERUN, wf.id)
     nodes = jobs.workflow_nodes(tx.conn, wf.id)

@@ -100,7 +100,7 @@ def option_time(text: str, option: str) -> datetime:
         return parse_oozie_time(text, what=option)
     except TimeError as exc:
         raise ModelError.from_template(
-            "E0302", f"{option} {text}: {exc.detail}", hint=exc.hint
+            "E0302", f"{option} {text}: {exc.detail}", hint=exc.hint, usage=True
         ) from None
 
 

@@ -41,7 +41,7 @@ from bundletui.model.apps import BundleApp, CoordinatorApp
 from bundletui.model.clock import Clock
 from bundletui.model.events import describe
 from bundletui.model.ids import JobKind, job_id, stamp
-from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
+from bundletui.model.timeutil import format_oozie_time, option_time
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import expand_conf, load_job_config, parse_overrides
 from bundletui.spec.load import Loaded, load_app, load_bundle_coordinator, load_configured
@@ -103,7 +103,7 @@ def _load(path: Path, defines: Iterable[str], clock: Clock, home: Path | None) -
 
 
 def _time_option(text: str | None, what: str) -> datetime | None:
-    return None if text is None else parse_oozie_time(text, what=what)
+    return None if text is None else option_time(text, what)
 
 
 def dryrun(
@@ -125,7 +125,9 @@ def dryrun(
     after = _time_option(start, "--start")
     before = _time_option(end, "--end")
     if limit is not None and limit < 0:
-        raise SpecError("E0302", f"Invalid parameter [--limit {limit}]", hint="give 0 or more")
+        raise SpecError(
+            "E0302", f"Invalid parameter [--limit {limit}]", hint="give 0 or more", usage=True
+        )
     loaded = _load(Path(path), list(defines), clock, home)
     return dryrun_loaded(loaded, clock, start=after, end=before, limit=limit, progress=progress)
 

@@ -401,7 +401,7 @@ def test_rerun_skip_nodes(bt: Bt, tmp_path: Path) -> None:
     assert bt.peek(wf)["run"] == 1
     assert Counter(trace_lines(tmp_path / "trace")) == {"first": 1, "second": 2, "third": 2}
     r = bt.cli("rerun", wf, "--skip-nodes", "first", "--failed-nodes", check=False)
-    assert r.code == 1 and r.stderr.startswith("Error: E0404: ")
+    assert r.code == 2 and r.stderr.startswith("Error: E0404: ")  # the command line shows it
 
 
 def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
@@ -549,7 +549,7 @@ def test_rerun_refuses_options_of_another_kind_of_job(bt: Bt, tmp_path: Path) ->
     audit = bt.store.conn.execute("SELECT count(*) FROM audit_log").fetchone()[0]
     for option in (("--date", "2025-01-01T00:00Z"), ("--action", "1"), ("--refresh",)):
         r = bt.cli("rerun", wf, *option, check=False)
-        assert r.code == 1, r
+        assert r.code == 2, r  # a usage mistake: the id shows it is a workflow
         assert f"Invalid parameter [{option[0]}]" in r.stderr
         assert "a workflow's rerun takes --skip-nodes, --failed-nodes" in r.stderr
     assert bt.store.conn.execute("SELECT count(*) FROM audit_log").fetchone()[0] == audit

@@ -1,0 +1,70 @@
+"""What the command line alone shows to be wrong exits 2 (README: a value an option cannot
+take, options that do not go together), even when the command layer is the one that sees it;
+a command the store refuses exits 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli import bundletui
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    root = tmp_path_factory.mktemp("usage")
+    (root / "wf.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">'
+        f'<job name="a"><fs><mkdir path="{root / "out"}"/></fs></job></dag-app>'
+    )
+    (root / "c.xml").write_text(
+        '<coordinator-app xmlns="uri:oozie:coordinator:0.4" name="c" frequency="60"'
+        ' start="2026-01-01T00:00Z" end="2026-01-01T05:00Z" timezone="UTC">'
+        f"<action><workflow><app-path>{root / 'wf.xml'}</app-path></workflow></action>"
+        "</coordinator-app>"
+    )
+    (root / "c.properties").write_text(f"oozie.coord.application.path={root / 'c.xml'}\n")
+    (root / "w.properties").write_text(f"oozie.wf.application.path={root / 'wf.xml'}\n")
+    home = root / "home"
+    coord = bundletui("submit", str(root / "c.properties"), home=home).stdout.split()[-1]
+    wf = bundletui("submit", str(root / "w.properties"), home=home).stdout.split()[-1]
+    assert coord.endswith("-C") and wf.endswith("-W")
+    return home, coord, wf
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("kill", "C", "--action", "x"), "E0302"),
+        (("kill", "C", "--action", "1", "--date", "2026-01-01T00:00Z"), "E0302"),
+        (("kill", "C", "--date", "garbage"), "E0302"),
+        (("rerun", "W", "--skip-nodes", "a", "--failed-nodes"), "E0404"),
+        (("rerun", "W", "--action", "1"), "E0302"),
+        (("suspend", "W", "--action", "1"), "E0302"),
+        (("change", "W", "--value", "endtime=2026-01-01T00:00Z"), "E0302"),
+        (("console", "--read-only", "--clock", "simulated"), "E0303"),
+    ],
+)
+def test_a_mistake_the_command_line_shows_exits_2(
+    jobs: tuple[Path, str, str], args: tuple[str, ...], code: str
+) -> None:
+    home, coord, wf = jobs
+    argv = [{"C": coord, "W": wf}.get(a, a) for a in args]
+    r = bundletui(*argv, home=home)
+    assert r.returncode == 2 and r.stderr.startswith(f"Error: {code}: "), r
+
+
+def test_options_of_eval_and_dryrun_are_usage_errors(jobs: tuple[Path, str, str]) -> None:
+    home = jobs[0]
+    r = bundletui("eval", "${coord:current(0)}", "--nominal-time", "garbage")
+    assert r.returncode == 2 and r.stderr.startswith("Error: E0302: "), r
+    props = home.parent / "c.properties"
+    r = bundletui("dryrun", str(props), "--start", "garbage", home=home)
+    assert r.returncode == 2 and "E0302: Invalid parameter [--start garbage" in r.stderr, r
+
+
+def test_a_refusal_by_the_store_still_exits_1(jobs: tuple[Path, str, str]) -> None:
+    home, coord, _wf = jobs
+    r = bundletui("kill", coord, "--action", "1", home=home)  # no action 1 yet: E0605
+    assert r.returncode == 1 and r.stderr.startswith("Error: E0605: "), r
