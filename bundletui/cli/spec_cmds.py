@@ -122,6 +122,7 @@ def register(app: typer.Typer) -> None:
         json_out: SpecJsonOpt = False,
     ) -> None:
         """Evaluate one EL expression in a coordinator action's context (the EL playground)."""
+        from bundletui.spec.dryrun import default_landing
         from bundletui.spec.playground import evaluate_playground
 
         result = evaluate_playground(
@@ -134,7 +135,8 @@ def register(app: typer.Typer) -> None:
             dataset_timezone=dataset_timezone,
             uri_template=uri_template,
             done_flag=done_flag,
-            defines=define or [],
+            # ${landing} is <home>/landing unless -D says otherwise, as for validate and submit
+            defines=[f"landing={default_landing()}", *(define or [])],
             clock=RealClock(),
         )
         if json_out:

@@ -574,7 +574,7 @@ def fired_detail(
         # (QA (o): "DISCARDED" beside WAITING, without a word)
         shown = {
             "state": job.state,
-            "note": "the first run's; the rerun's job is queued when an engine runs",
+            "note": "the first run's; the engine queues the rerun's own job at its next pass",
         }
     return {
         "trigger": trigger_text(spec.trigger, top=True),

@@ -206,6 +206,17 @@ def test_uri_template_prints_uris_with_variables() -> None:
     )
 
 
+def test_landing_defaults_to_the_homes_as_for_a_submission(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``${landing}`` in a template is ``<home>/landing`` unless ``-D`` gives it (README's
+    example of a tidied template was refused: unresolved variable [landing])."""
+    monkeypatch.setenv("BUNDLETUI_HOME", str(tmp_path / "home"))
+    args = [*OOZIE, "--uri-template", "${landing}//clicks/${YEAR}/"]
+    assert ok("${coord:current(0)}", *args) == f"{tmp_path}/home/landing/clicks/2009"
+    assert ok("${coord:current(0)}", *args, "-D", "landing=/elsewhere") == "/elsewhere/clicks/2009"
+
+
 # --------------------------------------------------------------------------- latest / future
 
 

@@ -129,7 +129,7 @@ def test_a_rerun_action_of_an_event_schedule_runs_again_with_what_fired_it(bt: B
     job = bt.info(first["id"])["firedBy"]["job"]  # QA (o): "LAUNCHED" beside WAITING, unsaid
     assert job == {
         "state": "LAUNCHED",
-        "note": "the first run's; the rerun's job is queued when an engine runs",
+        "note": "the first run's; the engine queues the rerun's own job at its next pass",
     }
     bt.sim("2026-03-01T12:00Z", "2026-03-01T13:00Z")
     again = bt.actions(coord)
