@@ -464,6 +464,12 @@ def _checked(
             with contextlib.suppress(NeedsValues):  # what no value can fix is said still
                 check_controls(doc, resolver)
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
+    except SpecError as exc:
+        if lenient and resolver.unresolved and "${" in exc.message:
+            # the value it could not read is a variable with no value yet (an event
+            # schedule's <delay>${d}</delay>): a submission's values may well make it valid
+            return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
+        raise
     if lenient and isinstance(app, BundleApp):
         waiting = {  # the coordinators only the submission's values can check
             c.name

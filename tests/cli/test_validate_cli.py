@@ -361,3 +361,35 @@ def test_a_control_written_out_of_range_is_refused_even_without_values(tmp_path:
     done = bt("validate", str(coordinator), home=tmp_path / "home")
     assert done.returncode == 0, done
     assert "schema only: give values for conc, end, outDir, start" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("trigger", "constraints", "var"),
+    [
+        ('<partitions feed="f" count="2"/>', "<delay>${d}</delay>", "d"),
+        ('<partitions feed="f" count="2"/>', '<time-window start="${s}" end="06:00"/>', "s"),
+        ('<partitions feed="f" count="2"/>', '<timeout on-timeout="${o}">PT1H</timeout>', "o"),
+        ('<cron expression="${c}"/>', "", "c"),
+        ('<bytes feed="f" at-least="${b}"/>', "", "b"),
+    ],
+)
+def test_a_variable_in_an_event_schedule_needs_a_value_not_a_fix(
+    tmp_path: Path, trigger: str, constraints: str, var: str
+) -> None:
+    """QA (x): ``<delay>${d}</delay>`` alone was refused (E1003 "not an ISO-8601 duration:
+    '${d}'"); it is valid once d has a value, so validate without values says what it needs;
+    a bad value given is still refused."""
+    app = tmp_path / "e.xml"
+    app.write_text(
+        '<coordinator-app name="e" xmlns="uri:bundletui:coordinator:1.0"'
+        ' start="2026-01-01T00:00Z" end="2026-02-01T00:00Z" timezone="UTC">'
+        '<feeds><feed name="f" path="${landing}/f"/></feeds>'
+        f"<trigger>{trigger}</trigger>"
+        + (f"<constraints>{constraints}</constraints>" if constraints else "")
+        + "<action><workflow><app-path>w</app-path></workflow></action></coordinator-app>"
+    )
+    done = bt("validate", str(app), home=tmp_path / "h")
+    assert done.returncode == 0, done.stderr
+    assert f"schema only: give values for {var} " in done.stdout, done.stdout
+    bad = bt("validate", str(app), "-D", f"{var}=garbage", home=tmp_path / "h")
+    assert bad.returncode == 1 and "E1003" in bad.stderr and "e.xml:" in bad.stderr, bad
