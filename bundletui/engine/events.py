@@ -511,8 +511,23 @@ class EventService:
                 job = store.open_job(tx, coord.id, spec.priority)
                 self.evaluate(tx, coord, job.id)
             elif (held := store.find_open_job(tx.conn, coord.id)) is not None:
-                self.evaluate(tx, coord, held.id)  # events kept while it was paused
+                self._catch_up(tx, coord, held.id, spec.priority)
         self.schedule_changed(tx, coord)
+
+    def _catch_up(self, tx: Tx, coord: CoordRow, job_id: int, priority: int) -> None:
+        """Events kept while it was paused go to its trigger one at a time, in order, as the
+        pump hands them to a running schedule: three partitions kept for a count of 2 fire
+        once with two and keep the third, as after SAFEMODE or downtime (QA (x): one firing
+        took all three)."""
+        rows = store.job_events(tx.conn, job_id)
+        if len(rows) <= 1:
+            self.evaluate(tx, coord, job_id)
+            return
+        store.release_events(tx, job_id)
+        for row in rows:
+            job = store.open_job(tx, coord.id, priority)  # the held one first, then new ones
+            store.add_event_to_job(tx, coord.id, row.id, job.id)
+            self.evaluate(tx, coord, job.id)
 
     def _rerun(self, tx: Tx, coord: CoordRow, spec: EventSpec) -> None:
         """Actions a rerun put back to WAITING run again with what fired them (the trigger

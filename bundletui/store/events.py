@@ -396,6 +396,11 @@ def move_events(tx: Tx, from_job: int, to_job: int) -> None:
     tx.conn.execute("UPDATE job_events SET job_id = ? WHERE job_id = ?", (to_job, from_job))
 
 
+def release_events(tx: Tx, job_id: int) -> None:
+    """Take a job's events back (in the same transaction they are handed out again)."""
+    tx.conn.execute("DELETE FROM job_events WHERE job_id = ?", (job_id,))
+
+
 def delete_job(tx: Tx, job_id: int) -> None:
     tx.conn.execute("DELETE FROM job_queue WHERE id = ?", (job_id,))
 

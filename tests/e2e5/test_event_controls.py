@@ -141,20 +141,26 @@ def test_a_rerun_action_of_an_event_schedule_runs_again_with_what_fired_it(bt: B
     assert bt.status(coord) == "SUCCEEDED"
 
 
-def test_partitions_that_land_while_a_schedule_is_paused_fire_once_the_pause_is_lifted(
-    bt: Bt5,
-) -> None:
-    """A pause held the schedule and dropped what arrived meanwhile (the event cursor moved on):
-    a pause delays, as Oozie's holds materialization and catches up; only a suspend drops."""
+def paused_at_1210(bt: Bt5, name: str, *, count: int) -> str:
+    """A schedule on ``count`` new partitions of f, paused from 12:10 (the clock at 12:20)."""
     app = bt.write(
-        "plain.xml",
-        event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f" count="1"/>'),
+        f"{name}.xml",
+        event_coordinator(name, feeds=FEED, trigger=f'<partitions feed="f" count="{count}"/>'),
     )
     coord = bt.submit(app)
     bt.step("2026-03-01T12:00Z")
     bt.cli("change", coord, "--value", "pausetime=2026-03-01T12:10Z")
     bt.sim("2026-03-01T12:00Z", "2026-03-01T12:20Z")
     assert bt.status(coord) == "PAUSED"
+    return coord
+
+
+def test_partitions_that_land_while_a_schedule_is_paused_fire_once_the_pause_is_lifted(
+    bt: Bt5,
+) -> None:
+    """A pause held the schedule and dropped what arrived meanwhile (the event cursor moved on):
+    a pause delays, as Oozie's holds materialization and catches up; only a suspend drops."""
+    coord = paused_at_1210(bt, "plain", count=1)
     p1 = str(bt.land("f", "p1"))
     bt.sim("2026-03-01T12:20Z", "2026-03-01T12:30Z")
     assert bt.actions(coord) == []  # paused: nothing fires
@@ -166,6 +172,24 @@ def test_partitions_that_land_while_a_schedule_is_paused_fire_once_the_pause_is_
     actions = bt.actions(coord)
     assert [a["status"] for a in actions] == ["SUCCEEDED", "SUCCEEDED"]
     assert [bt.runs()[a["id"]].parts for a in actions] == [[p1], [p2]]
+
+
+def test_partitions_kept_in_a_pause_fire_as_they_would_have_without_it(bt: Bt5) -> None:
+    """QA (x): three partitions kept in a pause, for a count of 2, fired once with all three;
+    after SAFEMODE or downtime the same three fire once with two and keep the third."""
+    coord = paused_at_1210(bt, "pairs", count=2)
+    parts = [str(bt.land("f", p)) for p in ("a", "b", "c")]
+    bt.sim("2026-03-01T12:20Z", "2026-03-01T12:30Z")
+    assert bt.actions(coord) == []
+    bt.cli("change", coord, "--value", "pausetime=")
+    bt.sim("2026-03-01T12:30Z", "2026-03-01T12:40Z")
+    actions = bt.actions(coord)
+    assert [a["status"] for a in actions] == ["SUCCEEDED"]
+    assert bt.runs()[actions[0]["id"]].parts == parts[:2]
+    d = str(bt.land("f", "d"))  # the kept third and a fourth make the next pair
+    bt.sim("2026-03-01T12:40Z", "2026-03-01T13:00Z")
+    actions = bt.actions(coord)
+    assert [bt.runs()[a["id"]].parts for a in actions] == [parts[:2], [parts[2], d]]
 
 
 def test_a_held_job_says_when_its_constraint_lifts_and_when_it_times_out(bt: Bt5) -> None:
