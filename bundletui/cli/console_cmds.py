@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from bundletui.cli._common import HomeOpt, err, handle_errors
-from bundletui.errors import UsageError
+from bundletui.errors import BundletuiError, UsageError
 from bundletui.store.db import Store, resolve_home
 
 
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
         `bundletui run` otherwise (the header says which).
         """
         from bundletui.cli.engine_cmds import clock_start
-        from bundletui.engine.service import EngineConfig
+        from bundletui.engine.service import EngineConfig, check_clock
         from bundletui.tui.app import ConsoleApp, ConsoleConfig
         from bundletui.tui.demo import make_demo
 
@@ -94,7 +94,16 @@ def register(app: typer.Typer) -> None:
             home_dir = resolve_home(home)
             # creates nothing: a mistyped --home is EB001, as for every command but submit,
             # not a new empty store with an engine in it (--demo makes its own home)
-            Store(home_dir, create=False).close()
+            store = Store(home_dir, create=False)
+            try:
+                if not read_only:  # said here, as run says it, not after the screen opened
+                    try:
+                        check_clock(store, clock, start)
+                    except BundletuiError as exc:
+                        exc.hint = f"{exc.hint}; or --read-only to look at it without an engine"
+                        raise
+            finally:
+                store.close()
         config = ConsoleConfig(
             home=home_dir,
             landing=landing,

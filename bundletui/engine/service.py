@@ -334,20 +334,8 @@ class Engine:
             beats.shutdown(wait=False)
 
     def _check_clock(self) -> None:
-        """Before the lease: a store last run on a simulated clock is not moved to the real one
-        (its whole backlog due at once, timeouts included) unless that is asked for."""
         assert self.store is not None
-        simulated = self.store.meta("clock") == "simulated"
-        if self.config.clock == "simulated" and self.config.start_time is None and not simulated:
-            raise _needs_start_time()  # said before the lease: no "engine active" line first
-        if not self.config.clock and simulated:
-            at = stored_sim_now(self.store)
-            raise EngineError(
-                "EB203",
-                f"this store runs on a simulated clock (at {at.isoformat() if at else '?'})",
-                hint="pass --clock simulated to go on with it, or --clock real to move it to the "
-                "real clock (everything due until now then happens at once)",
-            )
+        check_clock(self.store, self.config.clock, self.config.start_time)
 
     def _setup_clock(self) -> None:
         assert self.store is not None
@@ -609,6 +597,23 @@ class Engine:
                 action()
             except Exception:
                 log.exception("after-commit action failed")
+
+
+def check_clock(store: Store, clock: str, start_time: datetime | None) -> None:
+    """Before the lease (and before a console opens): a store last run on a simulated clock is
+    not moved to the real one (its whole backlog due at once, timeouts included) unless that
+    is asked for; a new simulated clock needs its start time."""
+    simulated = store.meta("clock") == "simulated"
+    if clock == "simulated" and start_time is None and not simulated:
+        raise _needs_start_time()  # said before the lease: no "engine active" line first
+    if not clock and simulated:
+        at = stored_sim_now(store)
+        raise EngineError(
+            "EB203",
+            f"this store runs on a simulated clock (at {at.isoformat() if at else '?'})",
+            hint="pass --clock simulated to go on with it, or --clock real to move it to the "
+            "real clock (everything due until now then happens at once)",
+        )
 
 
 def _needs_start_time() -> EngineError:
