@@ -318,10 +318,18 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOpt = False,
         length: Annotated[
             int | None,
-            typer.Option("--len", min=0, max=JAVA_INT_MAX, help="Coordinator actions to show."),
+            typer.Option(
+                "--len",
+                min=0,
+                max=JAVA_INT_MAX,
+                help="Coordinator actions (or a workflow's nodes) to show.",
+            ),
         ] = None,
         offset: Annotated[
-            int, typer.Option("--offset", min=1, max=JAVA_INT_MAX, help="First action (1-based).")
+            int,
+            typer.Option(
+                "--offset", min=1, max=JAVA_INT_MAX, help="First action or node (1-based)."
+            ),
         ] = 1,
         order: Annotated[str, typer.Option("--order", help="asc or desc.")] = "asc",
         filter_text: Annotated[str, typer.Option("--filter", help="status=…;nominaltime>=…")] = "",
