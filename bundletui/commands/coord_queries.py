@@ -32,21 +32,26 @@ from bundletui.commands.queries import (
 )
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import ExecutionOrder
-from bundletui.model.clock import to_ms
+from bundletui.model.clock import from_ms, to_ms
+from bundletui.model.cron import LocalCron
 from bundletui.model.events import (
     AllOf,
     AnyOf,
     Bytes,
     Cron,
+    Event,
     EventSpec,
+    LeafProgress,
     Partitions,
     Program,
     TriggerNode,
     Wait,
+    Window,
     constraint_words,
     hhmm,
     iso_duration,
     partition_key,
+    trigger_progress,
     trigger_text,
 )
 from bundletui.model.ids import IdKind, kind_of
@@ -63,6 +68,7 @@ from bundletui.model.status import (
 from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store import events as event_store
 from bundletui.store import jobs
+from bundletui.store.clockstate import store_now_ms
 from bundletui.store.db import system_mode
 from bundletui.store.rows import (
     ActionRow,
@@ -387,7 +393,7 @@ def coordinator_json(
         "doneMaterialization": bool(coord.done_materialization),
         "counts": _ordered_counts(counts, [s.value for s in ActionStatus]),
         "materialization": _in_safemode(
-            conn, triggering(conn, coord) if event else materialization(coord, counts, tz)
+            conn, triggering(conn, coord, tz) if event else materialization(coord, counts, tz)
         ),
         "lastModifiedTime": rfc822(coord.last_modified, tz),
         "errorCode": coord.error_code,  # why materialization failed the job
@@ -459,22 +465,46 @@ def _in_safemode(conn: sqlite3.Connection, mat: dict[str, Any]) -> dict[str, Any
 _FIRING = COORD_MATERIALIZING - COORD_PAUSED  # a paused event schedule does not fire
 
 
-def triggering(conn: sqlite3.Connection, coord: CoordRow) -> dict[str, Any]:
+def triggering(conn: sqlite3.Connection, coord: CoordRow, tz: str = "GMT") -> dict[str, Any]:
     """An event schedule has no next nominal time: its next action comes when its trigger
-    fires. What it has seen towards that (its open job's events) says how close it is."""
+    fires. What it has seen towards that (its open job's events), leaf by leaf, says how
+    close it is (seed 004: an operator triages a schedule that did not fire)."""
     from bundletui.store import events
 
     status = JobStatus(coord.status)
     done = bool(coord.done_materialization) or status in JOB_TERMINAL
     job = events.find_open_job(conn, coord.id)
-    seen = len(events.job_events(conn, job.id)) if job is not None else 0
-    return {
+    rows = events.job_events(conn, job.id) if job is not None else []
+    out: dict[str, Any] = {
         "next": None,
         "done": done,
         "heldBy": None if done or status in _FIRING else f"coordinator {status}",
         "onTrigger": True,
-        "eventsSeen": seen,  # by the job that fires next
+        "eventsSeen": len(rows),  # by the job that fires next
     }
+    spec = event_spec(conn, coord)
+    if spec is not None and not done:
+        now = store_now_ms(conn)
+        seen = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
+        window = Window(job.created_time if job is not None else now, seen)
+        out["progress"] = [
+            {
+                "leaf": p.leaf,
+                "seen": p.seen,
+                "met": p.met,
+                "at": rfc822(p.at_ms if p.at_ms is not None else _next_cron(p, coord, now), tz),
+            }
+            for p in trigger_progress(spec, window, now)
+        ]
+    return out
+
+
+def _next_cron(p: LeafProgress, coord: CoordRow, now: int) -> int | None:
+    """A cron leaf's next time after now, in the schedule's timezone (None for other leaves)."""
+    if p.cron is None:
+        return None
+    nxt = LocalCron(p.cron, coord.timezone).next_after(from_ms(now))
+    return None if nxt is None else to_ms(nxt)
 
 
 # ----------------------------------------------------------------------------- event schedules

@@ -232,6 +232,49 @@ def satisfied_leaves(spec: EventSpec, window: Window, now_ms: int) -> list[str]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class LeafProgress:
+    """Where one leaf of a trigger stands for the job that fires next."""
+
+    leaf: str  # the leaf in words, as trigger_text says it
+    seen: str  # what it has towards it ("1 of 2", "300B of 1KB", "not yet", "due")
+    met: bool
+    at_ms: int | None = None  # when time alone makes it hold (a wait's due time)
+    cron: str | None = None  # a cron leaf's expression (its next time is the caller's)
+
+
+def trigger_progress(spec: EventSpec, window: Window, now_ms: int) -> list[LeafProgress]:
+    """Each leaf of the trigger, in tree order, and how far the open job's events got
+    towards it: what ``info`` says of a schedule that has not fired (a cron leaf's next time
+    is the caller's: it knows the schedule's timezone and clock)."""
+    out: list[LeafProgress] = []
+
+    def walk(node: TriggerNode) -> None:
+        if isinstance(node, AllOf | AnyOf):
+            for child in node.children:
+                walk(child)
+            return
+        wake: list[int] = []
+        met = _eval(spec, node, window, now_ms, wake)
+        seen = "seen" if met else "not yet"
+        if isinstance(node, Partitions):
+            key = partition_key(spec.feed(node.feed).path)
+            seen = f"{sum(1 for e in window.events if e.key == key)} of {node.count}"
+        elif isinstance(node, Bytes):
+            key = partition_key(spec.feed(node.feed).path)
+            have = sum(e.size for e in window.events if e.key == key)
+            seen = f"{_human_bytes(have)} of {_human_bytes(node.at_least)}"
+        elif isinstance(node, Cron):
+            seen = "due" if met else "next"
+        elif isinstance(node, Wait):
+            seen = "due" if met else ("counting" if wake else "no event yet")
+        cron = node.expression if isinstance(node, Cron) else None
+        out.append(LeafProgress(trigger_text(node), seen, met, wake[0] if wake else None, cron))
+
+    walk(spec.trigger)
+    return out
+
+
 def cron_leaves(node: TriggerNode) -> list[str]:
     if isinstance(node, Cron):
         return [node.expression]

@@ -242,6 +242,8 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same, read_only: bool
         mat = info.get("materialization") or {}
         if not mat.get("done"):
             p.field("next", _on_trigger(mat))
+            if mat.get("progress"):  # each leaf of the trigger and how far it got
+                p.field("so far", "; ".join(_progress(x) for x in mat["progress"]))
     else:
         p.field("next", _t((info.get("materialization") or {}).get("next")))
     counts = info.get("counts") or {}
@@ -271,6 +273,11 @@ def _schedule_fields(p: _Page, info: dict[str, Any]) -> None:
 def _events(mat: dict[str, Any]) -> str:
     n = mat.get("eventsSeen") or 0
     return f"{n} event" + ("" if n == 1 else "s")
+
+
+def _progress(leaf: dict[str, Any]) -> str:
+    at = f" {_t(leaf['at'])}" if leaf.get("at") and not leaf.get("met") else ""
+    return f"{leaf['leaf']}: {leaf['seen']}{at}"
 
 
 def _on_trigger(mat: dict[str, Any]) -> str:

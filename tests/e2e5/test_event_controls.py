@@ -286,6 +286,33 @@ def test_info_of_an_event_schedule_says_it_waits_for_its_trigger(bt: Bt5) -> Non
     assert (mat["next"], mat["onTrigger"], mat["eventsSeen"]) == (None, True, 1)
 
 
+def test_info_says_how_far_each_leaf_of_the_trigger_got(bt: Bt5) -> None:
+    """QA (x): ``cron OR (2 partitions of f AND 1KB of g)`` with one partition seen said only
+    "(1 event(s) so far)": not which leaf waits for what, nor the cron's next time."""
+    trigger = (
+        '<or><cron expression="0 6 * * *"/>'
+        '<and><partitions feed="f" count="2"/><bytes feed="g" at-least="1KB"/></and></or>'
+    )
+    app = bt.write(
+        "mixed.xml",
+        event_coordinator("mixed", feeds=[*FEED, Feed("g", "${landing}/g")], trigger=trigger),
+    )
+    coord = bt.submit(app)
+    bt.land("f", "1")
+    bt.land("g", "1", size=300)
+    bt.step("2026-03-01T10:00Z")
+    progress = bt.info(coord)["materialization"]["progress"]
+    assert [(p["leaf"], p["seen"], p["met"]) for p in progress] == [
+        ("cron '0 6 * * *'", "next", False),
+        ("2 new partitions of f", "1 of 2", False),
+        ("1KB of g", "300B of 1KB", False),
+    ]
+    assert progress[0]["at"] == "Mon, 02 Mar 2026 06:00:00 GMT"
+    shown = " ".join(bt.cli("info", coord).stdout.split())
+    assert "So far : cron '0 6 * * *': next 2026-03-02 06:00 GMT" in shown, shown
+    assert ": 2 new partitions of f: 1 of 2 : 1KB of g: 300B of 1KB" in shown, shown
+
+
 LATER = (
     '<coordinator-app name="later" frequency="${coord:days(1)}" start="2026-12-01T00:00Z"'
     ' end="2027-01-01T00:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">'

@@ -475,8 +475,10 @@ async def test_live_what_the_trigger_has_seen_shows_as_it_arrives(env: Env) -> N
         land(env.landing, "t", "1")
         page = await details_of(h, three, "(1 event so far)")
         assert why(page) == "waits for its trigger to fire (1 event so far)"
+        assert "so far     3 new partitions of t: 1 of 3" in page, page  # the leaf, its count
         land(env.landing, "t", "2")  # the cursor stays where it is
         await h.until(lambda: "(2 events so far)" in details(h), what="2 events, live")
+        assert "3 new partitions of t: 2 of 3" in details(h)
         assert h.main.selected_id == three
 
 
