@@ -18,10 +18,10 @@ import os
 import signal
 import socket
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -276,37 +276,45 @@ class Engine:
             await self._sleep(min(self.config.lease_ttl / 3, 1.0))
 
     async def _heartbeat(self) -> None:
-        """Beat on a thread of its own with a connection of its own: a long tick holding the
-        write lock must not make the lease expire.
+        """Beat on a thread of its own, timed by that thread, with a connection of its own: a
+        tick that blocks the event loop (a long one, or one waiting 30 s for another process's
+        write lock) must not stop the beats, or the lease would stop moving while the engine
+        lives. (The beats were timed by this coroutine: a tick blocked on a foreign lock
+        stopped them too.) This coroutine waits for the thread to say the lease was lost."""
+        loop = asyncio.get_running_loop()
+        lost = asyncio.Event()
+        stop = threading.Event()
+        beats = threading.Thread(
+            target=self._beat, args=(stop, loop, lost), name="bundletui-lease", daemon=True
+        )
+        beats.start()
+        try:
+            await lost.wait()
+            log.error("lease lost: another engine took over; stopping")
+            self.state = "standby"
+            self._stop = True
+            self.wake()
+        finally:
+            stop.set()  # the thread closes its connection after any beat in flight
 
-        A beat waits for the write lock no longer than the time to the next one: when
-        another process holds it for longer (a ``BEGIN IMMEDIATE`` left open, a long command),
-        the beat is said once and tried again, and the lease is renewed when the lock is free,
-        or found taken over. (It once waited 30 s, failed, and ended the task for good: the
-        engine ran on with a lease that never moved again.)
-
-        Cancelling the await does not stop a beat already running in the thread, so the
-        connection is closed by the same single worker, after it (closing it under a running
-        statement crashed the process).
-        """
-        assert self.store is not None
+    def _beat(
+        self, stop: threading.Event, loop: asyncio.AbstractEventLoop, lost: asyncio.Event
+    ) -> None:
+        """The lease thread. A beat waits for the write lock no longer than the time to the
+        next one: when another process holds it for longer (a ``BEGIN IMMEDIATE`` left open, a
+        long command), the beat is said once and tried again, and the lease is renewed when
+        the lock is free, or found taken over."""
+        every = self.config.lease_ttl / 3
         ttl_ms = int(self.config.lease_ttl * 1000)
         hb_store = Store(self.config.home, clock=self.real_clock)
         hb_store.wait_for_lock(max(ttl_ms // 3, 50))
-        beats = ThreadPoolExecutor(1, thread_name_prefix="bundletui-lease")
         missed_since: float | None = None
         try:
-            while not self._stop:
-                await asyncio.sleep(self.config.lease_ttl / 3)
-                beat = beats.submit(
-                    lease_store.heartbeat,
-                    hb_store,
-                    self.holder,
-                    to_ms(self.real_clock.now()),
-                    ttl_ms,
-                )
+            while not stop.wait(every):
                 try:
-                    ok = await asyncio.wrap_future(beat)
+                    ok = lease_store.heartbeat(
+                        hb_store, self.holder, to_ms(self.real_clock.now()), ttl_ms
+                    )
                 except sqlite3.OperationalError as exc:
                     if missed_since is None:
                         missed_since = time.monotonic()
@@ -314,7 +322,7 @@ class Engine:
                             "lease not renewed: %s (another process holds the store's write"
                             " lock); trying again every %.1f s",
                             exc,
-                            self.config.lease_ttl / 3,
+                            every,
                         )
                     continue
                 if missed_since is not None:
@@ -324,14 +332,11 @@ class Engine:
                     )
                     missed_since = None
                 if not ok:
-                    log.error("lease lost: another engine took over; stopping")
-                    self.state = "standby"
-                    self._stop = True
-                    self.wake()
+                    with contextlib.suppress(RuntimeError):  # the loop may have closed
+                        loop.call_soon_threadsafe(lost.set)
                     return
         finally:
-            beats.submit(hb_store.close)  # one worker, in order: after any beat in flight
-            beats.shutdown(wait=False)
+            hb_store.close()
 
     def _check_clock(self) -> None:
         assert self.store is not None
