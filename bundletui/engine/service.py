@@ -207,24 +207,31 @@ class Engine:
                 raise
             log.info("engine active (lease holder %s)", self.holder)
             self.state = "active"
-            for hook in self.startup:
-                hook()
-            self._recover()
-            if self.config.tune_gc:
-                # A long-running loop: objects alive after start-up (definitions, caches) are
-                # kept out of the cyclic collector's passes, and collections come less often.
-                gc.freeze()
-                gc.set_threshold(50_000, 20, 20)
-            for name in self.housekeeping:
-                self._arm_housekeeping(name)
-            heartbeat = asyncio.create_task(self._heartbeat())
-
+            lost = asyncio.Event()
+            # beats start before the start-up work: a long recovery, or one waiting for
+            # another process's write lock, must not leave the lease unrenewed
+            stop_beats = self._start_beats(lost)
             try:
-                await self._main_loop()
+                for hook in self.startup:
+                    hook()
+                self._recover()
+                if self.config.tune_gc:
+                    # A long-running loop: objects alive after start-up (definitions, caches)
+                    # are kept out of the cyclic collector's passes, and collections come less
+                    # often.
+                    gc.freeze()
+                    gc.set_threshold(50_000, 20, 20)
+                for name in self.housekeeping:
+                    self._arm_housekeeping(name)
+                watch = asyncio.create_task(self._on_lease_lost(lost))
+                try:
+                    await self._main_loop()
+                finally:
+                    watch.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await watch
             finally:
-                heartbeat.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await heartbeat
+                stop_beats.set()  # the thread closes its connection after any beat in flight
         finally:
             for hook in self.shutdown_hooks:
                 with contextlib.suppress(Exception):
@@ -275,27 +282,27 @@ class Engine:
                 stalled = True
             await self._sleep(min(self.config.lease_ttl / 3, 1.0))
 
-    async def _heartbeat(self) -> None:
-        """Beat on a thread of its own, timed by that thread, with a connection of its own: a
-        tick that blocks the event loop (a long one, or one waiting 30 s for another process's
-        write lock) must not stop the beats, or the lease would stop moving while the engine
-        lives. (The beats were timed by this coroutine: a tick blocked on a foreign lock
-        stopped them too.) This coroutine waits for the thread to say the lease was lost."""
-        loop = asyncio.get_running_loop()
-        lost = asyncio.Event()
+    def _start_beats(self, lost: asyncio.Event) -> threading.Event:
+        """Renew the lease on a thread of its own, timed by that thread, with a connection of
+        its own: a tick or a start-up step that blocks the event loop (a long one, or one
+        waiting 30 s for another process's write lock) must not stop the beats. (They were
+        timed by a coroutine and started after the start-up work: a test holding the lock
+        just after "engine active" saw no beat at all.) Returns the event that stops them."""
         stop = threading.Event()
-        beats = threading.Thread(
-            target=self._beat, args=(stop, loop, lost), name="bundletui-lease", daemon=True
-        )
-        beats.start()
-        try:
-            await lost.wait()
-            log.error("lease lost: another engine took over; stopping")
-            self.state = "standby"
-            self._stop = True
-            self.wake()
-        finally:
-            stop.set()  # the thread closes its connection after any beat in flight
+        threading.Thread(
+            target=self._beat,
+            args=(stop, asyncio.get_running_loop(), lost),
+            name="bundletui-lease",
+            daemon=True,
+        ).start()
+        return stop
+
+    async def _on_lease_lost(self, lost: asyncio.Event) -> None:
+        await lost.wait()
+        log.error("lease lost: another engine took over; stopping")
+        self.state = "standby"
+        self._stop = True
+        self.wake()
 
     def _beat(
         self, stop: threading.Event, loop: asyncio.AbstractEventLoop, lost: asyncio.Event
