@@ -251,20 +251,24 @@ class EventService:
             and event.payload.get("bundle") not in (None, coord.bundle_id)
         ):
             return  # a program trigger names a coordinator of the same bundle
+        self._take(tx, coord, event)
+
+    def _take(self, tx: Tx, coord: CoordRow, event: Any) -> None:
+        """Give one event to the schedule's open job, and see whether it fires."""
         app = coordcmd.app_of(coord, tx.conn)
         assert app.events is not None
         if event.kind == "partition" and event.path:
             others = [
                 k for k in event_keys(app.events) if k.startswith("partition:") and k != event.key
             ]
-            taken = store.partition_job(tx.conn, coord_id, others, event.path) if others else None
+            taken = store.partition_job(tx.conn, coord.id, others, event.path) if others else None
             if taken is not None and taken[1] != "PENDING_TRIGGER":
                 # the same partition through a nested feed, after the job it went to fired:
                 # consumed with that job, not the start of another firing
-                store.add_event_to_job(tx, coord_id, event.id, taken[0])
+                store.add_event_to_job(tx, coord.id, event.id, taken[0])
                 return
-        job = store.open_job(tx, coord_id, app.events.priority)
-        if store.add_event_to_job(tx, coord_id, event.id, job.id) and coord.status in ACTIVE:
+        job = store.open_job(tx, coord.id, app.events.priority)
+        if store.add_event_to_job(tx, coord.id, event.id, job.id) and coord.status in ACTIVE:
             self.evaluate(tx, coord, job.id)  # paused: evaluated once the pause is lifted
 
     def evaluate(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
@@ -511,10 +515,10 @@ class EventService:
                 job = store.open_job(tx, coord.id, spec.priority)
                 self.evaluate(tx, coord, job.id)
             elif (held := store.find_open_job(tx.conn, coord.id)) is not None:
-                self._catch_up(tx, coord, held.id, spec.priority)
+                self._catch_up(tx, coord, held.id)
         self.schedule_changed(tx, coord)
 
-    def _catch_up(self, tx: Tx, coord: CoordRow, job_id: int, priority: int) -> None:
+    def _catch_up(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
         """Events kept while it was paused go to its trigger one at a time, in order, as the
         pump hands them to a running schedule: three partitions kept for a count of 2 fire
         once with two and keep the third, as after SAFEMODE or downtime (QA (x): one firing
@@ -524,10 +528,10 @@ class EventService:
             self.evaluate(tx, coord, job_id)
             return
         store.release_events(tx, job_id)
-        for row in rows:
-            job = store.open_job(tx, coord.id, priority)  # the held one first, then new ones
-            store.add_event_to_job(tx, coord.id, row.id, job.id)
-            self.evaluate(tx, coord, job.id)
+        for row in rows:  # the held job takes the first, a firing opens the next
+            fresh = jobs.coord_head(tx.conn, coord.id)  # a firing moves its action counters
+            assert fresh is not None
+            self._take(tx, fresh, row)
 
     def _rerun(self, tx: Tx, coord: CoordRow, spec: EventSpec) -> None:
         """Actions a rerun put back to WAITING run again with what fired them (the trigger
