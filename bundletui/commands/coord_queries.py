@@ -488,23 +488,23 @@ def triggering(conn: sqlite3.Connection, coord: CoordRow, tz: str = "GMT") -> di
         seen = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
         window = Window(job.created_time if job is not None else now, seen)
         out["progress"] = [
-            {
-                "leaf": p.leaf,
-                "seen": p.seen,
-                "met": p.met,
-                "at": rfc822(p.at_ms if p.at_ms is not None else _next_cron(p, coord, now), tz),
-            }
-            for p in trigger_progress(spec, window, now)
+            _leaf_json(p, coord, now, tz) for p in trigger_progress(spec, window, now)
         ]
     return out
 
 
-def _next_cron(p: LeafProgress, coord: CoordRow, now: int) -> int | None:
-    """A cron leaf's next time after now, in the schedule's timezone (None for other leaves)."""
-    if p.cron is None:
-        return None
-    nxt = LocalCron(p.cron, coord.timezone).next_after(from_ms(now))
-    return None if nxt is None else to_ms(nxt)
+def _leaf_json(p: LeafProgress, coord: CoordRow, now: int, tz: str) -> dict[str, Any]:
+    """One leaf's progress; a cron leaf's next time after now, in the schedule's timezone,
+    or that none comes before its end."""
+    seen, at = p.seen, p.at_ms
+    if p.cron is not None and not p.met:
+        nxt = LocalCron(p.cron, coord.timezone).next_after(from_ms(now))
+        at = None if nxt is None else to_ms(nxt)
+        if at is None:
+            seen = "never"
+        elif at >= coord.end_time:
+            seen, at = "none before its end", None
+    return {"leaf": p.leaf, "seen": seen, "met": p.met, "at": rfc822(at, tz)}
 
 
 # ----------------------------------------------------------------------------- event schedules
@@ -853,8 +853,8 @@ def waiting_for(
         until, what = rfc822(waited[0], tz), waited[1]
         out["waitUntil"], out["waitFor"] = until, what
         out["detail"] += (
-            f"; input-logic wait= holds it for {what} until {until}, then an alternative"
-            " that is there will do"
+            f"; input-logic wait= waits for {what} until {until} before it looks at the"
+            " alternatives"
         )
     if holds.coord.status in COORD_SUSPENDED:  # the engine checks no inputs then (Oozie's check)
         out["detail"] += f"; coordinator {holds.coord.status}: inputs are checked after resume"

@@ -259,7 +259,10 @@ def trigger_progress(spec: EventSpec, window: Window, now_ms: int) -> list[LeafP
         seen = "seen" if met else "not yet"
         if isinstance(node, Partitions):
             key = partition_key(spec.feed(node.feed).path)
-            seen = f"{sum(1 for e in window.events if e.key == key)} of {node.count}"
+            have = sum(1 for e in window.events if e.key == key)
+            seen = f"{min(have, node.count)} of {node.count}"
+            if have > node.count:  # kept while it could not fire: the rest go to later firings
+                seen += f" (+{have - node.count} kept for later)"
         elif isinstance(node, Bytes):
             key = partition_key(spec.feed(node.feed).path)
             have = sum(e.size for e in window.events if e.key == key)
