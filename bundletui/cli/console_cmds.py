@@ -72,6 +72,7 @@ def register(app: typer.Typer) -> None:
         from bundletui.engine.service import EngineConfig, check_clock
         from bundletui.tui.app import ConsoleApp, ConsoleConfig
         from bundletui.tui.demo import make_demo
+        from bundletui.tui.engine_host import live_lease
 
         start = clock_start(clock, start_time)
         if read_only and (clock or start_time is not None):
@@ -96,7 +97,9 @@ def register(app: typer.Typer) -> None:
             # not a new empty store with an engine in it (--demo makes its own home)
             store = Store(home_dir, create=False)
             try:
-                if not read_only:  # said here, as run says it, not after the screen opened
+                # said here, as run says it, not after the screen opened; a console that
+                # attaches to a running engine starts none of its own (as on_mount decides)
+                if not read_only and live_lease(home_dir) is None:
                     try:
                         check_clock(store, clock, start)
                     except BundletuiError as exc:

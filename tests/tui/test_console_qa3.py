@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from bundletui.cli import _register, app
 from bundletui.commands.base import Ctx
 from bundletui.commands.dispatch import kill_actions
+from bundletui.store import lease as lease_store
 from bundletui.store.changes import WORKFLOW, TreeRow
 from bundletui.store.clockstate import set_clock_mode, stored_sim_now
 from bundletui.store.db import Store
@@ -99,6 +100,31 @@ def test_console_on_a_simulated_store_without_clock_is_refused_before_it_opens(
     assert "pass --clock simulated to go on" in result.output
     assert "--read-only to look at it without an engine" in result.output
     assert seen == {}  # no console ran
+
+
+def test_console_on_a_simulated_store_attaches_to_the_engine_that_holds_it(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA (z): with a `bundletui run --clock simulated` holding the store, a plain `console`
+    was refused EB203; it opens and attaches (it starts no engine of its own), as README says."""
+    _simulated(env, datetime(2024, 1, 1, 3, tzinfo=UTC))
+    with Store(env.home) as store:
+        now = int(time.time() * 1000)
+        assert lease_store.try_acquire(store, "other", 1, "elsewhere", "run", now, 60_000) is None
+    modes: list[str] = []
+    run = ConsoleApp.run
+
+    async def pilot(p: Any) -> None:
+        modes.append(p.app.engine_mode)
+        p.app.exit()
+
+    def headless(self: ConsoleApp, **kw: Any) -> Any:
+        return run(self, headless=True, size=(120, 40), auto_pilot=pilot)
+
+    monkeypatch.setattr(ConsoleApp, "run", headless)
+    result = CliRunner().invoke(app, ["console", "--home", str(env.home)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert modes == ["none"]  # attached
 
 
 def test_console_start_time_goes_with_a_simulated_clock(env: Env) -> None:
