@@ -6,19 +6,20 @@ a hint on how to fix it) to stderr and exits 1 — never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 
-from bundletui.errors import BundletuiError, path_error
+from bundletui.errors import BundletuiError, UsageError, path_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,6 +99,18 @@ DefineOpt = Annotated[
         parser=_define,
     ),
 ]
+
+
+@contextlib.contextmanager
+def filter_is_usage() -> Iterator[None]:
+    """A ``--filter`` the command refuses (E0420 jobs, E0421 a coordinator's actions) is a
+    value the option cannot take: exit 2, as README says of such mistakes."""
+    try:
+        yield
+    except BundletuiError as exc:
+        if exc.code in ("E0420", "E0421"):
+            raise UsageError.of(exc) from None
+        raise
 
 
 def handle_errors(fn: F) -> F:

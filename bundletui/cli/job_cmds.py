@@ -13,6 +13,7 @@ from bundletui.cli._common import (
     HomeOpt,
     JsonOpt,
     err,
+    filter_is_usage,
     handle_errors,
     out,
     print_json,
@@ -354,9 +355,15 @@ def register(app: typer.Typer) -> None:
                 hint="leave them out, or page one coordinator: bundletui info COORD_ID --len N",
             )
         store = Store(home, create=False)
-        data = queries.job_info(
-            store.conn, job_id, offset=offset, length=length, order=order, filter_text=filter_text
-        )
+        with filter_is_usage():
+            data = queries.job_info(
+                store.conn,
+                job_id,
+                offset=offset,
+                length=length,
+                order=order,
+                filter_text=filter_text,
+            )
         if json_out:
             print_json(data)
             return
@@ -383,12 +390,13 @@ def register(app: typer.Typer) -> None:
         from bundletui.cli.render import render_jobs
 
         store = Store(home, create=False)
-        if kind == "workflow":
-            data = queries.list_workflows(store.conn, filter_text, offset, length)
-        else:
-            from bundletui.commands import coord_queries
+        with filter_is_usage():
+            if kind == "workflow":
+                data = queries.list_workflows(store.conn, filter_text, offset, length)
+            else:
+                from bundletui.commands import coord_queries
 
-            data = coord_queries.list_jobs(store.conn, kind, filter_text, offset, length)
+                data = coord_queries.list_jobs(store.conn, kind, filter_text, offset, length)
         if json_out:
             print_json(data)
         else:

@@ -537,10 +537,10 @@ def test_jobs_filter(bt: Bt, tmp_path: Path) -> None:
     assert ids("status=FAILED;status=PREP") == {bad, prep}  # same key: OR
     assert ids("name=chain;status=PREP") == {prep}  # different keys: AND
     r = bt.cli("jobs", "--filter", "colour=red", check=False)
-    assert r.code == 1 and r.stderr.startswith("Error: ")
+    assert r.code == 2 and r.stderr.startswith("Error: ")  # the option's value: a usage error
     assert ids("status=succeeded") == {ok}  # statuses in any case, as Oozie
     r = bt.cli("jobs", "--filter", "status=SUCEEDED", check=False)  # a typo lists nothing: refused
-    assert r.code == 1
+    assert r.code == 2
     assert "E0420" in r.stderr and "invalid status [SUCEEDED]" in r.stderr
 
 

@@ -91,7 +91,7 @@ def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None
     assert numbers("--len", "2", "--offset", "3") == [3, 4]
     page = bt.info_json(coord_id, "--filter", "status!=KILLED", "--len", "1")
     assert page["total"] == 3 and len(page["actions"]) == 1
-    bt.fails("info", coord_id, "--filter", "colour=red", code="E0421")
+    assert bt.fails("info", coord_id, "--filter", "colour=red", code="E0421").code == 2
 
     ignored = bt.cli("ignore", coord_id, "--action", "3-4").stdout.split()
     assert ignored == [f"{coord_id}@3", f"{coord_id}@4"]
