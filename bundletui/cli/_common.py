@@ -38,7 +38,7 @@ _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0, 9), *range(11, 32), 127, *rang
 
 
 def printable(text: str) -> str:
-    """A CRLF line end (Oozie's configuration XML has them) is a line end, not ``\x0d``."""
+    """A CRLF line end (Oozie's configuration XML has them) is a line end, not ``\\x0d``."""
     return text.replace("\r\n", "\n").translate(_CONTROLS)
 
 
