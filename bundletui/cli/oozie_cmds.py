@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from bundletui.cli._common import printable
 from bundletui.errors import BundletuiError, path_error
@@ -1526,8 +1527,28 @@ _PASS_THROUGH = {
 }
 
 
+class _OozieGroup(TyperGroup):
+    """An unknown sub-command is Oozie's ``Invalid sub-command``, exit 255 as every error of
+    this front (a script checks for it), not the native usage error's 2."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        from bundletui.cli import _click_class
+
+        try:
+            return super().resolve_command(ctx, args)
+        except _click_class("UsageError"):
+            print(f"Invalid sub-command: Unrecognized command: {args[0]}", file=sys.stderr)
+            print(file=sys.stderr)
+            print(
+                "use: bundletui oozie job|jobs|admin|validate|version|help (oozie help: usage)",
+                file=sys.stderr,
+            )
+            raise typer.Exit(EXIT_ERROR) from None
+
+
 def register(app: typer.Typer) -> None:
     oozie = typer.Typer(
+        cls=_OozieGroup,
         no_args_is_help=True,
         add_completion=False,
         help="Oozie's command line: `bundletui oozie job -info ID`, `bundletui oozie jobs "

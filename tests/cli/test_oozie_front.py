@@ -749,6 +749,9 @@ def test_validate_says_what_oozie_says(tmp_path: Path) -> None:
     assert not (tmp_path / "h").exists()  # validating makes no store
     usage = oozie(tmp_path / "h", "oozie", "help")
     assert usage.code == 0 and "bundletui oozie validate <file>" in usage.stdout, usage
+    unknown = oozie(tmp_path / "h", "oozie", "frob")  # as Oozie's CLI: exit 255, not 2
+    assert unknown.code == 255, unknown
+    assert unknown.stderr.startswith("Invalid sub-command: Unrecognized command: frob"), unknown
 
 
 def test_a_hint_keeps_a_native_commands_options_as_written() -> None:
