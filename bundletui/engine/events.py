@@ -29,6 +29,7 @@ from bundletui.model.events import (
     ConstraintContext,
     Event,
     EventSpec,
+    TriggerVerdict,
     Verdict,
     Window,
     check_constraints,
@@ -277,6 +278,20 @@ class EventService:
         if job is None or job.state != "PENDING_TRIGGER":
             return
         spec = self._spec(coord)
+        rows, window, verdict, next_cron = self._look(tx, coord, spec, job)
+        if verdict.fired:
+            self.fire(tx, coord, job_id, rows, satisfied_leaves(spec, window, tx.now_ms))
+            return
+        if verdict.next_check_ms is not None:
+            self.engine.heap.push_earlier(verdict.next_check_ms, "events.wait", coord.id)
+        if next_cron is not None:
+            self.engine.heap.push_earlier(next_cron, "events.cron", coord.id)
+
+    def _look(
+        self, tx: Tx, coord: CoordRow, spec: EventSpec, job: store.JobRow
+    ) -> tuple[list[store.EventRow], Window, TriggerVerdict, int | None]:
+        """The open job's events, its window, the trigger's verdict on it, the next cron time."""
+        job_id = job.id
         rows = store.job_events(tx.conn, job_id)
         events = [Event(r.key, r.time, r.size, r.path or "") for r in rows]
         # The schedule's first job counts cron times from its start (Quartz's first fire time
@@ -294,14 +309,7 @@ class EventService:
             opened = since - 1
         crons, next_cron = self._crons(spec, coord, opened, tx.now_ms)
         window = Window(job.created_time, events, crons)
-        verdict = evaluate(spec, window, tx.now_ms)
-        if verdict.fired:
-            self.fire(tx, coord, job_id, rows, satisfied_leaves(spec, window, tx.now_ms))
-            return
-        if verdict.next_check_ms is not None:
-            self.engine.heap.push_earlier(verdict.next_check_ms, "events.wait", coord.id)
-        if next_cron is not None:
-            self.engine.heap.push_earlier(next_cron, "events.cron", coord.id)
+        return rows, window, evaluate(spec, window, tx.now_ms), next_cron
 
     def _crons(
         self, spec: EventSpec, coord: CoordRow, opened_ms: int, now: int
@@ -511,11 +519,13 @@ class EventService:
                     jobs.update(tx, CoordRow, coord.id, done_materialization=1)
                 return
             self.engine.heap.push(coord.end_time, "coord.materialize", coord.id)
-            if cron_leaves(spec.trigger) or _has_wait(spec):
+            if (held := store.find_open_job(tx.conn, coord.id)) is not None:
+                self._catch_up(tx, coord, held.id)  # events kept while it was paused
+            if cron_leaves(spec.trigger) or _has_wait(spec):  # time runs for the next firing
+                fresh = jobs.coord_head(tx.conn, coord.id)
+                assert fresh is not None
                 job = store.open_job(tx, coord.id, spec.priority)
-                self.evaluate(tx, coord, job.id)
-            elif (held := store.find_open_job(tx.conn, coord.id)) is not None:
-                self._catch_up(tx, coord, held.id)
+                self.evaluate(tx, fresh, job.id)
         self.schedule_changed(tx, coord)
 
     def _catch_up(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
@@ -523,8 +533,11 @@ class EventService:
         pump hands them to a running schedule: three partitions kept for a count of 2 fire
         once with two and keep the third, as after SAFEMODE or downtime (QA (x): one firing
         took all three)."""
-        rows = store.job_events(tx.conn, job_id)
-        if len(rows) <= 1:
+        job = store.get_job(tx.conn, job_id)
+        if job is None or job.state != "PENDING_TRIGGER":
+            return
+        rows, _window, verdict, _next = self._look(tx, coord, self._spec(coord), job)
+        if len(rows) <= 1 or not verdict.fired:  # nothing to share out: looked at as it is
             self.evaluate(tx, coord, job_id)
             return
         store.release_events(tx, job_id)

@@ -197,6 +197,23 @@ def test_partitions_kept_in_a_pause_fire_as_they_would_have_without_it(bt: Bt5) 
     assert [bt.runs()[a["id"]].parts for a in actions][2] == [parts[4], f]
 
 
+def test_kept_events_share_out_when_the_trigger_has_a_cron_leaf_too(bt: Bt5) -> None:
+    """QA (z2): with ``cron OR 2 partitions``, seven partitions kept in a pause fired once with
+    all seven (a schedule with a time leaf skipped the catch-up); they fire in pairs, the
+    seventh kept, as after downtime."""
+    coord = paused_at_1210(
+        bt,
+        "cronor",
+        trigger='<or><cron expression="0 6 * * *"/><partitions feed="f" count="2"/></or>',
+    )
+    parts = [str(bt.land("f", f"p{i}")) for i in range(1, 8)]
+    bt.sim("2026-03-01T12:20Z", "2026-03-01T12:30Z")
+    bt.cli("change", coord, "--value", "pausetime=")
+    bt.sim("2026-03-01T12:30Z", "2026-03-01T12:40Z")
+    actions = bt.actions(coord)
+    assert [bt.runs()[a["id"]].parts for a in actions] == [parts[0:2], parts[2:4], parts[4:6]]
+
+
 def test_a_partition_of_nested_feeds_kept_in_a_pause_fires_once(bt: Bt5) -> None:
     """A partition under f/eu is an event of feed f and of feed eu; kept in a pause, the two
     events were handed out as two firings (QA (z)); it fires once, as without a pause."""
