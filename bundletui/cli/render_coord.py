@@ -197,7 +197,7 @@ def render_coordinator(data: dict[str, Any]) -> None:
         _action_table(actions)
 
 
-def progress_text(p: dict[str, Any]) -> str:
+def _progress_text(p: dict[str, Any]) -> str:
     """One trigger leaf and where it stands: ``2 new partitions of clicks: 1 of 2``."""
     at = f" {when(p['at'], zone=True)}" if p.get("at") and not p.get("met") else ""
     return f"{p['leaf']}: {p['seen']}{at}"
@@ -206,7 +206,7 @@ def progress_text(p: dict[str, Any]) -> str:
 def _progress_rows(mat: dict[str, Any]) -> list[tuple[str, str]]:
     """Each leaf of a schedule's trigger and how far its next firing got towards it."""
     progress = mat.get("progress") or []
-    return [("So far" if i == 0 else "", escape(progress_text(p))) for i, p in enumerate(progress)]
+    return [("So far" if i == 0 else "", escape(_progress_text(p))) for i, p in enumerate(progress)]
 
 
 def _schedule_rows(data: dict[str, Any]) -> list[tuple[str, str]]:

@@ -799,7 +799,8 @@ def waiting_for(
         return holds.ready()
     if action.status != A.WAITING:
         return None
-    held = _constraint_hold(action)
+    recorded = _held(action)  # what the engine's last look recorded, read once
+    held = recorded if "constraint" in recorded else None
     if held is not None:  # an event-triggered action held by a run constraint (seed 004)
         until, timeout = held.get("until"), held.get("timeout")
         when = rfc822(until, tz) if isinstance(until, int) else None
@@ -826,7 +827,7 @@ def waiting_for(
     if action.trigger:  # an event schedule's action has no inputs: its constraints decide
         when = " (system SAFEMODE: when the mode is NORMAL)" if holds.safemode else ""
         return {"reason": "check", "detail": f"run constraints not checked yet{when}"}
-    missing, unresolved, total, unavailable = _missing(conn, action)
+    missing, unresolved, total, unavailable = _missing(conn, action, recorded)
     out: dict[str, Any] = {
         "reason": "inputs",
         "missing": missing,
@@ -848,9 +849,8 @@ def waiting_for(
         out["detail"] = "inputs not checked yet"
     else:
         out["detail"] = "inputs available; READY at the next input check"
-    waited = _logic_wait(action)
-    if waited is not None:  # what it has may already do: an input-logic wait= holds it
-        until, what = rfc822(waited[0], tz), waited[1]
+    if isinstance(recorded.get("waitUntil"), int):  # an input-logic wait= holds it
+        until, what = rfc822(recorded["waitUntil"], tz), str(recorded.get("waitFor") or "")
         out["waitUntil"], out["waitFor"] = until, what
         out["detail"] += (
             f"; input-logic wait= waits for {what} until {until} before it looks at the"
@@ -863,36 +863,24 @@ def waiting_for(
     return out
 
 
-def _logic_wait(action: ActionRow) -> tuple[int, str] | None:
-    """(until, data-in) of the input-logic ``wait=`` the last input check found holding it."""
+def _held(action: ActionRow) -> dict[str, Any]:
+    """What the engine recorded of why an action waits (its ``held_by`` JSON: the missing
+    inputs and an input-logic wait, or the run constraint holding an event job); {} if none."""
     try:
         held = json.loads(action.held_by or "null")
     except ValueError:
-        return None
-    until = held.get("waitUntil") if isinstance(held, dict) else None
-    return (until, str(held.get("waitFor") or "")) if isinstance(until, int) else None
+        return {}
+    return held if isinstance(held, dict) else {}
 
 
-def _constraint_hold(action: ActionRow) -> dict[str, Any] | None:
-    try:
-        held = json.loads(action.held_by or "null")
-    except ValueError:
-        return None
-    return held if isinstance(held, dict) and "constraint" in held else None
-
-
-def _missing(conn: sqlite3.Connection, action: ActionRow) -> tuple[list[str], list[str], int, int]:
+def _missing(
+    conn: sqlite3.Connection, action: ActionRow, held: dict[str, Any]
+) -> tuple[list[str], list[str], int, int]:
     """(missing URIs, unresolved instances, #dependencies, #unavailable) of a WAITING action."""
     deps = jobs.input_deps_of(conn, action.id)
     unavailable = [path for path, _name, _seq, ok in deps if not ok]
-    held: Any = {}
-    if action.held_by:
-        try:
-            held = json.loads(action.held_by)
-        except ValueError:
-            held = {}
-    missing = held.get("missing") if isinstance(held, dict) else None
-    unresolved = held.get("unresolved") if isinstance(held, dict) else None
+    missing = held.get("missing")
+    unresolved = held.get("unresolved")
     if not isinstance(missing, list):
         missing = unavailable
     # latest()/future() instances not resolved yet are EL text, not paths (Oozie's "!!" part)
@@ -923,7 +911,7 @@ def action_json(
     elif why is None and action.external_id is None and not action.trigger:
         # an action that ended without running (TIMEDOUT, KILLED while it waited) keeps what it
         # was missing, as Oozie's row does: the operator's first question is which input
-        paths, unresolved, _total, _unavailable = _missing(conn, action)
+        paths, unresolved, _total, _unavailable = _missing(conn, action, _held(action))
         missing = _missing_text(paths, unresolved)
     run_conf = action.run_conf_dict()
     status = action.status

@@ -278,7 +278,11 @@ class EventService:
         if job is None or job.state != "PENDING_TRIGGER":
             return
         spec = self._spec(coord)
-        rows, window, verdict, next_cron = self._look(tx, coord, spec, job)
+        self._act(tx, coord, spec, job_id, self._look(tx, coord, spec, job))
+
+    def _act(self, tx: Tx, coord: CoordRow, spec: EventSpec, job_id: int, look: _Look) -> None:
+        """Fire the job if its trigger holds, or schedule the next time to look."""
+        rows, window, verdict, next_cron = look
         if verdict.fired:
             self.fire(tx, coord, job_id, rows, satisfied_leaves(spec, window, tx.now_ms))
             return
@@ -287,9 +291,7 @@ class EventService:
         if next_cron is not None:
             self.engine.heap.push_earlier(next_cron, "events.cron", coord.id)
 
-    def _look(
-        self, tx: Tx, coord: CoordRow, spec: EventSpec, job: store.JobRow
-    ) -> tuple[list[store.EventRow], Window, TriggerVerdict, int | None]:
+    def _look(self, tx: Tx, coord: CoordRow, spec: EventSpec, job: store.JobRow) -> _Look:
         """The open job's events, its window, the trigger's verdict on it, the next cron time."""
         job_id = job.id
         rows = store.job_events(tx.conn, job_id)
@@ -521,11 +523,9 @@ class EventService:
             self.engine.heap.push(coord.end_time, "coord.materialize", coord.id)
             if (held := store.find_open_job(tx.conn, coord.id)) is not None:
                 self._catch_up(tx, coord, held.id)  # events kept while it was paused
-            if cron_leaves(spec.trigger) or _has_wait(spec):  # time runs for the next firing
-                fresh = jobs.coord_head(tx.conn, coord.id)
-                assert fresh is not None
-                job = store.open_job(tx, coord.id, spec.priority)
-                self.evaluate(tx, fresh, job.id)
+            elif cron_leaves(spec.trigger) or _has_wait(spec):  # time runs for the next firing
+                job = store.open_job(tx, coord.id, spec.priority)  # (a firing reopens one)
+                self.evaluate(tx, coord, job.id)
         self.schedule_changed(tx, coord)
 
     def _catch_up(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
@@ -536,9 +536,11 @@ class EventService:
         job = store.get_job(tx.conn, job_id)
         if job is None or job.state != "PENDING_TRIGGER":
             return
-        rows, _window, verdict, _next = self._look(tx, coord, self._spec(coord), job)
+        spec = self._spec(coord)
+        look = self._look(tx, coord, spec, job)
+        rows, _window, verdict, _next = look
         if len(rows) <= 1 or not verdict.fired:  # nothing to share out: looked at as it is
-            self.evaluate(tx, coord, job_id)
+            self._act(tx, coord, spec, job_id, look)
             return
         store.release_events(tx, job_id)
         for row in rows:  # the held job takes the first, a firing opens the next
@@ -580,6 +582,10 @@ class EventService:
         spec = coordcmd.app_of(coord, self.engine.db.conn).events
         assert spec is not None, f"{coord.id} is not an event coordinator"
         return spec
+
+
+# an open job's events, its window, the trigger's verdict on it, and the next cron time
+_Look = tuple[list[store.EventRow], Window, TriggerVerdict, int | None]
 
 
 def _completed_ms(part: Path, flag: str) -> int:

@@ -29,11 +29,8 @@ class StoreClock:
         return self._store.meta("clock") == "simulated"
 
     def now(self) -> datetime:
-        if self.simulated:
-            value = self._store.meta("sim_now")
-            if value is not None:
-                return from_ms(int(value))
-        return self._real.now()
+        simulated = simulated_now_ms(self._store.conn)
+        return self._real.now() if simulated is None else from_ms(simulated)
 
     def monotonic(self) -> float:
         return time.monotonic()
@@ -50,10 +47,16 @@ def stored_sim_now(store: Store) -> datetime | None:
     return None if value is None else from_ms(int(value))
 
 
-def store_now_ms(conn: sqlite3.Connection) -> int:
-    """The store's "now" read through a bare connection: what a query measures "-2d" from, so
-    every face and job type agree with the times the store's clock stamped."""
+def simulated_now_ms(conn: sqlite3.Connection) -> int | None:
+    """The store's simulated now, if it runs on a simulated clock that has a time."""
     rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('clock', 'sim_now')"))
     if rows.get("clock") == "simulated" and rows.get("sim_now") is not None:
         return int(rows["sim_now"])
-    return to_ms(RealClock().now())
+    return None
+
+
+def store_now_ms(conn: sqlite3.Connection) -> int:
+    """The store's "now" read through a bare connection: what a query measures "-2d" from, so
+    every face and job type agree with the times the store's clock stamped."""
+    simulated = simulated_now_ms(conn)
+    return to_ms(RealClock().now()) if simulated is None else simulated
