@@ -59,7 +59,8 @@ def _timezone(text: str, option: str) -> str:
     try:
         parse_timezone(text)
     except BundletuiError as exc:
-        raise SpecError(exc.code, f"{option}: {exc.message}", hint=exc.hint) from None
+        # a bad option value is a usage mistake (exit 2), as a bad --nominal-time is
+        raise SpecError(exc.code, f"{option}: {exc.message}", hint=exc.hint, usage=True) from None
     return normalize_timezone_id(text)
 
 
@@ -99,15 +100,21 @@ def _dataset(
             f"Invalid coordinator application attributes, a dataset needs {missing}",
             hint="give --dataset-frequency (e.g. 60 or '${coord:days(1)}') and "
             "--dataset-initial-instance (e.g. 2009-01-01T00:00Z)",
+            usage=True,
         )
     resolver = SubmitResolver(conf, clock, user=user)
-    freq = resolver.frequency(frequency, Where("--dataset-frequency", field="frequency"))
+    try:
+        freq = resolver.frequency(frequency, Where("--dataset-frequency", field="frequency"))
+    except BundletuiError as exc:
+        exc.usage = True
+        raise
     if freq.is_cron or freq.value <= 0:
         raise SpecError(
             "E1003",
             "Invalid coordinator application attributes, --dataset-frequency must be a "
             f"positive number of minutes or a coord: frequency function, not [{frequency}]",
             hint="e.g. --dataset-frequency '${coord:days(1)}' (cron is for coordinators only)",
+            usage=True,
         )
     template = ""
     if uri_template is not None:

@@ -64,6 +64,26 @@ def test_options_of_eval_and_dryrun_are_usage_errors(jobs: tuple[Path, str, str]
     assert r.returncode == 2 and "E0302: Invalid parameter [--start garbage" in r.stderr, r
 
 
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (("--timezone", "Mars"), "E1003: --timezone: "),
+        (("--dataset-timezone", "Mars", "--dataset-frequency", "60"), "--dataset-timezone"),
+        (("--dataset-frequency", "garbage"), "E1003: --dataset-frequency: "),
+        (("--dataset-frequency", "${coord:days(0)}"), "E1004: --dataset-frequency: "),
+        (("--dataset-frequency", "60"), "needs --dataset-initial-instance"),
+    ],
+)
+def test_a_bad_eval_option_value_exits_2(options: tuple[str, ...], says: str) -> None:
+    """The expression's own errors exit 1 (as a file's content does for validate)."""
+    initial = () if "needs" in says else ("--dataset-initial-instance", "2025-01-01T00:00Z")
+    nominal = ("--nominal-time", "2026-01-01T00:00Z")
+    r = bundletui("eval", "${coord:current(0)}", *nominal, *initial, *options)
+    assert r.returncode == 2 and says in r.stderr, r
+    r = bundletui("eval", "${coord:nope()}", *nominal)
+    assert r.returncode == 1 and "E1004" in r.stderr, r
+
+
 def test_a_refusal_by_the_store_still_exits_1(jobs: tuple[Path, str, str]) -> None:
     home, coord, _wf = jobs
     r = bundletui("kill", coord, "--action", "1", home=home)  # no action 1 yet: E0605
