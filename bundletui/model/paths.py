@@ -6,6 +6,7 @@ time (FS002, FS011), with the same words.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import NamedTuple
 
@@ -49,10 +50,14 @@ def parse_local_path(uri: str) -> str | PathProblem:
     return path.rstrip("/") or "/"
 
 
+_DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|\Z)")
+
+
 def tidy_uri(uri: str) -> str:
-    """``uri`` with repeated slashes in its path collapsed and no trailing one: the form the
-    landing watcher reports a file in (``${landing}//x/`` named a path no event matched, as
-    a dependency is looked up by its exact text)."""
+    """``uri`` with repeated slashes in its path collapsed, ``.`` and ``..`` segments removed
+    (as Hadoop's ``Path`` normalizes a URI) and no trailing slash: the form the landing watcher
+    reports a file in (``${landing}//x/`` or ``${landing}/a/../x`` named a path no event
+    matched, as a dependency is looked up by its exact text)."""
     head, path = "", uri
     m = _SCHEME.match(uri)
     if m:
@@ -63,4 +68,11 @@ def tidy_uri(uri: str) -> str:
         else:
             head, path = f"{m.group(1)}:", rest
     path = re.sub("/+", "/", path)
+    if _DOT_SEGMENT.search(path):
+        path = posixpath.normpath(path) if path.startswith("/") else _relative_norm(path)
     return head + (path.rstrip("/") if len(path) > 1 else path)
+
+
+def _relative_norm(path: str) -> str:
+    norm = posixpath.normpath(path)
+    return "" if norm == "." else norm

@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from tests.e2e4.conftest import (
     DS,
     Bt4,
@@ -158,16 +160,27 @@ def test_a_landing_directory_reached_through_a_symlink_wakes_its_actions_at_once
     assert max(seconds) < 2.0, seconds
 
 
-def test_a_uri_template_with_doubled_slashes_is_woken_by_the_watcher(bt: Bt4) -> None:
+@pytest.mark.parametrize(
+    "template",
+    [
+        "${landing}//clicks//${YEAR}/${MONTH}/${DAY}/${HOUR}/",
+        "${landing}/raw/../clicks/./${YEAR}/${MONTH}/${DAY}/${HOUR}",  # no raw/ on disk
+    ],
+)
+def test_a_uri_template_with_doubled_slashes_is_woken_by_the_watcher(
+    bt: Bt4, template: str
+) -> None:
     """QA (v): ``${landing}//clicks/…/`` named a path no watcher event matched (dependencies
     are looked up by their exact text): the file was found by the 5-minute rescan. The
-    template's path is tidied at submit; the workflow sees the tidy URI too."""
+    template's path is tidied at submit; the workflow sees the tidy URI too. ``.`` and ``..``
+    segments go as Hadoop's ``Path`` drops them (``raw/../`` was looked up as written, and
+    the OS finds no such file while ``raw/`` does not exist)."""
     xml = coordinator_xml(
         "tidy",
         start=NOMINAL,
         end="2026-01-01T11:00Z",
         controls={"timeout": "-1"},
-        datasets=[DS("clicks", "${landing}//clicks//${YEAR}/${MONTH}/${DAY}/${HOUR}/")],
+        datasets=[DS("clicks", template)],
         inputs=[data_in("clicks", "clicks", "${coord:current(0)}")],
     )
     bt.apps.write("c.xml", xml)
