@@ -3,6 +3,7 @@ engine."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,21 @@ import typer
 from bundletui.cli._common import HomeOpt, err, handle_errors
 from bundletui.errors import BundletuiError, UsageError
 from bundletui.store.db import Store, resolve_home
+
+
+def _need_terminal() -> None:
+    """A console piped or redirected (``console > log``, cron, a script without ``ssh -t``)
+    would draw escape codes into the file and wait for keys that never come, with its own
+    engine running: refuse it, as nothing is lost by saying so."""
+    for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
+        if stream is None or not stream.isatty():
+            raise BundletuiError(
+                "EB602",
+                f"the console needs a terminal, and its standard {name} is not one",
+                hint="run it in a terminal (over SSH: ssh -t host bundletui console); for a "
+                "headless engine use `bundletui run`, for listings `bundletui jobs` and "
+                "`bundletui info ID --json`",
+            )
 
 
 def register(app: typer.Typer) -> None:
@@ -84,6 +100,7 @@ def register(app: typer.Typer) -> None:
             )
         demo_setup = None
         if demo:
+            _need_terminal()  # before the demo's home and bundle are made
             # BUNDLETUI_HOME names the user's own store: the demo never writes there; only a
             # --home given for it on the command line (which must hold no store) is used
             given = ctx.get_parameter_source("home")
@@ -107,6 +124,7 @@ def register(app: typer.Typer) -> None:
                         raise
             finally:
                 store.close()
+            _need_terminal()  # after what is wrong with the store: that is said first
         config = ConsoleConfig(
             home=home_dir,
             landing=landing,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import subprocess
 from pathlib import Path
 
-from tests.cli import bundletui
+from tests.cli import BUNDLETUI, bundletui
 
 
 def test_read_only_on_a_missing_store_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
@@ -35,3 +38,47 @@ def test_a_console_on_a_simulated_store_is_refused_before_it_opens(tmp_path: Pat
     assert done.stderr.startswith("Error: EB203: this store runs on a simulated clock"), done
     assert "--read-only to look at it without an engine" in done.stderr
     assert "\x1b[" not in done.stdout  # no screen was drawn
+
+
+def test_a_console_without_a_terminal_is_refused_before_it_starts_anything(
+    tmp_path: Path,
+) -> None:
+    """Piped or redirected it drew escape codes into the file and waited for keys forever,
+    with an engine of its own holding the store."""
+    home = tmp_path / "home"
+    wf = tmp_path / "wf.xml"
+    wf.write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">'
+        f'<job name="a"><fs><mkdir path="{tmp_path / "out"}"/></fs></job></dag-app>'
+    )
+    props = tmp_path / "w.properties"
+    props.write_text(f"oozie.wf.application.path={wf}\n")
+    assert bundletui("submit", str(props), "--start", home=home).returncode == 0
+    before = (home / "bundletui.db").read_bytes()
+    done = bundletui("console", home=home, timeout=30)  # stdin: /dev/null
+    assert done.returncode == 1, done
+    assert done.stderr.startswith(
+        "Error: EB602: the console needs a terminal, and its standard input is not one"
+    ), done
+    assert "\x1b[" not in done.stdout and "ssh -t" in done.stderr
+    # a terminal for input, the output piped (console | less)
+    leader, follower = pty.openpty()
+    try:
+        piped = subprocess.run(
+            [BUNDLETUI, "console"],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env={**os.environ, "BUNDLETUI_HOME": str(home), "NO_COLOR": "1"},
+            check=False,
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert piped.returncode == 1 and "standard output is not one" in piped.stderr, piped
+    assert (home / "bundletui.db").read_bytes() == before  # no engine ran, nothing launched
+    assert not (tmp_path / "out").exists()
+    demo = bundletui("console", "--demo", "--home", str(tmp_path / "demo"), timeout=30)
+    assert demo.returncode == 1 and "EB602" in demo.stderr
+    assert not (tmp_path / "demo" / "bundletui.db").exists()  # no demo store made
