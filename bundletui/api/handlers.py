@@ -493,4 +493,6 @@ def _conf_of(data: dict[str, Any]) -> dict[str, str]:
     from bundletui.spec.config import parse_hadoop_xml
 
     text = data.get("conf") or ""
-    return parse_hadoop_xml(text.encode("utf-8"), "<stored configuration>") if text else {}
+    if not text:
+        return {}
+    return parse_hadoop_xml(text.encode("utf-8"), "<stored configuration>", keep_empty=True)

@@ -169,8 +169,10 @@ def _unescape(s: str, file: str, line: int) -> str:
 # --------------------------------------------------------------------------- Hadoop XML
 
 
-def parse_hadoop_xml(data: bytes, file: str = "") -> dict[str, str]:
-    """``<configuration><property><name/><value/></property>…</configuration>``."""
+def parse_hadoop_xml(data: bytes, file: str = "", *, keep_empty: bool = False) -> dict[str, str]:
+    """``<configuration><property><name/><value/></property>…</configuration>``. A property
+    with no content in its ``<value>`` sets nothing, as in Hadoop, unless ``keep_empty`` (our
+    own serialization of a stored configuration, where ``-D name=`` was an empty value)."""
     root = xmlsafe.parse_xml(data, file)
     if xmlsafe.local_name(root) != "configuration":
         raise SpecError(
@@ -194,7 +196,9 @@ def parse_hadoop_xml(data: bytes, file: str = "") -> dict[str, str]:
                 file=file,
                 line=prop.sourceline,
             )
-        props[name] = xmlsafe.text(xmlsafe.child(prop, "value"), strip=False)
+        value = xmlsafe.property_value(prop)
+        if value is not None or keep_empty:
+            props[name] = value or ""
     return props
 
 
@@ -410,8 +414,8 @@ def _defined_at(source: str, key: str, value: str) -> tuple[str | None, int | No
             root = xmlsafe.parse_xml(data, source)
             for prop in xmlsafe.children(root, "property"):
                 name_el = xmlsafe.child(prop, "name")
-                if xmlsafe.text(name_el) == key:
-                    found = xmlsafe.text(xmlsafe.child(prop, "value"), strip=False)
+                found = xmlsafe.property_value(prop)
+                if xmlsafe.text(name_el) == key and found is not None:
                     line = prop.sourceline if name_el is None else name_el.sourceline
                     return (source, line) if found == value else (None, None)
             return None, None

@@ -53,7 +53,10 @@ def read_conf(
         name_el = xmlsafe.child(prop, "name")
         value_el = xmlsafe.child(prop, "value")
         name = xmlsafe.text(name_el)
-        value = xmlsafe.text(value_el, strip=False)
+        raw = xmlsafe.property_value(prop)
+        if raw is None:
+            continue  # sets nothing, as in Hadoop's Configuration (see property_value)
+        value = raw
         if resolver is not None:
             name = resolver.text(name, where(doc, name_el, "configuration/property/name")).strip()
             if resolve_values or check_values:

@@ -522,6 +522,17 @@ def child(el: Element, name: str) -> Element | None:
     return next(children(el, name), None)
 
 
+def property_value(prop: Element) -> str | None:
+    """A configuration ``<property>``'s ``<value>`` as written, or None when it sets nothing:
+    Hadoop's ``Configuration`` and Oozie's ``XConfiguration`` set a property only when its
+    ``<value>`` has content, so ``<value></value>``, ``<value/>`` and no ``<value>`` leave the
+    name undefined (a required parameter is then asked for, not taken as "")."""
+    el = child(prop, "value")
+    if el is None or (not el.text and len(el) == 0):
+        return None
+    return text(el, strip=False)
+
+
 def text(el: Element | None, *, strip: bool = True) -> str:
     """All text inside ``el`` ("" when absent), trimmed like Oozie's getTextTrim."""
     if el is None:

@@ -68,6 +68,34 @@ def test_success_path_decision_fork_join_fs_capture_output(bt: Bt, tmp_path: Pat
     assert rows["fail"][:3] == ["fail", ":KILL:", "SKIPPED"]
 
 
+@pytest.mark.parametrize("value", ["<value></value>", "<value/>", ""])
+def test_an_empty_value_in_a_configuration_file_sets_nothing(
+    bt: Bt, tmp_path: Path, value: str
+) -> None:
+    """QA (ac), high: ``<value></value>`` counted as outputDir="": the required parameter
+    passed, and the sample's prepare node deleted and made /report. Hadoop's Configuration
+    (and Oozie's XConfiguration) set a property only when its <value> has content."""
+    conf = tmp_path / "conf.xml"
+    conf.write_text(
+        "<configuration><property><name>oozie.wf.application.path</name>"
+        f"<value>{CONFIG.parent}</value></property>"
+        f"<property><name>outputDir</name>{value}</property></configuration>"
+    )
+    bt.cli("submit", str(CHAIN), "-D", f"dir={tmp_path}")  # a store to keep unchanged
+    before = (bt.home / "bundletui.db").read_bytes()
+    for argv in (("submit", str(conf), "--start"), ("oozie", "job", "-config", str(conf), "-run")):
+        refused = bt.cli(*argv, check=False)
+        assert refused.code in (1, 255), refused
+        assert "E0738" in refused.stderr and "outputDir" in refused.stderr, refused.stderr
+    assert (bt.home / "bundletui.db").read_bytes() == before
+    assert (
+        bt.cli(
+            "validate", str(CONFIG.parent / "workflow.xml"), "--config", str(conf), check=False
+        ).code
+        == 1
+    )
+
+
 def test_decision_default_reaches_kill_node_with_message(bt: Bt, tmp_path: Path) -> None:
     bt.engine()
     wf = bt.submit(CONFIG, {"outputDir": str(tmp_path), "inputName": "empty.txt"})

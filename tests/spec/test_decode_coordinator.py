@@ -142,6 +142,20 @@ def test_workflow_conf_values_are_still_checked_for_unresolved_variables() -> No
     assert "undefinedVar" in err.message
 
 
+def test_a_workflow_conf_property_without_a_value_sets_nothing() -> None:
+    """As Hadoop's Configuration reads it: the workflow's own default (or its required
+    parameter check) decides, not an empty string."""
+    data = coord("""  <controls/>""").replace(
+        b"<app-path>/apps/wf</app-path>",
+        b"<app-path>/apps/wf</app-path><configuration>"
+        b"<property><name>a</name><value></value></property>"
+        b"<property><name>b</name><value/></property>"
+        b"<property><name>d</name><value> </value></property></configuration>",
+    )
+    app = decode("c.xml", CONF, data)
+    assert app.workflow_conf == (("d", " "),)
+
+
 def test_coordinator_0_5_input_logic() -> None:
     app = decode(FIX / "coord-0.5.xml")
     assert [d.name for d in app.data_ins] == ["A", "B", "C"]
