@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bundletui.errors import SpecError
 from bundletui.model.apps import Conf
 from bundletui.model.java import JAVA_INT, JAVA_INT_MAX, JAVA_INT_MIN
@@ -15,6 +17,30 @@ BAD_VALUE = "EB0720"
 
 # Java's int: Oozie reads every number of an application with Integer.parseInt.
 _COORD_PREFIX = "Invalid coordinator application attributes, "
+
+
+_EL = re.compile(r"\$\{([^}]*)\}")
+_CALL = re.compile(r"[A-Za-z_][\w-]*:[A-Za-z_][\w-]*(?=\s*\()")
+
+
+def refuse_deferred_calls(resolved: str, at: Where, *, dated: bool = True) -> str:
+    """``resolved`` (a value resolved once, at submit: a dataset's uri-template or done-flag,
+    a feed's path or done-flag), refused if a function call is left in it. Oozie resolves
+    these with its no-functions context (job properties and ``${YEAR}`` … ``${MINUTE}``), so
+    ``${coord:formatTime(…)}`` there fails at submit; kept, it would be a literal part of a
+    path that no file can have."""
+    for m in _EL.finditer(resolved):
+        call = _CALL.search(m.group(1))
+        if call:
+            raise at.error(
+                "E1004",
+                f"Expression language evaluation error, No function is mapped to the name "
+                f"[{call.group(0)}] in {at.field}: {m.group(0)}",
+                hint="a path is resolved once, at submit: use job properties"
+                + (" and ${YEAR}, ${MONTH}, ${DAY}, ${HOUR}, ${MINUTE}" if dated else "")
+                + "; per-action values belong in the action's <configuration>",
+            )
+    return resolved
 
 
 def where(doc: XmlDocument, el: Element, field: str) -> Where:

@@ -29,7 +29,13 @@ from bundletui.model.frequency import Frequency, TimeUnit
 from bundletui.model.paths import tidy_uri
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import resolve_app_path
-from bundletui.spec.decode_common import expect_kind, read_conf, split_parameters, where
+from bundletui.spec.decode_common import (
+    expect_kind,
+    read_conf,
+    refuse_deferred_calls,
+    split_parameters,
+    where,
+)
 from bundletui.spec.resolver import Resolver, Where
 from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
 
@@ -208,12 +214,15 @@ def _dataset(doc: XmlDocument, el: Element, resolver: Resolver) -> Dataset:
     initial = resolver.datetime(el.get("initial-instance", ""), at("@initial-instance"))
     timezone = resolver.timezone(el.get("timezone", ""), at("@timezone"))
     tmpl_el = xmlsafe.child(el, "uri-template")
-    uri_template = tidy_uri(resolver.text(xmlsafe.text(tmpl_el), at("uri-template")).strip())
+    template = resolver.text(xmlsafe.text(tmpl_el), at("uri-template"))
+    uri_template = tidy_uri(refuse_deferred_calls(template, at("uri-template")).strip())
     flag_el = xmlsafe.child(el, "done-flag")
     done_flag = (
         "_SUCCESS"
         if flag_el is None
-        else resolver.text(xmlsafe.text(flag_el), at("done-flag")).strip()
+        else refuse_deferred_calls(
+            resolver.text(xmlsafe.text(flag_el), at("done-flag")), at("done-flag")
+        ).strip()
     )
     return Dataset(name, frequency, initial, timezone, uri_template, done_flag)
 

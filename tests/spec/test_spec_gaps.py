@@ -136,6 +136,67 @@ def test_a_feed_of_its_own_is_still_accepted(tmp_path: Path) -> None:
     assert submit(tmp_path, "coordinator.xml", EVENTS.format(path="incoming"))
 
 
+DATASET = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
+    end="2026-01-02T00:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.5">
+  <datasets>
+    <dataset name="m" frequency="60" initial-instance="2026-01-01T00:00Z" timezone="UTC">
+      <uri-template>{template}</uri-template>{flag}
+    </dataset>
+  </datasets>
+  <input-events><data-in name="in" dataset="m"><instance>${{coord:current(0)}}</instance>
+  </data-in></input-events>
+  <action><workflow><app-path>/apps/wf</app-path></workflow></action>
+</coordinator-app>
+"""
+
+
+@pytest.mark.parametrize(
+    ("app", "text", "call", "line"),
+    [
+        (
+            "coordinator.xml",
+            DATASET.format(
+                template="${landing}/m/${YEAR}/${coord:formatTime(coord:nominalTime(), 'mm')}",
+                flag="",
+            ),
+            "coord:formatTime] in dataset 'm' uri-template",
+            4,
+        ),
+        (
+            "coordinator.xml",
+            DATASET.format(template="${landing}/m/${coord:current(0)}", flag=""),
+            "coord:current] in dataset 'm' uri-template",
+            4,
+        ),
+        (
+            "coordinator.xml",
+            DATASET.format(
+                template="${landing}/m/${YEAR}", flag="<done-flag>${wf:id()}</done-flag>"
+            ),
+            "wf:id] in dataset 'm' done-flag",
+            4,
+        ),
+        (
+            "coordinator.xml",
+            EVENTS.format(path="${landing}/all/${coord:nominalTime()}"),
+            "coord:nominalTime] in feed [all] path",
+            5,
+        ),
+    ],
+)
+def test_a_function_left_in_a_path_is_refused_at_submit(
+    tmp_path: Path, app: str, text: str, call: str, line: int
+) -> None:
+    """QA (ab): a coord: call in a uri-template, a done-flag or a feed path was kept as
+    literal text, and the action waited on a path no file can have. Oozie resolves them with
+    its no-functions context at submit."""
+    err = refused(tmp_path, app, text)
+    assert err.code == "E1004" and err.line == line, err
+    assert f"No function is mapped to the name [{call}" in err.message, err.message
+    # job properties and the date variables are still fine
+    assert submit(tmp_path, app, DATASET.format(template="${landing}/m/${YEAR}/${MINUTE}", flag=""))
+
+
 def test_validate_refuses_a_root_feed_too(tmp_path: Path) -> None:
     path = tmp_path / "coordinator.xml"
     path.write_text(EVENTS.format(path="/"))
