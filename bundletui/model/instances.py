@@ -324,6 +324,29 @@ def offset_range(
 # --------------------------------------------------------------------------- absolute / endOf*
 
 
+def absolute_instance(ds: Dataset, when: datetime, written: str | None = None) -> CurrentInstance:
+    """The instance ``absolute(when)`` names: ``when`` must be one (at or after the
+    initial-instance, in phase with it), whatever the action, so a constant one is checked at
+    submit too. ``written``: the argument as the file has it, for the message."""
+    ii = format_oozie_time(_grid(ds).initial)
+    shown = written if written is not None else format_oozie_time(when)
+    ci = current_instance(ds, when)
+    if ci is None:
+        raise _e1010(
+            "initial-instance should be equal or earlier than the start-instance. "
+            f"initial-instance is {ii} and start-instance is {shown}",
+            hint="start at or after the dataset's initial-instance",
+        )
+    if ci.time != when:
+        raise _e1010(
+            "initial-instance is not in phase with start-instance. "
+            f"initial-instance is {ii} and start-instance is {shown}",
+            hint=f"the start-instance must be an instance: the nearest earlier one is "
+            f"{format_oozie_time(ci.time)}",
+        )
+    return ci
+
+
 def absolute_range(ds: Dataset, nominal: datetime, start: datetime, end: int) -> list[datetime]:
     """``start-instance=absolute(start)``, ``end-instance=current(end)``: newest first.
 
@@ -332,20 +355,7 @@ def absolute_range(ds: Dataset, nominal: datetime, start: datetime, end: int) ->
     """
     g = _grid(ds)
     ii = format_oozie_time(g.initial)
-    cs = current_instance(ds, start)
-    if cs is None:
-        raise _e1010(
-            "initial-instance should be equal or earlier than the start-instance. "
-            f"initial-instance is {ii} and start-instance is {format_oozie_time(start)}",
-            hint="start the range at or after the dataset's initial-instance",
-        )
-    if cs.time != start:
-        raise _e1010(
-            "initial-instance is not in phase with start-instance. "
-            f"initial-instance is {ii} and start-instance is {format_oozie_time(start)}",
-            hint=f"the start-instance must be an instance: the nearest earlier one is "
-            f"{format_oozie_time(cs.time)}",
-        )
+    cs = absolute_instance(ds, start)
     cn = current_instance(ds, nominal)
     if cn is None:
         raise _e1010(

@@ -387,20 +387,7 @@ class _CoordFunctions:
     def absolute(self, text: str) -> str:
         ds = _need_dataset(self.env, "absolute")
         when = parse_el_time(text, "absolute")
-        ci = instances.current_instance(ds, when)
-        ii = format_oozie_time(instances.initial_instance(ds))
-        if ci is None:
-            raise SpecError(
-                "E1010",
-                "Invalid data in coordinator xml. [initial-instance should be equal or earlier "
-                f"than the start-instance. initial-instance is {ii} and start-instance is {text}]",
-            )
-        if ci.time != when:
-            raise SpecError(
-                "E1010",
-                "Invalid data in coordinator xml. [initial-instance is not in phase with "
-                f"start-instance. initial-instance is {ii} and start-instance is {text}]",
-            )
+        instances.absolute_instance(ds, when, text)
         return _one(self.env, ds, when)
 
     @_el_method(str, int)

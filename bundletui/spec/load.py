@@ -28,6 +28,7 @@ from bundletui.model.apps import (
 )
 from bundletui.model.clock import Clock
 from bundletui.model.cron import validate_cron_frequency
+from bundletui.model.instances import absolute_instance
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import (
     JobConfig,
@@ -37,7 +38,12 @@ from bundletui.spec.config import (
     read_parameters,
     resolve_app_path,
 )
-from bundletui.spec.coord_el import InstanceCall, coord_function_signatures, java_format
+from bundletui.spec.coord_el import (
+    InstanceCall,
+    coord_function_signatures,
+    java_format,
+    parse_el_time,
+)
 from bundletui.spec.decode_bundle import decode_bundle
 from bundletui.spec.decode_coordinator import check_controls, decode_coordinator
 from bundletui.spec.decode_events import decode_events
@@ -286,19 +292,31 @@ def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, st
     latest()/future() in a data-out is refused here, where Oozie fails the coordinator at
     its first materialization."""
     probe = InstanceProbe(app, conf)
+
+    def check_absolute(dataset: str, call: InstanceCall) -> None:
+        if call.kind in ("absolute", "absoluteRange"):  # a constant instance: any action's
+            when = parse_el_time(call.args[0], call.kind)
+            absolute_instance(app.dataset(dataset), when, call.args[0])
+
+    def check_call(dataset: str, call: InstanceCall) -> None:
+        check_instance_call(call)
+        check_absolute(dataset, call)
+
     input_el = xmlsafe.child(doc.root, "input-events")
     ins = list(xmlsafe.children(input_el, "data-in")) if input_el is not None else []
     for d, el in zip(app.data_ins, ins, strict=False):
         for text, inst_el in zip(d.instances, xmlsafe.children(el, "instance"), strict=False):
             call = _probe(probe, doc, d.dataset, text, inst_el, f"data-in [{d.name}]")
             if call is not None:
-                _at(doc, inst_el, f"data-in [{d.name}]", check_instance_call, call)
+                _at(doc, inst_el, f"data-in [{d.name}]", check_call, d.dataset, call)
         start_el = xmlsafe.child(el, "start-instance")
         end_el = xmlsafe.child(el, "end-instance")
         if d.start_instance is None or d.end_instance is None or start_el is None:
             continue
         a = _probe(probe, doc, d.dataset, d.start_instance, start_el, f"data-in [{d.name}]")
         b = _probe(probe, doc, d.dataset, d.end_instance, end_el, f"data-in [{d.name}]")
+        if a is not None:
+            _at(doc, start_el, f"data-in [{d.name}]", check_absolute, d.dataset, a)
         if a is not None and b is not None:
             _at(doc, start_el, f"data-in [{d.name}]", check_instance_range, a, b)
     output_el = xmlsafe.child(doc.root, "output-events")
@@ -307,7 +325,7 @@ def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, st
         inst_el = xmlsafe.child(el, "instance")
         call = _probe(probe, doc, o.dataset, o.instance, inst_el, f"data-out [{o.name}]")
         if call is not None:
-            _at(doc, inst_el, f"data-out [{o.name}]", check_instance_call, call)
+            _at(doc, inst_el, f"data-out [{o.name}]", check_call, o.dataset, call)
             if call.kind in _WAITING_KINDS:  # Oozie fails the first materialization with it
                 raise SpecError(
                     "E1010",

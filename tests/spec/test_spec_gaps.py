@@ -197,6 +197,44 @@ def test_a_function_left_in_a_path_is_refused_at_submit(
     assert submit(tmp_path, app, DATASET.format(template="${landing}/m/${YEAR}/${MINUTE}", flag=""))
 
 
+ABSOLUTE = """<coordinator-app name="c" frequency="60" start="2026-05-01T07:00Z"
+    end="2026-05-01T09:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.5">
+  <datasets>
+    <dataset name="m" frequency="60" initial-instance="2026-05-01T05:00Z" timezone="UTC">
+      <uri-template>/data/${{YEAR}}/${{MONTH}}/${{DAY}}/${{HOUR}}</uri-template>
+    </dataset>
+  </datasets>
+  <input-events><data-in name="in" dataset="m">
+    {instances}
+  </data-in></input-events>
+  <action><workflow><app-path>/apps/wf</app-path></workflow></action>
+</coordinator-app>
+"""
+RANGE = '<start-instance>${{coord:absolute("{t}")}}</start-instance>' + (
+    "<end-instance>${{coord:current(0)}}</end-instance>"
+)
+
+
+@pytest.mark.parametrize(
+    ("instances", "says"),
+    [
+        (RANGE.format(t="2026-05-01T04:00Z"), "should be equal or earlier than the start"),
+        (RANGE.format(t="2026-05-01T05:30Z"), "is not in phase with start-instance"),
+    ],
+)
+def test_a_constant_absolute_instance_that_is_not_one_is_refused_at_submit(
+    tmp_path: Path, instances: str, says: str
+) -> None:
+    """QA (ab): it failed the coordinator at its first materialization, whatever the data
+    (README: such a mistake is refused at submit, E1010, with file and line)."""
+    err = refused(tmp_path, "coordinator.xml", ABSOLUTE.format(instances=instances))
+    assert err.code == "E1010" and err.line == 9, err
+    assert "data-in [in]: initial-instance " + says in err.message, err.message
+    assert submit(
+        tmp_path, "coordinator.xml", ABSOLUTE.format(instances=RANGE.format(t="2026-05-01T06:00Z"))
+    )
+
+
 def test_validate_refuses_a_root_feed_too(tmp_path: Path) -> None:
     path = tmp_path / "coordinator.xml"
     path.write_text(EVENTS.format(path="/"))
