@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -16,6 +17,16 @@ from bundletui.cli._common import HomeOpt, handle_errors
 from bundletui.errors import BundletuiError, UsageError
 from bundletui.model.timeutil import option_time
 from bundletui.store.db import resolve_home
+
+
+def _log_handler() -> logging.Handler:
+    """Rich's columns on a terminal; one plain line per record into a file or a pipe, where
+    Rich would fold a long line at 80 columns and a grep for ``node … -> SUCCEEDED`` miss it."""
+    if sys.stdout.isatty():
+        return RichHandler(show_path=False, rich_tracebacks=False, markup=False)
+    plain = logging.StreamHandler(sys.stdout)
+    plain.setFormatter(logging.Formatter("%(asctime)s %(levelname)-8s %(message)s"))
+    return plain
 
 
 def register(app: typer.Typer) -> None:
@@ -115,7 +126,7 @@ def register(app: typer.Typer) -> None:
         logging.basicConfig(
             level=logging.DEBUG if verbose else logging.INFO,
             format="%(message)s",
-            handlers=[RichHandler(show_path=False, rich_tracebacks=False, markup=False)],
+            handlers=[_log_handler()],
         )
         logging.getLogger("watchfiles").setLevel(logging.WARNING)
         config = EngineConfig(
