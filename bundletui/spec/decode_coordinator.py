@@ -399,7 +399,11 @@ def _logic_node(
     here = where(doc, el, f"input-logic {op.value}")
     min_raw, wait_raw = el.get("min"), el.get("wait")
     min_ = resolver.integer(min_raw, here) if min_raw not in (None, "") else None
-    wait = resolver.timeout_minutes(wait_raw, here) if wait_raw not in (None, "") else None
+    wait = (
+        resolver.timeout_minutes(wait_raw, here, f"input-logic {op.value} wait=")
+        if wait_raw not in (None, "")
+        else None
+    )
     for attr, value in (("min", min_), ("wait", wait)):
         if value is not None and value < 0:
             raise here.error(

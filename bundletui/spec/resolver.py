@@ -57,7 +57,7 @@ class Resolver(Protocol):
         number (minutes for ``coord:hours``) is a Java int."""
         ...
 
-    def timeout_minutes(self, value: str, where: Where) -> int:
+    def timeout_minutes(self, value: str, where: Where, what: str = "timeout") -> int:
         """A duration in minutes (``coord:hours(2)`` -> 120; 1 day = 1440, 1 month = 30 days),
         a Java int."""
         ...

@@ -196,13 +196,13 @@ class SubmitResolver:
             )
         return Frequency(number, TimeUnit.MINUTE)
 
-    def timeout_minutes(self, value: str, where: Where) -> int:
+    def timeout_minutes(self, value: str, where: Where, what: str = "timeout") -> int:
         self._capture.used = False
         result = self._evaluate(value.strip(), where, self._freq_ctx)
-        number = self._int(result, where, "timeout", value)
+        number = self._int(result, where, what, value)
         if self._capture.used and self._capture.unit is not TimeUnit.MINUTE:
             # coord:hours(n) already returned minutes; days and months are converted here
-            return self._int(to_minutes(number, self._capture.unit), where, "timeout", value)
+            return self._int(to_minutes(number, self._capture.unit), where, what, value)
         return number
 
     def datetime(self, value: str, where: Where) -> datetime:

@@ -54,7 +54,7 @@ class SimpleResolver:
             return Frequency(0, TimeUnit.CRON, cron=text)
         return Frequency(self.integer(text, where), TimeUnit.MINUTE)
 
-    def timeout_minutes(self, value: str, where: Where) -> int:
+    def timeout_minutes(self, value: str, where: Where, what: str = "timeout") -> int:
         return self.integer(value, where)
 
     def datetime(self, value: str, where: Where) -> datetime:

@@ -235,6 +235,17 @@ def test_a_constant_absolute_instance_that_is_not_one_is_refused_at_submit(
     )
 
 
+def test_a_bad_input_logic_wait_is_named_as_such(tmp_path: Path) -> None:
+    """QA (ab): ``wait="abc"`` was said to be a bad *timeout*."""
+    logic = '<input-logic><and wait="abc"><data-in dataset="in"/></and></input-logic>'
+    text = ABSOLUTE.format(instances="<instance>${coord:current(0)}</instance>").replace(
+        "</input-events>", "</input-events>" + logic
+    )
+    err = refused(tmp_path, "coordinator.xml", text)
+    assert err.code == "E1003" and err.line == 10, err
+    assert "input-logic and wait= [abc] is not an integer" in err.message, err.message
+
+
 def test_validate_refuses_a_root_feed_too(tmp_path: Path) -> None:
     path = tmp_path / "coordinator.xml"
     path.write_text(EVENTS.format(path="/"))
