@@ -87,7 +87,7 @@ def register(app: typer.Typer) -> None:
         from bundletui.cli.engine_cmds import clock_start
         from bundletui.engine.service import EngineConfig, check_clock
         from bundletui.tui.app import ConsoleApp, ConsoleConfig
-        from bundletui.tui.demo import make_demo
+        from bundletui.tui.demo import check_demo_home, make_demo
         from bundletui.tui.engine_host import live_lease
 
         start = clock_start(clock, start_time)
@@ -100,12 +100,14 @@ def register(app: typer.Typer) -> None:
             )
         demo_setup = None
         if demo:
-            _need_terminal()  # before the demo's home and bundle are made
             # BUNDLETUI_HOME names the user's own store: the demo never writes there; only a
             # --home given for it on the command line (which must hold no store) is used
             given = ctx.get_parameter_source("home")
             explicit = home is not None and getattr(given, "name", "") == "COMMANDLINE"
-            demo_setup = make_demo(resolve_home(home) if explicit else None)
+            demo_home = resolve_home(home) if explicit else None
+            check_demo_home(demo_home)
+            _need_terminal()  # before the demo's home and bundle are made
+            demo_setup = make_demo(demo_home)
             home_dir = demo_setup.home
             landing = demo_setup.landing
         else:

@@ -219,13 +219,16 @@ class MainScreen(Screen[None]):
         Binding("l", "logs", "Logs", id="logs"),
         Binding("d", "describe", "Describe", id="describe"),
         Binding("y", "definition", "Definition XML", id="definition"),
-        Binding("slash", "filter", "Filter", id="filter"),
+        # priority: taken as the key arrives, before the keys queued behind it reach the
+        # tree (type-ahead, a paste: `/failed` froze the view and opened logs); a focused
+        # prompt types them (check_action)
+        Binding("slash", "filter", "Filter", id="filter", priority=True),
         Binding("x", "faults", "Faults only", id="faults"),
         Binding("f", "freeze", "Freeze updates", id="freeze"),
         Binding("m", "mark", "Mark", id="mark"),
         Binding("M", "clear_marks", "Clear marks", id="clear_marks"),
         Binding("question_mark", "help", "Help", id="help"),
-        Binding("colon", "command", "Command", id="command"),
+        Binding("colon", "command", "Command", id="command", priority=True),
         Binding("q", "quit", "Quit", id="quit"),
         Binding("escape", "escape", "Back / clear", id="escape"),
         Binding("ctrl+r", "poll_now", "Poll now", id="poll_now"),
@@ -995,6 +998,8 @@ class MainScreen(Screen[None]):
         if action in TARGETED:
             state = self.availability(action).state
             return True if state == "enabled" else (None if state == "greyed" else False)
+        if action in ("filter", "command") and isinstance(self.focused, Input):
+            return False  # a priority binding: the focused prompt types / and : itself
         if action == "clear_marks":
             return bool(self.model.marks) and not self.config.read_only
         if action == "page":
@@ -1515,7 +1520,9 @@ class MainScreen(Screen[None]):
         prompt.value = value
         self.query_one("#prompt-sign", Label).update("/" if mode == "filter" else ":")
         self.query_one("#prompt-row").add_class("-open")
-        prompt.focus()
+        # focus now, not at the next idle (Widget.focus): keys already queued behind the / or
+        # : (type-ahead, a paste, a laggy link) then go into the prompt, not to the tree
+        self.set_focus(prompt)
         prompt.cursor_position = len(value)
 
     def _close_prompt(self, *, refocus: bool = True) -> None:

@@ -102,6 +102,17 @@ class Demo:
             time.sleep(0.05)
 
 
+def check_demo_home(home: Path | None) -> None:
+    """A ``--demo --home`` that holds a store is refused before anything is written."""
+    if home is not None and (home / DB_NAME).exists():
+        raise BundletuiError(
+            "E0303",
+            f"--demo needs a home of its own: {home} holds a store ({home / DB_NAME})",
+            hint="drop --home (the demo then makes a temporary home, whatever BUNDLETUI_HOME"
+            " says) or pick an empty directory",
+        )
+
+
 def make_demo(home: Path | None = None, now: datetime | None = None) -> Demo:
     """Create the demo home (a new temporary directory, removed on exit, unless ``home``: kept)
     and submit + start the feeds bundle in it.
@@ -116,13 +127,7 @@ def make_demo(home: Path | None = None, now: datetime | None = None) -> Demo:
             f"the demo needs the sample bundles, not found at {feeds.parent}",
             hint="run the demo from a source checkout (make demo)",
         )
-    if home is not None and (home / DB_NAME).exists():
-        raise BundletuiError(
-            "E0303",
-            f"--demo needs a home of its own: {home} holds a store ({home / DB_NAME})",
-            hint="drop --home (the demo then makes a temporary home, whatever BUNDLETUI_HOME"
-            " says) or pick an empty directory",
-        )
+    check_demo_home(home)
     temporary = home is None
     root = Path(tempfile.mkdtemp(prefix="bundletui-demo-")) if home is None else home
     try:

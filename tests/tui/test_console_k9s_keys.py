@@ -276,3 +276,27 @@ async def test_ctrl_s_saves_a_screen_dump_under_the_home(env: Env) -> None:
         await h.until(lambda: any(saved.glob("console-*.svg")), what="the dump")
         (dump,) = saved.glob("console-*.svg")
         assert "hourly" in dump.read_text()  # the tree as drawn
+
+
+async def test_keys_typed_straight_after_slash_or_colon_go_into_the_prompt(env: Env) -> None:
+    """QA (aa): keys that arrive with the ``/`` (type-ahead, a paste, a laggy SSH link) ran
+    as tree keys before the prompt had focus: ``/failed`` froze the view (f), refused logs
+    (l) and opened the describe view (d)."""
+    from textual import events
+
+    async with console(env, engine="none", ready=False) as h:
+        await loaded(h)
+        driver = h.app._driver
+        assert driver is not None
+        for line in ("/fld", ":fld", ":submit /x/:y"):
+            for ch in line:  # all sent before any of them is handled, as Pilot sends one
+                key = events.Key({"/": "slash", ":": "colon"}.get(ch, ch), ch)
+                key.set_sender(h.app)
+                driver.send_message(key)
+            await h.until(
+                lambda t=line[1:]: h.main.query_one("#prompt", Input).value == t,
+                what=f"{line} in the prompt",
+            )
+            assert not h.main.frozen and h.app.screen is h.main, h.app.screen
+            assert not h.toasts, h.toasts
+            await h.press("escape")

@@ -76,6 +76,8 @@ def _run_demo(
         return run(self, headless=True, size=(120, 40), auto_pilot=pilot)
 
     monkeypatch.setattr(ConsoleApp, "run", headless)
+    # headless under CliRunner: the terminal is the test's (a true boundary)
+    monkeypatch.setattr("bundletui.cli.console_cmds._need_terminal", lambda: None)
     if env_home is None:
         monkeypatch.delenv("BUNDLETUI_HOME", raising=False)
     else:

@@ -64,6 +64,8 @@ def _run_console(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> tuple[Any,
         return run(self, headless=True, size=(120, 40), auto_pilot=pilot)
 
     monkeypatch.setattr(ConsoleApp, "run", headless)
+    # headless under CliRunner: the terminal is the test's (a true boundary)
+    monkeypatch.setattr("bundletui.cli.console_cmds._need_terminal", lambda: None)
     result = CliRunner().invoke(app, ["console", *args])
     return result, seen
 
@@ -122,6 +124,7 @@ def test_console_on_a_simulated_store_attaches_to_the_engine_that_holds_it(
         return run(self, headless=True, size=(120, 40), auto_pilot=pilot)
 
     monkeypatch.setattr(ConsoleApp, "run", headless)
+    monkeypatch.setattr("bundletui.cli.console_cmds._need_terminal", lambda: None)
     result = CliRunner().invoke(app, ["console", "--home", str(env.home)])
     assert result.exit_code == 0, (result.output, result.exception)
     assert modes == ["none"]  # attached
