@@ -567,3 +567,15 @@ async def test_a_console_engine_waiting_for_a_stopped_one_says_so(env: Env) -> N
             proc.send_signal(signal.SIGKILL)  # let go of the store before the console stops
             proc.send_signal(signal.SIGCONT)
             proc.wait(10)
+
+
+async def test_a_console_opened_just_after_an_engine_was_killed_runs_its_own(env: Env) -> None:
+    """QA (aa): opened within the dead engine's lease (kill -9, lease not yet expired) the
+    console attached to nobody and never ran an engine (``:engine start`` by hand), where
+    ``run`` takes over at once: a holder on this host whose process is gone holds nothing."""
+    with engine_process(env.home, env.root / "engine.log", lease_ttl="60") as proc:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    async with console(env, engine="auto", ready=False) as h:
+        assert h.app.engine_mode == "embedded"
+        await h.until(lambda: "engine: active (in console" in header_line(h), what="its own")
