@@ -39,7 +39,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from bundletui.commands import dispatch
 from bundletui.commands.base import Ctx
 from bundletui.commands.queries import one_line
-from bundletui.engine.service import EngineConfig
+from bundletui.engine.service import EngineConfig, check_clock
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import Clock, RealClock, from_ms, to_ms
 from bundletui.model.status import (
@@ -50,6 +50,7 @@ from bundletui.model.status import (
 )
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Totals, TreeRow
+from bundletui.store.db import Store
 from bundletui.store.lease import Lease, holder_process
 from bundletui.tui import details as pages
 from bundletui.tui import labels
@@ -1619,6 +1620,10 @@ class MainScreen(Screen[None]):
             # runs here (stopped), is held; an expired one, or a dead holder's, is taken over
             if holder != "gone" and (not late or holder in ("alive", "stopped")):
                 other = f"pid {lease.pid}@{lease.host}"
+        refusal = console.engine_refusal()
+        if refusal is not None:  # said now, not "started" with the failure in the header
+            self.notify(refusal, severity="error", timeout=10)
+            return
         console.start_engine()
         if other is None:
             self.notify("engine started in this console")
@@ -1868,15 +1873,28 @@ class ConsoleApp(App[None]):
                     loop.add_signal_handler(sig, self.exit)
         self.push_screen(MainScreen(cfg, self.backend, self))
 
+    def _engine_config(self) -> EngineConfig:
+        cfg = self.config
+        # clock "": a store last run on a simulated clock is refused (EB203), not moved
+        return cfg.engine_config or EngineConfig(home=cfg.home, landing=cfg.landing, clock="")
+
+    def engine_refusal(self) -> str | None:
+        """Why an engine started now would stop at once (its clock options: EB201, EB203),
+        as ``bundletui console`` checks them before it opens."""
+        engine_config = self._engine_config()
+        try:
+            with Store(self.config.home, create=False) as store:
+                check_clock(store, engine_config.clock, engine_config.start_time)
+        except BundletuiError as exc:
+            return f"engine start: {exc.code}: {exc.message}" + (
+                f" ({exc.hint})" if exc.hint else ""
+            )
+        return None
+
     def start_engine(self) -> None:
         """Run an engine in this console: active at once when nobody holds the lease, else a
         standby that takes over when the holder stops or dies (its lease expires)."""
-        cfg = self.config
-        # clock "": a store last run on a simulated clock is refused (EB203), not moved
-        engine_config = cfg.engine_config or EngineConfig(
-            home=cfg.home, landing=cfg.landing, clock=""
-        )
-        self.embedded = EmbeddedEngine(engine_config)
+        self.embedded = EmbeddedEngine(self._engine_config())
         self.embedded.start_thread()
         self.engine_mode = "embedded"
 

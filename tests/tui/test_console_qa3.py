@@ -402,3 +402,19 @@ async def test_log_tail_of_a_finished_fs_workflow_does_not_say_no_output_yet(env
         log = h.main.query_one("#logtail", Log)
         await h.until(lambda: log.line_count > 0 and log.lines[0].strip(), what="the log tail")
         assert log.lines[0].startswith("(no output: SUCCEEDED without writing any"), log.lines
+
+
+async def test_engine_start_on_a_simulated_store_says_it_is_refused(env: Env) -> None:
+    """QA (aa): ``:engine start`` on a store left on a simulated clock toasted "engine started
+    in this console" while the header said ``FAILED EB203``; it is refused, saying why."""
+    _simulated(env, datetime(2024, 1, 1, 3, tzinfo=UTC))
+    async with console(env, engine="none", ready=False) as h:
+        await h.press("colon")
+        await h.type("engine start")
+        await h.press("enter")
+        await h.until(
+            lambda: h.warned("engine start: EB203: this store runs on a simulated"),
+            what="the refusal",
+        )
+        assert not h.warned("engine started")
+        assert h.app.embedded is None
