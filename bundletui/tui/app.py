@@ -1844,6 +1844,11 @@ class ConsoleApp(App[None]):
         ``x-[prod]`` lost its brackets, tui.md §2.2), whoever asks for one."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        """ctrl+c quits, as in k9s (Textual only says which key quits, and its hint was shown
+        as raw markup here); a focused prompt or box still copies with it."""
+        self.exit()
+
     def __init__(self, config: ConsoleConfig) -> None:
         super().__init__()
         self.config = config

@@ -300,3 +300,12 @@ async def test_keys_typed_straight_after_slash_or_colon_go_into_the_prompt(env: 
             assert not h.main.frozen and h.app.screen is h.main, h.app.screen
             assert not h.toasts, h.toasts
             await h.press("escape")
+
+
+async def test_ctrl_c_quits_as_in_k9s(env: Env) -> None:
+    """QA (aa): it showed "Press [b]q[/b] to quit", markup and all, and stayed."""
+    async with console(env, engine="none", ready=False) as h:
+        await loaded(h)
+        await h.press("ctrl+c")
+        await h.until(lambda: not h.app.is_running, what="the console to quit")
+        assert not h.toasts, h.toasts
