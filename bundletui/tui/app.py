@@ -1098,6 +1098,8 @@ class MainScreen(Screen[None]):
 
         def done(ok: bool | None) -> None:
             if ok:
+                if marked:  # done with them, as k9s: the next key acts on the cursor again
+                    self.action_clear_marks()
                 self._run_commands(verb, calls)
 
         self.app.push_screen(
