@@ -403,6 +403,12 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
             self._checked("#failed"),
         )
 
+    @on(Input.Submitted, "#typed")
+    def _typed_enter(self) -> None:
+        """Enter in the type-to-confirm box reruns, as in the kill dialog's (it did nothing,
+        and the keys typed next went into the box)."""
+        self._ok()
+
     @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
         result = self.choice()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from textual.widgets import Button, Input
+from textual.widgets import Button, Input, Label
 
 from bundletui.commands.base import Ctx
 from bundletui.commands.dispatch import change
@@ -429,3 +429,26 @@ async def test_mark_is_hidden_while_the_action_table_has_the_focus(env: Env) -> 
         await h.pilot.pause(0.05)
         assert h.main.check_action("mark", ()) is True
         assert "Mark" in str(h.main.query_one("#keys").render())
+
+
+async def test_enter_in_the_bundle_rerun_confirm_box_reruns(env: Env) -> None:
+    """QA (aa): as in the kill dialog's box; it did nothing, and the next keys went into it."""
+    async with console(env, engine="none", ready=False) as h:
+        await h.until(lambda: env.bundle in h.tree.nodes, what="tree")
+        await h.select(env.bundle)
+        await h.press("R")
+        await h.until(lambda: isinstance(h.app.screen, RerunDialog), what="bundle dialog")
+        dialog = h.app.screen
+        assert isinstance(dialog, RerunDialog)
+        name = dialog.target.name
+        dialog.query_one("#dates", Input).value = "2026-01-01T00:00Z::2026-01-01T01:00Z"
+        dialog.query_one("#typed", Input).focus()
+        await h.pilot.pause()
+        await h.type(name[:-1])
+        await h.press("enter")  # not yet the name: stays, saying why
+        assert h.app.screen is dialog
+        assert f"type {name!r} to confirm" in str(dialog.query_one("#problem", Label).render())
+        await h.type(name[-1])
+        await h.press("enter")
+        await h.until(lambda: h.app.screen is not dialog, what="the dialog to close")
+        await h.until(lambda: bool(h.toasts), what="the rerun's toast")
