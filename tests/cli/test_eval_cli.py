@@ -371,6 +371,8 @@ def test_json_output() -> None:
         (["${coord:latest(1)}", *OOZIE], "E1004", "latest:n"),
         (["${coord:future(0, 0)}", *OOZIE], "E1004", "future:instance"),
         (['${coord:offset(1, "blah")}', *OOZIE], "E1004", "blah"),
+        (["${coord:current(99999999999)}", *OOZIE], "E1004", "failed: a number or a time out"),
+        (["${coord:current(2147483647)}", *OOZIE], "E1004", "failed: a number or a time out"),
         (['${coord:absolute("2009-09-05T00:00Z")}', *OOZIE], "E1010", "not in phase"),
         (['${coord:formatTime("2009-09-08", "yyyy")}'], "E1004", "2009-09-08"),
         (['${coord:formatTime("2009-09-08T23:59Z", "yyyyTHH")}'], "E1004", "Illegal pattern"),

@@ -362,6 +362,13 @@ def _compile_call(node: Call) -> Compiled:
     def failed(exc: Exception) -> EvalFailure:
         if isinstance(exc, CoercionError | ArgumentError):
             return EvalFailure(f"function [{name}] {exc}", pos)
+        if isinstance(exc, OverflowError):  # "Python int too large to convert to C int"
+            return EvalFailure(
+                f"function [{name}] failed: a number or a time out of range",
+                pos,
+                hint="numbers are Java ints (up to 2147483647) and times stay within the "
+                "years 1 to 9999",
+            )
         detail = str(exc) or type(exc).__name__
         return EvalFailure(f"function [{name}] failed: {detail}", pos)
 
