@@ -8,6 +8,7 @@ store's outbox like the CLI's.
 from __future__ import annotations
 
 import contextlib
+import errno
 import ipaddress
 import logging
 import socket
@@ -211,9 +212,14 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
+        if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
+            hint = (
+                f"{host} is not an address of this machine: give 127.0.0.1 (the default), "
+                "0.0.0.0 for every interface, or one of its own addresses"
+            )
+        else:
+            hint = "choose another port (--api 0 picks a free one) or stop what uses it"
         raise ApiError(
-            "EB0702",
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-            hint="choose another port (--api 0 picks a free one) or stop what uses it",
+            "EB0702", f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint=hint
         ) from None
     return sock

@@ -55,6 +55,12 @@ def test_bad_address_and_busy_port(tmp_path: Path) -> None:
     assert r.returncode == 1, r
     assert f"Error: EB0702: cannot listen on 127.0.0.1:{port}" in r.stderr
     assert "Traceback" not in r.stderr
+    assert "choose another port" in r.stderr
+    # a host that is not this machine's: the hint is about the host, not the port (QA (ac))
+    for host in ("no-such-host.invalid", "192.0.2.1"):
+        r = _run(tmp_path / "home", "--api", f"{host}:8080")
+        assert r.returncode == 1 and f"EB0702: cannot listen on {host}:8080" in r.stderr, r
+        assert f"hint: {host} is not an address of this machine" in r.stderr, r.stderr
 
 
 def test_a_token_file_without_a_token_or_an_empty_token_is_refused(tmp_path: Path) -> None:
