@@ -175,6 +175,15 @@ class SubmitResolver:
 
     def frequency(self, value: str, where: Where) -> Frequency:
         raw = value.strip()
+        fields = raw.split()
+        if len(fields) in (6, 7) and "${" not in raw:  # Quartz's, with seconds (and a year)
+            raise where.error(
+                "E1003",
+                f"Invalid coordinator application attributes, frequency [{raw}] is a cron of "
+                f"{len(fields)} fields: Oozie's has 5",
+                hint="write minute hour day-of-month month day-of-week, without seconds "
+                "(e.g. '0 * * * *' for every hour)",
+            )
         if _looks_like_cron(raw):
             try:
                 OozieCron(raw)

@@ -219,7 +219,9 @@ def parse_xml(data: bytes, file: str) -> Element:
         reason = re.sub(r",? ?\(<string>, line \d+\)$", "", reason)
         reason = re.sub(r", line \d+, column \d+$", "", reason)
         hint = "fix the XML syntax at that place (unclosed or mismatched tag, stray '&' or '<')"
-        if file.endswith(".properties") or not data.lstrip().startswith(b"<"):
+        if not data.strip(b"\xef\xbb\xbf \t\r\n"):
+            hint = "the file is empty: write the application's XML into it"
+        elif file.endswith(".properties") or not data.lstrip().startswith(b"<"):
             hint = "this is not XML: a job.properties goes with --config (or as submit's argument)"
         raise _xml_error(
             file, f"malformed XML: {reason} (line {line}, column {col})", line or None, hint=hint

@@ -246,6 +246,21 @@ def test_a_bad_input_logic_wait_is_named_as_such(tmp_path: Path) -> None:
     assert "input-logic and wait= [abc] is not an integer" in err.message, err.message
 
 
+def test_a_quartz_cron_and_an_empty_file_say_what_they_are(tmp_path: Path) -> None:
+    """QA (ac): a 6-field cron was "not an integer", an empty file "not XML: a job.properties
+    goes with --config"."""
+    text = ABSOLUTE.format(instances="<instance>${coord:current(0)}</instance>")
+    err = refused(
+        tmp_path,
+        "coordinator.xml",
+        text.replace('frequency="60" start', 'frequency="0 0 * * * *" start'),
+    )
+    assert err.code == "E1003" and "is a cron of 6 fields: Oozie's has 5" in err.message, err
+    assert "without seconds" in (err.hint or "")
+    err = refused(tmp_path, "coordinator.xml", "")
+    assert err.hint == "the file is empty: write the application's XML into it", err
+
+
 def test_validate_refuses_a_root_feed_too(tmp_path: Path) -> None:
     path = tmp_path / "coordinator.xml"
     path.write_text(EVENTS.format(path="/"))
