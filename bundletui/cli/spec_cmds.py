@@ -120,6 +120,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         define: DefineOpt = None,
         json_out: SpecJsonOpt = False,
+        home: HomeOpt = None,
     ) -> None:
         """Evaluate one EL expression in a coordinator action's context (the EL playground)."""
         from bundletui.spec.dryrun import default_landing
@@ -136,7 +137,7 @@ def register(app: typer.Typer) -> None:
             uri_template=uri_template,
             done_flag=done_flag,
             # ${landing} is <home>/landing unless -D says otherwise, as for validate and submit
-            defines=[f"landing={default_landing()}", *(define or [])],
+            defines=[f"landing={default_landing(home)}", *(define or [])],
             clock=RealClock(),
         )
         if json_out:

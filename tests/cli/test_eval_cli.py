@@ -405,3 +405,11 @@ def test_real_binary() -> None:
     assert "Traceback" not in bad.stderr
     empty = bundletui("eval", '${coord:offset(-10, "DAY")}', *OOZIE)
     assert (empty.returncode, empty.stdout) == (0, "\n")
+
+
+def test_landing_is_under_the_home_given(tmp_path: Path) -> None:
+    """QA (ab): eval had no --home (only BUNDLETUI_HOME), though README defines ${landing}
+    through the home; it creates nothing there."""
+    done = bundletui("eval", "${landing}", "--home", str(tmp_path / "h"))
+    assert done.returncode == 0 and done.stdout == f"{tmp_path / 'h' / 'landing'}\n", done
+    assert not (tmp_path / "h").exists()
