@@ -340,6 +340,8 @@ def render_action(data: dict[str, Any]) -> None:
         rows.append(("Waiting for", escape(str(why.get("detail") or short_reason(why)))))
         if why.get("timeoutAt"):
             rows.append(("Times out", when(why["timeoutAt"], zone=True)))
+        if why.get("skipAt"):  # LAST_ONLY / NONE: skipped then unless it has started
+            rows.append(("Skipped after", when(why["skipAt"], zone=True)))
     _kv(f"Coordinator action {data['id']}", rows)
     if fired and fired.get("events"):
         _fired_events(fired)

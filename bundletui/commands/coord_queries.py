@@ -65,7 +65,7 @@ from bundletui.model.status import (
     ActionStatus,
     JobStatus,
 )
-from bundletui.model.timeutil import parse_oozie_time
+from bundletui.model.timeutil import parse_oozie_time, skip_deadline_ms
 from bundletui.store import events as event_store
 from bundletui.store import jobs
 from bundletui.store.clockstate import store_now_ms
@@ -794,7 +794,31 @@ class Holds:
 def waiting_for(
     conn: sqlite3.Connection, action: ActionRow, holds: Holds, tz: str = "GMT"
 ) -> dict[str, Any] | None:
-    """Why a WAITING action waits (its missing inputs) or a READY one (which control holds it)."""
+    """Why a WAITING action waits (its missing inputs) or a READY one (which control holds it),
+    and, under LAST_ONLY or NONE, when it is SKIPPED if it has not started by then."""
+    why = _waiting_for(conn, action, holds, tz)
+    if why is not None and holds.coord.execution in ("LAST_ONLY", "NONE") and not action.trigger:
+        app = app_of(holds.coord, conn)
+        at = skip_deadline_ms(
+            holds.coord.execution,
+            action.action_number,
+            action.nominal_time,
+            app.start,
+            from_ms(holds.coord.end_time),
+            app.frequency,
+            app.timezone,
+        )
+        if at is not None:
+            why["skipAt"] = rfc822(at, tz)
+            why["detail"] += (
+                f"; {holds.coord.execution}: SKIPPED after {why['skipAt']} unless it starts"
+            )
+    return why
+
+
+def _waiting_for(
+    conn: sqlite3.Connection, action: ActionRow, holds: Holds, tz: str
+) -> dict[str, Any] | None:
     if action.status == A.READY:
         return holds.ready()
     if action.status != A.WAITING:

@@ -32,7 +32,7 @@ from bundletui.model.status import (
     ActionStatus,
     JobStatus,
 )
-from bundletui.model.timeutil import iter_nominal_times
+from bundletui.model.timeutil import iter_nominal_times, skip_deadline_ms
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.spec.materialize import local_exists
 from bundletui.store import jobs
@@ -47,7 +47,6 @@ J = JobStatus
 A = ActionStatus
 
 BATCH = 10_000  # oozie action.batch.size
-NONE_TOLERANCE_MS = 60_000  # oozie.coord.execution.none.tolerance (1 minute)
 RECHECK_MS = 60_000  # coord.input.check.requeue.interval
 POLL_MAX_MS = 60_000
 
@@ -488,20 +487,15 @@ class CoordinatorService:
             self.engine.heap.push(deadline + 1, "action.skip", action.id)
 
     def _skip_deadline(self, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> int | None:
-        order = ExecutionOrder(coord.execution)
-        if order is ExecutionOrder.NONE:
-            return action.nominal_time + NONE_TOLERANCE_MS
-        if order is ExecutionOrder.LAST_ONLY:
-            for idx, nominal in iter_nominal_times(
-                app.start,
-                from_ms(coord.end_time),
-                app.frequency,
-                app.timezone,
-                first_index=action.action_number,
-            ):
-                del idx
-                return to_ms(nominal)
-        return None
+        return skip_deadline_ms(
+            coord.execution,
+            action.action_number,
+            action.nominal_time,
+            app.start,
+            from_ms(coord.end_time),
+            app.frequency,
+            app.timezone,
+        )
 
     def on_skip(self, tx: Tx, aid: str) -> None:
         action = jobs.get(tx.conn, ActionRow, aid)

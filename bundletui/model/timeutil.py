@@ -22,6 +22,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bundletui.errors import TEMPLATES, ModelError
+from bundletui.model.clock import to_ms
 from bundletui.model.frequency import Frequency, TimeUnit, end_flag
 
 __all__ = [
@@ -500,6 +501,30 @@ def nominal_time(start: datetime, k: int, freq: Frequency, tz: TzLike) -> dateti
         raise ValueError("action index must be >= 0")
     base = effective_start(start, freq, tz)
     return add(base, k * freq.value, freq.unit, tz)
+
+
+NONE_TOLERANCE_MS = 60_000  # oozie.coord.execution.none.tolerance (1 minute)
+
+
+def skip_deadline_ms(
+    execution: str,
+    action_number: int,
+    nominal_ms: int,
+    start: datetime,
+    end: datetime,
+    freq: Frequency,
+    tz: TzLike,
+) -> int | None:
+    """When a WAITING or READY action is SKIPPED if it has not started (oozie.md §2.4):
+    under NONE one minute after its nominal time, under LAST_ONLY at the next action's
+    nominal time (never for the last one); None for FIFO and LIFO. It is skipped just after
+    this instant, not at it."""
+    if execution == "NONE":
+        return nominal_ms + NONE_TOLERANCE_MS
+    if execution == "LAST_ONLY":
+        for _idx, nominal in iter_nominal_times(start, end, freq, tz, first_index=action_number):
+            return to_ms(nominal)
+    return None
 
 
 def iter_nominal_times(

@@ -268,6 +268,13 @@ def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> No
     ids = bt.coords_of(bundle_id)
     assert bt.actions(ids["last"]) == {1: "WAITING"}
     assert bt.actions(ids["none"]) == {1: "WAITING"}
+    # info says when (QA (ab): it named only the timeout, a day away)
+    for name, at in (("last", "01:00:00"), ("none", "00:01:00")):
+        why = bt.info_json(f"{ids[name]}@1")["waitingFor"]
+        assert why["skipAt"] == f"Thu, 01 Jan 2026 {at} GMT", why
+        assert why["detail"].endswith(f"SKIPPED after Thu, 01 Jan 2026 {at} GMT unless it starts")
+    text = bt.cli("info", f"{ids['last']}@1").stdout
+    assert "Skipped after : 2026-01-01 01:00 GMT" in text, text
     bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
     assert bt.actions(ids["last"]) == {1: "WAITING"}  # 01:00 has not come yet
     assert bt.actions(ids["none"]) == {1: "SKIPPED"}  # 00:01 has passed
