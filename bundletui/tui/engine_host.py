@@ -18,7 +18,7 @@ from bundletui.engine.service import Engine, EngineConfig
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock, to_ms
 from bundletui.store.db import Store
-from bundletui.store.lease import Lease, engine_running, read_lease
+from bundletui.store.lease import Lease, holder_process, read_lease
 
 # refusals of the engine's clock options (EB201 a simulated clock without a start time, EB203 a
 # simulated store without --clock): `bundletui console` takes --clock/--start-time as `run` does
@@ -26,17 +26,19 @@ _CLOCK_REFUSALS = ("EB201", "EB203")
 
 
 def live_lease(home: Path) -> Lease | None:
-    """The lease of an engine that holds the store now, judged as commands judge it
-    (``engine_running``): a holder on this host whose process is gone (kill -9) holds
-    nothing, even before its lease expires (a console opened then ran no engine at all, as
-    ``run`` takes over at once); another host's holder by its lease's expiry."""
+    """The lease of an engine that holds the store now: one not past its expiry whose
+    holder, if it ran on this host, still exists. A holder killed here (kill -9) holds
+    nothing even before its lease expires (a console opened then ran no engine at all, where
+    ``run`` takes over at once); a stopped one past its expiry is not attached to either:
+    the console's own engine waits beside it as a standby."""
     store = Store(home)
     try:
         lease = read_lease(store.conn)
-        running = engine_running(store.conn, to_ms(RealClock().now()))
     finally:
         store.close()
-    return lease if running else None
+    if lease is None or lease.expires <= to_ms(RealClock().now()):
+        return None
+    return None if holder_process(lease) == "gone" else lease
 
 
 def ago(ms: int) -> str:
