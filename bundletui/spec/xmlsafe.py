@@ -181,6 +181,14 @@ def read_bytes(path: str | Path, *, expected: Iterable[str] = APP_FILES) -> byte
         ) from None
     except IsADirectoryError:
         raise directory_error(path, expected) from None
+    except PermissionError as exc:
+        raise SpecError(
+            "E0702",
+            f"IO error, {path}: {exc.strerror}",
+            hint="the user running bundletui needs read permission on the file and search "
+            "permission on its directories (ls -l, chmod)",
+            file=str(path),
+        ) from None
     except OSError as exc:
         raise SpecError("E0702", f"IO error, {path}: {exc.strerror}", file=str(path)) from None
 

@@ -235,3 +235,21 @@ def test_lines_point_at_where_a_multi_line_start_tag_begins() -> None:
     assert root.sourceline == 1
     workflow = xmlsafe.child(xmlsafe.child(root, "action"), "workflow")
     assert workflow is not None and workflow.sourceline == 5
+
+
+def test_a_file_it_may_not_read_says_what_to_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA (ac): "Permission denied" came with no hint. (The tests run as root, which reads
+    any file, so the OS's refusal is the boundary faked here.)"""
+    f = tmp_path / "workflow.xml"
+    f.write_text("<x/>")
+
+    def refuse(*_a: object, **_k: object) -> object:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(xmlsafe, "open", refuse, raising=False)
+    with pytest.raises(SpecError) as info:
+        xmlsafe.read_bytes(f)
+    assert info.value.code == "E0702" and "Permission denied" in info.value.message
+    assert "needs read permission on the file" in (info.value.hint or "")
