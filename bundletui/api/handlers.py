@@ -396,7 +396,11 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
     from bundletui.spec.config import parse_hadoop_xml
 
     body = call.body.strip()  # a bundle's rerun takes no properties: its body is not read
-    conf = parse_hadoop_xml(body, "<request body>") if body and kind is not IdKind.BUNDLE else {}
+    conf = (  # an empty <value> is a value here: skip.nodes empty means every node
+        parse_hadoop_xml(body, "<request body>", keep_empty=True)
+        if body and kind is not IdKind.BUNDLE
+        else {}
+    )
     if kind is IdKind.WORKFLOW:
         _no_scope(p, "a workflow's rerun")
         skip, failed = rerun_keys(conf)

@@ -254,7 +254,8 @@ def register(app: typer.Typer) -> None:
         from bundletui.spec.config import parse_overrides, read_conf_file
 
         skip = [s.strip() for s in (skip_nodes or "").split(",") if s.strip()]
-        conf = read_conf_file(config) if config is not None else {}
+        # an empty <value> is a value here: skip.nodes empty means every node
+        conf = read_conf_file(config, keep_empty=True) if config is not None else {}
         conf.update(parse_overrides(define or []))
         ctx = _ctx(home)
         notes: list[str] = []

@@ -753,7 +753,7 @@ def _rerun_conf(front: Front) -> dict[str, str]:
     conf: dict[str, str] = {}
     config = front.args.get("config")
     if config is not None:
-        conf.update(read_conf_file(config))
+        conf.update(read_conf_file(config, keep_empty=True))  # skip.nodes empty: every node
     conf.update(parse_overrides(front.args.defines))
     return conf
 

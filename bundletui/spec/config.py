@@ -266,13 +266,16 @@ def locate_cache_entry(
     return entry, located
 
 
-def read_conf_file(path: str | Path) -> dict[str, str]:
-    """A ``.properties`` or Hadoop XML configuration file (XML when it starts with ``<``)."""
+def read_conf_file(path: str | Path, *, keep_empty: bool = False) -> dict[str, str]:
+    """A ``.properties`` or Hadoop XML configuration file (XML when it starts with ``<``).
+    ``keep_empty``: an empty ``<value>`` is an empty value (a rerun's configuration, where
+    ``oozie.wf.rerun.skip.nodes`` empty means every node), not an unset one."""
     file = str(path)
     data = xmlsafe.read_bytes(path, expected=_config_files(path))
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"<") or file.endswith(".xml"):
-        return parse_hadoop_xml(data, file)  # a .xml that is not XML says so, at its line
+        # a .xml that is not XML says so, at its line
+        return parse_hadoop_xml(data, file, keep_empty=keep_empty)
     if b"\x00" in data:  # a binary file (an archive, a jar) read as properties is nonsense
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise SpecError(

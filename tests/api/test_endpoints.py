@@ -745,6 +745,13 @@ def test_workflow_log_definition_and_rerun(lhttp: httpx.Client, live: Live, tmp_
         "the rerun",
     )
     assert again["id"] == wf
+    # skip.nodes empty, as XML can only say it (<value></value>): every node, not E0401
+    # (QA (ad): a regression of reading an empty <value> as unset, right for a submission)
+    every = conf_xml({"oozie.wf.rerun.skip.nodes": ""})
+    assert b"<value></value>" in every
+    r = lhttp.put(f"v1/job/{wf}?action=rerun", content=every, headers=XML)
+    assert r.status_code == 200, r.text
+    wait_until(lambda: lhttp.get(f"v2/job/{wf}").json()["run"] == 2, 60, "every node again")
     oozie_error(lhttp.put(f"v1/job/{wf}?action=ignore"), 400, "E0302")
 
 

@@ -206,6 +206,17 @@ def test_a_workflow_rerun_names_its_nodes_or_is_refused(fresh: World) -> None:
     assert out.code == 0, out
     with Store(fresh.home, create=False) as store:
         assert queries.job_info(store.conn, fresh.wf)["run"] == 1
+    # the same from an XML -config, where an empty list can only be <value></value> (QA (ad))
+    assert oozie(fresh.home, "oozie", "job", "-kill", fresh.wf).code == 0
+    skip = fresh.home.parent / "skip.xml"
+    skip.write_text(
+        "<configuration><property><name>oozie.wf.rerun.skip.nodes</name><value></value>"
+        "</property></configuration>"
+    )
+    out = oozie(fresh.home, "oozie", "job", "-rerun", fresh.wf, "-config", str(skip))
+    assert out.code == 0, out
+    with Store(fresh.home, create=False) as store:
+        assert queries.job_info(store.conn, fresh.wf)["run"] == 2
 
 
 def test_submit_without_configuration(fresh: World) -> None:
