@@ -1848,7 +1848,14 @@ class ConsoleApp(App[None]):
 
     def action_help_quit(self) -> None:
         """ctrl+c quits, as in k9s (Textual only says which key quits, and its hint was shown
-        as raw markup here); a focused prompt or box still copies with it."""
+        as raw markup here). A text box copies a selection with it; with nothing selected
+        (Textual passes the key on) the ``/`` or ``:`` prompt is abandoned, as a shell drops
+        a half-typed line, and a dialog's box keeps its dialog: neither quits the console."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            if isinstance(focused, PromptInput) and isinstance(self.screen, MainScreen):
+                self.screen.action_escape()
+            return
         self.exit()
 
     def __init__(self, config: ConsoleConfig) -> None:

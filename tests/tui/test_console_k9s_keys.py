@@ -303,9 +303,16 @@ async def test_keys_typed_straight_after_slash_or_colon_go_into_the_prompt(env: 
 
 
 async def test_ctrl_c_quits_as_in_k9s(env: Env) -> None:
-    """QA (aa): it showed "Press [b]q[/b] to quit", markup and all, and stayed."""
+    """QA (aa): it showed "Press [b]q[/b] to quit", markup and all, and stayed. In the ``:``
+    or ``/`` prompt it drops the half-typed line instead (QA (ad): it quit the console)."""
     async with console(env, engine="none", ready=False) as h:
         await loaded(h)
+        for opener in ("colon", "slash"):
+            await h.press(opener)
+            await h.type("abc")
+            await h.press("ctrl+c")
+            assert h.app.is_running and h.app.screen is h.main
+            assert not h.main.prompt_mode and h.main.model.filter_text == ""
         await h.press("ctrl+c")
         await h.until(lambda: not h.app.is_running, what="the console to quit")
         assert not h.toasts, h.toasts
