@@ -529,13 +529,14 @@ class CoordinatorService:
             return True
         active = counts.get(A.SUBMITTED, 0) + counts.get(A.RUNNING, 0)
         slots = 1_000_000 if coord.concurrency < 0 else coord.concurrency - active
-        if slots <= 0:
-            return True
         execution = ExecutionOrder(coord.execution)
-        order = "ASC" if execution is ExecutionOrder.FIFO else "DESC"
         # LAST_ONLY / NONE skip stale READY actions on the way: look past them (a pass that only
-        # skipped would otherwise leave the rest READY with nothing to wake the coordinator)
+        # skipped would otherwise leave the rest READY with nothing to wake the coordinator),
+        # also when every slot is taken (oozie.md §2.4: a READY action is SKIPPED too)
         skipping = execution in (ExecutionOrder.LAST_ONLY, ExecutionOrder.NONE)
+        if slots <= 0 and not skipping:
+            return True
+        order = "ASC" if execution is ExecutionOrder.FIFO else "DESC"
         clean = True
         limit = None if skipping else slots
         ready: list[ActionRow] = []
@@ -562,8 +563,10 @@ class CoordinatorService:
                 coordcmd.move_action(tx, action, Event.SKIP, insert=insert)
                 written.add(action.id)
                 continue
-            if slots <= 0:
-                continue  # no slot left; older ones may still be skipped
+            if slots <= 0:  # no slot left; older ones may still be skipped
+                if deadline is not None:  # skipped at its deadline if no slot frees by then
+                    self.engine.heap.push(deadline + 1, "action.skip", action.id)
+                continue
             if self.engine._guarded(
                 tx, f"launch {action.id}", self.launch, tx, coord, app, action, insert, False
             ):

@@ -285,6 +285,29 @@ def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> No
     assert bt.status(ids["none"]) == "SUCCEEDED"
 
 
+def test_ready_actions_held_by_concurrency_are_skipped_too(bt: Bt4) -> None:
+    """QA (ad): a READY action that no slot could take was never SKIPPED under LAST_ONLY or
+    NONE (the launch pass returned before its skips), while info said it would be."""
+    coords = {
+        name: coordinator_xml(
+            name,
+            start="2026-01-01T00:00Z",
+            end="2026-01-01T04:00Z",
+            controls={"execution": order, "concurrency": "0"},
+        )
+        for name, order in (("last", "LAST_ONLY"), ("none", "NONE"))
+    }
+    bundle_id = bt.submit_job(bundle_of(bt, coords), start=True)
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
+    ids = bt.coords_of(bundle_id)
+    assert bt.actions(ids["last"]) == {1: "READY"}
+    why = bt.info_json(f"{ids['last']}@1")["waitingFor"]
+    assert why["skipAt"] == "Thu, 01 Jan 2026 01:00:00 GMT", why
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T02:30Z")
+    assert bt.actions(ids["last"]) == {1: "SKIPPED", 2: "SKIPPED", 3: "READY"}
+    assert bt.actions(ids["none"]) == {1: "SKIPPED", 2: "SKIPPED", 3: "SKIPPED"}
+
+
 def test_a_suspended_coordinator_materializes_nothing_then_catches_up_on_resume(bt: Bt4) -> None:
     bt.apps.write("h.xml", coordinator_xml("h", start="2026-01-01T00:00Z", end="2026-01-01T05:00Z"))
     config = bt.apps.props("job.properties", {"oozie.coord.application.path": "h.xml"})
