@@ -21,6 +21,7 @@ _COORD_PREFIX = "Invalid coordinator application attributes, "
 
 _EL = re.compile(r"\$\{([^}]*)\}")
 _CALL = re.compile(r"[A-Za-z_][\w-]*:[A-Za-z_][\w-]*(?=\s*\()")
+_DATE = re.compile(r"\s*(YEAR|MONTH|DAY|HOUR|MINUTE)\s*\Z")
 
 
 def refuse_deferred_calls(resolved: str, at: Where, *, dated: bool = True) -> str:
@@ -28,7 +29,8 @@ def refuse_deferred_calls(resolved: str, at: Where, *, dated: bool = True) -> st
     a feed's path or done-flag), refused if a function call is left in it. Oozie resolves
     these with its no-functions context (job properties and ``${YEAR}`` … ``${MINUTE}``), so
     ``${coord:formatTime(…)}`` there fails at submit; kept, it would be a literal part of a
-    path that no file can have."""
+    path that no file can have. ``dated`` False (a done-flag, a feed): ``${YEAR}`` … are not
+    replaced there either, so they are refused too."""
     for m in _EL.finditer(resolved):
         call = _CALL.search(m.group(1))
         if call:
@@ -39,6 +41,14 @@ def refuse_deferred_calls(resolved: str, at: Where, *, dated: bool = True) -> st
                 hint="a path is resolved once, at submit: use job properties"
                 + (" and ${YEAR}, ${MONTH}, ${DAY}, ${HOUR}, ${MINUTE}" if dated else "")
                 + "; per-action values belong in the action's <configuration>",
+            )
+        if not dated and _DATE.match(m.group(1)):
+            raise at.error(
+                "E1004",
+                f"Expression language evaluation error, {m.group(0)} is not replaced in {at.field}",
+                hint="only a dataset's uri-template takes ${YEAR} … ${MINUTE}; a done-flag is "
+                "a file name inside each instance, a feed's path the directory its partitions "
+                "land under",
             )
     return resolved
 

@@ -221,7 +221,9 @@ def _dataset(doc: XmlDocument, el: Element, resolver: Resolver) -> Dataset:
         "_SUCCESS"
         if flag_el is None
         else refuse_deferred_calls(
-            resolver.text(xmlsafe.text(flag_el), at("done-flag")), at("done-flag")
+            resolver.text(xmlsafe.text(flag_el), at("done-flag")),
+            where(doc, flag_el, f"dataset {name!r} done-flag"),
+            dated=False,
         ).strip()
     )
     return Dataset(name, frequency, initial, timezone, uri_template, done_flag)

@@ -174,7 +174,7 @@ DATASET = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
                 template="${landing}/m/${YEAR}", flag="<done-flag>${wf:id()}</done-flag>"
             ),
             "wf:id] in dataset 'm' done-flag",
-            4,
+            5,  # the <done-flag>'s own line
         ),
         (
             "coordinator.xml",
@@ -195,6 +195,29 @@ def test_a_function_left_in_a_path_is_refused_at_submit(
     assert f"No function is mapped to the name [{call}" in err.message, err.message
     # job properties and the date variables are still fine
     assert submit(tmp_path, app, DATASET.format(template="${landing}/m/${YEAR}/${MINUTE}", flag=""))
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "line"),
+    [
+        (
+            DATASET.format(
+                template="${landing}/m/${YEAR}", flag="<done-flag>${YEAR}.done</done-flag>"
+            ),
+            "dataset 'm' done-flag",
+            5,
+        ),
+        (EVENTS.format(path="${landing}/all/${YEAR}"), "feed [all] path", 5),
+    ],
+)
+def test_a_date_variable_where_it_is_not_replaced_is_refused(
+    tmp_path: Path, text: str, where: str, line: int
+) -> None:
+    """QA (ad): ``${YEAR}`` in a done-flag or a feed's path stayed literal text, and the
+    action (or the feed) waited on a path no file can have."""
+    err = refused(tmp_path, "coordinator.xml", text)
+    assert err.code == "E1004" and err.line == line, err
+    assert f"${{YEAR}} is not replaced in {where}" in err.message, err.message
 
 
 ABSOLUTE = """<coordinator-app name="c" frequency="60" start="2026-05-01T07:00Z"
