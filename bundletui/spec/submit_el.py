@@ -177,12 +177,17 @@ class SubmitResolver:
         raw = value.strip()
         fields = raw.split()
         if len(fields) in (6, 7) and "${" not in raw:  # Quartz's, with seconds (and a year)
+            hint = (
+                "a dataset's frequency is not a cron: minutes, or e.g. ${coord:hours(1)}"
+                if "dataset" in where.describe()
+                else "write minute hour day-of-month month day-of-week, without seconds "
+                "(e.g. '0 * * * *' for every hour)"
+            )
             raise where.error(
                 "E1003",
                 f"Invalid coordinator application attributes, frequency [{raw}] is a cron of "
                 f"{len(fields)} fields: Oozie's has 5",
-                hint="write minute hour day-of-month month day-of-week, without seconds "
-                "(e.g. '0 * * * *' for every hour)",
+                hint=hint,
             )
         if _looks_like_cron(raw):
             try:
@@ -192,8 +197,8 @@ class SubmitResolver:
             return Frequency(0, TimeUnit.CRON, cron=" ".join(raw.split()))
         self._capture.used = False
         result = self._evaluate(raw, where, self._freq_ctx)
-        if isinstance(result, str) and _looks_like_cron(result):
-            return self.frequency(result, where)
+        if isinstance(result, str) and len(result.split()) in (5, 6, 7) and "${" not in result:
+            return self.frequency(result, where)  # a cron from a property (${f})
         number = self._int(result, where, "frequency", value, _FREQUENCY_RANGE)
         if self._capture.used:
             return Frequency(number, self._capture.unit, end_of=self._capture.end_of)

@@ -280,6 +280,16 @@ def test_a_quartz_cron_and_an_empty_file_say_what_they_are(tmp_path: Path) -> No
     )
     assert err.code == "E1003" and "is a cron of 6 fields: Oozie's has 5" in err.message, err
     assert "without seconds" in (err.hint or "")
+    # from a property, the usual way (QA (ad): still "not an integer")
+    by_property = text.replace('frequency="60" start', 'frequency="${f}" start')
+    err = refused(tmp_path, "coordinator.xml", by_property, f="0 0 * * * ?")
+    assert "frequency [0 0 * * * ?] is a cron of 6 fields" in err.message, err
+    # a dataset's frequency is no cron at all: the hint does not offer a 5-field one
+    on_dataset = text.replace(
+        '<dataset name="m" frequency="60"', '<dataset name="m" frequency="0 * * * * *"'
+    )
+    err = refused(tmp_path, "coordinator.xml", on_dataset)
+    assert "cron of 6 fields" in err.message and "is not a cron" in (err.hint or ""), err
     err = refused(tmp_path, "coordinator.xml", "")
     assert err.hint == "the file is empty: write the application's XML into it", err
 
