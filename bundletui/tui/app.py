@@ -1900,8 +1900,10 @@ class ConsoleApp(App[None]):
             with Store(self.config.home, create=False) as store:
                 check_clock(store, engine_config.clock, engine_config.start_time)
         except BundletuiError as exc:
-            return f"engine start: {exc.code}: {exc.message}" + (
-                f" ({exc.hint})" if exc.hint else ""
+            # its options are the console command's, not :engine start's (QA (ad))
+            return (
+                f"engine start: {exc.code}: {exc.message}; quit, then start bundletui console"
+                f" again: {exc.hint}"
             )
         return None
 

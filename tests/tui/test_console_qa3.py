@@ -417,4 +417,5 @@ async def test_engine_start_on_a_simulated_store_says_it_is_refused(env: Env) ->
             what="the refusal",
         )
         assert not h.warned("engine started")
+        assert h.warned("quit, then start bundletui console again: pass --clock simulated")
         assert h.app.embedded is None
