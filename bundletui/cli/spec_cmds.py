@@ -37,6 +37,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         define: DefineOpt = None,
         json_out: SpecJsonOpt = False,
+        home: HomeOpt = None,
     ) -> None:
         """Check files against the schema and Oozie's submit-time rules; exit 1 on any error."""
         from bundletui.spec.config import parse_overrides, read_conf_file
@@ -46,7 +47,7 @@ def register(app: typer.Typer) -> None:
 
         conf: dict[str, str] | None = None
         # what a submit gives when nothing else does (landing = <home>/landing, the user)
-        defaults = {"landing": default_landing(), "user.name": current_user()}
+        defaults = {"landing": default_landing(home), "user.name": current_user()}
         try:
             if config is not None or define:
                 given = read_conf_file(config) if config is not None else {}

@@ -393,3 +393,21 @@ def test_a_variable_in_an_event_schedule_needs_a_value_not_a_fix(
     assert f"schema only: give values for {var} " in done.stdout, done.stdout
     bad = bt("validate", str(app), "-D", f"{var}=garbage", home=tmp_path / "h")
     assert bad.returncode == 1 and "E1003" in bad.stderr and "e.xml:" in bad.stderr, bad
+
+
+def test_validate_takes_the_home_its_landing_is_under(tmp_path: Path) -> None:
+    """QA (ad): only BUNDLETUI_HOME set validate's ${landing}: a feed at the home's landing
+    directory itself (it would watch every feed) was not seen as one."""
+    home = tmp_path / "h"
+    app = tmp_path / "ev.xml"
+    app.write_text(
+        '<coordinator-app name="ev" xmlns="uri:bundletui:coordinator:1.0"'
+        ' start="2026-01-01T00:00Z" end="2026-01-02T00:00Z" timezone="UTC">'
+        f'<feeds><feed name="all" path="{home / "landing"}"/></feeds>'
+        '<trigger><partitions feed="all" count="1"/></trigger>'
+        "<action><workflow><app-path>/apps/wf</app-path></workflow></action>"
+        "</coordinator-app>"
+    )
+    done = bundletui("validate", str(app), "--home", str(home), "-D", "x=1")
+    assert done.returncode == 1 and "is the landing directory" in done.stderr, done
+    assert not home.exists()
