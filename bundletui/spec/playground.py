@@ -21,8 +21,9 @@ Defaults: nominal time = now (to the minute), actual time = the nominal time, da
 
 from __future__ import annotations
 
+import contextlib
 import getpass
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from bundletui.errors import BundletuiError, SpecError
@@ -36,6 +37,7 @@ from bundletui.model.timeutil import (
 )
 from bundletui.spec.config import parse_overrides
 from bundletui.spec.coord_el import SLA_CONSTANTS, CoordELEnv, Phase, coord_functions
+from bundletui.spec.decode_common import refuse_deferred_calls
 from bundletui.spec.el import (
     BASIC_CONSTANTS,
     ELContext,
@@ -82,6 +84,16 @@ def _frequency_functions() -> dict[str, Callable[..., Any]]:
     return table
 
 
+@contextlib.contextmanager
+def _usage() -> Iterator[None]:
+    """What is refused inside is an option's value: a usage mistake (exit 2)."""
+    try:
+        yield
+    except BundletuiError as exc:
+        exc.usage = True
+        raise
+
+
 def _dataset(
     *,
     conf: dict[str, str],
@@ -118,14 +130,20 @@ def _dataset(
         )
     template = ""
     if uri_template is not None:
-        template = resolver.text(uri_template, Where("--uri-template", field="uri-template"))
+        at = Where("--uri-template", field="--uri-template")
+        # as a submitted dataset's: a call left in it would be literal text in the path
+        with _usage():
+            template = refuse_deferred_calls(resolver.text(uri_template, at), at)
+    flag = done_flag or ""
+    with _usage():
+        refuse_deferred_calls(flag, Where("--done-flag", field="--done-flag"), dated=False)
     return Dataset(
         "eval",
         freq,
         option_time(initial, "--dataset-initial-instance"),
         timezone,
         tidy_uri(template.strip()),  # as a submitted coordinator's (decode_coordinator)
-        "_SUCCESS" if done_flag is None else done_flag.strip(),
+        "_SUCCESS" if done_flag is None else flag.strip(),
     )
 
 

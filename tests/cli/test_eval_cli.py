@@ -372,6 +372,16 @@ def test_json_output() -> None:
         (["${coord:future(0, 0)}", *OOZIE], "E1004", "future:instance"),
         (['${coord:offset(1, "blah")}', *OOZIE], "E1004", "blah"),
         (["${coord:current(99999999999)}", *OOZIE], "E1004", "failed: a number or a time out"),
+        (
+            ["x", *ds("60", "2009-01-01T00:00Z", "UTC", "--uri-template", "/d/${wf:id()}")],
+            "E1004",
+            "No function is mapped to the name [wf:id] in --uri-template",
+        ),
+        (
+            ["x", *ds("60", "2009-01-01T00:00Z", "UTC", "--done-flag", "${YEAR}")],
+            "E1004",
+            "${YEAR} is not replaced in --done-flag",
+        ),
         (["${coord:current(2147483647)}", *OOZIE], "E1004", "failed: a number or a time out"),
         (['${coord:absolute("2009-09-05T00:00Z")}', *OOZIE], "E1010", "not in phase"),
         (['${coord:formatTime("2009-09-08", "yyyy")}'], "E1004", "2009-09-08"),
