@@ -40,3 +40,16 @@ def bundletui(
         env=environ,
         stdin=subprocess.DEVNULL,
     )
+
+
+def mkdir_workflow(root: Path, node: str = "a") -> Path:
+    """A one-node DAG workflow (an fs mkdir of ``root/out``) and its job.properties, which
+    is returned: what a test submits when only the job's life matters."""
+    wf = root / "wf.xml"
+    wf.write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">'
+        f'<job name="{node}"><fs><mkdir path="{root / "out"}"/></fs></job></dag-app>'
+    )
+    props = root / "w.properties"
+    props.write_text(f"oozie.wf.application.path={wf}\n")
+    return props

@@ -7,7 +7,7 @@ import pty
 import subprocess
 from pathlib import Path
 
-from tests.cli import BUNDLETUI, bundletui
+from tests.cli import BUNDLETUI, bundletui, mkdir_workflow
 
 
 def test_read_only_on_a_missing_store_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
@@ -46,13 +46,7 @@ def test_a_console_without_a_terminal_is_refused_before_it_starts_anything(
     """Piped or redirected it drew escape codes into the file and waited for keys forever,
     with an engine of its own holding the store."""
     home = tmp_path / "home"
-    wf = tmp_path / "wf.xml"
-    wf.write_text(
-        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">'
-        f'<job name="a"><fs><mkdir path="{tmp_path / "out"}"/></fs></job></dag-app>'
-    )
-    props = tmp_path / "w.properties"
-    props.write_text(f"oozie.wf.application.path={wf}\n")
+    props = mkdir_workflow(tmp_path)
     assert bundletui("submit", str(props), "--start", home=home).returncode == 0
     before = (home / "bundletui.db").read_bytes()
     done = bundletui("console", home=home, timeout=30)  # stdin: /dev/null

@@ -5,20 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.cli import bundletui
+from tests.cli import bundletui, mkdir_workflow
 
 
 def test_a_log_into_a_file_has_one_line_per_status_change(tmp_path: Path) -> None:
     """QA (ab): Rich folded each record at 80 columns when stdout was not a terminal, so
     README's ``node ID@name -> SUCCEEDED`` could not be grepped from a log file."""
     name = "make-the-output-directory-for-the-report"  # a long line once prefixed
-    wf = tmp_path / "wf.xml"
-    wf.write_text(
-        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">'
-        f'<job name="{name}"><fs><mkdir path="{tmp_path / "out"}"/></fs></job></dag-app>'
-    )
-    props = tmp_path / "w.properties"
-    props.write_text(f"oozie.wf.application.path={wf}\n")
+    props = mkdir_workflow(tmp_path, name)
     home = tmp_path / "home"
     wf_id = bundletui("submit", str(props), "--start", home=home).stdout.split()[-1]
     done = bundletui("run", "-v", "--exit-when-idle", home=home, timeout=60)
