@@ -1054,8 +1054,12 @@ class WorkflowRunner:
                 pid=pid, pgid=pid, start_ticks=ticks, argv=(), exit_path=exit_path
             )
             self.running[nid] = launched
+            alive = processes.is_alive(pid, ticks)  # asked before the watcher reaps it
             self.watcher.adopt(pid, ticks, exit_path, self._on_exit(nid))
-            log.info("adopted running job %s (pid %d)", nid, pid)
+            if alive:
+                log.info("adopted running job %s (pid %d)", nid, pid)
+            else:  # it ended while no engine ran: its exit record (or its absence) decides
+                log.info("job %s (pid %d) ended while no engine ran; reading its exit", nid, pid)
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -123,8 +123,11 @@ def test_unknowable_end_fails_the_node_with_a_clear_code(bt: Bt, tmp_path: Path)
     gone = subprocess.Popen(["true"])
     gone.wait()
     wf, _exit_path = stage(bt, tmp_path, pid=gone.pid, start_ticks=1)
-    bt.engine()
+    engine = bt.engine()
     assert bt.wait(wf)["status"] == "FAILED"
+    # not "adopted running job" for a process that is gone (QA (ae))
+    engine.wait_log(f"job {wf}@first (pid {gone.pid}) ended while no engine ran", 5)
+    assert "adopted running job" not in engine.log()
     first = bt.peek(f"{wf}@first")
     assert first["errorCode"] == "EB0503"
     assert "exit record" in first["errorMessage"]
