@@ -195,8 +195,10 @@ def register(app: typer.Typer) -> None:
             dispatch.kill(ctx, job_id)
             if kind_of(job_id) is IdKind.COORD_ACTION:
                 typer.echo(job_id)  # as --action prints what it killed
-        _note_without_engine(
-            ctx, "the kill is recorded, and the processes of jobs that were running are stopped"
+        _note_without_engine(  # the job reads KILLED now; the cascade is the engine's
+            ctx,
+            "the kill is recorded (its status is KILLED now); what runs under it (a bundle's "
+            "coordinators, their actions and workflows) is killed, and its processes stopped,",
         )
 
     @app.command()

@@ -170,9 +170,12 @@ def test_kill_without_engine_kills_the_running_job_when_an_engine_starts(
     wf, job, grandchild = chain_job_left_running(bt, tmp_path)
     r = bt.cli("kill", wf)
     # said, so that nobody takes the KILLED for processes already gone (QA)
+    # and that what runs under it is killed then too (QA (ae): a bundle read KILLED while its
+    # coordinators stayed PREPPAUSED until an engine came)
     assert r.stderr == (
-        "note: no engine is running; the kill is recorded, and the processes of jobs that were"
-        " running are stopped when one starts (bundletui run)\n"
+        "note: no engine is running; the kill is recorded (its status is KILLED now); what runs"
+        " under it (a bundle's coordinators, their actions and workflows) is killed, and its"
+        " processes stopped, when one starts (bundletui run)\n"
     )
     assert bt.peek(wf)["status"] == "KILLED"
     assert bt.nodes(wf) == {"first": "RUNNING", "second": "KILLED", "third": "KILLED"}
