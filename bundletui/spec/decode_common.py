@@ -24,9 +24,10 @@ _CALL = re.compile(r"[A-Za-z_][\w-]*:[A-Za-z_][\w-]*(?=\s*\()")
 _DATE = re.compile(r"\s*(YEAR|MONTH|DAY|HOUR|MINUTE)\s*\Z")
 
 
-def refuse_deferred_calls(resolved: str, at: Where, *, dated: bool = True) -> str:
+def refuse_leftover_el(resolved: str, at: Where, *, dated: bool = True) -> str:
     """``resolved`` (a value resolved once, at submit: a dataset's uri-template or done-flag,
-    a feed's path or done-flag), refused if a function call is left in it. Oozie resolves
+    a feed's path or done-flag), refused if EL that nothing will resolve is left in it: a
+    function call. Oozie resolves
     these with its no-functions context (job properties and ``${YEAR}`` … ``${MINUTE}``), so
     ``${coord:formatTime(…)}`` there fails at submit; kept, it would be a literal part of a
     path that no file can have. ``dated`` False (a done-flag, a feed): ``${YEAR}`` … are not
@@ -89,10 +90,9 @@ def read_conf(
         name_el = xmlsafe.child(prop, "name")
         value_el = xmlsafe.child(prop, "value")
         name = xmlsafe.text(name_el)
-        raw = xmlsafe.property_value(prop)
-        if raw is None:
+        value = xmlsafe.property_value(prop)
+        if value is None:
             continue  # sets nothing, as in Hadoop's Configuration (see property_value)
-        value = raw
         if resolver is not None:
             name = resolver.text(name, where(doc, name_el, "configuration/property/name")).strip()
             if resolve_values or check_values:

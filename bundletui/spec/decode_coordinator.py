@@ -32,7 +32,7 @@ from bundletui.spec.config import resolve_app_path
 from bundletui.spec.decode_common import (
     expect_kind,
     read_conf,
-    refuse_deferred_calls,
+    refuse_leftover_el,
     split_parameters,
     where,
 )
@@ -215,12 +215,12 @@ def _dataset(doc: XmlDocument, el: Element, resolver: Resolver) -> Dataset:
     timezone = resolver.timezone(el.get("timezone", ""), at("@timezone"))
     tmpl_el = xmlsafe.child(el, "uri-template")
     template = resolver.text(xmlsafe.text(tmpl_el), at("uri-template"))
-    uri_template = tidy_uri(refuse_deferred_calls(template, at("uri-template")).strip())
+    uri_template = tidy_uri(refuse_leftover_el(template, at("uri-template")).strip())
     flag_el = xmlsafe.child(el, "done-flag")
     done_flag = (
         "_SUCCESS"
         if flag_el is None
-        else refuse_deferred_calls(
+        else refuse_leftover_el(
             resolver.text(xmlsafe.text(flag_el), at("done-flag")),
             where(doc, flag_el, f"dataset {name!r} done-flag"),
             dated=False,

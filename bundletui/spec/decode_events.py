@@ -38,7 +38,7 @@ from bundletui.spec.decode_common import (
     JAVA_INT_MAX,
     expect_kind,
     read_conf,
-    refuse_deferred_calls,
+    refuse_leftover_el,
     split_parameters,
     where,
 )
@@ -127,7 +127,7 @@ def _feeds(
     for f in xmlsafe.children(el, "feed"):
         name = resolver.text(f.get("name", ""), where(doc, f, "feed/@name")).strip()
         raw = resolver.text(f.get("path", ""), where(doc, f, "feed/@path"))
-        raw = refuse_deferred_calls(raw, where(doc, f, f"feed [{name}] path"), dated=False).strip()
+        raw = refuse_leftover_el(raw, where(doc, f, f"feed [{name}] path"), dated=False).strip()
         path = raw[7:] if raw.startswith("file://") else raw
         if path.startswith("/"):  # as the watcher reports it: no //, /./ or /../ (a -D landing=/d/)
             path = "/" + posixpath.normpath(path).lstrip("/")
@@ -146,9 +146,7 @@ def _feeds(
         flag = f.get("done-flag")
         if flag is not None:  # resolved at submit, as the name and the path are
             flag = resolver.text(flag, where(doc, f, "feed/@done-flag"))
-            flag = refuse_deferred_calls(
-                flag, where(doc, f, f"feed [{name}] done-flag"), dated=False
-            )
+            flag = refuse_leftover_el(flag, where(doc, f, f"feed [{name}] done-flag"), dated=False)
         feed = Feed(name, path.rstrip("/") or "/", "_SUCCESS" if flag is None else flag.strip())
         for other in out:
             if other.path == feed.path and other.done_flag != feed.done_flag:

@@ -37,7 +37,7 @@ from bundletui.model.timeutil import (
 )
 from bundletui.spec.config import parse_overrides
 from bundletui.spec.coord_el import SLA_CONSTANTS, CoordELEnv, Phase, coord_functions
-from bundletui.spec.decode_common import refuse_deferred_calls
+from bundletui.spec.decode_common import refuse_leftover_el
 from bundletui.spec.el import (
     BASIC_CONSTANTS,
     ELContext,
@@ -133,10 +133,10 @@ def _dataset(
         at = Where("--uri-template", field="--uri-template")
         # as a submitted dataset's: a call left in it would be literal text in the path
         with _usage():
-            template = refuse_deferred_calls(resolver.text(uri_template, at), at)
+            template = refuse_leftover_el(resolver.text(uri_template, at), at)
     flag = done_flag or ""
     with _usage():
-        refuse_deferred_calls(flag, Where("--done-flag", field="--done-flag"), dated=False)
+        refuse_leftover_el(flag, Where("--done-flag", field="--done-flag"), dated=False)
     return Dataset(
         "eval",
         freq,
