@@ -601,6 +601,12 @@ class WorkflowRunner:
                 return
             node_finished(tx, self.engine.effects, wf, running, ok=True, spec=spec, also=started)
             return
+        if node.error_code or node.error_message or node.exit_code is not None:
+            # a retry: the earlier attempt's error is not this one's (Oozie's ActionStart
+            # clears it too); info showed it beside the RUNNING attempt
+            cleared = {"error_code": None, "error_message": None, "exit_code": None}
+            started |= cleared
+            running = replace_row(running, **cleared)
         jobs.update(tx, NodeRow, node.id, status=t.to, **started)
         if isinstance(action, ShellAction):
             try:

@@ -374,3 +374,29 @@ def test_a_child_workflow_that_cannot_be_loaded_fails_its_node_naming_file_and_l
     message = node["errorMessage"]
     assert str(app / "child" / "workflow.xml") in message, message
     assert f":{line}: " in message or f"(line {line}," in message, message
+
+
+def test_a_retry_attempt_does_not_show_the_error_of_the_one_before(bt: Bt, tmp_path: Path) -> None:
+    """QA (ae): while attempt 2 ran, info showed it RUNNING beside attempt 1's error; Oozie's
+    ActionStart clears it when an attempt starts."""
+    app = tmp_path / "app"
+    app.mkdir()
+    script = (
+        'if [ -e "$1/failed-once" ]; then while [ ! -e "$1/go" ]; do sleep 0.02; done; exit 0;'
+        ' else touch "$1/failed-once"; exit 3; fi'
+    )
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="retry-error">'
+        '<job name="flaky" retry-max="1" retry-interval="0"><shell><exec>sh</exec>'
+        f"<argument>-c</argument><argument>{script}</argument><argument>sh</argument>"
+        f"<argument>{tmp_path}</argument></shell></job></dag-app>"
+    )
+    (app / "job.properties").write_text("oozie.wf.application.path=.\n")
+    bt.engine()
+    wf = bt.submit(app / "job.properties")
+    wait_for(lambda: bt.peek(f"{wf}@flaky")["attempt"] == 2, 20, "the second attempt")
+    node = bt.peek(f"{wf}@flaky")
+    assert node["nodeStatus"] == "RUNNING", node
+    assert (node["errorCode"], node["errorMessage"]) == (None, None), node
+    (tmp_path / "go").touch()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
