@@ -1522,14 +1522,20 @@ class MainScreen(Screen[None]):
         prompt.reset_history(self.command_history if mode == "command" else None)
         prompt.value = value
         self.query_one("#prompt-sign", Label).update("/" if mode == "filter" else ":")
-        self.query_one("#prompt-row").add_class("-open")
+        row = self.query_one("#prompt-row")
+        row.add_class("-open")
+        # shown now (a class only restyles at the next idle): a prompt focused while still
+        # hidden could be dropped from the focus chain by a layout in between, focus None
+        row.display = True
         # focus now, not at the next idle (Widget.focus): keys already queued behind the / or
         # : (type-ahead, a paste, a laggy link) then go into the prompt, not to the tree
         self.set_focus(prompt)
         prompt.cursor_position = len(value)
 
     def _close_prompt(self, *, refocus: bool = True) -> None:
-        self.query_one("#prompt-row").remove_class("-open")
+        row = self.query_one("#prompt-row")
+        row.remove_class("-open")
+        row.display = False
         self.prompt_mode = ""
         if refocus:
             self.query_one(JobTree).focus()
