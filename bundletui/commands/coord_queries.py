@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bundletui.commands.base import fail
-from bundletui.commands.coordinators import app_of
+from bundletui.commands.coordinators import app_of, skip_deadline
 from bundletui.commands.queries import (
     EXTRA_KEYS,
     FILTER_LIMIT,
@@ -65,7 +65,7 @@ from bundletui.model.status import (
     ActionStatus,
     JobStatus,
 )
-from bundletui.model.timeutil import parse_oozie_time, skip_deadline_ms
+from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store import events as event_store
 from bundletui.store import jobs
 from bundletui.store.clockstate import store_now_ms
@@ -798,16 +798,7 @@ def waiting_for(
     and, under LAST_ONLY or NONE, when it is SKIPPED if it has not started by then."""
     why = _waiting_for(conn, action, holds, tz)
     if why is not None and holds.coord.execution in ("LAST_ONLY", "NONE") and not action.trigger:
-        app = app_of(holds.coord, conn)
-        at = skip_deadline_ms(
-            holds.coord.execution,
-            action.action_number,
-            action.nominal_time,
-            app.start,
-            from_ms(holds.coord.end_time),
-            app.frequency,
-            app.timezone,
-        )
+        at = skip_deadline(holds.coord, app_of(holds.coord, conn), action)
         if at is not None:
             why["skipAt"] = rfc822(at, tz)
             why["detail"] += (

@@ -35,7 +35,13 @@ from bundletui.model.status import (
     JobStatus,
     WorkflowStatus,
 )
-from bundletui.model.timeutil import TimeError, format_oozie_time, option_time, parse_oozie_time
+from bundletui.model.timeutil import (
+    TimeError,
+    format_oozie_time,
+    option_time,
+    parse_oozie_time,
+    skip_deadline_ms,
+)
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
@@ -74,6 +80,20 @@ def app_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> Coordinat
         text = coord.app or jobs.coord_text(conn, coord.id, "app")
         app = _app_cache[key] = _decoded_app(text)
     return app
+
+
+def skip_deadline(coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> int | None:
+    """When ``action`` is SKIPPED if it has not started (LAST_ONLY, NONE; None otherwise):
+    what the engine times and ``info`` says, from one place."""
+    return skip_deadline_ms(
+        coord.execution,
+        action.action_number,
+        action.nominal_time,
+        app.start,
+        from_ms(coord.end_time),
+        app.frequency,
+        app.timezone,
+    )
 
 
 def conf_of(coord: CoordRow, conn: sqlite3.Connection | None = None) -> Mapping[str, str]:

@@ -32,7 +32,7 @@ from bundletui.model.status import (
     ActionStatus,
     JobStatus,
 )
-from bundletui.model.timeutil import iter_nominal_times, skip_deadline_ms
+from bundletui.model.timeutil import iter_nominal_times
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.spec.materialize import local_exists
 from bundletui.store import jobs
@@ -482,27 +482,16 @@ class CoordinatorService:
     # ------------------------------------------------------------------ LAST_ONLY / NONE
 
     def _schedule_skip(self, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> None:
-        deadline = self._skip_deadline(coord, app, action)
+        deadline = coordcmd.skip_deadline(coord, app, action)
         if deadline is not None:
             self.engine.heap.push(deadline + 1, "action.skip", action.id)
-
-    def _skip_deadline(self, coord: CoordRow, app: CoordinatorApp, action: ActionRow) -> int | None:
-        return skip_deadline_ms(
-            coord.execution,
-            action.action_number,
-            action.nominal_time,
-            app.start,
-            from_ms(coord.end_time),
-            app.frequency,
-            app.timezone,
-        )
 
     def on_skip(self, tx: Tx, aid: str) -> None:
         action = jobs.get(tx.conn, ActionRow, aid)
         if action is None or action.status not in (A.WAITING, A.READY):
             return
         coord = jobs.must_coord_head(tx.conn, action.coord_id)
-        deadline = self._skip_deadline(coord, coordcmd.app_of(coord, tx.conn), action)
+        deadline = coordcmd.skip_deadline(coord, coordcmd.app_of(coord, tx.conn), action)
         if deadline is None or tx.now_ms <= deadline:
             return
         coordcmd.move_action(tx, action, Event.SKIP)
@@ -558,7 +547,7 @@ class CoordinatorService:
         written: set[str] = set()
         for action in ready:
             insert = unwritten.get(action.id)
-            deadline = self._skip_deadline(coord, app, action)
+            deadline = coordcmd.skip_deadline(coord, app, action)
             if deadline is not None and now > deadline:
                 coordcmd.move_action(tx, action, Event.SKIP, insert=insert)
                 written.add(action.id)

@@ -115,11 +115,8 @@ def _dataset(
             usage=True,
         )
     resolver = SubmitResolver(conf, clock, user=user)
-    try:
+    with _usage():
         freq = resolver.frequency(frequency, Where("--dataset-frequency", field="frequency"))
-    except BundletuiError as exc:
-        exc.usage = True
-        raise
     if freq.is_cron or freq.value <= 0:
         raise SpecError(
             "E1003",
@@ -134,16 +131,19 @@ def _dataset(
         # as a submitted dataset's: a call left in it would be literal text in the path
         with _usage():
             template = refuse_leftover_el(resolver.text(uri_template, at), at)
-    flag = done_flag or ""
-    with _usage():
-        refuse_leftover_el(flag, Where("--done-flag", field="--done-flag"), dated=False)
+    flag = "_SUCCESS"  # as a dataset without <done-flag>
+    if done_flag is not None:
+        with _usage():
+            flag = refuse_leftover_el(
+                done_flag, Where("--done-flag", field="--done-flag"), dated=False
+            ).strip()
     return Dataset(
         "eval",
         freq,
         option_time(initial, "--dataset-initial-instance"),
         timezone,
         tidy_uri(template.strip()),  # as a submitted coordinator's (decode_coordinator)
-        "_SUCCESS" if done_flag is None else flag.strip(),
+        flag,
     )
 
 
