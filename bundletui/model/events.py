@@ -266,7 +266,7 @@ def trigger_progress(spec: EventSpec, window: Window, now_ms: int) -> list[LeafP
         elif isinstance(node, Bytes):
             key = partition_key(spec.feed(node.feed).path)
             have = sum(e.size for e in window.events if e.key == key)
-            seen = f"{_human_bytes(have)} of {_human_bytes(node.at_least)}"
+            seen = f"{_approx_bytes(have)} of {_human_bytes(node.at_least)}"
         elif isinstance(node, Cron):
             seen = "due" if met else "next"
         elif isinstance(node, Wait):
@@ -357,6 +357,15 @@ def _human_bytes(n: int) -> str:
         size = _BYTE_UNITS[unit]
         if n >= size and n % size == 0:
             return f"{n // size}{unit}"
+    return f"{n}B"
+
+
+def _approx_bytes(n: int) -> str:
+    """A count seen, in the largest unit it reaches (``2.7KB``): ``2800B of 1KB`` read badly."""
+    for unit in ("PB", "TB", "GB", "MB", "KB"):
+        size = _BYTE_UNITS[unit]
+        if n >= size:
+            return _human_bytes(n) if n % size == 0 else f"{n / size:.1f}{unit}"
     return f"{n}B"
 
 

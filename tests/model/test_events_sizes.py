@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bundletui.model.events import parse_bytes
+from bundletui.model.events import _approx_bytes, parse_bytes
 
 
 @pytest.mark.parametrize(
@@ -19,3 +19,12 @@ def test_sizes(text: str, size: int) -> None:
 def test_not_a_size_says_so(text: str) -> None:
     with pytest.raises(ValueError, match=r"not a size: .* \(use e\.g\. 500MB, 100GB\)"):
         parse_bytes(text)
+
+
+@pytest.mark.parametrize(
+    ("have", "shown"),
+    [(300, "300B"), (2800, "2.7KB"), (2048, "2KB"), (3 * 2**20 + 1, "3.0MB")],
+)
+def test_bytes_seen_are_shown_in_the_unit_they_reach(have: int, shown: str) -> None:
+    """A paused bytes trigger read ``2800B of 1KB``: the count seen keeps to one unit."""
+    assert _approx_bytes(have) == shown
