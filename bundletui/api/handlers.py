@@ -422,6 +422,7 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
         )
         return _bundle_rerun_reply(store, job_id, coords, notes)
     actions, dates = _scope(p)
+    skipped: list[str] = []
     ids = dispatch.rerun(
         ctx,
         job_id,
@@ -431,9 +432,13 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
         nocleanup=p.boolean("nocleanup"),
         failed=p.boolean("failed"),
         conf=conf,
+        notes=skipped,
     )
     if kind is IdKind.COORDINATOR:
-        return _actions_reply(store, ids)
+        reply = _actions_reply(store, ids)
+        if skipped:  # actions LAST_ONLY / NONE will skip at once: said, as the CLI says it
+            reply.body["warnings"] = skipped
+        return reply
     return Reply()
 
 

@@ -275,8 +275,8 @@ def register(app: typer.Typer) -> None:
             conf=conf,
             notes=notes,
         )
-        for rid in ids:
-            if rid != job_id:
+        for rid in ids:  # the actions rerun (a workflow or a bundle is its own id)
+            if rid != job_id or kind_of(job_id) is IdKind.COORD_ACTION:
                 typer.echo(rid)
         for note in notes:
             err.print(f"Warning: {note}", markup=False)

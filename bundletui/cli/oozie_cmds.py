@@ -734,6 +734,7 @@ def op_rerun(front: Front) -> None:
         )
     if action is None and date is None:
         raise CliError("Invalid options provided for rerun: date or action expected.")
+    notes = []
     ids = dispatch.rerun(
         front.ctx(),
         job_id,
@@ -743,8 +744,11 @@ def op_rerun(front: Front) -> None:
         nocleanup=a.has("nocleanup"),
         failed=a.has("failed"),
         conf=_rerun_conf(front),
+        notes=notes,
     )
     print_coord_actions(front, ids)
+    for note in notes:  # an action LAST_ONLY / NONE will skip at once
+        print(f"note: {note}", file=sys.stderr)
 
 
 def _rerun_conf(front: Front) -> dict[str, str]:

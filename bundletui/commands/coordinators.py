@@ -395,6 +395,12 @@ def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -
 
 def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
     """``d1::d2,d3`` -> inclusive nominal-time ranges."""
+    return [(a, b) for a, b, _ranged in _date_parts(text)]
+
+
+def _date_parts(text: str) -> list[tuple[datetime, datetime, bool]]:
+    """Each part of a date scope, and whether it was a ``d1::d2`` range (Oozie's rerun takes
+    a range's ended actions only, a single date's action whatever it is)."""
     out = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         lo, sep, hi = part.partition("::")
@@ -407,11 +413,16 @@ def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
                 hint="the first date must not be after the second",
                 usage=True,
             )
-        out.append((a, b))
+        out.append((a, b, bool(sep)))
     return out
 
 
 _ACTIVE = f"status IN ({','.join('?' * len(ACTION_ACTIVE))})"
+# what a ``d1::d2`` range of a rerun takes (Oozie's GET_TERMINATED_ACTIONS_FOR_DATES): the
+# actions still in flight are passed over, and SKIPPED ones too (only named ones rerun)
+_RERUN_RANGE = (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
+# what a rerun takes when named (Oozie's isTerminalStatus)
+_RERUNNABLE = frozenset((*_RERUN_RANGE, A.SKIPPED))
 
 
 def select_actions(
@@ -421,11 +432,15 @@ def select_actions(
     actions: str | None = None,
     dates: str | None = None,
     active: bool = False,
+    ended: bool = False,
 ) -> list[ActionRow]:
     """The actions a scope names, each once, by number. ``active``: a date scope takes only
     those not yet ended, as Oozie's kill does (GET_ACTIVE_ACTIONS_FOR_DATES), so "kill
     today's pending hours" works when some have run; numbers given one by one are taken as
-    named (one that has ended is refused by the command)."""
+    named (one that has ended is refused by the command). ``ended``: a ``d1::d2`` range
+    takes only the actions a rerun takes from it, as Oozie's rerun does
+    (GET_TERMINATED_ACTIONS_FOR_DATES), so "rerun yesterday" works while today's hour runs;
+    a single date is taken as named."""
     if actions is not None and dates is not None:
         raise CommandError(
             "E0302",
@@ -459,7 +474,7 @@ def select_actions(
             )
         return rows
     found_by_id: dict[str, ActionRow] = {}
-    ranges = parse_date_scope(dates or "")
+    ranges = _date_parts(dates or "")
     if not ranges:
         raise CommandError(
             "E0302",
@@ -467,17 +482,20 @@ def select_actions(
             hint="give nominal times and ranges, e.g. 2026-01-01T00:00Z::2026-01-02T00:00Z",
             usage=True,
         )
-    status, live = (f" AND {_ACTIVE}", ACTION_ACTIVE) if active else ("", ())
-    for a, b in ranges:  # ranges may overlap: an action is taken once
+    for a, b, ranged in ranges:  # ranges may overlap: an action is taken once
+        only: tuple[str, ...] = (
+            ACTION_ACTIVE if active else (_RERUN_RANGE if ended and ranged else ())
+        )
+        status = f" AND status IN ({','.join('?' * len(only))})" if only else ""
         for row in jobs.select(
             tx.conn,
             ActionRow,
             f"coord_id = ? AND nominal_time BETWEEN ? AND ?{status}",
-            (coord.id, to_ms(a), to_ms(b), *live),
+            (coord.id, to_ms(a), to_ms(b), *only),
         ):
             found_by_id.setdefault(row.id, row)
     if not found_by_id:
-        which = " that has not ended yet" if active else ""
+        which = " that has not ended yet" if active else (" that has ended" if ended else "")
         raise CommandError(
             "E0605",
             f"no action of {coord.id}{which} has a nominal time in [{dates}]",
@@ -845,15 +863,24 @@ def rerun_rows(
         )
     if coord.status == J.IGNORED:
         raise CommandError.from_template("E1018", f"coordinator {coord.id} is IGNORED")
-    rows = select_actions(tx, coord, actions=actions, dates=dates)
-    not_done = [
-        r for r in rows if r.status not in (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
-    ]
+    try:
+        rows = select_actions(tx, coord, actions=actions, dates=dates, ended=True)
+    except CommandError as exc:
+        if exc.code != "E0605" or dates is None:
+            raise
+        raise CommandError(
+            "E1018",
+            f"Coord Job Rerun Error: {exc.message}: nothing to rerun",
+            hint=f"a date range reruns the actions in it that have ended; see them with: "
+            f"bundletui info {coord.id}",
+        ) from None
+    not_done = [r for r in rows if r.status not in _RERUNNABLE]
     if not_done:
         raise CommandError(
             "E1018",
             f"Coord Job Rerun Error: part or all actions are not eligible to rerun! ({not_done[0].id} is {not_done[0].status})",
-            hint="only TIMEDOUT, SUCCEEDED, KILLED, FAILED or IGNORED actions can be rerun",
+            hint="only actions that have ended can be rerun (TIMEDOUT, SUCCEEDED, KILLED, "
+            "FAILED, IGNORED or SKIPPED); a date range d1::d2 passes over the others",
         )
     return rows
 
@@ -873,9 +900,11 @@ def rerun_tx(
     nocleanup: bool = False,
     failed: bool = False,
     conf: dict[str, str] | None = None,
+    notes: list[str] | None = None,
 ) -> list[str]:
     """``conf``: properties laid over each action's run configuration when it starts again
-    (oozie.md §2.6's ``-config``); they hold for this re-run, a later one computes it afresh."""
+    (oozie.md §2.6's ``-config``); they hold for this re-run, a later one computes it afresh.
+    ``notes``: gets, for the face to tell, each action LAST_ONLY / NONE will skip at once."""
     rows = rerun_rows(tx, coord, actions=actions, dates=dates)
     if conf:  # expanded now, over the job's properties, as a workflow rerun's: errors here
         from bundletui.spec.config import expand_conf
@@ -927,7 +956,26 @@ def rerun_tx(
         set_status(tx, effects, coord, t.to)
     rollup_tx(tx, effects, coord.id)
     effects.wake_coordinator(tx, coord.id)
+    if notes is not None:
+        notes += _skipped_at_once(tx, coord, app, rows)
     return [r.id for r in rows]
+
+
+def _skipped_at_once(
+    tx: Tx, coord: CoordRow, app: CoordinatorApp, rows: list[ActionRow]
+) -> list[str]:
+    """A rerun under LAST_ONLY / NONE of an action whose time to start has passed: it waits
+    again and is SKIPPED at once, as Oozie's input check skips it; said, not left to be
+    found in ``info``."""
+    out = []
+    for row in rows:
+        deadline = skip_deadline(coord, app, row)
+        if deadline is not None and tx.now_ms > deadline:
+            out.append(
+                f"{row.id} will be SKIPPED, not run: under {coord.execution} an action that "
+                f"has not started by {format_oozie_time(from_ms(deadline))} is skipped"
+            )
+    return out
 
 
 def _pinned_plan(stored: dict[str, Any]) -> str | None:
@@ -974,11 +1022,11 @@ def _cleanup(uri: str) -> None:
         path.unlink(missing_ok=True)
 
 
-def rerun(ctx: Ctx, coord_id: str, **kw: Any) -> list[str]:
+def rerun(ctx: Ctx, coord_id: str, notes: list[str] | None = None, **kw: Any) -> list[str]:
     def tx_fn(tx: Tx) -> list[str]:
         coord = load(tx, coord_id)
         _no_bundle_command_queued(tx, coord)
-        return rerun_tx(tx, ctx.effects, coord, **kw)
+        return rerun_tx(tx, ctx.effects, coord, notes=notes, **kw)
 
     return run(ctx, "rerun", coord_id, kw, tx_fn)
 

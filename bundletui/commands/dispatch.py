@@ -215,8 +215,13 @@ def rerun(
 ) -> list[str]:
     """``conf``: new properties (-D / --config), laid over a workflow's own, or over the
     configuration each re-run coordinator action gives its workflow. ``notes``: gets what a
-    bundle's rerun by dates passed over, and why, for the face to tell."""
+    bundle's rerun by dates passed over, and why, or the coordinator actions LAST_ONLY / NONE
+    will skip at once, for the face to tell."""
     kind = _kind(job_id)
+    if kind is IdKind.COORD_ACTION and actions is None and dates is None:
+        # ``rerun C@2`` is ``rerun C --action 2``, as kill / suspend / ignore take it
+        job_id, _, actions = job_id.rpartition("@")
+        kind = IdKind.COORDINATOR
     given = {
         "--skip-nodes": bool(skip_nodes),
         "--failed-nodes": failed_nodes,
@@ -253,6 +258,7 @@ def rerun(
             failed=failed,
             # ``user.name`` is who asks (clients send it with every body), not a property
             conf={k: v for k, v in (conf or {}).items() if k != "user.name"},
+            notes=notes,
         )
     if kind is IdKind.BUNDLE:
         from bundletui.commands import bundles

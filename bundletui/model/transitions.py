@@ -212,7 +212,7 @@ ACTION_TABLE: dict[tuple[str, str], Transition] = {
     **{(s, E.IGNORE): Transition(A.IGNORED) for s in (A.FAILED, A.KILLED, A.TIMEDOUT)},
     **{
         (s, E.RERUN): Transition(A.WAITING, C.RERUN)
-        for s in (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
+        for s in (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED, A.SKIPPED)
     },
 }
 

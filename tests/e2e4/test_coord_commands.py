@@ -633,3 +633,64 @@ def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_aft
     bt.sim("2026-01-01T05:00Z", "2026-01-01T05:00Z")
     assert bt.actions(coord_id) == dict.fromkeys((1, 2, 3, 4), "SUCCEEDED")
     assert bt.status(coord_id) == "SUCCEEDED"
+
+
+def test_a_dated_rerun_reruns_the_ended_actions_and_passes_over_the_rest(bt: Bt4) -> None:
+    """QA (af): ``rerun C --date d1::d2`` was refused (E1018) when one action in the range
+    still waited, although Oozie's rerun takes from a range only the actions that have ended
+    (GET_TERMINATED_ACTIONS_FOR_DATES): "rerun yesterday" failed while today's hour waited. A
+    single date, or an action number, is still taken as named, and refused if it runs; a
+    range with nothing ended reruns nothing, E1018. ``rerun C@N`` is ``rerun C --action N``."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T03:00Z"), flag=str(bt.tmp / "no"))
+    bt.land(partition("raw", T0), partition("raw", "2026-01-01T02:00Z"))
+    bt.sim(T0, "2026-01-01T04:00Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "WAITING", 3: "SUCCEEDED"}
+    before = trace_counts(bt.trace)
+
+    reran = bt.cli("rerun", coord_id, "--date", f"{T0}::2026-01-01T02:00Z").stdout.split()
+    assert reran == [f"{coord_id}@1", f"{coord_id}@3"]
+    assert bt.actions(coord_id) == {1: "WAITING", 2: "WAITING", 3: "WAITING"}
+    bt.sim(T0, "2026-01-01T04:00Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "WAITING", 3: "SUCCEEDED"}
+    after = trace_counts(bt.trace)
+    assert {k: after[k] - before[k] for k in after} == {
+        f"{coord_id}@1": 1,
+        f"{coord_id}@3": 1,
+    }
+
+    r = bt.fails("rerun", coord_id, "--date", "2026-01-01T01:00Z", code="E1018")  # named
+    assert f"{coord_id}@2 is WAITING" in r.stderr, r
+    bt.fails("rerun", coord_id, "--action", "1-2", code="E1018")
+    r = bt.fails("rerun", coord_id, "--date", "2026-01-01T01:00Z::2026-01-01T01:30Z", code="E1018")
+    assert "that has ended" in r.stderr and "nothing to rerun" in r.stderr, r
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "WAITING", 3: "SUCCEEDED"}
+
+    assert bt.cli("rerun", f"{coord_id}@3").stdout.split() == [f"{coord_id}@3"]
+    assert bt.actions(coord_id)[3] == "WAITING"
+
+
+def test_a_rerun_last_only_will_skip_is_said_and_a_skipped_action_can_be_rerun(bt: Bt4) -> None:
+    """QA (af): under LAST_ONLY a rerun of a past action is SKIPPED at once (Oozie's input
+    check skips it too), and the rerun said nothing of it; a SKIPPED action then could never
+    be rerun, though Oozie's rerun takes every action that has ended (isTerminalStatus)."""
+    coord_id = submit(
+        bt, hourly_with_inputs("2026-01-01T03:00Z", execution="LAST_ONLY"), flag=str(bt.tmp / "n")
+    )
+    bt.land(*(partition("raw", f"2026-01-01T0{h}:00Z") for h in range(3)))
+    bt.sim(T0, "2026-01-01T04:00Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "SUCCEEDED", 3: "SUCCEEDED"}
+
+    r = bt.cli("rerun", coord_id, "--action", "1,3")
+    assert r.stdout.split() == [f"{coord_id}@1", f"{coord_id}@3"]
+    warned = " ".join(r.stderr.split())
+    assert (
+        f"Warning: {coord_id}@1 will be SKIPPED, not run: under LAST_ONLY an action that has "
+        "not started by 2026-01-01T01:00Z is skipped" in warned
+    ), r
+    assert f"{coord_id}@3" not in warned  # the last one has no next: it runs
+    bt.sim(T0, "2026-01-01T04:10Z")
+    assert bt.actions(coord_id) == {1: "SKIPPED", 2: "SUCCEEDED", 3: "SUCCEEDED"}
+
+    r = bt.cli("oozie", "job", "-rerun", coord_id, "-action", "1")
+    assert f"note: {coord_id}@1 will be SKIPPED" in r.stderr, r
+    assert bt.actions(coord_id)[1] == "WAITING"
