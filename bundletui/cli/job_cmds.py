@@ -315,6 +315,12 @@ def register(app: typer.Typer) -> None:
         for ignored in dispatch.ignore(_ctx(home), job_id, actions=action, dates=date):
             typer.echo(ignored)
 
+    _UNPAGED = {
+        IdKind.BUNDLE: "a bundle lists all of its coordinators",
+        IdKind.COORD_ACTION: "an action is one row",
+        IdKind.WORKFLOW_NODE: "a node is one row",
+    }
+
     @app.command()
     @handle_errors
     def info(
@@ -350,11 +356,12 @@ def register(app: typer.Typer) -> None:
                 "Invalid parameter [--filter / --order apply to a coordinator's actions]",
                 hint="give a coordinator id (…-C), or leave them out",
             )
-        if (length is not None or offset != 1) and kind_of(job_id) is IdKind.BUNDLE:
+        whole = _UNPAGED.get(kind_of(job_id))  # a silent no-op misleads: refused
+        if (length is not None or offset != 1) and whole:
             raise UsageError(
                 "E0302",
                 "Invalid parameter [--len / --offset page a coordinator's actions or a"
-                " workflow's nodes; a bundle lists all of its coordinators]",
+                f" workflow's nodes; {whole}]",
                 hint="leave them out, or page one coordinator: bundletui info COORD_ID --len N",
             )
         store = Store(home, create=False)

@@ -17,6 +17,7 @@ from rich.table import Table
 from bundletui.cli._common import out, styled
 from bundletui.model.ids import IdKind
 from bundletui.model.status import JOB_LIVE
+from bundletui.model.timeutil import RFC822_IN_TEXT
 from bundletui.store.db import Store
 
 # Short action-status words for one-line counts ("3 ok · 2 wait").
@@ -45,6 +46,11 @@ def when(rfc: str | None, *, zone: bool = False) -> str:
         return rfc
     text = f"{dt:%Y-%m-%d %H:%M}"
     return f"{text} {rfc.rsplit(' ', 1)[-1]}" if zone else text
+
+
+def short_times(text: str) -> str:
+    """The RFC 822 times in a sentence (a why's detail) as the other rows write them."""
+    return RFC822_IN_TEXT.sub(lambda m: when(m.group(0), zone=True), text)
 
 
 def counts_text(counts: dict[str, int], words: dict[str, str] | None = None) -> str:
@@ -293,10 +299,10 @@ def short_reason(why: dict[str, Any]) -> str:
             return f"missing {of}: {_tail_path(missing[0])}"
         if why.get("unresolved"):
             return f"unresolved {why['unresolved'][0]}"
-        return str(why.get("detail", "inputs"))
+        return short_times(str(why.get("detail", "inputs")))
     if reason == "launch":
         return "next to launch"
-    return str(why.get("detail", reason))
+    return short_times(str(why.get("detail", reason)))
 
 
 def _tail_path(path: str, keep: int = 4) -> str:
@@ -337,7 +343,8 @@ def render_action(data: dict[str, Any]) -> None:
     if fired:
         rows += _fired_rows(fired)
     if why:
-        rows.append(("Waiting for", escape(str(why.get("detail") or short_reason(why)))))
+        said = str(why.get("detail") or short_reason(why))
+        rows.append(("Waiting for", escape(short_times(said))))
         if why.get("timeoutAt"):
             rows.append(("Times out", when(why["timeoutAt"], zone=True)))
         if why.get("skipAt"):  # LAST_ONLY / NONE: skipped then unless it has started

@@ -716,7 +716,11 @@ def change_tx(
                 hint=f"{key}=<value>",
             )
     if coord.status in (J.KILLED, J.IGNORED) and set(changes) - {"status"}:
-        raise fail("E1016", hint="only status=RUNNING can change a killed or ignored coordinator")
+        raise fail(  # Oozie's one template for both: the hint says which it is
+            "E1016",
+            hint=f"{coord.id} is {coord.status}: only status=RUNNING can change a killed or "
+            "ignored coordinator",
+        )
     now = tx.now_ms if as_of is None else min(as_of, tx.now_ms)
     if "status" in changes:
         if changes["status"].upper() != "RUNNING":

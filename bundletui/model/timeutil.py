@@ -190,6 +190,14 @@ def format_rfc822(dt: datetime, tz: TzLike = "GMT") -> str:
     )
 
 
+# an RFC 822 time as the commands' JSON gives it inside a sentence ("held by time-window until
+# Sun, 22 Nov 2026 08:00:00 GMT; …"): the faces write it in their own short form
+RFC822_IN_TEXT = re.compile(
+    r"\b[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} "
+    r"(?:[A-Za-z]{1,6}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{4})(?![\w:+-])"
+)
+
+
 # --------------------------------------------------------------------------- timezones
 
 # Java's old three-letter ids (ZoneId.SHORT_IDS): EST/MST/HST are fixed offsets, the rest

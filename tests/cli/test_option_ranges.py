@@ -168,3 +168,20 @@ def test_an_option_value_the_command_line_can_tell_is_wrong_exits_2(
     assert r.returncode == 2, r
     assert r.stderr.splitlines()[0] == f"Error: {says}", r.stderr
     assert "hint:" in r.stderr and not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize(
+    ("job_id", "says"),
+    [
+        ("0000001-000000000000000-bundletui-x-C@2", "an action is one row"),
+        ("0000001-000000000000000-bundletui-x-W@node", "a node is one row"),
+    ],
+)
+def test_an_action_or_node_info_refuses_paging_rather_than_ignoring_it(
+    tmp_path: Path, job_id: str, says: str
+) -> None:
+    """QA (af): ``info C@2 --len 5 --offset 9`` showed the action as if neither option were
+    given, while ``--order`` there was refused (exit 2)."""
+    r = bundletui("info", job_id, "--offset", "9", home=tmp_path / "h")
+    assert r.returncode == 2, r
+    assert f"workflow's nodes; {says}]" in r.stderr, r.stderr

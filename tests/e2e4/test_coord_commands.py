@@ -107,6 +107,8 @@ def test_kill_chosen_actions_ignore_and_info_paging_and_filters(bt: Bt4) -> None
     bt.fails("kill", coord_id, "--action", "6", code="E1020")
     bt.cli("ignore", coord_id)
     assert bt.status(coord_id) == "IGNORED"
+    r = bt.fails("change", coord_id, "--value", "concurrency=2", code="E1016")
+    assert f"{coord_id} is IGNORED" in r.stderr, r  # Oozie's message says "killed"
     bt.cli("change", coord_id, "--value", "status=RUNNING")
     assert bt.status(coord_id) == "RUNNINGWITHERROR"  # running again, with killed actions
     bt.sim(T0, "2026-01-01T06:30Z")
@@ -623,6 +625,8 @@ def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_aft
     # can be rerun), not refused as one that rolls straight back
     bt.cli("ignore", coord_id)
     assert bt.status(coord_id) == "IGNORED"
+    r = bt.fails("change", coord_id, "--value", "concurrency=2", code="E1016")
+    assert f"{coord_id} is IGNORED" in r.stderr, r  # Oozie's message says "killed"
     bt.cli("change", coord_id, "--value", "status=RUNNING")
     assert bt.status(coord_id) == "FAILED"
     # QA (s): a FAILED coordinator refused the rerun (E1100), so "fix it, rerun" could not

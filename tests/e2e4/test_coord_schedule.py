@@ -275,6 +275,9 @@ def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> No
         assert why["detail"].endswith(f"SKIPPED after Thu, 01 Jan 2026 {at} GMT unless it starts")
     text = bt.cli("info", f"{ids['last']}@1").stdout
     assert "Skipped after : 2026-01-01 01:00 GMT" in text, text
+    # QA (af): the sentence wrote its time the JSON's way, the rows below it another
+    said = " ".join(text.split())
+    assert "LAST_ONLY: SKIPPED after 2026-01-01 01:00 GMT unless it starts" in said, text
     bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
     assert bt.actions(ids["last"]) == {1: "WAITING"}  # 01:00 has not come yet
     assert bt.actions(ids["none"]) == {1: "SKIPPED"}  # 00:01 has passed
