@@ -315,7 +315,7 @@ def register(app: typer.Typer) -> None:
         for ignored in dispatch.ignore(_ctx(home), job_id, actions=action, dates=date):
             typer.echo(ignored)
 
-    _UNPAGED = {
+    _UNPAGED: dict[IdKind | None, str] = {
         IdKind.BUNDLE: "a bundle lists all of its coordinators",
         IdKind.COORD_ACTION: "an action is one row",
         IdKind.WORKFLOW_NODE: "a node is one row",
