@@ -28,7 +28,7 @@ from bundletui.model.java import JAVA_INT_MAX
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store, current_user, resolve_home, store_exists
-from bundletui.store.lease import engine_running
+from bundletui.store.lease import engine_running, stopped_holder
 from bundletui.store.rows import NodeRow, WorkflowRow
 
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
@@ -67,9 +67,18 @@ def _warn_unknown_coordinators(store: Store, bundle_id: str, given: str) -> None
 
 
 def _note_without_engine(ctx: Ctx, what: str) -> None:
-    """Processes are signalled by an engine: without one, say when it will happen."""
+    """Processes are signalled by an engine: without one, or with one stopped (Ctrl-Z,
+    SIGSTOP), say when it will happen."""
     if not engine_running(ctx.store.conn, to_ms(RealClock().now())):
         typer.echo(f"note: no engine is running; {what} when one starts (bundletui run)", err=True)
+        return
+    stopped = stopped_holder(ctx.store.conn)
+    if stopped is not None:
+        typer.echo(
+            f"note: the engine (pid {stopped}) is stopped (Ctrl-Z or SIGSTOP); {what} when it"
+            f" continues (kill -CONT {stopped}, or fg in its terminal)",
+            err=True,
+        )
 
 
 _JOB_TYPES = {

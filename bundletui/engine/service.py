@@ -110,6 +110,9 @@ class Engine:
         self.safe_mode = False
         self._sim_unsaved = False  # the simulated clock moved; the next tick's commit records it
         self.tick_deadline = 0.0
+        # another process holds the store's write lock: since when, and when to try again
+        self._locked_since: float | None = None
+        self._retry_lock_at = 0.0
         self.state = "starting"  # starting | standby | active | stopped
         self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
         self.wake_bundle_hook: Callable[[Tx, str], None] | None = None
@@ -250,17 +253,28 @@ class Engine:
     async def _acquire_lease(self) -> None:
         assert self.store is not None
         ttl_ms = int(self.config.lease_ttl * 1000)
-        announced = stalled = False
+        announced = stalled = locked = False
         while not self._stop:
-            other = lease_store.try_acquire(
-                self.store,
-                self.holder,
-                os.getpid(),
-                socket.gethostname(),
-                self.config.clock or "real",
-                to_ms(self.real_clock.now()),
-                ttl_ms,
-            )
+            try:
+                other = lease_store.try_acquire(
+                    self.store,
+                    self.holder,
+                    os.getpid(),
+                    socket.gethostname(),
+                    self.config.clock or "real",
+                    to_ms(self.real_clock.now()),
+                    ttl_ms,
+                )
+            except BundletuiError as exc:
+                if exc.code != "EB006":
+                    raise
+                # the lease looks free but another process holds the write lock (an engine
+                # stopped inside its tick, a command, a sqlite3 shell): a standby waits on
+                if not locked:
+                    log.warning("lease not taken: %s; waiting", exc.message)
+                    locked = True
+                await self._sleep(min(self.config.lease_ttl / 3, 1.0))
+                continue
             if other is None:
                 return
             if not announced:
@@ -429,6 +443,9 @@ class Engine:
             if self._idle_for_good():
                 log.info("nothing runs, waits or is due; stopping (--exit-when-idle)")
                 break
+            if self._locked_since is not None:  # no clock jump over work not yet written
+                await self._idle()
+                continue
 
             if isinstance(self.clock, SimulatedClock) and not self._busy():
                 nxt = self.heap.peek_time()
@@ -481,7 +498,9 @@ class Engine:
         if time.monotonic() - self._active_at >= self.config.idle_after:
             timeout = max(timeout, self.config.idle_poll_interval)
         nxt = self.heap.peek_time()
-        if nxt is not None and not isinstance(self.clock, SimulatedClock):
+        if self._locked_since is not None:  # its due work waits for the lock, not for a time
+            timeout = max(0.0, self._retry_lock_at - time.monotonic())
+        elif nxt is not None and not isinstance(self.clock, SimulatedClock):
             timeout = min(timeout, max(0.0, (nxt - self.now_ms()) / 1000))
         await self._sleep(timeout)
 
@@ -494,6 +513,8 @@ class Engine:
     def tick(self) -> bool:
         """Apply everything that is due or waiting; True when anything happened."""
         assert self.store is not None
+        if self._locked_since is not None and time.monotonic() < self._retry_lock_at:
+            return False
         self.ticks += 1
         version = self.store.data_version()
         # Did anybody (another process, or our own last tick) write since the last look?
@@ -527,38 +548,70 @@ class Engine:
         ):
             self._did_last = False
             return False  # nothing to do: no write transaction, no revision, no data_version change
-        with self.store.write() as tx:
-            if not lease_store.holds(tx.conn, self.holder):
-                raise EngineError(
-                    "EB202", "engine lease lost during a tick", hint="another engine took over"
-                )
-            if self._sim_unsaved:
-                self.store.set_meta(tx, "sim_now", str(self.now_ms()))
-                self._sim_unsaved = False
-            for item_id, kind, target, args in outbox:
-                did = True
-                if outbox_done(tx, item_id):
-                    self._guarded(
-                        tx, f"outbox {kind} {target}", self._dispatch_outbox, tx, kind, target, args
-                    )
-            for d in due:
-                did = True
-                self._guarded(tx, f"due {d.kind} {d.key}", self._dispatch_due, tx, d)
-            for name in sorted(self._housekeeping_due):
-                did = True
-                self._guarded(tx, f"housekeeping {name}", self.housekeeping[name][1], tx)
-            self._housekeeping_due.clear()
-            for pump in self.pumps:
-                # Each pump gets its own slice: a flood of input checks must not starve launches.
-                share = self.pump_shares[pump]() if pump in self.pump_shares else 1.0
-                self.tick_deadline = time.monotonic() + self.config.tick_budget * share
-                if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
-                    did = True
-
+        began = False
+        try:
+            with self.store.write() as tx:
+                began = True
+                did = self._tick_work(tx, outbox, due)
+        except BundletuiError as exc:
+            if began or exc.code != "EB006":
+                raise
+            self._write_lock_held(exc.message, due)
+            return False
+        if self._locked_since is not None:
+            log.warning(
+                "the store is writable again after %.1f s", time.monotonic() - self._locked_since
+            )
+            self._locked_since = None
         self._run_after_commit()
         if did:
             self._outbox_dirty = True
         self._did_last = did
+        return did
+
+    def _write_lock_held(self, why: str, due: list[Due]) -> None:
+        """Another process held the store's write lock past the wait (a command stopped with
+        Ctrl-Z inside its transaction, a sqlite3 shell left in BEGIN, an engine stopped inside
+        its tick): nothing of this tick was done, so its due work goes back and the tick is
+        tried again a second later. The engine goes on; it did exit here, leaving no engine."""
+        for d in due:
+            self.heap.push_earlier(d.time_ms, d.kind, d.key)
+        self._outbox_dirty = True
+        if self._locked_since is None:
+            self._locked_since = time.monotonic()
+            log.warning("tick not written: %s; trying again every second", why)
+        self._retry_lock_at = time.monotonic() + 1.0
+
+    def _tick_work(self, tx: Tx, outbox: list[Any], due: list[Due]) -> bool:
+        """One tick's work, inside its write transaction."""
+        assert self.store is not None
+        did = False
+        if not lease_store.holds(tx.conn, self.holder):
+            raise EngineError(
+                "EB202", "engine lease lost during a tick", hint="another engine took over"
+            )
+        if self._sim_unsaved:
+            self.store.set_meta(tx, "sim_now", str(self.now_ms()))
+            self._sim_unsaved = False
+        for item_id, kind, target, args in outbox:
+            did = True
+            if outbox_done(tx, item_id):
+                self._guarded(
+                    tx, f"outbox {kind} {target}", self._dispatch_outbox, tx, kind, target, args
+                )
+        for d in due:
+            did = True
+            self._guarded(tx, f"due {d.kind} {d.key}", self._dispatch_due, tx, d)
+        for name in sorted(self._housekeeping_due):
+            did = True
+            self._guarded(tx, f"housekeeping {name}", self.housekeeping[name][1], tx)
+        self._housekeeping_due.clear()
+        for pump in self.pumps:
+            # Each pump gets its own slice: a flood of input checks must not starve launches.
+            share = self.pump_shares[pump]() if pump in self.pump_shares else 1.0
+            self.tick_deadline = time.monotonic() + self.config.tick_budget * share
+            if self._guarded(tx, f"pump {getattr(pump, '__name__', pump)}", pump, tx):
+                did = True
         return did
 
     def _dispatch_outbox(self, tx: Tx, kind: str, target: str, args: dict[str, Any]) -> None:

@@ -36,17 +36,18 @@ def read_lease(conn: sqlite3.Connection) -> Lease | None:
 def try_acquire(
     store: Store, holder: str, pid: int, host: str, mode: str, now_ms: int, ttl_ms: int
 ) -> Lease | None:
-    """Take the lease if it is free or expired; returns the lease held by someone else otherwise."""
+    """Take the lease if it is free or expired; returns the lease held by someone else otherwise.
+    A lease plainly held is seen without the write lock (a standby polls this every second;
+    a write would fail while another process holds the lock). EB006 when the lease looks
+    free but the write lock stays taken."""
     conn = store.conn
+    seen = read_lease(conn)
+    if _held_by_other(seen, holder, now_ms, host):
+        return seen
     store.begin_immediate()
     try:
         current = read_lease(conn)
-        if (
-            current is not None
-            and current.holder != holder
-            and (current.expires > now_ms or alive_here(current, host))
-            and not _dead_here(current, host)
-        ):
+        if _held_by_other(current, holder, now_ms, host):
             conn.execute("COMMIT")
             return current
 
@@ -62,6 +63,15 @@ def try_acquire(
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _held_by_other(current: Lease | None, holder: str, now_ms: int, host: str) -> bool:
+    return (
+        current is not None
+        and current.holder != holder
+        and (current.expires > now_ms or alive_here(current, host))
+        and not _dead_here(current, host)
+    )
 
 
 def heartbeat(store: Store, holder: str, now_ms: int, ttl_ms: int) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
@@ -90,5 +92,116 @@ def test_a_command_against_an_engine_stopped_in_its_transaction_says_so_at_once(
         os.kill(pid, signal.SIGCONT)
     # continued, the engine goes on, and the same command now works
     bt.cli("kill", coord)
+    wait_for(lambda: bt.status(coord) == "KILLED", 15, "the coordinator killed")
+    engine.stop()
+
+
+def _busy_coordinator(bt: Bt4) -> str:
+    bt.apps.write("wf/workflow.xml", FS_WF)
+    out = f"{bt.tmp}/out/${{coord:formatTime(coord:nominalTime(), 'yyyyMMddHH')}}"
+    bt.apps.write(
+        "c.xml", coordinator_xml("c", start=T0, end=END, workflow="wf", conf={"out": out})
+    )
+    return bt.submit_job(bt.apps.props("c.properties", {"oozie.coord.application.path": "c.xml"}))
+
+
+def test_a_standby_waits_on_when_the_engine_is_stopped_holding_the_write_lock(bt: Bt4) -> None:
+    """QA (ah): a standby engine exited (EB006, exit 1, its API with it) when the active
+    engine was stopped inside its tick: its lease poll was a write, refused at once while a
+    stopped engine held the lock. Killing the stopped engine, as the standby's log advises,
+    then left no engine at all. The standby waits, and takes over when the engine is gone."""
+    coord = _busy_coordinator(bt)
+    active = bt.engine("--clock", "simulated", "--start-time", T0, "--until", END)
+    wait_for(lambda: len(bt.actions(coord)) > 50, 30, "the engine busy with actions")
+    standby = bt.engine("--clock", "simulated", "--until", END, wait=False)
+    standby.wait_log("waiting as standby")
+    _stop_inside_a_transaction(active, bt)
+    try:
+        time.sleep(3)  # it exited within a second
+        assert standby.alive(), standby.log()
+        assert "EB006" not in standby.log(), standby.log()
+    finally:
+        active.kill9()  # the stopped engine goes: its lock goes with it
+    standby.wait_log("engine active", timeout=30)
+    done = len(bt.actions(coord))
+    wait_for(lambda: len(bt.actions(coord)) > done, 30, "the standby's engine at work")
+    standby.stop()
+
+
+LOCK_SCRIPT = """
+import asyncio, logging, sqlite3, sys, threading, time
+from datetime import datetime
+from pathlib import Path
+from bundletui.engine.service import Engine, EngineConfig
+from bundletui.store import db
+
+db.LOCK_WAIT_MS = 1_000  # the 30 s a command waits, shortened
+logging.basicConfig(level=logging.WARNING, format="%(message)s")
+home = Path(sys.argv[1])
+engine = Engine(EngineConfig(
+    home=home, clock="simulated", watch=False,
+    start_time=datetime.fromisoformat(sys.argv[2]), until=datetime.fromisoformat(sys.argv[3]),
+))
+
+def hold() -> None:  # a sqlite3 shell left in BEGIN IMMEDIATE for 3 s, once the engine works
+    while engine.state != "active":
+        time.sleep(0.01)
+    conn = sqlite3.connect(home / "bundletui.db", timeout=30, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    time.sleep(3)
+    conn.execute("ROLLBACK")
+
+threading.Thread(target=hold, daemon=True).start()
+asyncio.run(engine.run())
+print("engine ended")
+"""
+
+
+def test_an_engine_goes_on_when_another_process_holds_the_write_lock_past_the_wait(
+    bt: Bt4,
+) -> None:
+    """QA (ah): another process holding the write lock for 30 s (a command stopped with
+    Ctrl-Z inside its transaction, a sqlite3 shell left in BEGIN) made the engine exit with
+    EB006, leaving no engine. The tick's work waits and is done when the lock is free: every
+    action of the run ends SUCCEEDED, once."""
+    coord = _busy_coordinator(bt)
+    until = "2026-03-01T00:00Z"  # 1,417 hourly actions (the last at --until): seconds of work
+    p = subprocess.run(
+        [sys.executable, "-c", LOCK_SCRIPT, str(bt.home), T0, until],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0 and "engine ended" in p.stdout, p.stderr[-3000:]
+    assert "tick not written: the store " in p.stderr and "stayed locked" in p.stderr, p.stderr
+    assert "the store is writable again after" in p.stderr, p.stderr
+    actions = bt.actions(coord)
+    assert len(actions) == 1_417 and set(actions.values()) == {"SUCCEEDED"}, actions
+
+
+def test_a_kill_while_the_engine_is_stopped_says_when_it_will_act(bt: Bt4) -> None:
+    """QA (ah): with the engine stopped (Ctrl-Z, SIGSTOP) outside its transaction, ``kill``
+    said nothing and exited 0: the job read KILLED while its processes ran on to their end.
+    It says the engine is stopped and that the kill acts when it continues."""
+    coord = _busy_coordinator(bt)
+    engine = bt.engine("--clock", "simulated", "--start-time", T0, "--until", END)
+    pid = engine.proc.pid
+    wait_for(lambda: len(bt.actions(coord)) > 50, 30, "the engine busy with actions")
+    deadline = time.monotonic() + 20
+    while True:  # stopped where it holds no lock
+        os.kill(pid, signal.SIGSTOP)
+        wait_for(lambda: open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "T")
+        if not _locked(bt):
+            break
+        os.kill(pid, signal.SIGCONT)
+        assert time.monotonic() < deadline, "the engine always held the lock"
+        time.sleep(0.003)
+    try:
+        r = bt.cli("kill", coord)
+        said = " ".join(r.stderr.split())
+        assert f"note: the engine (pid {pid}) is stopped (Ctrl-Z or SIGSTOP)" in said, r
+        assert f"when it continues (kill -CONT {pid}" in said, r
+    finally:
+        os.kill(pid, signal.SIGCONT)
     wait_for(lambda: bt.status(coord) == "KILLED", 15, "the coordinator killed")
     engine.stop()
