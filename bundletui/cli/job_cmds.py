@@ -270,6 +270,10 @@ def register(app: typer.Typer) -> None:
         conf.update(parse_overrides(define or []))
         ctx = _ctx(home)
         notes: list[str] = []
+        if kind_of(job_id) is IdKind.COORD_ACTION and action is None and date is None:
+            # ``rerun C@2`` is ``rerun C --action 2``, as kill / suspend / ignore take it (the
+            # API and the oozie front route an action id as Oozie does: not a rerun)
+            job_id, _, action = job_id.rpartition("@")
         ids = dispatch.rerun(
             ctx,
             job_id,
@@ -285,7 +289,7 @@ def register(app: typer.Typer) -> None:
             notes=notes,
         )
         for rid in ids:  # the actions rerun (a workflow or a bundle is its own id)
-            if rid != job_id or kind_of(job_id) is IdKind.COORD_ACTION:
+            if rid != job_id:
                 typer.echo(rid)
         for note in notes:
             err.print(f"Warning: {note}", markup=False)

@@ -218,10 +218,6 @@ def rerun(
     bundle's rerun by dates passed over, and why, or the coordinator actions LAST_ONLY / NONE
     will skip at once, for the face to tell."""
     kind = _kind(job_id)
-    if kind is IdKind.COORD_ACTION and actions is None and dates is None:
-        # ``rerun C@2`` is ``rerun C --action 2``, as kill / suspend / ignore take it
-        job_id, _, actions = job_id.rpartition("@")
-        kind = IdKind.COORDINATOR
     given = {
         "--skip-nodes": bool(skip_nodes),
         "--failed-nodes": failed_nodes,
