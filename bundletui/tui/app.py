@@ -14,8 +14,10 @@ import asyncio
 import contextlib
 import gc
 import json
+import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -625,6 +627,7 @@ class MainScreen(Screen[None]):
         switcher = self.query_one(ContentSwitcher)
         switcher.current = "table"
         switcher.border_title = "actions"
+        switcher.border_subtitle = ""
 
     def _tree_item(self) -> Item | None:
         if self.closing:
@@ -724,6 +727,7 @@ class MainScreen(Screen[None]):
         else:
             self._bottom_key = target
             switcher.border_title = "commands run on it (audit log)"
+            switcher.border_subtitle = ""
 
             def show(rows: list[Any]) -> None:
                 if self._bottom_key == target:
@@ -765,6 +769,8 @@ class MainScreen(Screen[None]):
                 )
                 self.table_items[a["id"]] = Item(row)
             table.show_page(coord_id, data, self.alias, keep=around)
+            # the table has no border of its own: the pane's shows where the page is
+            self.query_one(ContentSwitcher).border_subtitle = table.border_subtitle
             if around is not None and around == self._focus_row and around in table.action_ids:
                 self._focus_row = None
                 table.focus()  # :job C@N: the cursor on it, its details shown
@@ -781,7 +787,8 @@ class MainScreen(Screen[None]):
         if item is None:
             return
         kind, link = item.kind, item.row.link
-        self.query_one(ContentSwitcher).border_title = "log tail (l opens the log view)"
+        switcher = self.query_one(ContentSwitcher)
+        switcher.border_title, switcher.border_subtitle = "log tail (l opens the log view)", ""
         # nothing written by a job that has ended will come: "yet" would be untrue
         status = item.row.status
         empty = (
@@ -1870,6 +1877,7 @@ class ConsoleApp(App[None]):
         self.embedded: EmbeddedEngine | None = None
         self.started = config.clock.monotonic()
         self.backend = Backend(config.home)
+        self.backend.action_limit = config.action_limit  # the model's window, read as such
         self.engine_mode = "none"
 
     def on_mount(self) -> None:
@@ -1890,8 +1898,18 @@ class ConsoleApp(App[None]):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP):
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                    loop.add_signal_handler(sig, self.exit)
+                    loop.add_signal_handler(sig, self._quit_on_signal)
         self.push_screen(MainScreen(cfg, self.backend, self))
+
+    def _quit_on_signal(self) -> None:
+        """SIGTERM, or SIGHUP (an SSH drop): quit. Once in a while Textual's shutdown hung on
+        a terminal that was gone, stuck in its output thread and deaf to signals (QA (ag));
+        a watchdog ends the process if the quitting has not within 10 s. The store needs no
+        goodbye: every change is its own transaction, and an engine's lease lapses."""
+        timer = threading.Timer(10.0, os._exit, (1,))
+        timer.daemon = True
+        timer.start()
+        self.exit()
 
     def _engine_config(self) -> EngineConfig:
         cfg = self.config

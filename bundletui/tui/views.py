@@ -201,8 +201,13 @@ class LogScreen(Screen[None]):
         return out
 
     def _append(self, lines: list[str]) -> None:
-        if not lines and not self.lines:
-            lines = ["(no output yet)"]
+        if not lines and not self.lines:  # "yet" only while more can come
+            lines = [
+                "(no output yet)"
+                if self.live()
+                else "(no output: it ended without writing any; in-process actions such as fs"
+                " write none)"
+            ]
         self.lines += lines
         log = self.query_one(Log)
         log.write_lines(lines, scroll_end=self.follow)

@@ -302,6 +302,7 @@ class JobTree(Tree[str]):
         cursor_id = cursor.data if cursor is not None else None
         cursor_line = self.cursor_line
         lost: str | None = None
+        chain: list[str] = []
         relabelled = False
         for op in ops:
             if isinstance(op, Relabel):
@@ -338,6 +339,9 @@ class JobTree(Tree[str]):
                     continue
                 if cursor_id is not None and lost is None and self._under(cursor, node):
                     lost = cursor_id
+                    # its parents as the tree had them: an action that left the shown window
+                    # is gone from the model, and so are the ancestors it would name
+                    chain = self._chain(cursor)
                 self._forget(node)
                 node.remove()
         if relabelled:
@@ -345,10 +349,10 @@ class JobTree(Tree[str]):
         if lost is None:
             return None
         _ = self._tree_lines  # rebuild now so line numbers are right
-        ancestors = self.model.ancestors(lost) if lost in self.model.items else []
+        ancestors = self.model.ancestors(lost) if lost in self.model.items else chain
         survivor = next((a for a in ancestors if a in self.nodes), None)
         if survivor is not None:
-            self.move_cursor(self.nodes[survivor])
+            self.move_cursor(self.nodes[survivor])  # and in sight
             return Lost(lost, survivor, "ancestor")
         # its whole branch left the view: the row that took its place, if any row is left
         last = self.last_line
@@ -357,7 +361,25 @@ class JobTree(Tree[str]):
             return Lost(lost, None, "none")
         self.cursor_line = min(max(cursor_line, 0), last)
         node = self.cursor_node
+        if node is not None:  # a line number alone does not scroll: keep it in sight
+            self.scroll_to_node(node, animate=False)
         return Lost(lost, node.data if node is not None else None, "row")
+
+    def _chain(self, node: TreeNode[str] | None) -> list[str]:
+        """The ids of ``node``'s parents in the tree, nearest first."""
+        out: list[str] = []
+        parent = node.parent if node is not None else None
+        while parent is not None and parent is not self.root:
+            if parent.data is not None:
+                out.append(parent.data)
+            parent = parent.parent
+        return out
+
+    def on_resize(self) -> None:
+        # a smaller terminal left the cursor's line out of sight (QA (ag))
+        node = self.cursor_node
+        if node is not None:
+            self.call_after_refresh(self.scroll_to_node, node, animate=False)
 
     @staticmethod
     def _under(node: TreeNode[str] | None, ancestor: TreeNode[str]) -> bool:
@@ -457,6 +479,7 @@ class ActionTable(DataTable[Text | str]):
         self.widths: dict[str, int] = {}
         self.sort_key: tuple[str, bool] = self.DEFAULT_SORT  # (column, descending)
         self._page: tuple[dict[str, Any], Callable[[str], str]] | None = None
+        self.digits = 4  # the widest action number of the coordinator shown
 
     def on_mount(self) -> None:
         self._fit(self.scrollable_content_region.width)
@@ -469,7 +492,8 @@ class ActionTable(DataTable[Text | str]):
     def _fit(self, room: int, *, force: bool = False) -> bool:
         """Lay the columns out for ``room`` cells; says whether they changed."""
         # no size yet (or hidden): the widths it has, else a wide pane's (refitted on resize)
-        widths = fit_columns(room) if room > 0 else self.widths or fit_columns(200)
+        digits = self.digits
+        widths = fit_columns(room, digits) if room > 0 else self.widths or fit_columns(200, digits)
         if widths == self.widths and not force:
             return False
         self.widths = widths
@@ -517,6 +541,11 @@ class ActionTable(DataTable[Text | str]):
         self.page_offset = int(data.get("offset", 1))
         self.page_total = int(data.get("total", 0))
         self._page = (data, alias)
+        # as wide as the coordinator's numbers go (not this page's: no shift between pages)
+        widest = max([self.page_total, *(int(a["actionNumber"]) for a in data["actions"])])
+        if len(str(widest)) > self.digits:
+            self.digits = len(str(widest))
+            self._fit(self.scrollable_content_region.width, force=True)
         self._fill(data, alias, keep)
 
     def _fill(
@@ -585,13 +614,14 @@ class ActionTable(DataTable[Text | str]):
         return self.action_ids[self.cursor_row]
 
 
-def fit_columns(room: int) -> dict[str, int]:
+def fit_columns(room: int, digits: int = 4) -> dict[str, int]:
     """The action table's column widths for ``room`` cells (each column also takes 2 cells of
-    padding), in display order. The number, the status and a short workflow id always show;
-    the nominal time and then why / error come in when they fit; what is left widens the id
-    to name its user, why, the id in full (only when it all fits), then why again."""
+    padding), in display order. The number (``digits`` wide: a coordinator's 35,065th action
+    read 3506), the status and a short workflow id always show; the nominal time and then
+    why / error come in when they fit; what is left widens the id to name its user, why, the
+    id in full (only when it all fits), then why again."""
     pad = 2
-    widths = {"n": 4, "status": 10, "wf": 11}
+    widths = {"n": max(digits, 4), "status": 10, "wf": 11}
 
     def left() -> int:
         return room - sum(w + pad for w in widths.values())

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import pty
+import select
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 from tests.cli import BUNDLETUI, bundletui, mkdir_workflow
@@ -76,3 +79,33 @@ def test_a_console_without_a_terminal_is_refused_before_it_starts_anything(
     demo = bundletui("console", "--demo", "--home", str(tmp_path / "demo"), timeout=30)
     assert demo.returncode == 1 and "EB602" in demo.stderr
     assert not (tmp_path / "demo" / "bundletui.db").exists()  # no demo store made
+
+
+def test_a_console_whose_terminal_hangs_up_exits(tmp_path: Path) -> None:
+    """QA (ag): after an SSH drop (the terminal gone, SIGHUP) a console sometimes never
+    exited, stuck writing to the dead terminal and deaf to SIGTERM; it held 90-220 MB each.
+    It quits on the hang-up, and a watchdog ends it if the quitting itself hangs."""
+    home = tmp_path / "home"
+    assert bundletui("submit", str(mkdir_workflow(tmp_path)), home=home).returncode == 0
+    leader, follower = pty.openpty()
+    console = subprocess.Popen(
+        [BUNDLETUI, "console", "--read-only"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "BUNDLETUI_HOME": str(home), "TERM": "xterm-256color"},
+        start_new_session=True,
+    )
+    os.close(follower)
+    try:
+        drawn = b""
+        deadline = time.monotonic() + 30
+        while b"jobs" not in drawn and time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                drawn += os.read(leader, 65536)
+        assert b"jobs" in drawn, drawn[-2000:]
+    finally:
+        os.close(leader)  # the terminal is gone
+    console.send_signal(signal.SIGHUP)
+    assert console.wait(timeout=30) is not None
