@@ -31,6 +31,7 @@ from typer.core import TyperGroup
 from bundletui.cli._common import printable
 from bundletui.errors import BundletuiError, path_error
 from bundletui.model.ids import IdKind, kind_of
+from bundletui.model.timeutil import in_zone
 
 EXIT_ERROR = 255  # Oozie's CLI ends with System.exit(-1)
 RULER = "-" * 132
@@ -495,8 +496,10 @@ def mask_date(rfc: str | None, zone: tzinfo | None, verbose: bool = False) -> st
     ``GMT-07:00`` zone name is shortened to ``-07:00``."""
     if not rfc:
         return "-"
-    local = _local(rfc, zone)
-    text = local.strftime("%Y-%m-%d %H:%M:%S" if verbose else "%Y-%m-%d %H:%M")
+    local, years = _local(rfc, zone)
+    text = f"{local.year + years:04d}-" + local.strftime(
+        "%m-%d %H:%M:%S" if verbose else "%m-%d %H:%M"
+    )
     text += f" {local.tzname() or 'GMT'}"
     m = _GMT_OFFSET.fullmatch(text)
     return m.group(1) + m.group(2) if m else text
@@ -506,13 +509,12 @@ def java_date(rfc: str | None, zone: tzinfo | None) -> str:
     """Java's Date.toString(): ``Mon Jan 01 00:00:00 GMT 2024`` (``null`` for null)."""
     if not rfc:
         return "null"
-    local = _local(rfc, zone)
-    return f"{local:%a %b %d %H:%M:%S} {local.tzname() or 'GMT'} {local:%Y}"
+    local, years = _local(rfc, zone)
+    return f"{local:%a %b %d %H:%M:%S} {local.tzname() or 'GMT'} {local.year + years}"
 
 
-def _local(rfc: str, zone: tzinfo | None) -> datetime:
-    dt = parsedate_to_datetime(rfc)
-    return dt.astimezone(zone) if zone is not None else dt.astimezone()
+def _local(rfc: str, zone: tzinfo | None) -> tuple[datetime, int]:
+    return in_zone(parsedate_to_datetime(rfc), zone)
 
 
 def cols(widths: tuple[int, ...], *values: Any) -> str:

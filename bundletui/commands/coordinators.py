@@ -495,7 +495,10 @@ def select_actions(
         ):
             found_by_id.setdefault(row.id, row)
     if not found_by_id:
-        which = " that has not ended yet" if active else (" that has ended" if ended else "")
+        ranged = any(r for _a, _b, r in ranges)
+        which = (
+            " that has not ended yet" if active else (" that has ended" if ended and ranged else "")
+        )
         raise CommandError(
             "E0605",
             f"no action of {coord.id}{which} has a nominal time in [{dates}]",
@@ -870,8 +873,8 @@ def rerun_rows(
     try:
         rows = select_actions(tx, coord, actions=actions, dates=dates, ended=True)
     except CommandError as exc:
-        if exc.code != "E0605" or dates is None:
-            raise
+        if exc.code != "E0605" or "::" not in (dates or ""):
+            raise  # a single date names its action: none there is E0605
         raise CommandError(
             "E1018",
             f"Coord Job Rerun Error: {exc.message}: nothing to rerun",

@@ -437,15 +437,15 @@ class Engine:
                 self._active_at = time.monotonic()
                 await asyncio.sleep(0)
                 continue
+            if self._locked_since is not None:  # work not written yet: no stop, no clock jump
+                await self._idle()
+                continue
             if self._until_reached():
                 log.info("reached --until %s; stopping", self.config.until)
                 break
             if self._idle_for_good():
                 log.info("nothing runs, waits or is due; stopping (--exit-when-idle)")
                 break
-            if self._locked_since is not None:  # no clock jump over work not yet written
-                await self._idle()
-                continue
 
             if isinstance(self.clock, SimulatedClock) and not self._busy():
                 nxt = self.heap.peek_time()
@@ -548,7 +548,7 @@ class Engine:
         ):
             self._did_last = False
             return False  # nothing to do: no write transaction, no revision, no data_version change
-        began = False
+        began, asked = False, time.monotonic()
         try:
             with self.store.write() as tx:
                 began = True
@@ -556,7 +556,7 @@ class Engine:
         except BundletuiError as exc:
             if began or exc.code != "EB006":
                 raise
-            self._write_lock_held(exc.message, due)
+            self._write_lock_held(exc.message, due, asked)
             return False
         if self._locked_since is not None:
             log.warning(
@@ -569,7 +569,7 @@ class Engine:
         self._did_last = did
         return did
 
-    def _write_lock_held(self, why: str, due: list[Due]) -> None:
+    def _write_lock_held(self, why: str, due: list[Due], asked: float) -> None:
         """Another process held the store's write lock past the wait (a command stopped with
         Ctrl-Z inside its transaction, a sqlite3 shell left in BEGIN, an engine stopped inside
         its tick): nothing of this tick was done, so its due work goes back and the tick is
@@ -578,7 +578,7 @@ class Engine:
             self.heap.push_earlier(d.time_ms, d.kind, d.key)
         self._outbox_dirty = True
         if self._locked_since is None:
-            self._locked_since = time.monotonic()
+            self._locked_since = asked  # when the tick first asked for the lock
             log.warning("tick not written: %s; trying again every second", why)
         self._retry_lock_at = time.monotonic() + 1.0
 

@@ -365,7 +365,8 @@ def _approx_bytes(n: int) -> str:
     for unit in ("PB", "TB", "GB", "MB", "KB"):
         size = _BYTE_UNITS[unit]
         if n >= size:
-            return _human_bytes(n) if n % size == 0 else f"{n / size:.1f}{unit}"
+            # rounded down: 2047 bytes of 2KB must not read "2.0KB of 2KB", as if it were met
+            return _human_bytes(n) if n % size == 0 else f"{n * 10 // size / 10:.1f}{unit}"
     return f"{n}B"
 
 

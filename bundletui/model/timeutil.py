@@ -177,7 +177,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 def format_rfc822(dt: datetime, tz: TzLike = "GMT") -> str:
     """Oozie's REST date form ``EEE, dd MMM yyyy HH:mm:ss zzz``: ``Fri, 01 Jan 2010 01:00:00 GMT``."""
     zone = _tz(tz)
-    local = _utc(dt).astimezone(zone)
+    local, years = in_zone(_utc(dt), zone)
     if zone is UTC:
         name = tz if tz in ("UTC", "GMT") else "GMT"
     elif isinstance(zone, timezone):
@@ -186,8 +186,22 @@ def format_rfc822(dt: datetime, tz: TzLike = "GMT") -> str:
         name = local.tzname() or "GMT"
     return (
         f"{_DAYS[local.weekday()]}, {local.day:02d} {_MONTHS[local.month - 1]} "
-        f"{local.year:04d} {local.hour:02d}:{local.minute:02d}:{local.second:02d} {name}"
+        f"{local.year + years:04d} {local.hour:02d}:{local.minute:02d}:{local.second:02d} {name}"
     )
+
+
+# 400 Gregorian years: the same weekdays, leap days and (far ahead) zone rules
+_CYCLE = timedelta(days=146_097)
+
+
+def in_zone(dt: datetime, zone: tzinfo | None) -> tuple[datetime, int]:
+    """``dt`` in ``zone`` (None: this machine's), and the years to add to its year. A time
+    late in 9999 is in the year 10000 east of GMT, which ``datetime`` cannot hold: it is
+    given 400 years earlier, as Java prints it (``Sat, 01 Jan 10000 08:59:00 JST``)."""
+    try:
+        return dt.astimezone(zone), 0
+    except OverflowError:
+        return (dt - _CYCLE).astimezone(zone), 400
 
 
 # an RFC 822 time as the commands' JSON gives it inside a sentence ("held by time-window until

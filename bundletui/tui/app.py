@@ -1234,7 +1234,9 @@ class MainScreen(Screen[None]):
             return
         a = choice.args()
         call: Callable[[Ctx], object]
-        notes: list[str] = []  # a bundle's rerun by dates: the coordinators it passed over
+        # a bundle's rerun by dates: the coordinators it passed over; a coordinator's: the
+        # actions LAST_ONLY / NONE will skip at once
+        notes: list[str] = []
         if target.kind == WORKFLOW:
             call = _bind(
                 dispatch.rerun,
@@ -1246,12 +1248,12 @@ class MainScreen(Screen[None]):
             coord_id, _, number = target.id.rpartition("@")
             call = _bind(
                 dispatch.rerun, coord_id, actions=number, refresh=a["refresh"],
-                nocleanup=a["nocleanup"], failed=a["failed"],
+                nocleanup=a["nocleanup"], failed=a["failed"], notes=notes,
             )  # fmt: skip
         elif target.kind == COORD:
             call = _bind(
                 dispatch.rerun, target.id, actions=a["actions"], dates=a["dates"],
-                refresh=a["refresh"], nocleanup=a["nocleanup"], failed=a["failed"],
+                refresh=a["refresh"], nocleanup=a["nocleanup"], failed=a["failed"], notes=notes,
             )  # fmt: skip
         else:
             call = _bind(
@@ -1904,9 +1906,10 @@ class ConsoleApp(App[None]):
     def _quit_on_signal(self) -> None:
         """SIGTERM, or SIGHUP (an SSH drop): quit. Once in a while Textual's shutdown hung on
         a terminal that was gone, stuck in its output thread and deaf to signals (QA (ag));
-        a watchdog ends the process if the quitting has not within 10 s. The store needs no
-        goodbye: every change is its own transaction, and an engine's lease lapses."""
-        timer = threading.Timer(10.0, os._exit, (1,))
+        a watchdog ends the process if the quitting has not within 20 s (longer than the 10 s
+        its own engine is given to stop). The store needs no goodbye: every change is its own
+        transaction, and an engine's lease lapses."""
+        timer = threading.Timer(20.0, os._exit, (1,))
         timer.daemon = True
         timer.start()
         self.exit()

@@ -537,14 +537,16 @@ class ActionTable(DataTable[Text | str]):
         """Show a page; the cursor stays on its action (or goes to ``keep``) if it is there."""
         if keep is None and coord_id == self.coord_id:
             keep = self.highlighted_id()
+        new_coord = coord_id != self.coord_id
         self.coord_id = coord_id
         self.page_offset = int(data.get("offset", 1))
         self.page_total = int(data.get("total", 0))
         self._page = (data, alias)
         # as wide as the coordinator's numbers go (not this page's: no shift between pages)
         widest = max([self.page_total, *(int(a["actionNumber"]) for a in data["actions"])])
-        if len(str(widest)) > self.digits:
-            self.digits = len(str(widest))
+        digits = max(len(str(widest)), 4)
+        if digits > self.digits or (new_coord and digits != self.digits):
+            self.digits = digits
             self._fit(self.scrollable_content_region.width, force=True)
         self._fill(data, alias, keep)
 

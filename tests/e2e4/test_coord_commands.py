@@ -667,6 +667,8 @@ def test_a_dated_rerun_reruns_the_ended_actions_and_passes_over_the_rest(bt: Bt4
     bt.fails("rerun", coord_id, "--action", "1-2", code="E1018")
     r = bt.fails("rerun", coord_id, "--date", "2026-01-01T01:00Z::2026-01-01T01:30Z", code="E1018")
     assert "that has ended" in r.stderr and "nothing to rerun" in r.stderr, r
+    r = bt.fails("rerun", coord_id, "--date", "2026-01-01T00:30Z", code="E0605")  # named: none
+    assert "that has ended" not in r.stderr, r
     assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "WAITING", 3: "SUCCEEDED"}
 
     assert bt.cli("rerun", f"{coord_id}@3").stdout.split() == [f"{coord_id}@3"]

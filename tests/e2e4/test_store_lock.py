@@ -205,3 +205,58 @@ def test_a_kill_while_the_engine_is_stopped_says_when_it_will_act(bt: Bt4) -> No
         os.kill(pid, signal.SIGCONT)
     wait_for(lambda: bt.status(coord) == "KILLED", 15, "the coordinator killed")
     engine.stop()
+
+
+UNTIL_SCRIPT = """
+import asyncio, logging, sqlite3, sys, threading, time
+from datetime import datetime
+from pathlib import Path
+from bundletui.engine.service import Engine, EngineConfig
+from bundletui.model.clock import to_ms
+from bundletui.store import db
+
+db.LOCK_WAIT_MS = 1_000
+logging.basicConfig(level=logging.INFO, format="%(message)s")
+home, until = Path(sys.argv[1]), datetime.fromisoformat(sys.argv[3])
+engine = Engine(EngineConfig(
+    home=home, clock="simulated", watch=False,
+    start_time=datetime.fromisoformat(sys.argv[2]), until=until,
+))
+held = threading.Event()
+
+def hold() -> None:
+    conn = sqlite3.connect(home / "bundletui.db", timeout=30, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    held.set()
+    time.sleep(3)
+    conn.execute("ROLLBACK")
+
+jump = Engine._jump
+
+def jump_holding_the_lock(self, time_ms):  # the moment the clock reaches --until
+    if time_ms >= to_ms(until) and not held.is_set():
+        threading.Thread(target=hold, daemon=True).start()
+        held.wait()
+    return jump(self, time_ms)
+
+Engine._jump = jump_holding_the_lock
+asyncio.run(engine.run())
+print("engine ended")
+"""
+
+
+def test_a_run_until_does_the_work_due_at_until_when_the_lock_was_held_then(bt: Bt4) -> None:
+    """QA (ai): a write lock held past the wait when the clock reached ``--until`` stopped the
+    engine with the work due at ``--until`` undone, exit 0 (the retry was not waited for)."""
+    coord = _busy_coordinator(bt)
+    p = subprocess.run(
+        [sys.executable, "-c", UNTIL_SCRIPT, str(bt.home), T0, "2026-01-01T03:00Z"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0 and "engine ended" in p.stdout, p.stderr[-3000:]
+    assert "tick not written" in p.stderr, p.stderr
+    waited = float(p.stderr.split("writable again after ")[1].split(" s")[0])
+    assert waited >= 2.5, p.stderr  # from the first ask: the 3 s the lock was held
+    assert bt.actions(coord) == dict.fromkeys(range(1, 5), "SUCCEEDED")

@@ -23,8 +23,9 @@ def test_not_a_size_says_so(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("have", "shown"),
-    [(300, "300B"), (2800, "2.7KB"), (2048, "2KB"), (3 * 2**20 + 1, "3.0MB")],
+    [(300, "300B"), (2800, "2.7KB"), (2048, "2KB"), (2047, "1.9KB"), (3 * 2**20 + 1, "3.0MB")],
 )
 def test_bytes_seen_are_shown_in_the_unit_they_reach(have: int, shown: str) -> None:
-    """A paused bytes trigger read ``2800B of 1KB``: the count seen keeps to one unit."""
+    """A paused bytes trigger read ``2800B of 1KB``: the count seen keeps to one unit, rounded
+    down (2047 bytes of 2KB read "2.0KB of 2KB" while the trigger was not met)."""
     assert _approx_bytes(have) == shown

@@ -379,3 +379,19 @@ def test_fixed_length_minutes() -> None:
 )
 def test_timeout_normalisation(value: int | None, unit: TimeUnit, expected: int) -> None:
     assert timeout_minutes(value, unit) == expected
+
+
+def test_a_time_late_in_9999_east_of_gmt_is_in_the_year_10000() -> None:
+    """QA (aj): ``9999-12-31T23:59Z`` (a "forever" end) shown in Asia/Tokyo overflowed
+    Python's dates: a traceback in ``oozie job -info -timezone``, a 500 from the API. Java
+    prints the year 10000."""
+    from bundletui.cli.oozie_cmds import _zone, java_date, mask_date
+    from bundletui.model.timeutil import format_rfc822
+
+    end = datetime(9999, 12, 31, 23, 59, tzinfo=UTC)
+    assert format_rfc822(end, "Asia/Tokyo") == "Sat, 01 Jan 10000 08:59:00 JST"
+    assert format_rfc822(end, "IST") == "Sat, 01 Jan 10000 05:29:00 IST"
+    assert format_rfc822(end, "America/New_York") == "Fri, 31 Dec 9999 18:59:00 EST"
+    rfc = format_rfc822(end)
+    assert mask_date(rfc, _zone("Asia/Tokyo")) == "10000-01-01 08:59 JST"
+    assert java_date(rfc, _zone("Asia/Tokyo")) == "Sat Jan 01 08:59:00 JST 10000"

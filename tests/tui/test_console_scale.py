@@ -44,6 +44,10 @@ async def test_action_numbers_past_9999_show_whole() -> None:
         assert table.widths["n"] == 5
         assert [str(table.get_row_at(i)[0]) for i in range(2)] == ["35065", "35064"]
         assert "1-2 of 35065" in str(table.border_subtitle)
+        few = {"actions": [action(7)], "offset": 1, "total": 7}  # another coordinator: narrow
+        table.show_page("0000002-260101000000000-bundletui-x-C", few, str)
+        await pilot.pause()
+        assert table.widths["n"] == 4
 
 
 async def test_an_action_that_leaves_the_shown_window_takes_the_cursor_to_its_coordinator(
