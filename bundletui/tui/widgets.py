@@ -582,7 +582,10 @@ class ActionTable(DataTable[Text | str]):
             workflow: Text | str = short_id(a.get("externalId") or "-", self.widths.get("wf", 40))
             cells: dict[str, Text | str] = {
                 "n": str(a["actionNumber"]),
-                "nominal": _t(a.get("nominalTime")).removesuffix("Z")[5:],  # MM-dd HH:mm
+                # MM-dd HH:mm, or yyyy-MM-dd HH:mm when the column has room for the year
+                "nominal": _t(a.get("nominalTime")).removesuffix("Z")[
+                    0 if self.widths.get("nominal", 0) >= 16 else 5 :
+                ],
                 "status": labels.status_text(a["status"]),
                 # without a why column of its own, why a row waits or failed says more than
                 # the workflow id it does not have yet (or that failed)
@@ -621,7 +624,7 @@ def fit_columns(room: int, digits: int = 4) -> dict[str, int]:
     padding), in display order. The number (``digits`` wide: a coordinator's 35,065th action
     read 3506), the status and a short workflow id always show; the nominal time and then
     why / error come in when they fit; what is left widens the id to name its user, why, the
-    id in full (only when it all fits), then why again."""
+    id in full (only when it all fits), the nominal time to show its year, then why again."""
     pad = 2
     widths = {"n": max(digits, 4), "status": 10, "wf": 11}
 
@@ -636,6 +639,8 @@ def fit_columns(room: int, digits: int = 4) -> dict[str, int]:
         widths["why"] += max(min(left(), 26 - widths["why"]), 0)
     if left() >= 40 - widths["wf"] or "why" not in widths:
         widths["wf"] += max(min(left(), 40 - widths["wf"]), 0)
+    if "nominal" in widths and left() >= 5:  # the year: a yearly coordinator's rows differ by it
+        widths["nominal"] = 16
     if "why" in widths:
         widths["why"] += max(left(), 0)
     return {key: widths[key] for _title, key in ActionTable.COLUMNS if key in widths}

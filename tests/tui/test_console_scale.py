@@ -21,21 +21,22 @@ def test_the_number_column_is_as_wide_as_the_numbers() -> None:
     assert sum(w + 2 for w in fit_columns(76, 6).values()) <= 76
 
 
+class One(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ActionTable()
+
+
+def action(n: int) -> dict[str, object]:
+    return {
+        "id": f"0000001-260101000000000-bundletui-x-C@{n}",
+        "actionNumber": n,
+        "status": "SUCCEEDED",
+        "nominalTime": "Thu, 01 Jan 2026 00:00:00 GMT",
+    }
+
+
 async def test_action_numbers_past_9999_show_whole() -> None:
     """Numbers of 10,000 and more were cut to 4 digits: rows @35065, @35064 … all read 3506."""
-
-    class One(App[None]):
-        def compose(self) -> ComposeResult:
-            yield ActionTable()
-
-    def action(n: int) -> dict[str, object]:
-        return {
-            "id": f"0000001-260101000000000-bundletui-x-C@{n}",
-            "actionNumber": n,
-            "status": "SUCCEEDED",
-            "nominalTime": "Thu, 01 Jan 2026 00:00:00 GMT",
-        }
-
     async with One().run_test(size=(80, 24)) as pilot:
         table = pilot.app.query_one(ActionTable)
         data = {"actions": [action(35065), action(35064)], "offset": 1, "total": 35065}
@@ -83,3 +84,18 @@ async def test_the_log_view_of_an_ended_action_does_not_say_yet(env: Env) -> Non
         log = h.app.screen.query_one(Log)
         await h.until(lambda: log.line_count > 0, what="its first line")
         assert log.lines[0].startswith("(no output: it ended without writing any"), log.lines
+
+
+def test_a_wide_table_shows_the_year_of_each_nominal_time() -> None:
+    """QA (aj): a yearly coordinator's rows read ``02-29 12:00``, ``02-28 12:00``, ``02-28
+    12:00``…: the year, which tells them apart, never showed, even 200 columns wide."""
+    assert fit_columns(76)["nominal"] == 11  # 160 columns: the why first
+    assert fit_columns(96)["nominal"] == 16
+
+
+async def test_the_year_shows_in_a_wide_table() -> None:
+    async with One().run_test(size=(120, 24)) as pilot:
+        table = pilot.app.query_one(ActionTable)
+        table.show_page("0000001-260101000000000-bundletui-x-C", {"actions": [action(1)]}, str)
+        await pilot.pause()
+        assert str(table.get_row_at(0)[1]) == "2026-01-01 00:00"
