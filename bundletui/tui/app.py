@@ -737,9 +737,13 @@ class MainScreen(Screen[None]):
                 lambda: self.backend.audit(item_id, 50), show, group="bottom", exclusive=True
             )
 
-    def _load_page(self, coord_id: str, offset: int) -> None:
+    def _load_page(self, coord_id: str, offset: int, follow: str | None = None) -> None:
+        """``follow``: an action the page must hold, once (the cursor's, pushed to another
+        page by newer actions)."""
         table = self.query_one(ActionTable)
         size = table.page_size
+        # a poll's reload of the page shown (not a `[`/`]`, not another coordinator's)
+        reload = table.coord_id == coord_id and table.page_offset == offset
         # the page asked for, now: a poll's refresh while this loads asks for it too (it read
         # the old offset and, loading exclusively, undid a `]` pressed just before)
         table.page_offset = offset
@@ -748,7 +752,7 @@ class MainScreen(Screen[None]):
         # an action the page must hold (after a sort, :job C@N), wherever it is in the order;
         # kept until a page shows it, so a poll's reload meanwhile asks for it too
         wanted = self._page_around
-        around = wanted[1] if wanted is not None and wanted[0] == coord_id else None
+        around = follow or (wanted[1] if wanted is not None and wanted[0] == coord_id else None)
 
         def then(data: dict[str, Any]) -> None:
             if self._bottom_key != ("table", coord_id):  # the selection moved on meanwhile
@@ -768,9 +772,14 @@ class MainScreen(Screen[None]):
                     link=a.get("externalId"),
                 )
                 self.table_items[a["id"]] = Item(row)
+            kept = table.highlighted_id() if reload and around is None else None
             table.show_page(coord_id, data, self.alias, keep=around)
             # the table has no border of its own: the pane's shows where the page is
             self.query_one(ContentSwitcher).border_subtitle = table.border_subtitle
+            if kept is not None and kept not in table.action_ids:
+                # newer actions pushed the cursor's action off this page: the cursor goes
+                # with it (it stayed on the row, and so on another action, poll after poll)
+                self._load_page(coord_id, table.page_offset, follow=kept)
             if around is not None and around == self._focus_row and around in table.action_ids:
                 self._focus_row = None
                 table.focus()  # :job C@N: the cursor on it, its details shown

@@ -99,3 +99,30 @@ async def test_the_year_shows_in_a_wide_table() -> None:
         table.show_page("0000001-260101000000000-bundletui-x-C", {"actions": [action(1)]}, str)
         await pilot.pause()
         assert str(table.get_row_at(0)[1]) == "2026-01-01 00:00"
+
+
+async def test_the_action_table_cursor_stays_on_its_action_as_newer_ones_come(env: Env) -> None:
+    """QA (ag): with the table's cursor on an action of page 1 (newest first), new actions
+    pushed that action to page 2 and the cursor stayed on its row, so on another action,
+    poll after poll (the details following it). It goes with its action to its new page."""
+    async with console(env, page_size=3) as h:
+        hourly = h.coords()["hourly"].id
+        await h.select(hourly)
+        table = h.main.query_one(ActionTable)
+        await h.until(lambda: table.action_ids[:1] == [f"{hourly}@6"], what="page 1")
+        table.focus()
+        await h.pilot.pause(0.05)
+        await h.press("down", "down")
+        assert table.highlighted_id() == f"{hourly}@4"
+        env.land(0)
+        env.land(1)  # @1 and @2 run; the throttle lets @7 and @8 come
+        await h.until(lambda: h.coords()["hourly"].last_action_number >= 8, what="@7 and @8")
+        await h.until(lambda: table.page_offset == 4, what="the page that holds @4")
+        assert table.highlighted_id() == f"{hourly}@4", table.action_ids
+        assert h.main.selected_id == f"{hourly}@4"
+        switcher = h.main.query_one(ContentSwitcher)
+        assert "4-6 of 8" in str(switcher.border_subtitle)
+        await h.press("left_square_bracket")  # paging still pages: no pull back to @4
+        await h.until(lambda: table.page_offset == 1, what="page 1 again")
+        await h.pilot.pause(0.5)
+        assert table.page_offset == 1 and table.action_ids[0] == f"{hourly}@8"
