@@ -573,7 +573,7 @@ class Engine:
         """Another process held the store's write lock past the wait (a command stopped with
         Ctrl-Z inside its transaction, a sqlite3 shell left in BEGIN, an engine stopped inside
         its tick): nothing of this tick was done, so its due work goes back and the tick is
-        tried again a second later. The engine goes on; it did exit here, leaving no engine."""
+        tried again a second later. The engine goes on (it used to exit here, leaving none)."""
         for d in due:
             self.heap.push_earlier(d.time_ms, d.kind, d.key)
         self._outbox_dirty = True
