@@ -1887,8 +1887,7 @@ class ConsoleApp(App[None]):
         self.config = config
         self.embedded: EmbeddedEngine | None = None
         self.started = config.clock.monotonic()
-        self.backend = Backend(config.home)
-        self.backend.action_limit = config.action_limit  # the model's window, read as such
+        self.backend = Backend(config.home, action_limit=config.action_limit)
         self.engine_mode = "none"
 
     def on_mount(self) -> None:

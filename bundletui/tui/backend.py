@@ -64,8 +64,9 @@ class LogFile:
 
 
 class Backend:
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, action_limit: int = 200) -> None:
         self.home = home
+        self.action_limit = action_limit  # a coordinator's newest actions in the tree
         self._read = Store(home, create=False)  # a console never makes a store (EB001)
         self._cmd: Store | None = None
         self._read_lock = threading.Lock()
@@ -140,8 +141,6 @@ class Backend:
                     out.totals = ch.totals(conn)
         out.seconds = time.perf_counter() - t0
         return out
-
-    action_limit = 200
 
     def children(
         self, kind: str, item_id: str, link: str | None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -249,21 +250,32 @@ def test_a_catch_up_whose_inputs_are_all_there_runs_every_missed_hour(bt: Bt4) -
     assert bt.actions(coord_id) == dict.fromkeys(range(1, 12), "SUCCEEDED")
 
 
-def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> None:
-    """Not only READY ones: a WAITING LAST_ONLY action is SKIPPED once the next nominal time
-    has passed, a WAITING NONE action one minute after its own."""
+def last_only_and_none(bt: Bt4, end: str, controls: dict[str, str], **parts: Any) -> str:
+    """A started bundle of two hourly coordinators from 2026-01-01T00:00Z, ``last`` under
+    LAST_ONLY and ``none`` under NONE; its id."""
     coords = {
         name: coordinator_xml(
             name,
             start="2026-01-01T00:00Z",
-            end="2026-01-01T03:00Z",
-            controls={"execution": order, "timeout": "-1"},
-            datasets=[hourly_ds("raw")],
-            inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+            end=end,
+            controls={"execution": order, **controls},
+            **parts,
         )
         for name, order in (("last", "LAST_ONLY"), ("none", "NONE"))
     }
-    bundle_id = bt.submit_job(bundle_of(bt, coords), start=True)
+    return bt.submit_job(bundle_of(bt, coords), start=True)
+
+
+def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> None:
+    """Not only READY ones: a WAITING LAST_ONLY action is SKIPPED once the next nominal time
+    has passed, a WAITING NONE action one minute after its own."""
+    bundle_id = last_only_and_none(
+        bt,
+        "2026-01-01T03:00Z",
+        {"timeout": "-1"},
+        datasets=[hourly_ds("raw")],
+        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+    )
     bt.sim("2026-01-01T00:00Z", "2026-01-01T00:01Z")
     ids = bt.coords_of(bundle_id)
     assert bt.actions(ids["last"]) == {1: "WAITING"}
@@ -291,16 +303,7 @@ def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> No
 def test_ready_actions_held_by_concurrency_are_skipped_too(bt: Bt4) -> None:
     """QA (ad): a READY action that no slot could take was never SKIPPED under LAST_ONLY or
     NONE (the launch pass returned before its skips), while info said it would be."""
-    coords = {
-        name: coordinator_xml(
-            name,
-            start="2026-01-01T00:00Z",
-            end="2026-01-01T04:00Z",
-            controls={"execution": order, "concurrency": "0"},
-        )
-        for name, order in (("last", "LAST_ONLY"), ("none", "NONE"))
-    }
-    bundle_id = bt.submit_job(bundle_of(bt, coords), start=True)
+    bundle_id = last_only_and_none(bt, "2026-01-01T04:00Z", {"concurrency": "0"})
     bt.sim("2026-01-01T00:00Z", "2026-01-01T00:30Z")
     ids = bt.coords_of(bundle_id)
     assert bt.actions(ids["last"]) == {1: "READY"}
