@@ -877,3 +877,44 @@ def test_a_job_submitted_with_a_relative_app_path_dry_runs_from_its_own_director
     dry = http.put(f"v2/job/{bid}", params={"action": "dryrun"})
     assert dry.status_code == 200, dry.text
     assert dry.json()["id"].startswith("***bundleJob after parsing: ***\n<?xml")
+
+
+def test_a_coord_rerun_that_will_skip_says_so_in_warnings(lhttp: httpx.Client, live: Live) -> None:
+    """Under LAST_ONLY a rerun action that has missed its turn is SKIPPED at once (Oozie's
+    input check); the CLI warns of it, and the API's reply carries the same words."""
+    wf = live.tmp / "wf.xml"
+    wf.write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">'
+        f'<job name="a"><fs><mkdir path="{live.tmp / "out"}"/></fs></job></dag-app>'
+    )
+    app = live.tmp / "coordinator.xml"
+    app.write_text(
+        '<coordinator-app name="last" frequency="${coord:hours(1)}" start="${start}" '
+        'end="${end}" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">'
+        "<controls><execution>LAST_ONLY</execution></controls>"
+        f"<action><workflow><app-path>{wf}</app-path></workflow></action></coordinator-app>"
+    )
+    start = in_past(3)
+    cid = submit(
+        lhttp,
+        {
+            "user.name": "joe",
+            "oozie.coord.application.path": str(app),
+            "start": oozie_time(start),
+            "end": oozie_time(start + timedelta(hours=3)),
+        },
+    )
+
+    def statuses() -> list[str]:
+        info = lhttp.get(f"v2/job/{cid}", params={"len": 10}).json()  # v2 lists none unasked
+        return sorted(a["status"] for a in info["actions"])
+
+    wait_until(lambda: statuses() == ["SKIPPED", "SKIPPED", "SUCCEEDED"], 30, "a run")
+    last = lhttp.put(f"v2/job/{cid}?action=coord-rerun&type=action&scope=3", headers=XML)
+    assert last.status_code == 200, last.text
+    assert "warnings" not in last.json()  # the last one has no next: it runs
+    r = lhttp.put(f"v2/job/{cid}?action=coord-rerun&type=action&scope=1", headers=XML)
+    assert r.status_code == 200, r.text
+    assert [a["actionNumber"] for a in r.json()["actions"]] == [1]
+    (warning,) = r.json()["warnings"]
+    assert warning.startswith(f"{cid}@1 will be SKIPPED, not run: under LAST_ONLY"), warning
