@@ -69,6 +69,9 @@ if TYPE_CHECKING:
     from bundletui.engine.service import Engine
 
 log = logging.getLogger("bundletui.engine.workflows")
+
+# what Java's String.trim() removes: every character up to the space
+_JAVA_TRIMMED = "".join(map(chr, range(0x21)))
 N = NodeStatus
 W = WorkflowStatus
 
@@ -382,12 +385,12 @@ class WorkflowRunner:
         exc: BundletuiError,
         at: str | None = None,
     ) -> None:
-        """The workflow cannot go on: its running nodes are killed, the decision whose case
-        failed (``at``) is FAILED with the error, the nodes not reached are SKIPPED, as in
+        """The workflow cannot go on: its running nodes are killed, the node whose expression
+        failed (``at``: a decision's case, an action's body) is FAILED with the error, the nodes not reached are SKIPPED, as in
         any ended workflow, and it ends FAILED with the error as its own."""
         for name, (status, _t) in states.items():
             nid = node_id(wf.id, name)
-            if status in (N.RUNNING, N.READY):
+            if status in (N.RUNNING, N.READY) and name != at:
                 node = jobs.get(tx.conn, NodeRow, nid)
                 # a READY node waiting out its retry interval has run: killed and ended, as
                 # the kill command does; one that never ran is skipped below
@@ -566,6 +569,11 @@ class WorkflowRunner:
         except BundletuiError as exc:
             jobs.update(tx, NodeRow, node.id, status=t.to, attempt=attempt, started=tx.now_ms)
             running = replace_row(node, status=t.to, attempt=attempt)
+            if exc.code == "E1004" and app.form is WorkflowForm.OOZIE:
+                # Oozie's ActionStartXCommand: an ELException fails the job (failJob), it
+                # is no failure of the action's for its <error> path to handle
+                self._fail_on_error(tx, wf, app, jobs.node_states(tx.conn, wf.id), exc, node.name)
+                return
             if exc.code in action_conf.RETRIED_AT_START:
                 self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.located)
                 return
@@ -1203,19 +1211,9 @@ class _ElEnv:
         return render(text, self.ctx)
 
     def predicate(self, text: str) -> bool:
-        from bundletui.spec.el import evaluate, to_boolean
-        from bundletui.spec.el.exceptions import CoercionError
-
-        value = evaluate(text, self.ctx)
-        try:
-            return bool(to_boolean(value))
-        except CoercionError as exc:  # ${1}: the job FAILS (E1004), as Oozie's ELException
-            raise EngineError(
-                "E1004",
-                f"Expression language evaluation error, a decision case must be true or false:"
-                f" {exc} ({text.strip()})",
-                hint="compare it, e.g. ${wf:actionData('a')['n'] gt 0}",
-            ) from None
+        """Oozie's DecisionActionExecutor: a case is taken when its text, EL rendered and
+        trimmed, is exactly ``true``; anything else (``True``, ``1``) falls through."""
+        return self.render(text).strip(_JAVA_TRIMMED) == "true"
 
     def resolve_action(
         self, spec: Node, global_conf: Conf = (), global_job_xml: tuple[str, ...] = ()

@@ -317,17 +317,40 @@ def test_a_decision_case_that_cannot_be_evaluated_fails_there_and_skips_the_rest
     assert f"{wf}@d " in text and f"{wf}@b " not in text and f"{wf}@end " not in text
 
 
-def test_a_decision_case_that_is_a_number_fails_the_workflow(bt: Bt, tmp_path: Path) -> None:
-    """QA: ``<case>${n + 0}</case>`` (a Long, not a boolean) raised past the runner: the
-    workflow stayed RUNNING for good, the decision WAITING, the error logged at each start."""
+@pytest.mark.parametrize(("n", "taken"), [("true", "b"), ("1", "end"), ("True", "end")])
+def test_a_decision_case_is_taken_only_when_it_renders_as_true(
+    bt: Bt, tmp_path: Path, n: str, taken: str
+) -> None:
+    """QA (al): Oozie's DecisionActionExecutor compares the rendered, trimmed case with
+    ``"true"``; ``True`` took the case here (Java's Boolean.valueOf) and ``1`` failed the
+    workflow (E1004), where in Oozie both fall through to the default."""
     bt.engine()
     wf = bt.submit(
-        FIXTURES / "oozie-number-case" / "job.properties", {"dir": str(tmp_path), "n": "1"}
+        FIXTURES / "oozie-number-case" / "job.properties", {"dir": str(tmp_path), "n": n}
+    )
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED", info
+    assert bt.nodes(wf)["b"] == ("SUCCEEDED" if taken == "b" else "SKIPPED")
+    assert actions(info)["d"]["transition"] == taken
+
+
+def test_an_action_whose_expression_fails_fails_the_workflow(bt: Bt, tmp_path: Path) -> None:
+    """QA (al): an EL error in an action's body took its ``<error>`` path, so a handler ran
+    and the workflow could end SUCCEEDED; Oozie's ActionStartXCommand fails the job."""
+    bt.engine()
+    wf = bt.submit(
+        FIXTURES / "oozie-el-action" / "job.properties", {"dir": str(tmp_path), "n": "abc"}
     )
     info = bt.wait(wf)
     assert (info["status"], info["errorCode"]) == ("FAILED", "E1004"), info
-    assert "a decision case must be true or false" in info["errorMessage"]
-    assert bt.nodes(wf)["d"] == "FAILED" and bt.nodes(wf)["b"] == "SKIPPED"
+    assert "cannot coerce" in info["errorMessage"]
+    assert bt.nodes(wf) == {"a": "FAILED", "handler": "SKIPPED", "end": "SKIPPED"}
+    assert actions(info)["a"]["errorCode"] == "E1004"
+    assert not (tmp_path / "handled").exists()
+    good = bt.submit(
+        FIXTURES / "oozie-el-action" / "job.properties", {"dir": str(tmp_path), "n": "1"}
+    )
+    assert bt.wait(good)["status"] == "SUCCEEDED" and (tmp_path / "a2").exists()
 
 
 @pytest.mark.parametrize(
