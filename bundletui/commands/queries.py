@@ -76,7 +76,7 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
         "stats": None,
         "externalChildIDs": None,
         "externalId": node.external_id or (str(node.pid) if node.pid else None),
-        "externalStatus": _external_status(node, spec),
+        "externalStatus": external_status(node, spec),
         "trackerUri": None,
         "consoleUrl": None,
         "errorCode": node.error_code,
@@ -93,10 +93,11 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
     }
 
 
-def _external_status(node: NodeRow, spec: Node | None) -> str:
+def external_status(node: NodeRow, spec: Node | None) -> str:
     """What Oozie's executors record as a node's external status, which scripts grep: a
     decision's chosen node; ``OK`` for a control node passed and an fs action done; a launched
-    program that failed is ``FAILED/KILLED``; else the node's own status."""
+    program that failed is ``FAILED/KILLED``; else the node's own status. ``wf:actionExternalStatus``
+    returns it too."""
     if spec is None:
         return node.status
     done = node.status == NodeStatus.SUCCEEDED

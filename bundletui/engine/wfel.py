@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from bundletui.commands.queries import external_status
+from bundletui.model.apps import Node
 from bundletui.model.clock import Clock
 from bundletui.model.status import NodeStatus
 from bundletui.spec.el import (
@@ -34,12 +36,14 @@ class WorkflowState:
         lookup: Callable[[str], NodeRow | None],
         failed: Callable[[], list[NodeRow]],
         current: str | None,
+        spec_of: Callable[[str], Node | None],
     ) -> None:
         self._wf = wf
         self._conf = conf
         self._lookup = lookup
         self._failed = failed
         self._current = current
+        self._spec_of = spec_of
 
     @property
     def id(self) -> str:
@@ -102,8 +106,9 @@ class WorkflowState:
         return None
 
     def action_external_status(self, node: str) -> str | None:
+        """What ``oozie job -info`` shows for it (``FAILED/KILLED`` for a failed program)."""
         n = self._lookup(node)
-        return n.status if n is not None else None
+        return external_status(n, self._spec_of(node)) if n is not None else None
 
 
 def app_dir(app_path: str) -> str:
@@ -120,8 +125,9 @@ def workflow_context(
     lookup: Callable[[str], NodeRow | None],
     failed: Callable[[], list[NodeRow]],
     current: str | None = None,
+    spec_of: Callable[[str], Node | None] = lambda _name: None,
 ) -> ELContext:
-    state = WorkflowState(wf, conf, lookup, failed, current)
+    state = WorkflowState(wf, conf, lookup, failed, current, spec_of)
     return ELContext(
         variables={**BASIC_CONSTANTS, **WF_CONSTANTS, **property_variables(conf)},
         functions=_FunctionsOnDemand(

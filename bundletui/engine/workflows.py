@@ -1200,6 +1200,7 @@ class _ElEnv:
                 lambda name: jobs.get(tx.conn, NodeRow, node_id(wf.id, name)),
                 lambda: jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'FAILED'", (wf.id,)),
                 self._current,
+                lambda name: index_of(self._runner.app(tx, wf)).by_name.get(name),
             )
         return self._ctx
 

@@ -353,6 +353,20 @@ def test_an_action_whose_expression_fails_fails_the_workflow(bt: Bt, tmp_path: P
     assert bt.wait(good)["status"] == "SUCCEEDED" and (tmp_path / "a2").exists()
 
 
+def test_action_external_status_is_what_info_shows(bt: Bt, tmp_path: Path) -> None:
+    """QA (al): ``wf:actionExternalStatus`` gave the node's own status (``FAILED``) where
+    ``oozie job -info`` shows ``FAILED/KILLED``, so a decision on Oozie's value never matched."""
+    bt.engine()
+    wf = bt.submit(FIXTURES / "oozie-external-status" / "job.properties", {"dir": str(tmp_path)})
+    info = bt.wait(wf)
+    assert info["status"] == "SUCCEEDED", info
+    assert (actions(info)["a"]["externalStatus"], actions(info)["f"]["externalStatus"]) == (
+        "OK",
+        "FAILED/KILLED",
+    )
+    assert (tmp_path / "yes").exists() and not (tmp_path / "no").exists()
+
+
 @pytest.mark.parametrize(
     ("marker", "error"),
     [("", "got an empty string"), ("README.md", "Path [README.md] cannot be relative")],
