@@ -51,7 +51,9 @@ from bundletui.spec.el.coerce import el_signatures, to_long, to_string
 from bundletui.spec.el.exceptions import ArgumentError, CoercionError
 
 __all__ = [
+    "DATASET_FUNCTIONS",
     "INSTANCE_FUNCTIONS",
+    "INSTANCE_SPEC_NAMES",
     "SLA_CONSTANTS",
     "CoordELEnv",
     "InstanceCall",
@@ -83,10 +85,16 @@ INSTANCE_FUNCTIONS = frozenset(
     }
 )
 """The ``coord:`` names that denote dataset instances (valid in ``<instance>``)."""
-_INSTANCE_SPEC_NAMES = frozenset(f"coord:{name}" for name in INSTANCE_FUNCTIONS) | {
-    "coord:absolute",
-    "coord:absoluteRange",
+INSTANCE_SPEC_NAMES = frozenset(f"coord:{name}" for name in INSTANCE_FUNCTIONS)
+"""The same, as called: an ``<instance>`` with none of them in it is not an instance."""
+DATASET_FUNCTIONS = INSTANCE_SPEC_NAMES | {
+    "coord:hoursInDay",
+    "coord:daysInMonth",
+    "coord:tzOffset",
 }
+"""Functions that read the dataset of the instance they are in: in the workflow's
+configuration, where there is none, they fail every action (Oozie: "Associated Dataset
+should be defined")."""
 
 _UNITS = {u.value: u for u in TimeUnit if u not in (TimeUnit.CRON, TimeUnit.NONE)}
 _OFFSET_UNITS = {"MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "YEAR"}
@@ -555,7 +563,7 @@ _COORD_TABLE: tuple[tuple[str, str], ...] = (
 def coord_function_names() -> frozenset[str]:
     """Every ``coord:`` function of some phase: a name outside them is a mistake at submit."""
     return frozenset(
-        {name for name, _ in _COORD_TABLE} | date_functions().keys() | _INSTANCE_SPEC_NAMES
+        {name for name, _ in _COORD_TABLE} | date_functions().keys() | INSTANCE_SPEC_NAMES
     )
 
 

@@ -39,6 +39,7 @@ from bundletui.spec.config import (
     resolve_app_path,
 )
 from bundletui.spec.coord_el import (
+    DATASET_FUNCTIONS,
     InstanceCall,
     coord_function_signatures,
     java_format,
@@ -226,7 +227,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
         "Out": {d.name for d in app.data_outs},
     }
     for prop, value in app.workflow_conf:
-        _check_call_counts(prop, value, file)
+        _check_conf_calls(prop, value, file)
         for m in _FORMAT_CALL.finditer(value):
             pattern = m.group(1) if m.group(1) is not None else m.group(2)
             try:
@@ -279,7 +280,8 @@ def _conf_el_error(problem: str, prop: str, value: str, hint: str, file: str) ->
         f"Expression language evaluation error, {problem} (property {prop})",
         hint=hint,
         file=file,
-        line=line_of(file, value),
+        # its <value> first: the same text may be an <instance> above it
+        line=line_of(file, f"<value>{value}") or line_of(file, value),
     )
 
 
@@ -340,9 +342,11 @@ def check_instances(app: CoordinatorApp, doc: XmlDocument, conf: Mapping[str, st
 _COORD_SIGNATURES = coord_function_signatures()
 
 
-def _check_call_counts(prop: str, value: str, file: str) -> None:
-    """A ``coord:`` call left for the action (``dataIn``, ``formatTime`` …) with the wrong
-    number of arguments would fail every action: refused now."""
+def _check_conf_calls(prop: str, value: str, file: str) -> None:
+    """A ``coord:`` call left for the action (``dataIn``, ``formatTime`` …) that the action's
+    start cannot answer would fail every action: refused now. That is a function of another
+    phase (``coord:hours``, the frequency's), one that reads an instance's dataset
+    (``coord:current``, ``coord:hoursInDay``: there is none here), or a wrong argument count."""
     if "${" not in value:
         return
     try:
@@ -350,6 +354,25 @@ def _check_call_counts(prop: str, value: str, file: str) -> None:
     except ELError:  # echoed as written: it parsed when it was resolved
         return
     for name, count in sorted(calls):
+        if name in DATASET_FUNCTIONS:
+            raise _conf_el_error(
+                f"{name}() reads the dataset of a data-in or data-out instance, and the"
+                " workflow's configuration has none",
+                prop,
+                value,
+                "name the instance in <input-events>/<output-events> and read its URIs here"
+                " with coord:dataIn('name') / coord:dataOut('name')",
+                file,
+            )
+        if name.startswith("coord:") and name not in _COORD_SIGNATURES:
+            raise _conf_el_error(
+                f"{name}() is not a function of the workflow's configuration",
+                prop,
+                value,
+                "here: coord:dataIn, dataOut, nominalTime, actualTime, dateOffset,"
+                " dateTzOffset, formatTime, epochTime, actionId, name, conf, user",
+                file,
+            )
         params = _COORD_SIGNATURES.get(name)
         if params is not None and len(params) != count:
             message, hint = wrong_count(name, params, count)

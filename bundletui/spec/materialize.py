@@ -77,6 +77,7 @@ from bundletui.model.timeutil import (
     parse_timezone,
 )
 from bundletui.spec.coord_el import (
+    INSTANCE_SPEC_NAMES,
     SLA_CONSTANTS,
     CoordELEnv,
     InstanceCall,
@@ -408,6 +409,10 @@ class _InstanceExpr:
         res = self.template.resolve(ctx)
         if res.complete:
             self.static = _as_call(res.value, self.text)
+        elif not any(name in INSTANCE_SPEC_NAMES for name, _n in self.template.calls):
+            # deferred, and no instance function in it (coord:nominalTime(), coord:dataIn):
+            # whatever the action, it is not one instance (refused at submit, not per action)
+            raise _not_an_instance(self.text)
 
     def call(self, ctx: ELContext) -> InstanceCall:
         if self.static is not None:
@@ -428,7 +433,11 @@ class NotAnInstance(SpecError):
 def _as_call(value: Any, text: str) -> InstanceCall:
     if isinstance(value, InstanceCall):
         return value
-    raise NotAnInstance(
+    raise _not_an_instance(text)
+
+
+def _not_an_instance(text: str) -> NotAnInstance:
+    return NotAnInstance(
         "E1010",
         f"Invalid data in coordinator xml. [instance [{text}] must be one instance function "
         "such as ${coord:current(-1)}]",

@@ -411,3 +411,21 @@ def test_validate_takes_the_home_its_landing_is_under(tmp_path: Path) -> None:
     done = bundletui("validate", str(app), "--home", str(home), "-D", "x=1")
     assert done.returncode == 1 and "is the landing directory" in done.stderr, done
     assert not home.exists()
+
+
+def test_validate_and_submit_refuse_a_dataset_function_in_the_configuration(
+    tmp_path: Path,
+) -> None:
+    """QA (al): ``${coord:current(0)}`` in the workflow's configuration passed validate and
+    submit, then failed every action; both refuse it now, at the property's line."""
+    from tests.spec.test_load import PHASED
+
+    app = tmp_path / "coordinator.xml"
+    app.write_text(PHASED.format(instance="${coord:current(0)}", value="${coord:current(0)}"))
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.coord.application.path={app}\n")
+    home = tmp_path / "home"
+    for r in (bt("validate", str(app), home=home), bt("submit", str(props), home=home)):
+        assert r.returncode == 1, r
+        assert f"E1004: {app}:9: " in r.stderr and "coord:current() reads the dataset" in r.stderr
+    assert not (home / "bundletui.db").exists()  # refused before a store was made

@@ -391,3 +391,46 @@ def test_validate_without_values_names_a_required_parameter_no_expression_reads(
     with pytest.raises(SpecError) as info:
         validate_file(path, CLOCK, {"other": "1"})
     assert info.value.code == "E0738"
+
+
+PHASED = """<coordinator-app name="t" xmlns="uri:oozie:coordinator:0.4" frequency="60"
+    start="2026-01-01T00:00Z" end="2027-01-01T00:00Z" timezone="UTC">
+  <datasets><dataset name="ds" frequency="60" initial-instance="2025-01-01T00:00Z"
+    timezone="UTC"><uri-template>/data/${{YEAR}}${{MONTH}}${{DAY}}${{HOUR}}</uri-template></dataset>
+  </datasets>
+  <input-events><data-in name="in" dataset="ds"><instance>{instance}</instance></data-in>
+  </input-events>
+  <action><workflow><app-path>/apps/wf</app-path><configuration>
+    <property><name>p</name><value>{value}</value></property>
+  </configuration></workflow></action>
+</coordinator-app>
+"""
+
+
+@pytest.mark.parametrize(
+    ("instance", "value", "line", "words"),
+    [
+        ("${coord:current(0)}", "${coord:current(0)}", 9, "coord:current() reads the dataset"),
+        ("${coord:current(0)}", "${coord:latest(0)}", 9, "coord:latest() reads the dataset"),
+        ("${coord:current(0)}", "${coord:hoursInDay(0)}", 9, "coord:hoursInDay() reads"),
+        ("${coord:current(0)}", "${coord:hours(2)}", 9, "coord:hours() is not a function of"),
+        ("${coord:nominalTime()}", "x", 6, "[${coord:nominalTime()}], not one instance"),
+        ("${coord:dataIn('in')}", "x", 6, "[${coord:dataIn('in')}], not one instance"),
+    ],
+)
+def test_coord_functions_out_of_their_phase_are_refused_at_submit(
+    tmp_path: Path, instance: str, value: str, line: int, words: str
+) -> None:
+    """QA (al): these were accepted by submit and validate, and then failed every action (the
+    configuration's) or the coordinator at its first materialization (the instance's); Oozie
+    refuses them at submit, its submit-time evaluators lacking the functions."""
+    path = tmp_path / "c.xml"
+    path.write_text(PHASED.format(instance=instance, value=value))
+    with pytest.raises(SpecError) as info:
+        load_app(path, {}, CLOCK)
+    err = info.value
+    assert (err.file, err.line) == (str(path), line), err
+    assert words in err.message, err.message
+    fine = "${coord:dataIn('in')} ${coord:formatTime(coord:nominalTime(), 'yyyy')}"
+    path.write_text(PHASED.format(instance="${coord:current(0)}", value=fine))
+    load_app(path, {}, CLOCK)
