@@ -794,8 +794,21 @@ class WorkflowRunner:
         launched = self.running.get(node_id)
         if launched is not None and launched.pid == pid:  # not a newer run's process
             del self.running[node_id]
-            if status is not None and launched.pgid not in self._hard_kills:
+            if launched.pgid in self._hard_kills:
+                pass
+            elif status is not None:
                 self._leftover(launched.pgid, node_id)
+            else:
+                # its wrapper died leaving no exit record (SIGKILLed by hand, the OOM
+                # killer): the job may live on in its group, and a retry would start beside
+                # it, or outlive the node's end out of reach of a kill
+                wf_id, _, name = node_id.rpartition("@")
+                _kill_survivors(
+                    str(self.engine.db.home),
+                    {launched.pgid: {(wf_id, name)}},
+                    "node",
+                    "its wrapper, which left no exit record",
+                )
         self.completions.append((node_id, status, None, pid))
         self.engine.wake()
 
@@ -1129,11 +1142,15 @@ def _kill_survivors(
 
 def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:
     try:
-        data = Path(stdout_path).read_bytes()
+        with open(stdout_path, "rb") as f:
+            # no more than the limit and a byte read: a job's 300 MB stdout is not loaded
+            # into the engine to learn that it is too big
+            data = f.read(CAPTURE_LIMIT + 1)
+            size = os.fstat(f.fileno()).st_size
     except OSError:
         return {}, None
     if len(data) > CAPTURE_LIMIT:
-        return None, f"capture-output is {len(data)} bytes, more than the {CAPTURE_LIMIT} allowed"
+        return None, f"capture-output is {size} bytes, more than the {CAPTURE_LIMIT} allowed"
     try:
         return parse_properties(data.decode("utf-8", "replace"), stdout_path), None
     except BundletuiError as exc:

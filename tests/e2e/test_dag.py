@@ -400,3 +400,30 @@ def test_a_retry_attempt_does_not_show_the_error_of_the_one_before(bt: Bt, tmp_p
     assert (node["errorCode"], node["errorMessage"]) == (None, None), node
     (tmp_path / "go").touch()
     assert bt.wait(wf)["status"] == "SUCCEEDED"
+
+
+def _peak_rss_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(ln for ln in status.splitlines() if ln.startswith("VmHWM:")).split()[1])
+
+
+def test_a_huge_capture_output_fails_without_being_read(bt: Bt, tmp_path: Path) -> None:
+    """QA (am): the engine read a job's whole stdout to find it over the 2 KB limit of
+    capture-output (oozie.action.max.output.data): 300 MB of output, 290 MB more RSS and the
+    loop blocked meanwhile. It reads the limit and one byte."""
+    (tmp_path / "wf.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="o"><job name="big"><shell>'
+        "<exec>head</exec><argument>-c</argument><argument>120000000</argument>"
+        "<argument>/dev/zero</argument><capture-output/></shell></job></dag-app>"
+    )
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.wf.application.path={tmp_path / 'wf.xml'}\n")
+    engine = bt.engine()
+    engine.wait_active()
+    before = _peak_rss_kb(engine.pid)
+    wf = bt.submit(props)
+    assert bt.wait(wf)["status"] == "FAILED"
+    node = bt.peek(f"{wf}@big")
+    assert node["errorCode"] == "EB0504"
+    assert "capture-output is 120000000 bytes, more than the 2048 allowed" in node["errorMessage"]
+    assert _peak_rss_kb(engine.pid) - before < 60_000  # kB; reading it whole was 117,000 more

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bundletui.commands import workflows as wfcmd
@@ -132,3 +133,27 @@ def test_unknowable_end_fails_the_node_with_a_clear_code(bt: Bt, tmp_path: Path)
     assert first["errorCode"] == "EB0503"
     assert "exit record" in first["errorMessage"]
     assert trace_lines(tmp_path / "trace") == []
+
+
+def test_a_job_whose_wrapper_dies_is_stopped_before_its_retry(bt: Bt, tmp_path: Path) -> None:
+    """QA (am): a wrapper SIGKILLed (by hand, the OOM killer) leaves no exit record; the job
+    lived on in its group while its retry started beside it, and after the node had ended
+    no kill could reach either. The group gets SIGKILL when the wrapper's end is seen."""
+    trace = tmp_path / "trace"
+    script = f'kill -9 $PPID; sleep 2; echo "attempt $BUNDLETUI_ATTEMPT" >> {trace}'
+    (tmp_path / "wf.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="wrapkill">'
+        '<job name="orph" retry-max="1" retry-interval="0"><shell><exec>bash</exec>'
+        f"<argument>-c</argument><argument>{script}</argument></shell></job></dag-app>"
+    )
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.wf.application.path={tmp_path / 'wf.xml'}\n")
+    engine = bt.engine()
+    wf = bt.submit(props)
+    info = bt.wait(wf)
+    assert info["status"] == "FAILED"
+    node = bt.peek(f"{wf}@orph")
+    assert (node["errorCode"], node["attempt"]) == ("EB0503", 2), node
+    engine.wait_log("outlived its wrapper, which left no exit record: sent SIGKILL", 5)
+    time.sleep(3)  # past the jobs' sleep: had either lived on, it would have written
+    assert not trace.exists(), trace.read_text()
