@@ -26,6 +26,7 @@ import errno
 import logging
 import os
 import re
+import resource
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -368,6 +369,25 @@ def continue_group(pgid: int, *, start_ticks: int | None = None) -> bool:
 # --------------------------------------------------------------------------- watcher
 
 
+# fds the engine keeps for everything but pidfds: the store, its WAL, the landing watcher,
+# log files, API sockets, the pipes of a spawn batch
+FD_RESERVE = 256
+
+
+def raise_fd_limit() -> int:
+    """The soft limit on open files raised to the hard one (1024 is a common soft default),
+    as a server that holds one pidfd per running job should; the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        wanted = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
 @dataclass(slots=True, eq=False)
 class _Watch:
     pid: int
@@ -386,7 +406,8 @@ class ProcessWatcher:
 
     Each process gets a pidfd (``os.pidfd_open``) registered with ``loop.add_reader``: no
     threads, no SIGCHLD handler, no polling, so hundreds of jobs cost hundreds of idle fds.
-    Where pidfds are unavailable (old kernel, fd limit) a process is polled with backoff.
+    Where pidfds are unavailable (old kernel), or past ``pidfd_budget`` (the fd limit less
+    ``FD_RESERVE``: the engine's other files must still open), a process is polled with backoff.
     Children are reaped as they end. The callback gets ``(pid, status)``; status comes from
     the exit file and is None when the wrapper left no record ("unknown": the engine fails the
     node with a clear error and should ``kill_group(pgid, SIGKILL)`` in case the job lives on).
@@ -400,9 +421,14 @@ class ProcessWatcher:
         use_pidfd: bool = True,
         poll_initial: float = 0.005,
         poll_max: float = 0.5,
+        pidfd_budget: int | None = None,
     ) -> None:
         self._loop = loop or asyncio.get_running_loop()
         self._use_pidfd = use_pidfd and hasattr(os, "pidfd_open")
+        if pidfd_budget is None:
+            pidfd_budget = resource.getrlimit(resource.RLIMIT_NOFILE)[0] - FD_RESERVE
+        self._pidfd_budget = max(pidfd_budget, 0)
+        self._pidfds = 0
         self._poll_initial = poll_initial
         self._poll_max = poll_max
         self._watches: dict[tuple[int, int], _Watch] = {}
@@ -442,7 +468,7 @@ class ProcessWatcher:
         if key in self._watches:
             raise ValueError(f"pid {w.pid} is already watched")
         self._watches[key] = w
-        if self._use_pidfd:
+        if self._use_pidfd and self._pidfds < self._pidfd_budget:
             try:
                 fd = os.pidfd_open(w.pid)
             except ProcessLookupError:
@@ -462,6 +488,7 @@ class ProcessWatcher:
                     self._loop.call_soon(self._finish, w)
                     return
                 w.fd = fd
+                self._pidfds += 1
                 self._loop.add_reader(fd, self._finish, w)
                 return
         w.delay = self._poll_initial
@@ -510,6 +537,7 @@ class ProcessWatcher:
             self._loop.remove_reader(w.fd)
             os.close(w.fd)
             w.fd = None
+            self._pidfds -= 1
         if w.timer is not None:
             w.timer.cancel()
             w.timer = None

@@ -201,6 +201,7 @@ class WorkflowRunner:
         )
 
     def start_watcher(self) -> None:
+        processes.raise_fd_limit()  # a pidfd per running job, and 1024 is a common default
         self.watcher = processes.ProcessWatcher()
 
     def close(self) -> None:

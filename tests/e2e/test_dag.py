@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import resource
+import subprocess
 from datetime import timedelta
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import (
+    BUNDLETUI,
     FIXTURES,
     SAMPLES,
     Bt,
@@ -427,3 +430,36 @@ def test_a_huge_capture_output_fails_without_being_read(bt: Bt, tmp_path: Path) 
     assert node["errorCode"] == "EB0504"
     assert "capture-output is 120000000 bytes, more than the 2048 allowed" in node["errorMessage"]
     assert _peak_rss_kb(engine.pid) - before < 60_000  # kB; reading it whole was 117,000 more
+
+
+def test_more_jobs_than_the_fd_limit_run_to_their_end(bt: Bt, tmp_path: Path) -> None:
+    """QA (am): one pidfd per running job; past the open-file limit (a hard 1024 is common)
+    every other open in the engine failed and it died with a traceback, again at each restart
+    while the jobs ran. Pidfds stop short of the limit and the rest are polled; where the hard
+    limit allows, the soft one is raised to it."""
+    jobs = "".join(
+        f'<job name="j{i:03d}"><shell><exec>sleep</exec><argument>1</argument></shell></job>'
+        for i in range(150)
+    )
+    (tmp_path / "wf.xml").write_text(
+        f'<dag-app xmlns="uri:bundletui:dag:1.0" name="p">{jobs}</dag-app>'
+    )
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.wf.application.path={tmp_path / 'wf.xml'}\n")
+    wf = bt.submit(props)
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    run = subprocess.run(
+        [BUNDLETUI, "run", "--home", str(bt.home), "--max-workers", "150", "--exit-when-idle"],
+        env=bt.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=low_limit,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert set(bt.nodes(wf).values()) == {"SUCCEEDED"}
