@@ -20,6 +20,7 @@ from bundletui.store.db import Store
 from bundletui.store.rows import NodeRow
 
 MAX_LOG_BYTES = 8 * 1024 * 1024  # per file; the tail is what matters in a long log
+MAX_TOTAL_BYTES = 32 * 1024 * 1024  # per answer
 
 
 def job_log(store: Store, job_id: str, what: str) -> str:
@@ -46,7 +47,11 @@ def _nodes(store: Store, job_id: str, kind: IdKind | None) -> list[NodeRow]:
 
 
 def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str:
-    parts: list[str] = []
+    """Every attempt's files of ``nodes``, in order, headed when there are several. The answer
+    is built in the engine's process when it serves the API: each file gives its last
+    ``MAX_LOG_BYTES`` and all of them together ``MAX_TOTAL_BYTES``, the latest files first
+    served (the tail is what matters), so a workflow of many big logs is not a GB string."""
+    pieces: list[tuple[str | None, Path]] = []  # (heading, file)
     many = len(nodes) > 1
     for node in nodes:
         last = max(node.attempt, 1)
@@ -54,25 +59,42 @@ def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str
             out_path, err_path, _ = attempt_paths(
                 wfcmd.log_dir(store, node.wf_id), node.name, node.run, attempt
             )
+            heading = None
             if many or last > 1:
                 status = node.status if attempt == last else "ended"
-                parts.append(f"── {node.name} ({status}, attempt {attempt})\n")
-            for path in [err_path] if stderr_only else [out_path, err_path]:
-                parts.append(_read_tail(Path(path)))
+                heading = f"── {node.name} ({status}, attempt {attempt})\n"
+            for name in [err_path] if stderr_only else [out_path, err_path]:
+                pieces.append((heading, Path(name)))
+                heading = None
+    budget = MAX_TOTAL_BYTES
+    tails: list[str] = []
+    for _heading, file in reversed(pieces):
+        text, read = _read_tail(file, min(MAX_LOG_BYTES, budget))
+        budget -= read
+        tails.append(text)
+    parts: list[str] = []
+    for (heading, _file), text in zip(pieces, reversed(tails), strict=True):
+        if heading is not None:
+            if parts and not parts[-1].endswith("\n"):
+                parts.append("\n")  # a heading starts its own line
+            parts.append(heading)
+        if text:
+            parts.append(text)
     return "".join(parts)
 
 
-def _read_tail(path: Path) -> str:
+def _read_tail(path: Path, limit: int) -> tuple[str, int]:
+    """The last ``limit`` bytes of ``path`` as text, said to be cut if they are; the bytes read."""
     try:
         with path.open("rb") as f:
             size = f.seek(0, 2)
-            skipped = max(size - MAX_LOG_BYTES, 0)
+            skipped = max(size - limit, 0)
             f.seek(skipped)
             data = f.read()
     except OSError:
-        return ""
+        return "", 0
     text = data.decode("utf-8", "replace")
-    return f"[… {skipped} bytes skipped …]\n{text}" if skipped else text
+    return (f"[… {skipped} bytes skipped …]\n{text}" if skipped else text), len(data)
 
 
 def audit_text(store: Store, job_id: str, *, errors_only: bool) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import time
 from pathlib import Path
 from typing import Annotated
@@ -539,6 +540,7 @@ def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only
             paths = [err_path] if stderr_only else [out_path, err_path]
             if not any(Path(p).exists() for p in paths):
                 break
+            _heading_line()
             if len(nodes) > 1:
                 out.print(f"[bold]── {node.name}[/bold] (run {run}, attempt {step})")
             elif step > 1:
@@ -574,6 +576,8 @@ def _print_node_log(
                 wfcmd.log_dir(store, node.wf_id), node.name, node.run, step
             )
             positions = dict.fromkeys([err_path] if stderr_only else [out_path, err_path], 0)
+            if header or shown:
+                _heading_line()
             if header:
                 status = current.status if step == attempt else "ended"
                 child = _sub_workflow_of(current)
@@ -594,13 +598,38 @@ def _print_node_log(
             break
 
 
+_CHUNK = 1 << 20
+
+
+class _Output:
+    """Whether the log printed last ended inside a line: a heading then starts a new one
+    (``…xxxx── b (SUCCEEDED, attempt 1)`` was one line)."""
+
+    mid_line = False
+
+
 def _cat(path: Path, offset: int) -> int:
+    """Print ``path`` from ``offset``, a chunk at a time (a job's log may be GBs: it is never
+    read whole); the offset reached. The bytes of a character cut by the file's end are left
+    for the next call (``log -f`` prints it once it is whole)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
     try:
-        with path.open("rb") as f:
-            f.seek(offset)
-            data = f.read()
+        f = path.open("rb")
     except FileNotFoundError:
         return offset
-    if data:
-        typer.echo(data.decode("utf-8", "replace"), nl=False)
-    return offset + len(data)
+    with f:
+        f.seek(offset)
+        while chunk := f.read(_CHUNK):
+            offset += len(chunk)
+            text = decoder.decode(chunk)
+            if text:
+                typer.echo(text, nl=False)
+                _Output.mid_line = not text.endswith("\n")
+    return offset - len(decoder.getstate()[0])
+
+
+def _heading_line() -> None:
+    """Before a heading: end the line the last log left open."""
+    if _Output.mid_line:
+        typer.echo("")
+        _Output.mid_line = False

@@ -918,3 +918,38 @@ def test_a_coord_rerun_that_will_skip_says_so_in_warnings(lhttp: httpx.Client, l
     assert [a["actionNumber"] for a in r.json()["actions"]] == [1]
     (warning,) = r.json()["warnings"]
     assert warning.startswith(f"{cid}@1 will be SKIPPED, not run: under LAST_ONLY"), warning
+
+
+def test_a_workflows_log_is_bounded_as_a_whole_newest_first(
+    lhttp: httpx.Client, live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA (am): the cap was per file only, so a workflow of thirty 10 MB logs built a 252 MB
+    answer in the engine's process (1.29 GB RSS). The answer has a total cap too, spent on the
+    newest files first; and a heading starts its own line after output without a newline."""
+    from bundletui.api import logs
+
+    monkeypatch.setattr(logs, "MAX_LOG_BYTES", 2500)
+    monkeypatch.setattr(logs, "MAX_TOTAL_BYTES", 6000)
+    jobs = "".join(
+        f'<job name="{n}"><shell><exec>printf</exec><argument>%3000s</argument>'
+        f"<argument>{n}</argument></shell></job>"
+        for n in "abc"
+    )
+    wf_xml = live.tmp / "wf.xml"
+    wf_xml.write_text(f'<dag-app xmlns="uri:bundletui:dag:1.0" name="logs">{jobs}</dag-app>')
+    wf = submit(lhttp, {"user.name": "joe", "oozie.wf.application.path": str(wf_xml)}, "start")
+    wait_until(
+        lambda: (
+            lhttp.get(f"v2/job/{wf}", params={"show": "status"}).json()["status"] == "SUCCEEDED"
+        ),
+        30,
+        "the workflow",
+    )
+    text = lhttp.get(f"v2/job/{wf}", params={"show": "log"}).text
+    lines = text.splitlines()
+    assert [ln for ln in lines if ln.startswith("──")] == [
+        f"── {n} (SUCCEEDED, attempt 1)" for n in "abc"
+    ]
+    assert lines.count("[… 2000 bytes skipped …]") == 1  # a: what the budget left, 1000
+    assert lines.count("[… 500 bytes skipped …]") == 2  # b and c: their last 2500 each
+    assert len(text) < 6000 + 300

@@ -436,6 +436,36 @@ def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
     assert definition == (FIXTURES / "printer" / "workflow.xml").read_text()
 
 
+def test_log_of_a_huge_output_is_streamed_and_headings_start_a_line(bt: Bt, tmp_path: Path) -> None:
+    """QA (am): ``log`` read each file whole (a 200 MB stdout: 636 MB RSS), and a heading was
+    glued to output that ended without a newline (``…xxxx── b (SUCCEEDED, attempt 1)``)."""
+    size = 100_000_000
+    (tmp_path / "wf.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="big">'
+        '<job name="a"><shell><exec>sh</exec><argument>-c</argument>'
+        f"<argument>head -c {size} /dev/zero | tr '\\0' x</argument></shell></job>"
+        '<job name="b"><depends>a</depends><shell><exec>echo</exec><argument>b</argument>'
+        "</shell></job></dag-app>"
+    )
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.wf.application.path={tmp_path / 'wf.xml'}\n")
+    bt.engine()
+    wf = bt.submit(props)
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    printed = tmp_path / "printed"
+    with printed.open("wb") as f:
+        cli = subprocess.Popen([BUNDLETUI, "log", wf], stdout=f, env=bt.env)
+        _pid, status, usage = os.wait4(cli.pid, 0)
+    cli.returncode = os.waitstatus_to_exitcode(status)
+    assert cli.returncode == 0
+    assert usage.ru_maxrss < 100_000  # kB: reading it whole was 300,000 and more
+    assert printed.stat().st_size > size
+    with printed.open("rb") as f:
+        f.seek(size - 10)
+        tail = f.read().decode()
+    assert tail.splitlines()[1:] == ["── b (SUCCEEDED, attempt 1)", "b"], tail
+
+
 def test_log_run_prints_an_earlier_runs_files(bt: Bt, tmp_path: Path) -> None:
     """Left-alone item: a rerun keeps the earlier run's files, but ``log`` showed only the
     current run's. ``--run N`` prints run N's, attempt after attempt."""
