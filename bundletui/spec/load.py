@@ -504,7 +504,10 @@ def _checked(
         if doc.kind is AppKind.COORDINATOR and doc.namespace != EVENTS_NAMESPACE:
             with contextlib.suppress(NeedsValues):  # what no value can fix is said still
                 check_controls(doc, resolver)
-        return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
+        needs = _variables_without_values(doc, merged)
+        if not needs:  # no variable lacks a value: what stopped it, a strict pass says
+            _decode(doc, SubmitResolver(merged, clock, lenient=False, kind=doc.kind))
+        return Validation(kind_name, doc.file, False, needs)
     except SpecError as exc:
         if lenient and resolver.unresolved and "${" in exc.message:
             # the value it could not read is a variable with no value yet (an event

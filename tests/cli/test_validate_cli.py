@@ -429,3 +429,27 @@ def test_validate_and_submit_refuse_a_dataset_function_in_the_configuration(
         assert r.returncode == 1, r
         assert f"E1004: {app}:9: " in r.stderr and "coord:current() reads the dataset" in r.stderr
     assert not (home / "bundletui.db").exists()  # refused before a store was made
+
+
+@pytest.mark.parametrize(
+    ("frequency", "timeout", "words"),
+    [
+        ("${coord:current(0)}", "10", "frequency [${coord:current(0)}] is not an integer"),
+        ("60", "${coord:current(0)}", "timeout [${coord:current(0)}] is not an integer"),
+    ],
+)
+def test_validate_without_values_checks_an_app_that_has_no_variables(
+    tmp_path: Path, frequency: str, timeout: str, words: str
+) -> None:
+    """QA (al): with no --config, such a file was "Valid … (schema only: give values for its
+    variables …)" though it has none to give; submit then refused it (E1003)."""
+    app = tmp_path / "coordinator.xml"
+    app.write_text(
+        f'<coordinator-app name="c" frequency="{frequency}" start="2009-01-02T00:00Z"'
+        ' end="2009-01-04T00:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">'
+        f"<controls><timeout>{timeout}</timeout></controls>"
+        "<action><workflow><app-path>/apps/wf</app-path></workflow></action></coordinator-app>"
+    )
+    r = bt("validate", str(app), home=tmp_path / "home")
+    assert r.returncode == 1, r
+    assert r.stderr.startswith(f"Error: E1003: {app}:1: ") and words in r.stderr, r.stderr
