@@ -214,8 +214,14 @@ def _dataset(doc: XmlDocument, el: Element, resolver: Resolver) -> Dataset:
     initial = resolver.datetime(el.get("initial-instance", ""), at("@initial-instance"))
     timezone = resolver.timezone(el.get("timezone", ""), at("@timezone"))
     tmpl_el = xmlsafe.child(el, "uri-template")
-    template = resolver.text(xmlsafe.text(tmpl_el), at("uri-template"))
-    uri_template = tidy_uri(refuse_leftover_el(template, at("uri-template")).strip())
+    # at its own line: the dataset's may be a few lines up
+    tmpl_at = (
+        at("uri-template")
+        if tmpl_el is None
+        else where(doc, tmpl_el, f"dataset {name!r} uri-template")
+    )
+    template = resolver.text(xmlsafe.text(tmpl_el), tmpl_at)
+    uri_template = tidy_uri(refuse_leftover_el(template, tmpl_at).strip())
     flag_el = xmlsafe.child(el, "done-flag")
     done_flag = (
         "_SUCCESS"

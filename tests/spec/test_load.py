@@ -434,3 +434,14 @@ def test_coord_functions_out_of_their_phase_are_refused_at_submit(
     fine = "${coord:dataIn('in')} ${coord:formatTime(coord:nominalTime(), 'yyyy')}"
     path.write_text(PHASED.format(instance="${coord:current(0)}", value=fine))
     load_app(path, {}, CLOCK)
+
+
+def test_an_error_in_a_uri_template_is_at_its_own_line(tmp_path: Path) -> None:
+    """QA (al): an undefined variable in a uri-template was reported at its <dataset>'s line."""
+    path = tmp_path / "c.xml"
+    text = PHASED.format(instance="${coord:current(0)}", value="x")
+    path.write_text(text.replace("<uri-template>/data/", "\n<uri-template>/${dsroot}/"))
+    with pytest.raises(SpecError) as info:
+        load_app(path, {}, CLOCK)
+    assert (info.value.line, info.value.code) == (5, "E1004"), info.value
+    assert "unresolved variable [dsroot]" in info.value.message

@@ -160,13 +160,13 @@ DATASET = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
                 flag="",
             ),
             "coord:formatTime] in dataset 'm' uri-template",
-            4,
+            5,  # the <uri-template>'s own line (QA (al): it was the <dataset>'s)
         ),
         (
             "coordinator.xml",
             DATASET.format(template="${landing}/m/${coord:current(0)}", flag=""),
             "coord:current] in dataset 'm' uri-template",
-            4,
+            5,  # the <uri-template>'s own line (QA (al): it was the <dataset>'s)
         ),
         (
             "coordinator.xml",
