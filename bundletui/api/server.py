@@ -145,6 +145,7 @@ def serve_in_thread(
     listen."""
     import uvicorn
 
+    from bundletui.api._protocol import DeadlineH11Protocol
     from bundletui.api.app import Api, create_app
 
     token = _given_token(token, home)
@@ -157,6 +158,7 @@ def serve_in_thread(
         access_log=False,
         lifespan="off",
         timeout_graceful_shutdown=3,
+        http=DeadlineH11Protocol,  # a connection that sends no request is closed
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(

@@ -196,10 +196,21 @@ def spawn(
         )
     except (OSError, ValueError) as exc:
         raise EngineError(SPAWN_FAILED, f"Cannot start [{args[0]}]: {exc}") from exc
-    ticks = proc_start_ticks(pid)
-    if ticks is None:  # impossible for our own unreaped child; keep the type honest
+    try:
+        ticks = proc_start_ticks(pid)
+        why = "no such process"  # impossible for our own unreaped child
+    except OSError as exc:  # out of fds (EMFILE): it runs, and would run untracked
+        ticks, why = None, str(exc)
+    if ticks is None:
+        # without its start time it cannot be told from a later process with its pid:
+        # stopped, rather than left to run while its node says it never started
+        _signal_group(pid, signal.SIGKILL, None)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
         raise EngineError(
-            SPAWN_FAILED, f"Started [{args[0]}] as pid {pid} but cannot read /proc/{pid}/stat"
+            SPAWN_FAILED,
+            f"Started [{args[0]}] as pid {pid} but cannot read /proc/{pid}/stat ({why}):"
+            " stopped it",
         )
     return Launched(pid=pid, pgid=pid, start_ticks=ticks, argv=args, exit_path=exit_s)
 

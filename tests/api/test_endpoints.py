@@ -6,7 +6,9 @@ without a declaration."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from email.utils import parsedate_to_datetime
@@ -953,3 +955,25 @@ def test_a_workflows_log_is_bounded_as_a_whole_newest_first(
     assert lines.count("[… 2000 bytes skipped …]") == 1  # a: what the budget left, 1000
     assert lines.count("[… 500 bytes skipped …]") == 2  # b and c: their last 2500 each
     assert len(text) < 6000 + 300
+
+
+def test_a_connection_that_sends_no_request_is_closed(
+    http: httpx.Client, bare: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA (ak): uvicorn kept a connection that never finished a request for ever; 1,100 of
+    them used up the engine's fds, and a job it then started was recorded FAILED though it
+    ran. A connection without a whole request head after the deadline is closed."""
+    from bundletui.api import _protocol
+
+    monkeypatch.setattr(_protocol, "REQUEST_HEAD_TIMEOUT", 0.5)
+    host, port = bare.handle.host, bare.handle.port
+    silent = socket.create_connection((host, int(port)), timeout=5)
+    partial = socket.create_connection((host, int(port)), timeout=5)
+    partial.sendall(b"GET /oozie/versions HTTP/1.1\r\nHost: x\r\n")  # no blank line: unfinished
+    started = time.monotonic()
+    assert silent.recv(100) == b""  # closed by the server
+    assert partial.recv(100) == b""
+    assert 0.4 < time.monotonic() - started < 4
+    assert http.get("versions").status_code == 200  # a real client is served as before
+    silent.close()
+    partial.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import os
 import signal
@@ -326,6 +327,29 @@ def test_spawn_refuses_an_attempt_whose_exit_file_exists(tmp_path: Path, name: s
     assert (job.dir / name).read_text() == "0\n"
     time.sleep(0.05)
     assert not (job.dir / "ran").exists()
+
+
+def test_a_job_whose_start_time_cannot_be_read_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA (ak): out of fds, reading /proc after a successful spawn failed, and the error said
+    "Cannot start" while the job ran on untracked (it echoed and exited 0 under a FAILED
+    node). Without its start time the job is stopped, and the error says so. The fault is
+    injected where the OS is read: EMFILE is hard to provoke at exactly that open."""
+    from bundletui.engine import processes
+
+    def out_of_fds(pid: int) -> int | None:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(processes, "proc_start_ticks", out_of_fds)
+    job = Job(tmp_path)
+    marker = tmp_path / "ran"
+    with pytest.raises(EngineError) as err:
+        job.start(["sh", "-c", f"sleep 1; touch {marker}"])
+    assert err.value.code == SPAWN_FAILED
+    assert "cannot read /proc/" in err.value.message and "stopped it" in err.value.message
+    time.sleep(1.5)
+    assert not marker.exists()  # stopped: it did not run on
 
 
 def test_spawn_errors_are_typed(tmp_path: Path) -> None:
