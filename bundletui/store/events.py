@@ -143,20 +143,33 @@ def schedules_for(conn: sqlite3.Connection, key: str) -> list[tuple[str, str | N
     ]
 
 
+# A feed is watched while its schedule has not ended: a killed one's was rescanned, recorded
+# and kept the watcher polling fast for ever (QA (ak)). An ended one given a later end time
+# is watched again; what landed meanwhile is found by the next rescan.
+LIVE_FEED = (
+    "EXISTS (SELECT 1 FROM coord_jobs c WHERE c.id = event_feeds.coord_id"
+    " AND c.status NOT IN ('SUCCEEDED', 'DONEWITHERROR', 'KILLED', 'FAILED', 'IGNORED'))"
+)
+
+
 def feeds_at(conn: sqlite3.Connection, path: str) -> list[tuple[str, str, str]]:
-    """(coord_id, path, done_flag) of the feeds rooted exactly at ``path``."""
+    """(coord_id, path, done_flag) of the live feeds rooted exactly at ``path``."""
     return [
         (r[0], r[1], r[2])
         for r in conn.execute(
-            "SELECT coord_id, path, done_flag FROM event_feeds WHERE path = ?", (path,)
+            f"SELECT coord_id, path, done_flag FROM event_feeds WHERE path = ? AND {LIVE_FEED}",
+            (path,),
         )
     ]
 
 
 def all_feeds(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """(coord_id, path, done_flag) of every live feed."""
     return [
         (r[0], r[1], r[2])
-        for r in conn.execute("SELECT DISTINCT coord_id, path, done_flag FROM event_feeds")
+        for r in conn.execute(
+            f"SELECT DISTINCT coord_id, path, done_flag FROM event_feeds WHERE {LIVE_FEED}"
+        )
     ]
 
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from bundletui.errors import StoreError
 from bundletui.store.db import Tx
+from bundletui.store.events import LIVE_FEED
 from bundletui.store.rows import (
     ActionRow,
     AuditRow,
@@ -503,7 +504,7 @@ def anything_waits_on_files(conn: sqlite3.Connection) -> bool:
     """Is some action waiting for a dependency, or some event schedule watching a feed?"""
     row = conn.execute(
         "SELECT EXISTS (SELECT 1 FROM input_deps WHERE available = 0)"
-        " OR EXISTS (SELECT 1 FROM event_feeds)"
+        f" OR EXISTS (SELECT 1 FROM event_feeds WHERE {LIVE_FEED})"
     ).fetchone()
     return bool(row[0])
 

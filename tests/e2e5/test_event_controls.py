@@ -499,3 +499,20 @@ def test_a_held_job_killed_with_no_engine_running_leaves_the_queue_at_once(bt: B
     assert bt.info(held["id"])["firedBy"]["job"]["state"] == "DISCARDED"
     bt.sim("2026-03-01T12:00Z", "2026-03-01T23:00Z")  # the window opens: nothing launches
     assert [a["status"] for a in bt.actions(coord)] == ["KILLED"] and not bt.runs()
+
+
+def test_a_killed_schedules_feed_is_no_longer_watched_or_recorded(bt: Bt5) -> None:
+    """QA (ak): a killed (or ended) schedule's feed stayed for good: every partition landing
+    there was still recorded, each rescan walked it, and the watcher polled fast for ever."""
+    app = bt.write(
+        "plain.xml", event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f"/>')
+    )
+    coord = bt.submit(app)
+    before = str(bt.land("f", "before-kill"))
+    bt.step("2026-03-01T10:00Z")
+    assert bt.sql("SELECT path FROM events") == [(before,)]
+    bt.cli("kill", coord)
+    bt.land("f", "after-kill")
+    bt.step("2026-03-01T10:30Z")  # its start-up rescan walks the live feeds only
+    assert bt.status(coord) == "KILLED"
+    assert bt.sql("SELECT path FROM events") == [(before,)]
