@@ -28,6 +28,7 @@ IDLE_STEP_MS = 200  # nothing does: wake the watcher five times a second, not 20
 MODE_CHECK_S = 1.0
 RECHECK_DELAYS = (0.05, 0.25, 1.0, 3.0)  # seconds after a directory appears
 DELIVERED_MAX = 200_000
+POLL_DELAY_MS = 2_000  # when inotify cannot watch the tree: a walk of it every 2 s
 
 
 class LandingWatcher:
@@ -77,26 +78,45 @@ class LandingWatcher:
     def _run(self) -> None:
         """watchfiles polls its queue every ``step`` ms: 1–5 ms makes a landed file visible at
         once but costs ~3 % of a core while idle, so the step is short only while something
-        waits on a file (see :meth:`check_mode`), and the watch restarts when that changes."""
-        try:
-            while not self._stop.is_set():
-                self._restart.clear()
-                for changes in watchfiles.watch(
+        waits on a file (see :meth:`check_mode`), and the watch restarts when that changes.
+        If inotify refuses (its watch limit reached over a big tree), the tree is polled."""
+        polling = False
+        while not self._stop.is_set():
+            try:
+                self._watch(polling)
+            except Exception as exc:  # the rescan keeps things going even so
+                if polling:
+                    log.exception("landing watcher stopped; files are found by the rescan")
+                    return
+                log.error(
+                    "the landing directory %s cannot be watched (%s); polling it every %.0f s"
+                    " instead. For events at once, allow more inotify watches, e.g."
+                    " sysctl fs.inotify.max_user_watches=524288",
                     self.root,
-                    stop_event=_Either(self._stop, self._restart),
-                    debounce=50,
-                    step=self.step_ms,
-                    recursive=True,
-                    raise_interrupt=False,
-                    yield_on_timeout=False,
-                    rust_timeout=250,  # how soon a stop request is seen
-                ):
-                    for change, path in changes:
-                        if change != watchfiles.Change.deleted:
-                            self.events.append((change.name, self._as_given(path)))
-                    self.engine.wake()
-        except Exception:  # the rescan keeps things going even if the watcher dies
-            log.exception("landing watcher stopped")
+                    exc,
+                    POLL_DELAY_MS / 1000,
+                )
+                polling = True
+
+    def _watch(self, polling: bool) -> None:
+        while not self._stop.is_set():
+            self._restart.clear()
+            for changes in watchfiles.watch(
+                self.root,
+                stop_event=_Either(self._stop, self._restart),
+                debounce=50,
+                step=self.step_ms,
+                recursive=True,
+                raise_interrupt=False,
+                yield_on_timeout=False,
+                rust_timeout=250,  # how soon a stop request is seen
+                force_polling=polling,
+                poll_delay_ms=POLL_DELAY_MS,
+            ):
+                for change, path in changes:
+                    if change != watchfiles.Change.deleted:
+                        self.events.append((change.name, self._as_given(path)))
+                self.engine.wake()
 
     def _as_given(self, path: str) -> str:
         """``path`` under the root as it was given, not as resolved."""

@@ -9,11 +9,28 @@ definition's limit; a rerun action sat WAITING for ever. Through the real CLI an
 
 from __future__ import annotations
 
+import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from tests.e2e5.conftest import RECORD, Bt5, Feed, bundle, event_coordinator, fmt_ms, ms
+from tests.e2e5.conftest import (
+    BUNDLETUI,
+    RECORD,
+    Bt5,
+    Feed,
+    bundle,
+    event_coordinator,
+    fmt_ms,
+    ms,
+    wait_for,
+)
+
+
+def fmt(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%MZ")
+
 
 FEED = [Feed("f", "${landing}/f")]
 
@@ -516,3 +533,41 @@ def test_a_killed_schedules_feed_is_no_longer_watched_or_recorded(bt: Bt5) -> No
     bt.step("2026-03-01T10:30Z")  # its start-up rescan walks the live feeds only
     assert bt.status(coord) == "KILLED"
     assert bt.sql("SELECT path FROM events") == [(before,)]
+
+
+def test_a_tree_past_the_inotify_limit_is_polled(bt: Bt5) -> None:
+    """QA (ak): past the inotify watch limit the landing watcher died with a bare traceback
+    and nothing took over: a partition was seen only by the next 5-minute rescan. The tree
+    is polled instead, with a message that says how to allow more watches. A private user
+    namespace gives the engine a limit of its own (the host's is left alone)."""
+    probe = subprocess.run(
+        ["unshare", "-U", "-r", "sh", "-c", "echo 50 > /proc/sys/user/max_inotify_watches"],
+        capture_output=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"no private user namespace here: {probe.stderr!r}")
+    for i in range(200):  # far more directories than watches
+        (bt.landing / "f" / f"d{i:03d}").mkdir(parents=True)
+    app = bt.write(
+        "plain.xml", event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f"/>')
+    )
+    now = datetime.now(UTC)
+    coord = bt.submit(app, start=fmt(now - timedelta(hours=1)), end=fmt(now + timedelta(days=1)))
+    log = bt.tmp / "limited.log"
+    with log.open("wb") as out:
+        engine = subprocess.Popen(
+            ["unshare", "-U", "-r", "sh", "-c",
+             'echo 50 > /proc/sys/user/max_inotify_watches && exec "$@"', "sh",
+             BUNDLETUI, "run", "--home", str(bt.home)],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=bt.env,
+        )  # fmt: skip
+    try:
+        wait_for(lambda: "polling it every 2 s instead" in log.read_text(), 20, "the fallback")
+        text = log.read_text()
+        assert "sysctl fs.inotify.max_user_watches" in text and "Traceback" not in text, text
+        landed = str(bt.land("f", "new"))
+        wait_for(lambda: bt.actions(coord), 15, "a firing on the polled tree")
+        assert bt.fired_paths(bt.actions(coord)[0]) == [landed]
+    finally:
+        engine.terminate()
+        engine.wait(15)
