@@ -43,7 +43,7 @@ from bundletui.model.ids import action_id
 from bundletui.model.status import ActionStatus, JobStatus
 from bundletui.model.transitions import Event as Ev
 from bundletui.model.transitions import Machine, decide
-from bundletui.spec.feeds import hidden, scan_partitions, size_of
+from bundletui.spec.feeds import hidden, partitions, scan_partitions, size_of
 from bundletui.store import events as store
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -159,28 +159,21 @@ class EventService:
             if (feed_path, flag) in done:
                 continue
             done.add((feed_path, flag))
+            # the partitions recorded already are passed over before any is sized: a rescan
+            # of a big feed re-inserted (and sized) them all, holding the store's write lock
+            # for seconds every few minutes (QA (ak))
+            key = partition_key(feed_path)
+            known = store.known_partitions(tx.conn, key)
+            new = [p for p in partitions(Path(feed_path), flag, known=known) if str(p) not in known]
             # oldest first, so that ids (and ${trigger:partitions()}) follow arrival order
-            found = sorted(
-                (_completed_ms(part, flag), str(part), size)
-                for part, size in scan_partitions(Path(feed_path), flag)
-            )
-            for completed, part, size in found:
+            found = sorted((_completed_ms(part, flag), str(part), part) for part in new)
+            for completed, text, part in found:
+                size = size_of(part) if flag else part.stat().st_size
                 if not flag and real_now - completed < self.settle_ms:
-                    if not store.known_paths(
-                        tx.conn, "partition", partition_key(feed_path), [part]
-                    ):
-                        self.settling[part] = size  # may still be growing: settle first
-                        self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", part)
+                    self.settling[text] = size  # may still be growing: settle first
+                    self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", text)
                     continue
-                store.record_event(
-                    tx,
-                    "partition",
-                    partition_key(feed_path),
-                    part,
-                    size,
-                    tx.now_ms,
-                    {"feed": feed_path},
-                )
+                store.record_event(tx, "partition", key, text, size, tx.now_ms, {"feed": feed_path})
 
     # ------------------------------------------------------------------ consumption
 

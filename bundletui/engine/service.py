@@ -113,6 +113,7 @@ class Engine:
         # another process holds the store's write lock: since when, and when to try again
         self._locked_since: float | None = None
         self._retry_lock_at = 0.0
+        self._tick_since: float | None = None  # the running tick's write began (lease thread reads)
         self.state = "starting"  # starting | standby | active | stopped
         self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
         self.wake_bundle_hook: Callable[[Tx, str], None] | None = None
@@ -337,6 +338,8 @@ class Engine:
                         hb_store, self.holder, to_ms(self.real_clock.now()), ttl_ms
                     )
                 except sqlite3.OperationalError as exc:
+                    if self._tick_since is not None:
+                        continue  # this engine's own long tick: it renews the lease itself
                     if missed_since is None:
                         missed_since = time.monotonic()
                         log.warning(
@@ -551,13 +554,21 @@ class Engine:
         began, asked = False, time.monotonic()
         try:
             with self.store.write() as tx:
-                began = True
+                began, self._tick_since = True, time.monotonic()
                 did = self._tick_work(tx, outbox, due)
+                if time.monotonic() - self._tick_since > self.config.lease_ttl / 3:
+                    # the lease thread could not beat while this tick held the write lock:
+                    # renewed here, as it commits (no engine can take the lease meanwhile:
+                    # taking it needs the lock)
+                    ms = to_ms(self.real_clock.now())
+                    lease_store.renew(tx, self.holder, ms, int(self.config.lease_ttl * 1000))
         except BundletuiError as exc:
             if began or exc.code != "EB006":
                 raise
             self._write_lock_held(exc.message, due, asked)
             return False
+        finally:
+            self._tick_since = None
         if self._locked_since is not None:
             log.warning(
                 "the store is writable again after %.1f s", time.monotonic() - self._locked_since

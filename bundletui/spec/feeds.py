@@ -4,7 +4,7 @@ done-flag, or — with an empty done-flag — each complete, non-hidden file bel
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from pathlib import Path
 
 
@@ -28,18 +28,31 @@ def size_of(p: Path) -> int:
 
 
 def scan_partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[tuple[Path, int]]:
-    """Every complete partition of ``feed`` (below ``under``, default the whole feed)."""
+    """Every complete partition of ``feed`` (below ``under``, default the whole feed), with
+    its size."""
+    for part in partitions(feed, flag, under):
+        yield part, size_of(part) if flag else part.stat().st_size
+
+
+def partitions(
+    feed: Path, flag: str, under: Path | None = None, known: Container[str] = ()
+) -> Iterator[Path]:
+    """Every complete partition of ``feed``, without reading sizes. Directories in ``known``
+    (partitions seen already) are not entered: a rescan of a feed of 20,000 partitions lists
+    one directory, not 20,001."""
     top = under or feed
     if not top.is_dir() or hidden(top, feed):  # a staging tree, renamed into place later
         return
     for root, dirs, files in os.walk(top):
-        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        dirs[:] = [
+            d for d in dirs if not d.startswith((".", "_")) and os.path.join(root, d) not in known
+        ]
         here = Path(root)
         if flag:
             if flag in files and here != feed:
-                yield here, size_of(here)
+                yield here
         else:
             for name in files:
                 f = here / name
                 if not hidden(f, feed):
-                    yield f, f.stat().st_size
+                    yield f

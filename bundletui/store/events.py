@@ -96,14 +96,14 @@ def max_event_id(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
 
 
-def known_paths(conn: sqlite3.Connection, kind: str, key: str, paths: Iterable[str]) -> set[str]:
-    out: set[str] = set()
-    for p in paths:
-        if conn.execute(
-            "SELECT 1 FROM events WHERE kind = ? AND key = ? AND path = ?", (kind, key, p)
-        ).fetchone():
-            out.add(p)
-    return out
+def known_partitions(conn: sqlite3.Connection, key: str) -> set[str]:
+    """The paths of the partitions recorded for the feed ``key``."""
+    return {
+        r[0]
+        for r in conn.execute(
+            "SELECT path FROM events WHERE kind = 'partition' AND key = ?", (key,)
+        )
+    }
 
 
 # ----------------------------------------------------------------------------- schedules

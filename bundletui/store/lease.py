@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from bundletui._procfs import proc_stat, started_ms
-from bundletui.store.db import Store
+from bundletui.store.db import Store, Tx
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +81,15 @@ def heartbeat(store: Store, holder: str, now_ms: int, ttl_ms: int) -> bool:
         (now_ms, now_ms + ttl_ms, holder),
     )
     return cur.rowcount == 1
+
+
+def renew(tx: Tx, holder: str, now_ms: int, ttl_ms: int) -> None:
+    """:func:`heartbeat` inside a transaction of the engine's (a tick too long for the lease
+    thread to get the write lock)."""
+    tx.conn.execute(
+        "UPDATE engine_lease SET heartbeat = ?, expires = ? WHERE id = 1 AND holder = ?",
+        (now_ms, now_ms + ttl_ms, holder),
+    )
 
 
 def holds(conn: sqlite3.Connection, holder: str) -> bool:
