@@ -378,4 +378,9 @@ MIGRATIONS: list[str] = [
     INSERT OR IGNORE INTO kill_watch (pgid, wf_id, node)
         SELECT pid, wf_id, name FROM wf_nodes WHERE status = 'KILLED' AND pid IS NOT NULL;
     """,
+    # 6: workflow listings newest first (`jobs`, the API's jobs, the console) read an index
+    # instead of sorting the whole table: 0.3-0.7 s a page at 105,000 workflows (QA (ak))
+    """
+    CREATE INDEX wf_jobs_created ON wf_jobs(created_time, id);
+    """,
 ]
