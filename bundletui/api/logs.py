@@ -43,7 +43,9 @@ def _nodes(store: Store, job_id: str, kind: IdKind | None) -> list[NodeRow]:
         if launched is None:
             return []  # launched no workflow yet: an empty log, as Oozie's for such an action
         wf_id = launched
-    return [n for n in jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
+    # in the order they ran (not the definition's): the total cap serves the latest first
+    ran = [n for n in jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
+    return sorted(ran, key=lambda n: n.started or 0)
 
 
 def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str:

@@ -586,9 +586,10 @@ def _print_node_log(
             elif shown:
                 err.print(f"── {node.name}: attempt {step}", markup=False)
             shown = step
+        live = follow and current.status in LIVE
         for p in positions:
-            positions[p] = _cat(Path(p), positions[p])
-        if not follow or current.status not in LIVE:
+            positions[p] = _cat(Path(p), positions[p], final=not live)
+        if not live:
             break
         time.sleep(0.2)
         current = store_jobs.get(store.conn, NodeRow, node.id)
@@ -608,10 +609,11 @@ class _Output:
     mid_line = False
 
 
-def _cat(path: Path, offset: int) -> int:
+def _cat(path: Path, offset: int, *, final: bool = True) -> int:
     """Print ``path`` from ``offset``, a chunk at a time (a job's log may be GBs: it is never
-    read whole); the offset reached. The bytes of a character cut by the file's end are left
-    for the next call (``log -f`` prints it once it is whole)."""
+    read whole); the offset reached. Unless ``final``, the bytes of a character cut by the
+    file's end are left for the next call (``log -f`` prints it once it is whole); when
+    final they are printed as ``�``."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     try:
         f = path.open("rb")
@@ -625,6 +627,10 @@ def _cat(path: Path, offset: int) -> int:
             if text:
                 typer.echo(text, nl=False)
                 _Output.mid_line = not text.endswith("\n")
+    if final and (rest := decoder.decode(b"", final=True)):
+        typer.echo(rest, nl=False)
+        _Output.mid_line = True
+        return offset
     return offset - len(decoder.getstate()[0])
 
 

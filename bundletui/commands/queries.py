@@ -108,7 +108,8 @@ def external_status(node: NodeRow, spec: Node | None) -> str:
     kind = spec.action.kind if spec.action is not None else ""
     if kind == "fs" and done:
         return "OK"
-    if kind == "shell" and node.status == NodeStatus.FAILED:  # Oozie runs it by a launcher
+    launched = node.pid is not None or node.external_id is not None
+    if kind == "shell" and node.status == NodeStatus.FAILED and launched:  # by a launcher
         return "FAILED/KILLED"  # JavaActionExecutor.FAILED_KILLED
     return node.status
 

@@ -164,7 +164,7 @@ class EventService:
             # for seconds every few minutes (QA (ak))
             key = partition_key(feed_path)
             known = store.known_partitions(tx.conn, key)
-            new = [p for p in partitions(Path(feed_path), flag, known=known) if str(p) not in known]
+            new = [p for p in partitions(Path(feed_path), flag) if str(p) not in known]
             # oldest first, so that ids (and ${trigger:partitions()}) follow arrival order
             found = sorted((_completed_ms(part, flag), str(part), part) for part in new)
             for completed, text, part in found:

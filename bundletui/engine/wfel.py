@@ -108,7 +108,9 @@ class WorkflowState:
     def action_external_status(self, node: str) -> str | None:
         """What ``oozie job -info`` shows for it (``FAILED/KILLED`` for a failed program)."""
         n = self._lookup(node)
-        return external_status(n, self._spec_of(node)) if n is not None else None
+        if n is None or n.attempt == 0:  # not started: it has none yet (Oozie's is null)
+            return None
+        return external_status(n, self._spec_of(node))
 
 
 def app_dir(app_path: str) -> str:

@@ -962,6 +962,9 @@ class WorkflowRunner:
             error_message="killed",
         )
         self.launchable.discard(node.id)
+        # launched in this tick, its process not started yet (it starts after the commit): it
+        # never starts. A fork sibling's EL error killed it, and it ran on untracked (QA (an))
+        self.spawns = [plan for plan in self.spawns if plan.node_id != node.id]
         if node.pid is not None:
             pid, ticks = node.pid, node.start_ticks
             watch = (pid, node.wf_id, node.name)

@@ -51,6 +51,9 @@ from bundletui.spec.decode_events import decode_events
 from bundletui.spec.decode_workflow import decode_workflow
 from bundletui.spec.el import ELError, compile_template
 from bundletui.spec.el.coerce import wrong_count
+from bundletui.spec.el.evaluator import reachable
+from bundletui.spec.el.nodes import Call, ExprPart, Literal
+from bundletui.spec.el.parser import parse_template
 from bundletui.spec.located import line_of
 from bundletui.spec.materialize import (
     InstanceProbe,
@@ -228,8 +231,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
     }
     for prop, value in app.workflow_conf:
         _check_conf_calls(prop, value, file)
-        for m in _FORMAT_CALL.finditer(value):
-            pattern = m.group(1) if m.group(1) is not None else m.group(2)
+        for pattern in _format_patterns(value):
             try:
                 java_format(_EPOCH, pattern)
             except BundletuiError as exc:
@@ -238,7 +240,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
                     f"{exc.message} (property {prop})",
                     hint=exc.hint,
                     file=file,
-                    line=line_of(file, m.group(0)),
+                    line=line_of(file, f"<value>{value}") or line_of(file, value),
                 ) from None
         for m in _DATA_CALL.finditer(value):
             side, key = m.group(1), m.group(2) or m.group(3)
@@ -420,8 +422,29 @@ def _located(exc: BundletuiError, doc: XmlDocument, el: Any, event: str) -> Bund
     return SpecError(exc.code, message, hint=exc.hint, file=doc.file, line=el.sourceline)
 
 
-# a literal pattern only (its last argument): the pattern fails every action, or none
-_FORMAT_CALL = re.compile(r"""coord:formatTime\(.*?,\s*(?:'([^']*)'|"([^"]*)")\s*\)""")
+def _format_patterns(value: str) -> list[str]:
+    """The patterns of the ``coord:formatTime`` calls in ``value`` written as literals: such a
+    pattern fails every action, or none. Read from the parsed expression: a regex took
+    ``'DAY'`` of ``formatTime(dateOffset(t, -1, 'DAY'), 'yyyy')`` for the pattern (QA (an))."""
+    if "coord:formatTime" not in value:
+        return []
+    try:
+        parts = parse_template(value)
+    except BundletuiError:  # echoed as written: it parsed when it was resolved
+        return []
+    return [
+        node.args[1].value
+        for part in parts
+        if isinstance(part, ExprPart)
+        for node in reachable(part.node)
+        if isinstance(node, Call)
+        and node.name == "coord:formatTime"
+        and len(node.args) == 2
+        and isinstance(node.args[1], Literal)
+        and isinstance(node.args[1].value, str)
+    ]
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # a literal name only: coord:dataIn(coord:conf('x')) is checked when the action starts

@@ -932,10 +932,12 @@ def test_a_workflows_log_is_bounded_as_a_whole_newest_first(
 
     monkeypatch.setattr(logs, "MAX_LOG_BYTES", 2500)
     monkeypatch.setattr(logs, "MAX_TOTAL_BYTES", 6000)
+    # defined c, b, a and run a, b, c: the cap serves the files that ran last (QA (an): it
+    # served the nodes defined last)
     jobs = "".join(
-        f'<job name="{n}"><shell><exec>printf</exec><argument>%3000s</argument>'
+        f'<job name="{n}">{deps}<shell><exec>printf</exec><argument>%3000s</argument>'
         f"<argument>{n}</argument></shell></job>"
-        for n in "abc"
+        for n, deps in (("c", "<depends>b</depends>"), ("b", "<depends>a</depends>"), ("a", ""))
     )
     wf_xml = live.tmp / "wf.xml"
     wf_xml.write_text(f'<dag-app xmlns="uri:bundletui:dag:1.0" name="logs">{jobs}</dag-app>')

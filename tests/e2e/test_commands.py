@@ -437,6 +437,19 @@ def test_log_definition_and_follow(bt: Bt, tmp_path: Path) -> None:
     assert definition == (FIXTURES / "printer" / "workflow.xml").read_text()
 
 
+def ran_dag(bt: Bt, tmp_path: Path, jobs: str) -> str:
+    """A DAG of ``jobs`` (their XML) submitted to an engine and run to SUCCEEDED; its id."""
+    (tmp_path / "wf.xml").write_text(
+        f'<dag-app xmlns="uri:bundletui:dag:1.0" name="d">{jobs}</dag-app>'
+    )
+    props = tmp_path / "job.properties"
+    props.write_text(f"oozie.wf.application.path={tmp_path / 'wf.xml'}\n")
+    bt.engine()
+    wf = bt.submit(props)
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    return wf
+
+
 PEAK_RSS_OF_CHILD = (
     "import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]);"
     " print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr);"
@@ -448,18 +461,14 @@ def test_log_of_a_huge_output_is_streamed_and_headings_start_a_line(bt: Bt, tmp_
     """QA (am): ``log`` read each file whole (a 200 MB stdout: 636 MB RSS), and a heading was
     glued to output that ended without a newline (``…xxxx── b (SUCCEEDED, attempt 1)``)."""
     size = 100_000_000
-    (tmp_path / "wf.xml").write_text(
-        '<dag-app xmlns="uri:bundletui:dag:1.0" name="big">'
+    wf = ran_dag(
+        bt,
+        tmp_path,
         '<job name="a"><shell><exec>sh</exec><argument>-c</argument>'
         f"<argument>head -c {size} /dev/zero | tr '\\0' x</argument></shell></job>"
         '<job name="b"><depends>a</depends><shell><exec>echo</exec><argument>b</argument>'
-        "</shell></job></dag-app>"
+        "</shell></job>",
     )
-    props = tmp_path / "job.properties"
-    props.write_text(f"oozie.wf.application.path={tmp_path / 'wf.xml'}\n")
-    bt.engine()
-    wf = bt.submit(props)
-    assert bt.wait(wf)["status"] == "SUCCEEDED"
     printed = tmp_path / "printed"
     with printed.open("wb") as f:
         # from a small parent: a child's peak RSS counts its parent's (this test process's,
@@ -478,6 +487,19 @@ def test_log_of_a_huge_output_is_streamed_and_headings_start_a_line(bt: Bt, tmp_
         f.seek(size - 10)
         tail = f.read().decode()
     assert tail.splitlines()[1:] == ["── b (SUCCEEDED, attempt 1)", "b"], tail
+
+
+def test_log_of_output_ending_inside_a_character_shows_the_replacement(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA (an): output ending with a cut UTF-8 character (``abc\\342\\202``) printed ``abc``
+    alone once the job had ended; invalid bytes show as U+FFFD, as the API shows them."""
+    wf = ran_dag(
+        bt,
+        tmp_path,
+        '<job name="a"><shell><exec>printf</exec><argument>abc\\342\\202</argument></shell></job>',
+    )
+    assert bt.cli("log", f"{wf}@a").stdout == "abc\ufffd"
 
 
 def test_log_run_prints_an_earlier_runs_files(bt: Bt, tmp_path: Path) -> None:

@@ -353,6 +353,22 @@ def test_an_action_whose_expression_fails_fails_the_workflow(bt: Bt, tmp_path: P
     assert bt.wait(good)["status"] == "SUCCEEDED" and (tmp_path / "a2").exists()
 
 
+def test_a_fork_siblings_process_never_starts_when_the_workflow_fails_on_an_el_error(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA (an): the sibling launched in the same tick was recorded KILLED, and its process
+    was started after the commit all the same, untracked and out of any kill's reach."""
+    engine = bt.engine()
+    wf = bt.submit(
+        FIXTURES / "oozie-el-fork" / "job.properties", {"dir": str(tmp_path), "n": "abc"}
+    )
+    info = bt.wait(wf)
+    assert (info["status"], info["errorCode"]) == ("FAILED", "E1004"), info
+    assert bt.nodes(wf)["slow"] in ("KILLED", "SKIPPED")
+    time.sleep(3)  # past slow's sleep: had it started, it would have touched its file
+    assert not (tmp_path / "slow-ran").exists(), engine.log()
+
+
 def test_action_external_status_is_what_info_shows(bt: Bt, tmp_path: Path) -> None:
     """QA (al): ``wf:actionExternalStatus`` gave the node's own status (``FAILED``) where
     ``oozie job -info`` shows ``FAILED/KILLED``, so a decision on Oozie's value never matched."""

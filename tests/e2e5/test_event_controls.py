@@ -571,3 +571,18 @@ def test_a_tree_past_the_inotify_limit_is_polled(bt: Bt5) -> None:
     finally:
         engine.terminate()
         engine.wait(15)
+
+
+def test_a_rescan_finds_a_partition_inside_a_recorded_one(bt: Bt5) -> None:
+    """QA (an): a rescan that did not enter recorded partitions missed an hour's partition
+    landed (with no engine up) inside its day's, which was recorded already."""
+    app = bt.write(
+        "plain.xml",
+        event_coordinator("plain", feeds=FEED, trigger='<partitions feed="f" count="100"/>'),
+    )
+    bt.submit(app)
+    day = bt.land("f", "d1")
+    bt.step("2026-03-01T10:00Z")
+    hour = bt.land("f", "d1/h1")
+    bt.step("2026-03-01T10:30Z")  # its start-up rescan
+    assert bt.sql("SELECT path FROM events ORDER BY id") == [(str(day),), (str(hour),)]

@@ -445,3 +445,24 @@ def test_an_error_in_a_uri_template_is_at_its_own_line(tmp_path: Path) -> None:
         load_app(path, {}, CLOCK)
     assert (info.value.line, info.value.code) == (5, "E1004"), info.value
     assert "unresolved variable [dsroot]" in info.value.message
+
+
+def test_a_format_pattern_is_read_from_the_expression_not_guessed(tmp_path: Path) -> None:
+    """QA (an): a regex took ``'DAY'`` of ``formatTime(dateOffset(t, -1, 'DAY'), 'yyyy')``
+    for the pattern and refused the common idiom ("Illegal pattern character 'A'")."""
+    path = tmp_path / "c.xml"
+    nested = "coord:dateOffset(coord:nominalTime(), -1, 'DAY')"
+    path.write_text(
+        PHASED.format(
+            instance="${coord:current(0)}", value=f"${{coord:formatTime({nested}, 'yyyy')}}"
+        )
+    )
+    load_app(path, {}, CLOCK)
+    path.write_text(
+        PHASED.format(
+            instance="${coord:current(0)}", value=f"${{coord:formatTime({nested}, 'yyyy QQQ')}}"
+        )
+    )
+    with pytest.raises(SpecError) as info:
+        load_app(path, {}, CLOCK)
+    assert info.value.line == 9 and "Illegal pattern character 'Q'" in info.value.message
