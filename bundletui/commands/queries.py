@@ -96,8 +96,8 @@ def node_json(node: NodeRow, spec: Node | None, tz: str = "GMT") -> dict[str, An
 def external_status(node: NodeRow, spec: Node | None) -> str:
     """What Oozie's executors record as a node's external status, which scripts grep: a
     decision's chosen node; ``OK`` for a control node passed and an fs action done; a launched
-    program that failed is ``FAILED/KILLED``; else the node's own status. ``wf:actionExternalStatus``
-    returns it too."""
+    program that failed is ``FAILED/KILLED``; else the node's own status.
+    ``wf:actionExternalStatus`` returns it too."""
     if spec is None:
         return node.status
     done = node.status == NodeStatus.SUCCEEDED

@@ -387,8 +387,9 @@ class WorkflowRunner:
         at: str | None = None,
     ) -> None:
         """The workflow cannot go on: its running nodes are killed, the node whose expression
-        failed (``at``: a decision's case, an action's body) is FAILED with the error, the nodes not reached are SKIPPED, as in
-        any ended workflow, and it ends FAILED with the error as its own."""
+        failed (``at``: a decision's case, an action's body) is FAILED with the error, the
+        nodes not reached are SKIPPED, as in any ended workflow, and it ends FAILED with the
+        error as its own."""
         for name, (status, _t) in states.items():
             nid = node_id(wf.id, name)
             if status in (N.RUNNING, N.READY) and name != at:
@@ -796,7 +797,7 @@ class WorkflowRunner:
         if launched is not None and launched.pid == pid:  # not a newer run's process
             del self.running[node_id]
             if launched.pgid in self._hard_kills:
-                pass
+                pass  # killed by the engine: its SIGKILL follows, if it is needed
             elif status is not None:
                 self._leftover(launched.pgid, node_id)
             else:
