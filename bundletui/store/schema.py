@@ -379,8 +379,11 @@ MIGRATIONS: list[str] = [
         SELECT pid, wf_id, name FROM wf_nodes WHERE status = 'KILLED' AND pid IS NOT NULL;
     """,
     # 6: workflow listings newest first (`jobs`, the API's jobs, the console) read an index
-    # instead of sorting the whole table: 0.3-0.7 s a page at 105,000 workflows (QA (ak))
+    # instead of sorting the whole table: 0.3-0.7 s a page at 105,000 workflows (QA (ak)).
+    # The status index gains the same order, for a listing filtered by one status.
     """
     CREATE INDEX wf_jobs_created ON wf_jobs(created_time, id);
+    DROP INDEX wf_jobs_status;
+    CREATE INDEX wf_jobs_status ON wf_jobs(status, created_time, id);
     """,
 ]
