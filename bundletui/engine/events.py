@@ -43,7 +43,7 @@ from bundletui.model.ids import action_id
 from bundletui.model.status import ActionStatus, JobStatus
 from bundletui.model.transitions import Event as Ev
 from bundletui.model.transitions import Machine, decide
-from bundletui.spec.feeds import hidden, partitions, scan_partitions, size_of
+from bundletui.spec.feeds import hidden, partition_size, partitions, scan_partitions, size_of
 from bundletui.store import events as store
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -168,7 +168,7 @@ class EventService:
             # oldest first, so that ids (and ${trigger:partitions()}) follow arrival order
             found = sorted((_completed_ms(part, flag), str(part), part) for part in new)
             for completed, text, part in found:
-                size = size_of(part) if flag else part.stat().st_size
+                size = partition_size(part, flag)
                 if not flag and real_now - completed < self.settle_ms:
                     self.settling[text] = size  # may still be growing: settle first
                     self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", text)

@@ -4,7 +4,7 @@ done-flag, or — with an empty done-flag — each complete, non-hidden file bel
 from __future__ import annotations
 
 import os
-from collections.abc import Container, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -31,22 +31,23 @@ def scan_partitions(feed: Path, flag: str, under: Path | None = None) -> Iterato
     """Every complete partition of ``feed`` (below ``under``, default the whole feed), with
     its size."""
     for part in partitions(feed, flag, under):
-        yield part, size_of(part) if flag else part.stat().st_size
+        yield part, partition_size(part, flag)
 
 
-def partitions(
-    feed: Path, flag: str, under: Path | None = None, known: Container[str] = ()
-) -> Iterator[Path]:
-    """Every complete partition of ``feed``, without reading sizes. Directories in ``known``
-    (partitions seen already) are not entered: a rescan of a feed of 20,000 partitions lists
-    one directory, not 20,001."""
+def partition_size(part: Path, flag: str) -> int:
+    """A directory partition's files together; a file partition's own size."""
+    return size_of(part) if flag else part.stat().st_size
+
+
+def partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[Path]:
+    """Every complete partition of ``feed``, without reading sizes (a rescan sizes only the
+    ones it has not recorded). A recorded partition's directory is entered too: a day's
+    partition may hold its hours'."""
     top = under or feed
     if not top.is_dir() or hidden(top, feed):  # a staging tree, renamed into place later
         return
     for root, dirs, files in os.walk(top):
-        dirs[:] = [
-            d for d in dirs if not d.startswith((".", "_")) and os.path.join(root, d) not in known
-        ]
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
         here = Path(root)
         if flag:
             if flag in files and here != feed:

@@ -240,7 +240,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
                     f"{exc.message} (property {prop})",
                     hint=exc.hint,
                     file=file,
-                    line=line_of(file, f"<value>{value}") or line_of(file, value),
+                    line=_value_line(file, value),
                 ) from None
         for m in _DATA_CALL.finditer(value):
             side, key = m.group(1), m.group(2) or m.group(3)
@@ -275,6 +275,12 @@ def check_trigger_calls(app: CoordinatorApp, file: str) -> None:
             raise _conf_el_error(problem, prop, value, hint, file)
 
 
+def _value_line(file: str, value: str) -> int | None:
+    """The line of a property's ``<value>``: looked for as such first, as the same text may
+    be an ``<instance>`` above it."""
+    return line_of(file, f"<value>{value}") or line_of(file, value)
+
+
 def _conf_el_error(problem: str, prop: str, value: str, hint: str, file: str) -> SpecError:
     """E1004 for the value of ``prop`` in the workflow's configuration, at its line."""
     return SpecError(
@@ -282,8 +288,7 @@ def _conf_el_error(problem: str, prop: str, value: str, hint: str, file: str) ->
         f"Expression language evaluation error, {problem} (property {prop})",
         hint=hint,
         file=file,
-        # its <value> first: the same text may be an <instance> above it
-        line=line_of(file, f"<value>{value}") or line_of(file, value),
+        line=_value_line(file, value),
     )
 
 

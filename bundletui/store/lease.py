@@ -76,20 +76,21 @@ def _held_by_other(current: Lease | None, holder: str, now_ms: int, host: str) -
 
 def heartbeat(store: Store, holder: str, now_ms: int, ttl_ms: int) -> bool:
     """Extend our lease; False means we lost it (another engine took over)."""
-    cur = store.conn.execute(
-        "UPDATE engine_lease SET heartbeat = ?, expires = ? WHERE id = 1 AND holder = ?",
-        (now_ms, now_ms + ttl_ms, holder),
-    )
-    return cur.rowcount == 1
+    return _extend(store.conn, holder, now_ms, ttl_ms)
 
 
 def renew(tx: Tx, holder: str, now_ms: int, ttl_ms: int) -> None:
     """:func:`heartbeat` inside a transaction of the engine's (a tick too long for the lease
     thread to get the write lock)."""
-    tx.conn.execute(
+    _extend(tx.conn, holder, now_ms, ttl_ms)
+
+
+def _extend(conn: sqlite3.Connection, holder: str, now_ms: int, ttl_ms: int) -> bool:
+    cur = conn.execute(
         "UPDATE engine_lease SET heartbeat = ?, expires = ? WHERE id = 1 AND holder = ?",
         (now_ms, now_ms + ttl_ms, holder),
     )
+    return cur.rowcount == 1
 
 
 def holds(conn: sqlite3.Connection, holder: str) -> bool:
