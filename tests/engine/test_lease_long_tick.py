@@ -1,0 +1,65 @@
+"""A tick that holds the write lock longer than the lease renews the lease as it commits.
+
+The lease thread cannot write while the engine's own tick holds the store's write lock. Without
+the renewal at commit, a tick three times the lease's length ends with the lease expired in the
+store: an engine on another host would take it over while this one goes on launching jobs.
+The tick is made long by a pump of the engine's own that sleeps once: the real engine, the real
+store, the real lease thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+
+import pytest
+
+from bundletui.engine.service import Engine, EngineConfig
+from bundletui.store.db import Store, Tx
+from bundletui.store.lease import Lease, read_lease
+
+TTL = 0.6
+TICK = 3 * TTL
+
+
+def test_a_tick_longer_than_the_lease_renews_it_as_it_commits(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    home = tmp_path / "home"
+    engine = Engine(EngineConfig(home=home, watch=False, lease_ttl=TTL))
+    seen: list[tuple[Lease | None, int]] = []
+    slept = False
+
+    def look() -> None:
+        """Right after the long tick's commit, as another process would read the lease."""
+        other = Store(home)
+        try:
+            seen.append((read_lease(other.conn), int(time.time() * 1000)))
+        finally:
+            other.close()
+        engine.request_stop()
+
+    def slow_pump(tx: Tx) -> bool:
+        nonlocal slept
+        if slept:
+            return False
+        slept = True
+        time.sleep(TICK)  # the write lock held: no beat can land meanwhile
+        engine.after_commit.append(look)
+        return True
+
+    engine.pumps.append(slow_pump)
+    engine.pending_checks.append(lambda: not slept)
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(asyncio.wait_for(engine.run(), 30))
+
+    [(lease, now_ms)] = seen
+    assert lease is not None and lease.holder == engine.holder
+    assert lease.expires > now_ms, (
+        f"the lease expired {now_ms - lease.expires} ms before the long tick committed"
+    )
+    assert lease.heartbeat >= now_ms - 1_000 * TTL
+    # the lease thread's failed beats during the engine's own tick are not another process's
+    assert "lease not renewed" not in caplog.text
