@@ -831,6 +831,8 @@ class WorkflowRunner:
         _kill_survivors(
             str(self.engine.db.home), groups, "node", "its job's end (it ignored SIGTERM)"
         )
+        # seen to: their kill_watch rows go at the next tick (or a restart's look, if none)
+        self._seen_to.extend((g, wf, name) for g, members in groups.items() for wf, name in members)
 
     # ------------------------------------------------------------------ completion
 
@@ -852,6 +854,10 @@ class WorkflowRunner:
             return
         wf = jobs.workflow_head(tx.conn, node.wf_id)
         assert wf is not None
+        if pid is not None and status is not None:
+            # its group's leftovers get SIGKILL after the grace time (``_leftover``), a timer
+            # an engine killed meanwhile would take with it: kept where a restart finds it
+            jobs.watch_kill(tx, pid, wf.id, node.name)
         app = self.app(tx, wf)
         spec = index_of(app).by_name[node.name]
         store = self.engine.db
@@ -1071,7 +1077,11 @@ class WorkflowRunner:
             for pid, wf_id, name in watched:
                 killed.setdefault(pid, set()).add((wf_id, name))
             home = str(self.engine.db.home)
-            self.engine.after_commit.append(functools.partial(_kill_survivors, home, killed))
+            self.engine.after_commit.append(
+                functools.partial(
+                    _kill_survivors, home, killed, "node", "its kill or its job's end"
+                )
+            )
             self._seen_to.extend(watched)  # deleted by the first tick, after the SIGKILLs
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
             self.dirty[wf.id] = None

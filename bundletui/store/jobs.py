@@ -375,7 +375,9 @@ KillWatch = tuple[int, str, str]  # (process group, workflow id, node name)
 
 
 def watch_kill(tx: Tx, pgid: int, wf_id: str, node: str) -> None:
-    """A killed job's group, kept until an engine has SIGKILLed it or seen it gone."""
+    """A killed (or just ended) job's group, kept until an engine has SIGKILLed what of it
+    outlived its SIGTERM or seen it gone: an engine killed within the grace time leaves the
+    SIGKILL to the next one."""
     tx.conn.execute(
         "INSERT OR IGNORE INTO kill_watch (pgid, wf_id, node) VALUES (?, ?, ?)",
         (pgid, wf_id, node),

@@ -259,6 +259,40 @@ def test_a_child_that_ignores_sigterm_is_killed_after_its_job_ended(bt: Bt, tmp_
     assert bt.nodes(wf) == {"litter": "SUCCEEDED"}
 
 
+def test_a_child_that_ignores_sigterm_is_killed_after_its_job_ended_and_the_engine_died(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """Left-alone item: the SIGKILL for a finished job's leftovers was only a timer in the
+    engine, so an engine killed within the grace time left them running for good. The group
+    is kept in ``kill_watch`` with the job's end, and the next engine sends it."""
+    engine = bt.engine()
+    wf = bt.submit(FIXTURES / "litter" / "job.properties", {"dir": str(tmp_path)})
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    engine.kill9()  # at once: well within the grace time
+    child = int((tmp_path / "bg").read_text())
+    time.sleep(KILL_GRACE + 0.5)  # no engine is left to send it
+    assert pid_alive(child), "SIGTERM is ignored and no engine ran: the child lives"
+    restarted = bt.engine()
+    restarted.wait_log("outlived its kill or its job's end: sent SIGKILL")
+    wait_for(lambda: not pid_alive(child), 5, "SIGKILL")
+    assert bt.nodes(wf) == {"litter": "SUCCEEDED"}
+    watched = lambda: bt.store.conn.execute("SELECT count(*) FROM kill_watch").fetchone()[0]  # noqa: E731
+    wait_for(lambda: watched() == 0, 5, "the engine saw to the group")
+
+
+def test_a_finished_jobs_group_is_watched_only_until_its_leftovers_are_seen_to(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """The watch a job's end leaves goes once the engine has looked at its group."""
+    bt.engine()
+    wf = bt.submit(FIXTURES / "litter" / "job.properties", {"dir": str(tmp_path)})
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    watched = lambda: bt.store.conn.execute("SELECT count(*) FROM kill_watch").fetchone()[0]  # noqa: E731
+    child = int((tmp_path / "bg").read_text())
+    wait_for(lambda: not pid_alive(child), KILL_GRACE + 5, "SIGKILL")
+    wait_for(lambda: watched() == 0, 5, "the watch deleted")
+
+
 def killed_stubborn_job(bt: Bt, tmp_path: Path) -> tuple[EngineProc, str, int, int]:
     """An engine, and a workflow whose job (and its grandchild) ignores SIGTERM, just killed:
     the engine, the workflow id, the job's and the grandchild's pids."""
@@ -288,7 +322,7 @@ def test_a_job_that_ignores_sigterm_is_killed_even_if_the_engine_stops_in_the_gr
         time.sleep(KILL_GRACE + 0.5)  # no engine is left to send it
         assert pid_alive(job) and pid_alive(grandchild)
         restarted = bt.engine()
-        restarted.wait_log("outlived its kill: sent SIGKILL")
+        restarted.wait_log("outlived its kill or its job's end: sent SIGKILL")
     wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 5, "SIGKILL")
     assert bt.nodes(wf) == {"stubborn": "KILLED"}
 
@@ -304,7 +338,7 @@ def test_a_job_that_outlived_its_kill_is_found_after_its_workflow_was_rerun_mean
     bt.cli("rerun", wf)  # no engine: the node goes back to WAITING, its pid cleared
     assert pid_alive(job) and pid_alive(grandchild)
     restarted = bt.engine()
-    restarted.wait_log("outlived its kill: sent SIGKILL")
+    restarted.wait_log("outlived its kill or its job's end: sent SIGKILL")
     wait_for(lambda: not pid_alive(job) and not pid_alive(grandchild), 5, "SIGKILL")
     bt.wait_node(wf, "stubborn", "RUNNING")  # the rerun runs
     wait_for(lambda: job_pids(tmp_path / "pids")["stubborn"][0] != job, 10, "rerun started")
