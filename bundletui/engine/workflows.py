@@ -861,19 +861,29 @@ class WorkflowRunner:
         app = self.app(tx, wf)
         spec = index_of(app).by_name[node.name]
         store = self.engine.db
-        out, _err, _exit = attempt_paths(
+        out, _err, exit_path = attempt_paths(
             wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
         )
+        ended = self._exit_time(tx, node, exit_path) if status is not None else None
+        also = {"ended": ended} if ended is not None else None
         if status is not None and status.ok:
             data = None
             action = spec.action
             if isinstance(action, ShellAction) and action.capture_output:
                 data, problem = _captured(out)
                 if problem:
-                    self._failed_attempt(tx, wf, spec, node, 0, "EB0504", problem)
+                    self._failed_attempt(tx, wf, spec, node, 0, "EB0504", problem, also)
                     return
             node_finished(
-                tx, self.engine.effects, wf, node, ok=True, spec=spec, exit_code=0, data=data
+                tx,
+                self.engine.effects,
+                wf,
+                node,
+                ok=True,
+                spec=spec,
+                exit_code=0,
+                data=data,
+                also=also,
             )
             return
         if failure is not None:  # it never started: its own code, not "unknown exit"
@@ -889,7 +899,21 @@ class WorkflowRunner:
         else:
             code, message = str(status.code), f"shell action {spec.name}: {status}"
             exit_code = status.code
-        self._failed_attempt(tx, wf, spec, node, exit_code, code, message)
+        self._failed_attempt(tx, wf, spec, node, exit_code, code, message, also)
+
+    def _exit_time(self, tx: Tx, node: NodeRow, exit_path: str) -> int | None:
+        """When the job ended, from its exit record (on the real clock only): a job that ended
+        while no engine ran is not stamped with the restart's time, nor a live one with the
+        tick's. None on a simulated clock, whose times the file system does not keep."""
+        if self.engine.clock is not self.engine.real_clock:
+            return None
+        for path in (exit_path, exit_path + ".tmp"):
+            try:
+                written = os.stat(path).st_mtime_ns // 1_000_000
+            except OSError:
+                continue
+            return max(min(written, tx.now_ms), node.started or 0)
+        return None
 
     def _failed_attempt(
         self,
@@ -900,9 +924,10 @@ class WorkflowRunner:
         exit_code: int | None,
         code: str,
         message: str,
+        also: dict[str, Any] | None = None,
     ) -> None:
         """Retry if ``retry-max`` allows (any failure counts here, up to Oozie's cap of 3), else
-        the node fails."""
+        the node fails; ``also``: more columns for its end (when its job ended)."""
         retries_done = node.attempt - 1
         # A suspended workflow keeps its retries (Oozie ends the action after the resume,
         # user retry included): suspending must not change how a node ends.
@@ -924,6 +949,7 @@ class WorkflowRunner:
             exit_code=exit_code,
             error_code=code,
             error_message=message,
+            also=also,
         )
 
     def _queue_ready(self, tx: Tx, node: NodeRow, priority: int | None = None) -> None:

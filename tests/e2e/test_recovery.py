@@ -84,6 +84,21 @@ def test_ended_while_down_before_its_pid_was_recorded(bt: Bt, tmp_path: Path) ->
     assert trace_lines(tmp_path / "trace") == ["second", "third"]
 
 
+def test_ended_while_down_keeps_the_time_it_ended(bt: Bt, tmp_path: Path) -> None:
+    """Left-alone item: a job that ended while no engine ran was stamped with the restart's
+    time. Its exit record says when it ended; its workflow ends when the engine learns of it."""
+    now = int(time.time() * 1000)
+    wf, exit_path = stage(bt, tmp_path, started=now - 120_000)
+    Path(exit_path).write_text("0\n")
+    os.utime(exit_path, ns=((now - 60_000) * 1_000_000,) * 2)
+    release_all(tmp_path)
+    bt.engine()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    first = jobs.must_get(bt.store.conn, NodeRow, f"{wf}@first")
+    assert (first.started, first.ended) == (now - 120_000, now - 60_000)
+    assert bt.row(wf).end_time >= now  # the workflow went on at the restart
+
+
 def test_failed_while_down_is_recorded_with_its_exit_code(bt: Bt, tmp_path: Path) -> None:
     wf, exit_path = stage(bt, tmp_path)
     Path(exit_path).write_text("7\n")
