@@ -89,6 +89,15 @@ def register(app: typer.Typer) -> None:
                 "--exit-when-idle", help="Stop once nothing runs, waits or is due (scripts, CI)."
             ),
         ] = False,
+        purge: Annotated[
+            str | None,
+            typer.Option(
+                "--purge",
+                help="Every hour, delete ended jobs older than these days, as Oozie's "
+                "PurgeService: 'wf=30;coord=7;bundle=7;limit=100' (a key left out keeps that "
+                "default), or 'default'. See `bundletui purge`.",
+            ),
+        ] = None,
         api: Annotated[
             str | None,
             typer.Option(
@@ -109,9 +118,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Run the engine in the foreground until Ctrl-C / SIGTERM (running jobs keep running)."""
+        from bundletui.commands.purge import parse_purge_spec
         from bundletui.engine.service import Engine, EngineConfig
 
         start = clock_start(clock, start_time)
+        try:
+            purge_days = None if purge is None else parse_purge_spec(purge)
+        except BundletuiError as exc:
+            raise UsageError.of(exc) from None
         if landing is not None:
             # the directory is made if missing, so its nearest existing ancestor must be one
             where = landing.absolute()
@@ -139,6 +153,7 @@ def register(app: typer.Typer) -> None:
             lease_ttl=lease_ttl,
             settle=settle,
             exit_when_idle=exit_when_idle,
+            purge=purge_days,
         )
         engine = Engine(config)
         handle = None

@@ -1,4 +1,5 @@
-"""Job commands: submit, start, info, jobs, suspend, resume, kill, rerun, log, definition."""
+"""Job commands: submit, start, info, jobs, suspend, resume, kill, rerun, log, definition,
+purge."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from bundletui.cli._common import (
     print_json,
 )
 from bundletui.commands import dispatch, queries
+from bundletui.commands import purge as purge_cmd
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx
 from bundletui.errors import CommandError, UsageError
@@ -32,6 +34,7 @@ from bundletui.store.db import Store, current_user, resolve_home, store_exists
 from bundletui.store.lease import engine_running, stopped_holder
 from bundletui.store.rows import NodeRow, WorkflowRow
 
+_PURGE_DEFAULTS = purge_cmd.PurgeDays()
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
 ActionScopeOpt = Annotated[
     str | None, typer.Option("--action", help="Coordinator: only these actions, e.g. 1,3-4.")
@@ -328,6 +331,43 @@ def register(app: typer.Typer) -> None:
         """Ignore a FAILED/KILLED coordinator, or its FAILED/KILLED/TIMEDOUT actions."""
         for ignored in dispatch.ignore(_ctx(home), job_id, actions=action, dates=date):
             typer.echo(ignored)
+
+    @app.command()
+    @handle_errors
+    def purge(
+        wf: Annotated[
+            int, typer.Option("--wf", help="Workflows that ended more than this many days ago.")
+        ] = _PURGE_DEFAULTS.wf,
+        coord: Annotated[
+            int,
+            typer.Option("--coord", help="Coordinators that ended more than this many days ago."),
+        ] = _PURGE_DEFAULTS.coord,
+        bundle: Annotated[
+            int, typer.Option("--bundle", help="Bundles that ended more than this many days ago.")
+        ] = _PURGE_DEFAULTS.bundle,
+        limit: Annotated[
+            int, typer.Option("--limit", help="Jobs of each kind per transaction.")
+        ] = _PURGE_DEFAULTS.limit,
+        dry_run: Annotated[
+            bool, typer.Option("--dry-run", help="Print the ids that would go; delete nothing.")
+        ] = False,
+        home: HomeOpt = None,
+    ) -> None:
+        """Delete ended jobs older than a number of days, with their logs and work directories
+        (Oozie's purge: a job goes whole, with its sub-workflows, actions and coordinators)."""
+        days = purge_cmd.PurgeDays(wf=wf, coord=coord, bundle=bundle, limit=limit)
+        purged = purge_cmd.purge(_ctx(home), days, dry_run=dry_run)
+        if dry_run:
+            for job_id in (*purged.bundles, *purged.coordinators, *purged.workflows):
+                typer.echo(job_id)
+        verb = "would purge" if dry_run else "purged"
+        counts = (
+            f"{len(purged.workflows)} workflow(s), {len(purged.coordinators)} coordinator(s),"
+            f" {len(purged.bundles)} bundle(s)"
+        )
+        err.print(f"{verb} {counts}", markup=False, highlight=False)
+        for left in purged.unremoved:
+            err.print(f"Warning: not removed: {left}", markup=False, highlight=False)
 
     _UNPAGED: dict[IdKind | None, str] = {
         IdKind.BUNDLE: "a bundle lists all of its coordinators",

@@ -37,6 +37,7 @@ from bundletui.store.db import Store, Tx
 from bundletui.store.jobs import has_outbox, outbox_done, outbox_head
 
 if TYPE_CHECKING:
+    from bundletui.commands.purge import PurgeDays
     from bundletui.engine.bundles import BundleService
     from bundletui.engine.coordinators import CoordinatorService
     from bundletui.engine.effects import EngineEffects
@@ -68,6 +69,7 @@ class EngineConfig:
     tick_budget: float = 0.05  # seconds a tick's transaction may run before it commits
     exit_when_idle: bool = False  # stop once nothing runs, waits or is due
     tune_gc: bool = True  # freeze the start-up heap and collect less often (see run())
+    purge: PurgeDays | None = None  # purge ended jobs every hour (``run --purge``)
 
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -97,6 +99,7 @@ class Engine:
         # heap: it must not make a simulated clock jump.
         self.housekeeping: dict[str, tuple[float, Callable[[Tx], None]]] = {}
         self._housekeeping_due: set[str] = set()
+        self._housekeeping_first: dict[str, float] = {}
 
         self.shutdown_hooks: list[Callable[[], None]] = []
         self._wake: asyncio.Event | None = None
@@ -155,15 +158,25 @@ class Engine:
             with contextlib.suppress(RuntimeError):  # its loop closed: it ended, nothing to wake
                 self._loop.call_soon_threadsafe(self._wake.set)
 
-    def every(self, name: str, seconds: float, fn: Callable[[Tx], None]) -> None:
-        """Run ``fn`` inside a tick every ``seconds`` of real time (safety-net rescans)."""
+    def every(
+        self, name: str, seconds: float, fn: Callable[[Tx], None], *, first: float | None = None
+    ) -> None:
+        """Run ``fn`` inside a tick every ``seconds`` of real time (safety-net rescans, the
+        purge); the first time ``first`` seconds after the engine starts, if given."""
         self.housekeeping[name] = (seconds, fn)
+        if first is not None:
+            self._housekeeping_first[name] = first
 
-    def _arm_housekeeping(self, name: str) -> None:
+    def soon(self, name: str) -> None:
+        """Run housekeeping ``name`` at the next tick too (more of it is waiting)."""
+        self._housekeeping_due.add(name)
+        self.wake()
+
+    def _arm_housekeeping(self, name: str, delay: float | None = None) -> None:
         if self._loop is None or self._stop:
             return
         seconds, _fn = self.housekeeping[name]
-        self._loop.call_later(seconds, self._housekeeping_fire, name)
+        self._loop.call_later(seconds if delay is None else delay, self._housekeeping_fire, name)
 
     def _housekeeping_fire(self, name: str) -> None:
         self._housekeeping_due.add(name)
@@ -226,7 +239,7 @@ class Engine:
                     gc.freeze()
                     gc.set_threshold(50_000, 20, 20)
                 for name in self.housekeeping:
-                    self._arm_housekeeping(name)
+                    self._arm_housekeeping(name, self._housekeeping_first.get(name))
                 watch = asyncio.create_task(self._on_lease_lost(lost))
                 try:
                     await self._main_loop()

@@ -9,6 +9,7 @@ from bundletui.engine.coordinators import CoordinatorService
 from bundletui.engine.effects import EngineEffects
 from bundletui.engine.events import EventService
 from bundletui.engine.landing import LandingWatcher
+from bundletui.engine.purging import PurgeService
 from bundletui.engine.workflows import WorkflowRunner
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ def install(engine: Engine) -> None:
     engine.landing.install()
     engine.events = EventService(engine)
     engine.events.install()
+    if engine.config.purge is not None:
+        PurgeService(engine, engine.config.purge).install()
     # One tick flows downstream: landed files -> events -> jobs/actions -> workflows -> nodes.
     engine.pumps[:] = [
         engine.landing.pump,

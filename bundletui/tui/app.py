@@ -276,6 +276,7 @@ class MainScreen(Screen[None]):
         self.server_mono = 0.0
         self.simulated = False
         self.system_mode = "NORMAL"  # Oozie's: SAFEMODE refuses every change to jobs
+        self.purged: str | None = None  # the store's last purge, as of the tree's last load
         self.totals: Totals | None = None
         self.lease: Lease | None = None
         self.poll_error: str | None = None
@@ -379,6 +380,7 @@ class MainScreen(Screen[None]):
         self.totals = initial.totals
         self.lease = initial.lease
         self.system_mode = initial.system_mode
+        self.purged = initial.purged
         self._set_server_now(initial.server_now, initial.simulated)
         ops = self.model.load_top(initial.top, initial.coordinators, initial.counts)
         with self.app.batch_update():
@@ -397,6 +399,15 @@ class MainScreen(Screen[None]):
         self._refresh_header()
         self._refresh_keys()
         self._schedule_poll()
+
+    def _apply_reload(self, initial: Initial) -> None:
+        """The top of the tree again, after a purge: the jobs it deleted leave the tree (and a
+        toast says where the cursor went, if it was on one)."""
+        present = {r.id for r in initial.top} | {r.id for r in initial.coordinators}
+        self.model.forget_missing(present)
+        self.totals = initial.totals
+        self._apply_ops(self.model.load_top(initial.top, initial.coordinators, initial.counts))
+        self._refresh_header()
 
     def _painted(self) -> None:
         if self.first_paint is None:
@@ -442,6 +453,9 @@ class MainScreen(Screen[None]):
         if poll.changes is not None:
             self.lease = poll.lease
             self.system_mode = poll.system_mode
+            if poll.purged != self.purged:  # jobs were deleted: no newer row says so
+                self.purged = poll.purged
+                self._in_thread(self.backend.initial, self._apply_reload, group="initial")
             if poll.server_now is not None:
                 self._set_server_now(poll.server_now, poll.simulated)
         if poll.changes is not None and (poll.changes or poll.counts):

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from bundletui.commands import coord_queries, queries
 from bundletui.commands.base import Ctx
+from bundletui.commands.purge import PURGE_META_KEY
 from bundletui.model.clock import RealClock
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import changes as ch
@@ -39,6 +40,7 @@ class Initial:
     server_now: datetime
     simulated: bool
     system_mode: str = "NORMAL"
+    purged: str | None = None  # the revision of the last purge that deleted jobs
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Poll:
     server_now: datetime | None = None
     simulated: bool = False
     system_mode: str = "NORMAL"
+    purged: str | None = None
     seconds: float = 0.0
 
 
@@ -104,6 +107,7 @@ class Backend:
                 self._read.clock.now(),
                 self._read.meta("clock") == "simulated",
                 self._read.system_mode(),
+                self._read.meta(PURGE_META_KEY),
             )
 
         return self._reading(body)
@@ -126,6 +130,7 @@ class Backend:
                     server_now=self._read.clock.now(),
                     simulated=self._read.meta("clock") == "simulated",
                     system_mode=self._read.system_mode(),
+                    purged=self._read.meta(PURGE_META_KEY),
                 )
                 if changes.rows:  # an idle engine's ticks move the revision, not the rows
                     touched = {r.parent for r in changes.rows if r.kind == ch.ACTION}

@@ -204,6 +204,26 @@ class ConsoleModel:
                 self._insert(self.roots, item.id)
         return self._refresh_all()
 
+    def forget_missing(self, present: set[str]) -> None:
+        """Drop the top two levels' jobs that are no longer in the store (purged), with all
+        under them: bundles, coordinators and workflows submitted alone, and a bundle's
+        coordinators. :meth:`load_top` then brings the tree in line."""
+        for item in list(self.items.values()):
+            row = item.row
+            if item.id in present or item.id not in self.items:
+                continue
+            if item.kind in (BUNDLE, COORD, WORKFLOW) and row.parent is None:
+                siblings: list[str] | None = self.roots
+            elif item.kind == COORD and row.parent in self.items:
+                siblings = self.items[row.parent].children
+            else:
+                continue  # an action, a node, a launched workflow: it goes with its parent
+            if siblings is not None and item.id in siblings:
+                siblings.remove(item.id)
+            if self.owner.get(item.id) == item.id:
+                del self.owner[item.id]
+            self._drop(item.id)
+
     def set_children(
         self, parent_id: str, rows: Iterable[TreeRow], total: int | None = None
     ) -> list[Op]:

@@ -1,0 +1,178 @@
+"""Which ended jobs a purge may delete, and the deletes (Oozie's PurgeXCommand, SQL-first).
+
+A job goes whole or not at all: a workflow with its sub-workflows, a coordinator with its
+actions and every workflow they launched, a bundle with its coordinators. A tree is taken only
+when every job in it has ended before its kind's cutoff, so nothing running, nothing recent,
+and nothing a parent still refers to is ever deleted. Only parentless jobs are candidates: a
+sub-workflow goes with its parent, an action's workflow with its coordinator, a bundle's
+coordinator with its bundle, as in Oozie.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bundletui.store.db import Tx
+
+WORKFLOW_ENDED = ("SUCCEEDED", "FAILED", "KILLED")
+JOB_ENDED = ("SUCCEEDED", "FAILED", "KILLED", "DONEWITHERROR")  # coordinators and bundles
+
+_WF_ENDED_SQL = ", ".join(f"'{s}'" for s in WORKFLOW_ENDED)
+_JOB_ENDED_SQL = ", ".join(f"'{s}'" for s in JOB_ENDED)
+
+# a workflow and everything under it (sub-workflows, to any depth), by the parent index
+_WF_TREE = (
+    "WITH RECURSIVE tree(id) AS (SELECT id FROM wf_jobs WHERE {roots}"
+    " UNION ALL SELECT w.id FROM wf_jobs w JOIN tree t ON w.parent_id = t.id)"
+    " SELECT w.id, w.status, w.end_time FROM wf_jobs w JOIN tree USING (id)"
+)
+
+
+@dataclass
+class Purgeable:
+    """What one purge deletes; ``workflows`` in the order their rows go (children first)."""
+
+    workflows: list[str] = field(default_factory=list)
+    coordinators: list[str] = field(default_factory=list)
+    bundles: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.workflows or self.coordinators or self.bundles)
+
+
+def _wf_tree(
+    conn: sqlite3.Connection, roots: str, params: Sequence[object], cutoff: int
+) -> list[str] | None:
+    """The ids of the workflows ``roots`` selects and all under them, when every one ended
+    before ``cutoff``; None when one has not."""
+    ids = []
+    for wf_id, status, end in conn.execute(_WF_TREE.format(roots=roots), params):
+        if status not in WORKFLOW_ENDED or end is None or end >= cutoff:
+            return None
+        ids.append(wf_id)
+    return ids
+
+
+def _coordinator_workflows(
+    conn: sqlite3.Connection, coord_id: str, cutoff: int
+) -> list[str] | None:
+    return _wf_tree(
+        conn,
+        "parent_id IN (SELECT id FROM coord_actions WHERE coord_id = ?)",
+        (coord_id,),
+        cutoff,
+    )
+
+
+@dataclass
+class Cursor:
+    """Where the next batch's scan of each kind starts: (time, id) of the last candidate seen,
+    so candidates that may not go yet are passed over once, not found again by every batch."""
+
+    workflow: tuple[int, str] = (-1, "")
+    coordinator: tuple[int, str] = (-1, "")
+    bundle: tuple[int, str] = (-1, "")
+    done: bool = False
+
+
+def _candidates(
+    conn: sqlite3.Connection,
+    source: str,
+    when: str,
+    where: str,
+    statuses: str,
+    cutoff: int,
+    after: tuple[int, str],
+    limit: int,
+) -> list[tuple[int, str]]:
+    """(time, id) of up to ``limit`` ended rows of ``source`` older than ``cutoff``, after
+    ``after``, oldest first. The SQL pieces are this module's constants, never input."""
+    return conn.execute(
+        f"SELECT {when}, id FROM {source} WHERE {where} status IN ({statuses})"
+        f" AND {when} < ? AND ({when}, id) > (?, ?) ORDER BY {when}, id LIMIT ?",
+        (cutoff, *after, limit),
+    ).fetchall()
+
+
+def find(
+    conn: sqlite3.Connection,
+    cursor: Cursor,
+    *,
+    wf_cutoff: int,
+    coord_cutoff: int,
+    bundle_cutoff: int,
+    limit: int,
+) -> tuple[Purgeable, Cursor]:
+    """The next batch: up to ``limit`` parentless candidates of each kind after ``cursor``,
+    oldest first, with what goes with those that may go; and the cursor after them."""
+    out = Purgeable()
+    # by the purge index: the planner would take the parent one (parent_id IS NULL) and sort
+    wf_rows = _candidates(
+        conn, "wf_jobs INDEXED BY wf_jobs_ended", "end_time", "parent_id IS NULL AND",
+        _WF_ENDED_SQL, wf_cutoff, cursor.workflow, limit,
+    )  # fmt: skip
+    for _end, wf_id in wf_rows:
+        tree = _wf_tree(conn, "id = ?", (wf_id,), wf_cutoff)
+        if tree is not None:
+            out.workflows.extend(reversed(tree))
+    coord_rows = _candidates(
+        conn, "coord_jobs", "last_modified", "bundle_id IS NULL AND", _JOB_ENDED_SQL,
+        coord_cutoff, cursor.coordinator, limit,
+    )  # fmt: skip
+    for _modified, coord_id in coord_rows:
+        wfs = _coordinator_workflows(conn, coord_id, wf_cutoff)
+        if wfs is not None:
+            out.workflows.extend(reversed(wfs))
+            out.coordinators.append(coord_id)
+    bundle_rows = _candidates(
+        conn, "bundle_jobs", "last_modified", "", _JOB_ENDED_SQL, bundle_cutoff, cursor.bundle,
+        limit,
+    )  # fmt: skip
+    for _modified, bundle_id in bundle_rows:
+        coords = _bundle_coordinators(conn, bundle_id, coord_cutoff, wf_cutoff)
+        if coords is not None:
+            for coord_id, wfs in coords:
+                out.workflows.extend(reversed(wfs))
+                out.coordinators.append(coord_id)
+            out.bundles.append(bundle_id)
+    after = Cursor(
+        (wf_rows[-1][0], wf_rows[-1][1]) if wf_rows else cursor.workflow,
+        (coord_rows[-1][0], coord_rows[-1][1]) if coord_rows else cursor.coordinator,
+        (bundle_rows[-1][0], bundle_rows[-1][1]) if bundle_rows else cursor.bundle,
+        done=max(len(wf_rows), len(coord_rows), len(bundle_rows)) < limit,
+    )
+    return out, after
+
+
+def _bundle_coordinators(
+    conn: sqlite3.Connection, bundle_id: str, coord_cutoff: int, wf_cutoff: int
+) -> list[tuple[str, list[str]]] | None:
+    """A bundle's coordinators with their workflows, when all may go (Oozie also purges a
+    bundle whose coordinators' workflows are too recent, leaving those coordinators behind
+    with no bundle; here the bundle waits for them)."""
+    coords = []
+    for coord_id, status, modified in conn.execute(
+        "SELECT id, status, last_modified FROM coord_jobs WHERE bundle_id = ?", (bundle_id,)
+    ).fetchall():
+        if status not in JOB_ENDED or modified >= coord_cutoff:
+            return None
+        wfs = _coordinator_workflows(conn, coord_id, wf_cutoff)
+        if wfs is None:
+            return None
+        coords.append((coord_id, wfs))
+    return coords
+
+
+def delete(tx: Tx, what: Purgeable) -> None:
+    """Delete the jobs and all rows under them (nodes, actions, input dependencies, event
+    queues: by the schema's cascades) and their trigger-kept counts."""
+    conn = tx.conn
+    conn.executemany("DELETE FROM wf_jobs WHERE id = ?", [(i,) for i in what.workflows])
+    conn.executemany("DELETE FROM wf_node_counts WHERE wf_id = ?", [(i,) for i in what.workflows])
+    conn.executemany("DELETE FROM coord_jobs WHERE id = ?", [(i,) for i in what.coordinators])
+    conn.executemany(
+        "DELETE FROM coord_action_counts WHERE coord_id = ?", [(i,) for i in what.coordinators]
+    )
+    conn.executemany("DELETE FROM bundle_jobs WHERE id = ?", [(i,) for i in what.bundles])

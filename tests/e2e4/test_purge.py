@@ -1,0 +1,156 @@
+"""``bundletui purge``: ended jobs older than their kind's days go, whole, with their files.
+
+On the simulated clock, so "30 days ago" is a date in the store, not a wait: jobs end in
+January, the clock moves to February, and the real CLI purges. What a purge may never touch
+(a running coordinator, a workflow that ended recently, a coordinator whose workflows are still
+too recent) is in the same store.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e4.conftest import MARK, Bt4, coordinator_xml, data_in, hourly_ds
+
+JAN1 = "2026-01-01T00:00Z"
+
+
+def _workflow(bt: Bt4) -> Path:
+    bt.apps.write("wf.xml", MARK.read_text())
+    return bt.apps.props("wf.properties", {"oozie.wf.application.path": "wf.xml", "aid": "w"})
+
+
+def _coordinator(bt: Bt4, name: str, *, starved: bool = False) -> Path:
+    extra: dict[str, object] = {}
+    if starved:  # waits for data that never lands: RUNNING for good
+        extra = {
+            "controls": {"timeout": "-1"},
+            "datasets": [hourly_ds("never")],
+            "inputs": [data_in("in", "never", "${coord:current(0)}")],
+        }
+    bt.apps.write(f"{name}.xml", coordinator_xml(name, **extra))  # type: ignore[arg-type]
+    return bt.apps.props(
+        f"{name}.properties",
+        {
+            "oozie.coord.application.path": f"{name}.xml",
+            "start": JAN1,
+            "end": "2026-01-01T02:00Z",
+        },
+    )
+
+
+def _bundle(bt: Bt4) -> Path:
+    bt.apps.write("b1.xml", coordinator_xml("b1"))
+    bt.apps.write(
+        "bundle.xml",
+        '<bundle-app name="nightly" xmlns="uri:oozie:bundle:0.2">'
+        "<coordinator name='b1'><app-path>b1.xml</app-path></coordinator></bundle-app>",
+    )
+    return bt.apps.props(
+        "bundle.properties",
+        {"oozie.bundle.application.path": "bundle.xml", "start": JAN1, "end": "2026-01-01T02:00Z"},
+    )
+
+
+def _children(bt: Bt4, coord_id: str) -> list[str]:
+    return [
+        w for (w,) in bt.sql("SELECT external_id FROM coord_actions WHERE coord_id = ?", coord_id)
+    ]
+
+
+def _rows(bt: Bt4) -> dict[str, int]:
+    tables = ("wf_jobs", "wf_nodes", "coord_jobs", "coord_actions", "bundle_jobs",
+              "bundle_actions", "input_deps")  # fmt: skip
+    return {t: bt.sql(f"SELECT count(*) FROM {t}")[0][0] for t in tables}
+
+
+def test_purge_deletes_ended_jobs_past_their_days_whole_and_nothing_else(bt: Bt4) -> None:
+    bt.sim(JAN1, JAN1)  # submissions are stamped on the simulated clock
+    old_wf = bt.submit_job(_workflow(bt), start=True)
+    old_coord = bt.submit_job(_coordinator(bt, "hourly"))
+    bundle = bt.submit_job(_bundle(bt), start=True)
+    starved = bt.submit_job(_coordinator(bt, "starved", starved=True))
+    bt.sim(JAN1, "2026-01-20T00:00Z")
+    recent_wf = bt.submit_job(_workflow(bt), start=True)
+    bt.sim("2026-01-20T00:00Z", "2026-02-10T00:00Z")
+    b1 = bt.coords_of(bundle)["b1"]
+    old_workflows = {old_wf, *_children(bt, old_coord), *_children(bt, b1)}
+    assert {bt.status(j) for j in (old_wf, old_coord, bundle, b1, recent_wf)} == {"SUCCEEDED"}
+    assert bt.status(starved) == "RUNNING" and len(old_workflows) == 5
+    logs = bt.home / "logs"
+    assert {p.name for p in logs.iterdir()} == {*old_workflows, recent_wf}
+    before = _rows(bt)
+
+    dry = bt.cli("purge", "--dry-run")
+    assert set(dry.stdout.split()) == {*old_workflows, old_coord, b1, bundle}
+    assert "would purge 5 workflow(s), 2 coordinator(s), 1 bundle(s)" in dry.stderr
+    assert _rows(bt) == before
+
+    done = bt.cli("purge")
+    assert "purged 5 workflow(s), 2 coordinator(s), 1 bundle(s)" in done.stderr
+    gone = (*old_workflows, old_coord, b1, bundle)
+    for table, key in (("wf_jobs", "id"), ("wf_nodes", "wf_id"), ("wf_node_counts", "wf_id"),
+                       ("coord_jobs", "id"), ("coord_actions", "coord_id"),
+                       ("coord_action_counts", "coord_id"), ("bundle_jobs", "id"),
+                       ("bundle_actions", "bundle_id")):  # fmt: skip
+        marks = ", ".join("?" * len(gone))
+        assert bt.sql(f"SELECT count(*) FROM {table} WHERE {key} IN ({marks})", *gone) == [(0,)]
+    assert {p.name for p in logs.iterdir()} == {recent_wf}  # and the kept one's log stays
+    assert not any((bt.home / "work" / w).exists() for w in old_workflows)
+    assert bt.status(recent_wf) == "SUCCEEDED" and bt.status(starved) == "RUNNING"
+    assert len(bt.actions(starved)) == 2  # its actions and their input dependencies stay
+    assert bt.sql("SELECT count(*) FROM input_deps") == [(2,)]
+    missing = bt.fails("info", old_coord, code="E0604")
+    assert old_coord in missing.stderr
+    audit = bt.sql("SELECT args, result FROM audit_log WHERE command = 'purge'")
+    assert [(json.loads(a)["purge"], r) for a, r in audit] == [
+        ("wf=30;coord=7;bundle=7;limit=100", "ok")
+    ]
+    again = bt.cli("purge")
+    assert "purged 0 workflow(s), 0 coordinator(s), 0 bundle(s)" in again.stderr
+
+
+def test_a_coordinator_goes_only_once_its_workflows_are_past_their_days(bt: Bt4) -> None:
+    """As in Oozie: a coordinator past its 7 days whose workflows are not past their 30 stays,
+    with them; a shorter --wf lets both go."""
+    bt.sim(JAN1, JAN1)
+    coord = bt.submit_job(_coordinator(bt, "hourly"))
+    bt.sim(JAN1, "2026-01-12T00:00Z")
+    assert bt.status(coord) == "SUCCEEDED"
+    kept = bt.cli("purge")
+    assert "purged 0 workflow(s), 0 coordinator(s)" in kept.stderr
+    assert bt.status(coord) == "SUCCEEDED" and len(bt.actions(coord)) == 2
+    gone = bt.cli("purge", "--wf", "7", "--limit", "1")
+    assert "purged 2 workflow(s), 1 coordinator(s)" in gone.stderr
+    assert bt.sql("SELECT count(*) FROM coord_jobs") == [(0,)]
+
+
+def test_bad_purge_arguments_are_one_clear_error_and_change_nothing(bt: Bt4) -> None:
+    bt.sim(JAN1, JAN1)
+    wf = bt.submit_job(_workflow(bt), start=True)
+    bt.sim(JAN1, "2026-03-01T00:00Z")
+    before = _rows(bt)
+    bad = bt.fails("purge", "--wf", "-1", code="E0303")
+    assert "[wf] = [-1]" in bad.stderr and "Traceback" not in bad.stderr
+    bt.fails("purge", "--limit", "0", code="E0303")
+    assert _rows(bt) == before and bt.status(wf) == "SUCCEEDED"
+
+
+def test_run_purge_deletes_them_every_hour_a_batch_per_tick(bt: Bt4) -> None:
+    """``run --purge``, Oozie's PurgeService: its first round a little after the start, in
+    batches of ``limit`` (one per tick), logged once when the round is over."""
+    bt.sim(JAN1, JAN1)
+    wfs = [bt.submit_job(_workflow(bt), start=True) for _ in range(2)]
+    coord = bt.submit_job(_coordinator(bt, "hourly"))
+    starved = bt.submit_job(_coordinator(bt, "starved", starved=True))
+    bt.sim(JAN1, "2026-01-20T00:00Z")
+    gone = {*wfs, *_children(bt, coord)}
+    engine = bt.engine("--clock", "simulated", "--purge", "wf=7;coord=7;limit=1")
+    engine.wait_log("purged 4 workflow(s), 1 coordinator(s), 0 bundle(s)", timeout=30)
+    assert "wf=7;coord=7;bundle=7;limit=1" in engine.log()
+    assert bt.sql("SELECT id FROM coord_jobs") == [(starved,)]
+    assert bt.sql("SELECT count(*) FROM wf_jobs") == [(0,)]
+    assert not any((bt.home / "logs" / w).exists() for w in gone)
+    assert len(bt.sql("SELECT * FROM audit_log WHERE command = 'purge'")) == 0  # the engine's own
+    assert engine.stop() == 0
