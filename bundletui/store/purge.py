@@ -21,6 +21,7 @@ JOB_ENDED = ("SUCCEEDED", "FAILED", "KILLED", "DONEWITHERROR")  # coordinators a
 
 _WF_ENDED_SQL = ", ".join(f"'{s}'" for s in WORKFLOW_ENDED)
 _JOB_ENDED_SQL = ", ".join(f"'{s}'" for s in JOB_ENDED)
+WORKFLOWS_PER_BATCH = 2_000
 
 # a workflow and everything under it (sub-workflows, to any depth), by the parent index
 _WF_TREE = (
@@ -106,44 +107,54 @@ def find(
     limit: int,
 ) -> tuple[Purgeable, Cursor]:
     """The next batch: up to ``limit`` parentless candidates of each kind after ``cursor``,
-    oldest first, with what goes with those that may go; and the cursor after them."""
+    oldest first, with what goes with those that may go, and the cursor after them. A batch
+    stops taking jobs once it holds ``WORKFLOWS_PER_BATCH`` workflows (a year-long hourly
+    coordinator brings 8,760): the write lock is held for a batch, not for a backlog."""
     out = Purgeable()
+    full = False
     # by the purge index: the planner would take the parent one (parent_id IS NULL) and sort
     wf_rows = _candidates(
         conn, "wf_jobs INDEXED BY wf_jobs_ended", "end_time", "parent_id IS NULL AND",
         _WF_ENDED_SQL, wf_cutoff, cursor.workflow, limit,
     )  # fmt: skip
-    for _end, wf_id in wf_rows:
+    wf_at = cursor.workflow
+    for wf_end, wf_id in wf_rows:
+        if full := len(out.workflows) >= WORKFLOWS_PER_BATCH:
+            break
         tree = _wf_tree(conn, "id = ?", (wf_id,), wf_cutoff)
         if tree is not None:
             out.workflows.extend(reversed(tree))
+        wf_at = (wf_end, wf_id)
     coord_rows = _candidates(
         conn, "coord_jobs", "last_modified", "bundle_id IS NULL AND", _JOB_ENDED_SQL,
         coord_cutoff, cursor.coordinator, limit,
     )  # fmt: skip
-    for _modified, coord_id in coord_rows:
+    coord_at = cursor.coordinator
+    for modified, coord_id in coord_rows:
+        if full := full or len(out.workflows) >= WORKFLOWS_PER_BATCH:
+            break
         wfs = _coordinator_workflows(conn, coord_id, wf_cutoff)
         if wfs is not None:
             out.workflows.extend(reversed(wfs))
             out.coordinators.append(coord_id)
+        coord_at = (modified, coord_id)
     bundle_rows = _candidates(
         conn, "bundle_jobs", "last_modified", "", _JOB_ENDED_SQL, bundle_cutoff, cursor.bundle,
         limit,
     )  # fmt: skip
-    for _modified, bundle_id in bundle_rows:
+    bundle_at = cursor.bundle
+    for modified, bundle_id in bundle_rows:
+        if full := full or len(out.workflows) >= WORKFLOWS_PER_BATCH:
+            break
         coords = _bundle_coordinators(conn, bundle_id, coord_cutoff, wf_cutoff)
         if coords is not None:
             for coord_id, wfs in coords:
                 out.workflows.extend(reversed(wfs))
                 out.coordinators.append(coord_id)
             out.bundles.append(bundle_id)
-    after = Cursor(
-        (wf_rows[-1][0], wf_rows[-1][1]) if wf_rows else cursor.workflow,
-        (coord_rows[-1][0], coord_rows[-1][1]) if coord_rows else cursor.coordinator,
-        (bundle_rows[-1][0], bundle_rows[-1][1]) if bundle_rows else cursor.bundle,
-        done=max(len(wf_rows), len(coord_rows), len(bundle_rows)) < limit,
-    )
-    return out, after
+        bundle_at = (modified, bundle_id)
+    scanned = max(len(wf_rows), len(coord_rows), len(bundle_rows)) < limit
+    return out, Cursor(wf_at, coord_at, bundle_at, done=scanned and not full)
 
 
 def _bundle_coordinators(

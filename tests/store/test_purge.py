@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bundletui.store import purge
 from bundletui.store.db import Store
 
@@ -29,20 +31,23 @@ def _wf(
     )
 
 
-def _all(store: Store, limit: int) -> list[str]:
-    """Every workflow a purge in batches of ``limit`` deletes, batch after batch."""
-    cursor, deleted, batches = purge.Cursor(), [], 0
+def _batches(store: Store, limit: int) -> list[list[str]]:
+    """The workflows each batch of a purge in batches of ``limit`` deletes."""
+    cursor, batches = purge.Cursor(), []
     while not cursor.done:
-        batches += 1
-        assert batches < 50, "the batches never end: the same candidates found again"
+        assert len(batches) < 50, "the batches never end: the same candidates found again"
         with store.write() as tx:
             found, cursor = purge.find(
                 tx.conn, cursor, wf_cutoff=CUTOFF, coord_cutoff=CUTOFF, bundle_cutoff=CUTOFF,
                 limit=limit,
             )  # fmt: skip
             purge.delete(tx, found)
-        deleted += found.workflows
-    return deleted
+        batches.append(found.workflows)
+    return batches
+
+
+def _all(store: Store, limit: int) -> list[str]:
+    return [wf for batch in _batches(store, limit) for wf in batch]
 
 
 def test_batches_pass_over_trees_that_may_not_go_and_take_the_rest(tmp_path: Path) -> None:
@@ -84,4 +89,26 @@ def test_a_schema_6_store_gains_the_purge_index_and_keeps_its_workflows(tmp_path
     )
     assert "wf_jobs_ended" in plan
     assert _all(store, limit=10) == ["W1"]
+    store.close()
+
+
+def test_a_batch_stops_at_its_workflow_budget_but_never_splits_a_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch holds the write lock: past ``WORKFLOWS_PER_BATCH`` workflows it takes no more
+    jobs (the rest go in the next), though a tree bigger than that goes whole, alone."""
+    monkeypatch.setattr(purge, "WORKFLOWS_PER_BATCH", 2)
+    store = Store(tmp_path)
+    with store.write() as tx:
+        _wf(tx.conn, "W1", "SUCCEEDED", 1 * DAY)
+        _wf(tx.conn, "W1.a", "SUCCEEDED", 1 * DAY, parent="W1")
+        _wf(tx.conn, "W1.b", "SUCCEEDED", 1 * DAY, parent="W1")
+        _wf(tx.conn, "W2", "SUCCEEDED", 2 * DAY)
+        _wf(tx.conn, "W3", "SUCCEEDED", 3 * DAY)
+        _wf(tx.conn, "W4", "SUCCEEDED", 4 * DAY)
+    assert _batches(store, limit=10) == [
+        ["W1.b", "W1.a", "W1"],
+        ["W2", "W3"],
+        ["W4"],
+    ]
     store.close()
