@@ -151,8 +151,8 @@ def handle_errors(fn: F) -> F:
 
 
 def sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
-    """The store errors a user can fix (a read-only file, a damaged store), as one message;
-    None for the rest (a bug of ours keeps its traceback)."""
+    """The store errors a user can fix (a read-only file, a damaged store, a full disk), as one
+    message; None for the rest (a bug of ours keeps its traceback)."""
     text = str(exc)
     if any(s in text for s in ("no such table", "no such column", "malformed", "not a database")):
         return BundletuiError(
@@ -160,6 +160,21 @@ def sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
             f"the store is damaged: {text}; nothing was changed",
             hint="restore bundletui.db from a backup, or move it aside (with its -wal and -shm"
             " files) and submit again to make a new one",
+        )
+    primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if primary == sqlite3.SQLITE_FULL or "database or disk is full" in text:
+        return BundletuiError(
+            "EB007",
+            f"the store could not be written, its disk is full ({text}); nothing was changed",
+            hint="free space on the file system holding the store (bundletui.db, its -wal, "
+            "logs/ and work/), then try again",
+        )
+    if primary == sqlite3.SQLITE_IOERR:
+        return BundletuiError(
+            "EB007",
+            f"the store could not be read or written ({text}); nothing was changed",
+            hint="check the file system holding the store: free space, a file size limit "
+            "(ulimit -f), a device that went away",
         )
     if "readonly" in text or "read-only" in text:
         return BundletuiError(

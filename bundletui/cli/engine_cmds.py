@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.logging import RichHandler
 
-from bundletui.cli._common import HomeOpt, handle_errors
+from bundletui.cli._common import HomeOpt, handle_errors, sqlite_error
 from bundletui.errors import BundletuiError, UsageError
 from bundletui.model.timeutil import option_time
 from bundletui.store.db import resolve_home
@@ -179,6 +180,19 @@ def register(app: typer.Typer) -> None:
 
         try:
             asyncio.run(main())
+        except sqlite3.DatabaseError as exc:
+            said = sqlite_error(exc)
+            if said is None:
+                raise
+            raise BundletuiError(
+                said.code,
+                said.message.replace(
+                    "nothing was changed",
+                    "the engine stopped, and its last tick was undone (nothing is lost)",
+                ),
+                hint=f"{said.hint}; then start it again: running jobs go on meanwhile, and it"
+                " takes them over",
+            ) from None
         finally:
             if handle is not None:
                 handle.stop()

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from bundletui.commands.effects import Effects, OutboxEffects
 from bundletui.errors import BundletuiError, CommandError
-from bundletui.store.db import Store, Tx, current_user, system_mode
+from bundletui.store.db import LOCKED, Store, Tx, current_user, system_mode
 from bundletui.store.jobs import audit
 
 T = TypeVar("T")
@@ -69,6 +69,9 @@ def run(
             )
         return result
     except BundletuiError as error:
+        if error.code == LOCKED:
+            # the write lock stayed taken: an audit row would wait for it as long again
+            raise
         with ctx.store.write() as tx:
             audit(
                 tx,

@@ -166,11 +166,13 @@ def spawn(
             SPAWN_FAILED,
             f"Cannot start [{args[0]}]: directory of exit file [{exit_s}] does not exist",
         )
-    if os.path.lexists(exit_s) or os.path.lexists(exit_s + ".tmp"):
-        raise EngineError(
-            EXIT_FILE_EXISTS,
-            f"Exit file [{exit_s}] already exists: this attempt has run before, not starting it again",
-        )
+    for left in (exit_s, exit_s + ".tmp"):
+        if os.path.lexists(left):
+            raise EngineError(
+                EXIT_FILE_EXISTS,
+                f"Exit file [{left}] already exists: this attempt has run before, not starting"
+                " it again",
+            )
 
     shell = _SH
     if not all(_ENV_NAME.match(k) for k in env) and os.access(_BASH, os.X_OK):
@@ -294,7 +296,7 @@ def read_exit(exit_path: str | os.PathLike[str]) -> ExitStatus | None:
         try:
             with open(path, "rb") as f:
                 data = f.read(16)
-        except (FileNotFoundError, NotADirectoryError):
+        except OSError:  # none, or not a file (a directory in its place): no record there
             continue
         m = _EXIT_RECORD.match(data)
         if m:
@@ -410,6 +412,7 @@ class _Watch:
     timer: asyncio.TimerHandle | None = None
     delay: float = 0.0
     done: bool = field(default=False)
+    wait_status: int | None = None  # what waitpid said, when we reaped it
 
 
 class ProcessWatcher:
@@ -511,7 +514,7 @@ class ProcessWatcher:
             return
         if w.child:
             try:
-                ended = os.waitpid(w.pid, os.WNOHANG)[0] != 0
+                ended = self._reap(w)
             except ChildProcessError:
                 ended = True
         else:
@@ -527,14 +530,34 @@ class ProcessWatcher:
             return
         self._forget(w)
         self._watches.pop((w.pid, w.start_ticks), None)
-        if w.child or self._is_our_zombie(w):
+        if w.wait_status is None and (w.child or self._is_our_zombie(w)):
             # Reap it. Someone else may have (ECHILD): the status is in the exit file anyway.
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(w.pid, os.WNOHANG)
+                self._reap(w)
         status = read_exit(w.exit_path)
-        if status is None:
+        if status is None and w.wait_status is not None and os.WIFEXITED(w.wait_status):
+            # the wrapper exits with the job's code after writing it down: it ended, but its
+            # record could not be written (a full disk, logs/ gone), so its own exit tells
+            status = ExitStatus(os.WEXITSTATUS(w.wait_status))
+            log.warning(
+                "process %d left no exit record in %s (could it be written? a full disk?);"
+                " its wrapper's exit says %s",
+                w.pid,
+                w.exit_path,
+                status,
+            )
+        elif status is None:
             log.warning("process %d ended without an exit record in %s", w.pid, w.exit_path)
         w.callback(w.pid, status)
+
+    @staticmethod
+    def _reap(w: _Watch) -> bool:
+        """waitpid without waiting; True when it had ended (its status kept)."""
+        pid, wait_status = os.waitpid(w.pid, os.WNOHANG)
+        if pid == 0:
+            return False
+        w.wait_status = wait_status
+        return True
 
     @staticmethod
     def _is_our_zombie(w: _Watch) -> bool:

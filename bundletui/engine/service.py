@@ -355,10 +355,14 @@ class Engine:
                         continue  # this engine's own long tick: it renews the lease itself
                     if missed_since is None:
                         missed_since = time.monotonic()
+                        locked = exc.sqlite_errorcode in (
+                            sqlite3.SQLITE_BUSY,
+                            sqlite3.SQLITE_LOCKED,
+                        )
                         log.warning(
-                            "lease not renewed: %s (another process holds the store's write"
-                            " lock); trying again every %.1f s",
+                            "lease not renewed: %s%s; trying again every %.1f s",
                             exc,
+                            " (another process holds the store's write lock)" if locked else "",
                             every,
                         )
                     continue

@@ -8,6 +8,7 @@ transaction; ``durability="full"`` also survives power loss, at a cost (see peer
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import logging
 import os
@@ -33,6 +34,7 @@ DB_NAME = "bundletui.db"
 # finish (an engine stopped by Ctrl-Z / SIGSTOP inside its tick) is told at once, not after
 # the whole wait. 30 s in all, as before; the connection's own timeout stays 30 s for the rest.
 LOCK_WAIT_MS = 30_000
+LOCKED = "EB006"  # the code of the write lock staying taken past the wait
 _LOCK_STEP_MS = 250
 
 
@@ -62,6 +64,11 @@ def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
         hint = (
             f"the store's directory {path.parent} must be writable: SQLite keeps its -wal and"
             " -shm files next to the store, even for reading"
+        )
+    elif "disk" in text:  # "disk I/O error", "database or disk is full"
+        hint = (
+            f"free space on the file system holding {path.parent} (SQLite writes its -shm file"
+            " even to read), and check its file size limit (ulimit -f)"
         )
     else:
         hint = "check the file and its directory"
@@ -166,6 +173,9 @@ class Store:
             # ~1.8 ms each (one per work item) once a tick touched a few thousand rows.
             "PRAGMA temp_store=FILE",
             "PRAGMA cache_size=-65536",
+            # a reader that held a snapshot for long lets the WAL grow (90 MB in 12 s under a
+            # busy engine): once checkpointed, it is cut back to this size, not kept
+            "PRAGMA journal_size_limit=67108864",
         ]
         try:
             for pragma in pragmas:
@@ -196,18 +206,29 @@ class Store:
         """A SQLite file with tables but no schema version of ours is someone else's
         database: it is refused, never given our tables. An empty one is no store either,
         unless this open may make one."""
-        if self.conn.execute("PRAGMA user_version").fetchone()[0]:
-            return
-        if not create and self.path.stat().st_size == 0:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version:
+            if self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+            ).fetchone():
+                return
+            # another program's schema version: its file is left as it is (no WAL switch)
+            raise StoreError(
+                "EB004",
+                f"{self.path} is a SQLite database of something else (schema version"
+                f" {version}, and no bundletui tables)",
+                hint="point --home at a directory of its own; bundletui makes bundletui.db there",
+            )
+        other = self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' LIMIT 1"
+        ).fetchone()
+        if other is None and not create:  # empty: or left by a first submit that failed
             raise StoreError(
                 "EB001",
                 f"no store at {self.path}: the file is empty",
                 hint="submit a job to make the store there, or pass --home to the directory "
                 "holding bundletui.db",
             )
-        other = self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' LIMIT 1"
-        ).fetchone()
         if other is not None:
             raise StoreError(
                 "EB004",
@@ -256,7 +277,10 @@ class Store:
                 )
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            # a COMMIT that failed (a full disk) may have rolled back already: its error is
+            # the one to report, not "no transaction is active"
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
             raise
         finally:
             self.conn.execute("PRAGMA foreign_keys=ON")
@@ -333,14 +357,14 @@ class Store:
         stopped = self._stopped_holder()
         if stopped is not None:
             return StoreError(
-                "EB006",
+                LOCKED,
                 f"the store {self.path} is locked: the engine (pid {stopped}) holds its write"
                 " lock and is stopped (Ctrl-Z or SIGSTOP); nothing was changed",
                 hint=f"continue it with: kill -CONT {stopped} (or fg in its terminal), then"
                 " try again",
             )
         return StoreError(
-            "EB006",
+            LOCKED,
             f"the store {self.path} stayed locked for {waited_ms // 1000} s: another process"
             " holds its write lock; nothing was changed",
             hint="try again; if it lasts, look for a stopped bundletui process:"

@@ -862,3 +862,34 @@ def test_a_job_gets_neither_the_engines_api_token_nor_the_descriptors_it_inherit
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+# A job that makes its exit record unwritable, as a full disk does: a directory where the
+# wrapper writes the record's temporary file (found from the job's stdout, .out -> .exit.tmp).
+_NO_RECORD = (
+    '<job name="{name}"><shell><exec>sh</exec><argument>-c</argument>'
+    "<argument>mkdir \"$(readlink /proc/$$/fd/1 | sed 's/[.]out$/.exit.tmp/')\"; exit {code}"
+    "</argument></shell></job>"
+)
+
+
+def test_a_job_whose_exit_record_cannot_be_written_ends_as_its_wrapper_says(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA (disk full): a job whose exit record could not be written (a full disk under logs/)
+    was failed EB0503 "killed with SIGKILL?", even when it exited 0. The engine reaps its own
+    wrapper, which exits with the job's code after trying to write it: that code decides."""
+    (tmp_path / "wf.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="d">'
+        + _NO_RECORD.format(name="ok", code=0)
+        + _NO_RECORD.format(name="seven", code=7)
+        + "</dag-app>"
+    )
+    (tmp_path / "job.properties").write_text(f"oozie.wf.application.path={tmp_path / 'wf.xml'}\n")
+    engine = bt.engine()
+    wf = bt.submit(tmp_path / "job.properties")
+    assert bt.wait(wf)["status"] == "FAILED"
+    assert bt.nodes(wf) == {"ok": "SUCCEEDED", "seven": "FAILED"}
+    seven = bt.peek(f"{wf}@seven")
+    assert (seven["exitCode"], seven["errorCode"]) == (7, "7")
+    engine.wait_log("left no exit record")

@@ -361,3 +361,40 @@ def test_the_workflow_listing_reads_an_index_not_a_sort(tmp_path: Path) -> None:
             )
         )
         assert index in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_another_programs_database_with_a_schema_version_is_refused_and_left_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """QA (disk): a foreign SQLite file was taken as ours whenever its user_version was not 0:
+    switched to WAL (changed, though "never changed"), then blamed as damaged."""
+    conn = sqlite3.connect(tmp_path / "bundletui.db")
+    conn.execute("CREATE TABLE foo (x)")
+    conn.execute("PRAGMA user_version = 6")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError) as refused:
+        Store(tmp_path)
+    assert refused.value.code == "EB004" and "something else" in refused.value.message
+    conn = sqlite3.connect(tmp_path / "bundletui.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    conn.close()
+
+
+def test_an_empty_database_left_by_a_failed_first_submit_is_no_store_to_a_reader(
+    tmp_path: Path,
+) -> None:
+    """QA (disk): a first submit that failed on a full disk left a 4 KB file with no tables;
+    ``jobs`` (told not to make a store) then silently built a whole empty store in it."""
+    conn = sqlite3.connect(tmp_path / "bundletui.db")
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("VACUUM")
+    conn.close()
+    assert (tmp_path / "bundletui.db").stat().st_size > 0
+    with pytest.raises(StoreError) as refused:
+        Store(tmp_path, create=False)
+    assert refused.value.code == "EB001"
+    conn = sqlite3.connect(tmp_path / "bundletui.db")
+    assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    conn.close()
+    Store(tmp_path).close()  # a submit may still make the store there
