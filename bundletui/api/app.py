@@ -70,10 +70,11 @@ class Api:
         self._lock = threading.Lock()
 
     def store(self) -> Store:
-        """This worker thread's own Store, opened on first use."""
+        """This worker thread's own Store, opened on first use. Never made here: the engine
+        makes it, and a home moved away under a running server is EB001, not a new store."""
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = Store(self.home)
+            store = Store(self.home, create=False)
             self._local.store = store
             with self._lock:
                 self._stores.append(store)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import watchfiles
 
+from bundletui.errors import EngineError
 from bundletui.store import jobs
 from bundletui.store.db import Tx
 
@@ -59,7 +60,15 @@ class LandingWatcher:
         e.every("landing.rescan", RESCAN_MS / 1000, self.rescan)
 
     def start(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EngineError(
+                "EB204",
+                f"cannot make the landing directory {self.root}: {exc.strerror or exc}",
+                hint="give --landing a directory this user can write (it is made if missing),"
+                " on a writable file system",
+            ) from None
         if not self.engine.config.watch:
             return
         self._thread = threading.Thread(target=self._run, name="bundletui-landing", daemon=True)

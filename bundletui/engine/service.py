@@ -117,6 +117,9 @@ class Engine:
         self._locked_since: float | None = None
         self._retry_lock_at = 0.0
         self._tick_since: float | None = None  # the running tick's write began (lease thread reads)
+        self.fatal: BundletuiError | None = (
+            None  # why the engine stopped on its own, if it must say
+        )
         self.state = "starting"  # starting | standby | active | stopped
         self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
         self.wake_bundle_hook: Callable[[Tx, str], None] | None = None
@@ -258,6 +261,8 @@ class Engine:
                     lease_store.release(self.store, self.holder)
             self.state = "stopped"
             self.store.close()
+        if self.fatal is not None:
+            raise self.fatal
 
     def install_signal_handlers(self) -> None:
         loop = asyncio.get_running_loop()
@@ -325,6 +330,21 @@ class Engine:
         ).start()
         return stop
 
+    def _store_gone(self, path: Path) -> None:
+        """The store file was deleted or replaced under the engine: what it writes would go
+        to a file nobody else sees, so it stops (its jobs run on, and a new engine on the
+        store, once it is back, takes them over)."""
+        self.fatal = EngineError(
+            "EB008",
+            f"the store {path} was deleted, moved or replaced while the engine ran; the engine"
+            " stopped",
+            hint="put the store back where it was (bundletui.db with its -wal and -shm files),"
+            " or restore it, and start the engine again: running jobs go on meanwhile",
+        )
+        log.error("%s", self.fatal.describe())
+        self._stop = True
+        self.wake()
+
     async def _on_lease_lost(self, lost: asyncio.Event) -> None:
         await lost.wait()
         log.error("lease lost: another engine took over; stopping")
@@ -341,11 +361,18 @@ class Engine:
         the lock is free, or found taken over."""
         every = self.config.lease_ttl / 3
         ttl_ms = int(self.config.lease_ttl * 1000)
+        assert self.store is not None
+        path = self.store.path
+        opened = _identity(path)
         hb_store = Store(self.config.home, clock=self.real_clock)
         hb_store.wait_for_lock(max(ttl_ms // 3, 50))
         missed_since: float | None = None
         try:
             while not stop.wait(every):
+                if opened is not None and _identity(path) != opened:
+                    with contextlib.suppress(RuntimeError):  # the loop may have closed
+                        loop.call_soon_threadsafe(self._store_gone, path)
+                    return
                 try:
                     ok = lease_store.heartbeat(
                         hb_store, self.holder, to_ms(self.real_clock.now()), ttl_ms
@@ -690,6 +717,15 @@ class Engine:
                 action()
             except Exception:
                 log.exception("after-commit action failed")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` names (device, inode); None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def check_clock(store: Store, clock: str, start_time: datetime | None) -> None:

@@ -22,7 +22,7 @@ import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +92,10 @@ class SpawnPlan:
     stdout: str
     stderr: str
     exit_path: str
+    # the action's configuration file (OOZIE_ACTION_CONF_XML): written before the job starts,
+    # and a job whose file cannot be written (a full disk) is not started without it
+    conf_path: Path | None = None
+    conf: dict[str, str] = field(default_factory=dict)
 
 
 class ReadyQueue:
@@ -677,11 +681,20 @@ class WorkflowRunner:
         # action has properties
         conf_path = cwd / f".{node.name}.{node.run}.{node.attempt}.conf.xml"
         environ["OOZIE_ACTION_CONF_XML"] = str(conf_path)
-        self.engine.after_commit.append(
-            functools.partial(_write_conf_xml, conf_path, dict(action.configuration))
-        )
         argv = [action.exec, *action.arguments]
-        self.spawns.append(SpawnPlan(node.id, argv, environ, str(cwd), out, err, exit_path))
+        self.spawns.append(
+            SpawnPlan(
+                node.id,
+                argv,
+                environ,
+                str(cwd),
+                out,
+                err,
+                exit_path,
+                conf_path,
+                dict(action.configuration),
+            )
+        )
 
     def _start_sub_workflow(
         self, tx: Tx, wf: WorkflowRow, node: NodeRow, action: SubWorkflowAction, spec: Node
@@ -752,6 +765,8 @@ class WorkflowRunner:
             try:
                 Path(plan.cwd).mkdir(parents=True, exist_ok=True)
                 Path(plan.exit_path).parent.mkdir(parents=True, exist_ok=True)
+                if plan.conf_path is not None:
+                    _write_conf_xml(plan.conf_path, plan.conf)
                 launched = processes.spawn(
                     plan.argv,
                     cwd=plan.cwd,

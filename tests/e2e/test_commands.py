@@ -893,3 +893,22 @@ def test_a_job_whose_exit_record_cannot_be_written_ends_as_its_wrapper_says(
     seven = bt.peek(f"{wf}@seven")
     assert (seven["exitCode"], seven["errorCode"]) == (7, "7")
     engine.wait_log("left no exit record")
+
+
+def test_a_job_whose_configuration_file_cannot_be_written_is_not_started(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA (disk full): the action's configuration file (``OOZIE_ACTION_CONF_XML``) was written
+    after the commit, apart from the start: when it could not be (a full work/), the engine
+    logged a traceback and started the job anyway, pointing it at no file. Here a directory
+    stands where the file goes."""
+    marker = tmp_path / "m"
+    wf = bt.submit(FIXTURES / "touch" / "job.properties", {"marker": str(marker)}, start=False)
+    (bt.home / "work" / wf / ".touch.0.1.conf.xml").mkdir(parents=True)
+    engine = bt.engine()
+    bt.cli("start", wf)
+    assert bt.wait(wf)["status"] == "FAILED"
+    node = bt.peek(f"{wf}@touch")
+    assert node["errorCode"] == "EB0501" and ".touch.0.1.conf.xml" in node["errorMessage"]
+    assert not marker.exists()
+    assert "Traceback" not in engine.log()

@@ -1,5 +1,7 @@
-"""A full disk under the store: one clear error (EB007), nothing changed, and after space is
-freed the engine takes up where it stopped.
+"""The file system under the store, failing: one clear error, nothing changed.
+
+A full disk (EB007): after space is freed the engine takes up where it stopped. A landing
+directory that cannot be made (EB204).
 
 A private user and mount namespace gives the test a 2 MB tmpfs of its own, filled with a file
 to 64 KB short of full: the store opens (its -shm exists), and the first commit fails with
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import BUNDLETUI, FIXTURES
+from tests.e2e.conftest import BUNDLETUI, FIXTURES, Bt
 
 SCRIPT = """
 set -u
@@ -60,3 +62,15 @@ def test_a_full_disk_is_one_clear_error_and_the_engine_takes_up_after(tmp_path: 
     assert "== exit 1" in run.split("== run again")[0], out
     assert "== exit 0" in again and "SUCCEEDED" in again and "== marker made" in again, out
     assert "1 of 1" in again, out  # the refused submit left nothing behind
+
+
+def test_a_landing_directory_that_cannot_be_made_is_one_clear_error(bt: Bt) -> None:
+    """QA (disk): ``run --landing DIR`` on a file system where DIR cannot be made printed a
+    traceback after "engine active" (its parent exists, so the early check passed)."""
+    bt.cli("submit", str(FIXTURES / "touch" / "job.properties"), "-D", "marker=/nonexistent/m")
+    r = bt.cli("run", "--landing", "/proc/bundletui-landing", "--exit-when-idle", check=False)
+    assert r.code == 1, r
+    said = r.stdout + r.stderr
+    assert "EB204: cannot make the landing directory /proc/bundletui-landing" in said, said
+    assert "Traceback" not in said, said
+    assert bt.cli("jobs").code == 0  # the engine let go of the store as it stopped

@@ -172,3 +172,28 @@ def test_a_job_whose_wrapper_dies_is_stopped_before_its_retry(bt: Bt, tmp_path: 
     engine.wait_log("outlived its wrapper, which left no exit record: sent SIGKILL", 5)
     time.sleep(3)  # past the jobs' sleep: had either lived on, it would have written
     assert not trace.exists(), trace.read_text()
+
+
+def test_an_engine_whose_store_is_moved_away_stops_and_says_so(bt: Bt, tmp_path: Path) -> None:
+    """QA (disk): with its home moved (or the store deleted) the engine went on writing to a
+    file nobody else saw, and a new submit made a second store that no engine ran. It stops
+    with EB008 within a lease beat; its job runs on, and the engine started once the store
+    is back takes it over."""
+    engine = bt.engine("--lease-ttl", "1.5")
+    ticker = FIXTURES / "ticker" / "job.properties"
+    wf = bt.submit(ticker, {"dir": str(tmp_path)})
+    ticks = tmp_path / "ticks"
+    wait_for(ticks.exists, 10, "the job ticks")
+    moved = tmp_path / "home-moved"
+    bt.home.rename(moved)
+    assert engine.proc.wait(10) == 1
+    said = engine.log()
+    assert "EB008" in said and "deleted, moved or replaced" in said, said
+    assert "Traceback" not in said, said
+    before = ticks.read_text()
+    wait_for(lambda: ticks.read_text() != before, 5, "the job ticks on")
+    moved.rename(bt.home)
+    (tmp_path / "stop").touch()
+    bt.engine()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+    assert bt.nodes(wf) == {"tick": "SUCCEEDED"}
