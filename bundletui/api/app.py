@@ -68,10 +68,11 @@ class Api:
         self._local = threading.local()
         self._stores: list[Store] = []
         self._lock = threading.Lock()
+        Store(self.home).close()  # made (or migrated) once, as the server starts
 
     def store(self) -> Store:
-        """This worker thread's own Store, opened on first use. Never made here: the engine
-        makes it, and a home moved away under a running server is EB001, not a new store."""
+        """This worker thread's own Store, opened on first use. Never made here (the server
+        made it as it started): a home moved away under it is EB001, not a new empty store."""
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
             store = Store(self.home, create=False)

@@ -255,13 +255,13 @@ def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tup
 
     For a restarted engine that finds a node RUNNING without a recorded pid (it died between
     starting the process and committing its pid): one scan of /proc matches each wrapper's
-    command line, which names its exit file. No match and no exit file: it never started.
+    command line (``sh -c SCRIPT bundletui-job EXIT CWD ARGV…``), which names its exit file.
+    No match and no exit file: it never started.
     """
     wanted = {os.fspath(p) for p in exit_paths}
     found: dict[str, tuple[int, int]] = {}
     if not wanted:
         return found
-    script = WRAPPER_SCRIPT.encode()
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -270,7 +270,9 @@ def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tup
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if len(argv) < 6 or argv[2] != script or argv[3] != b"bundletui-job":
+        # by its arguments, not its script: an older bundletui's wrapper (a script since
+        # changed) must be found too, or its job would be started a second time (QA)
+        if len(argv) < 6 or argv[1] != b"-c" or argv[3] != b"bundletui-job":
             continue
         exit_path = os.fsdecode(argv[4])
         pid = int(name)

@@ -715,3 +715,22 @@ async def test_reused_pid_is_not_adopted(tmp_path: Path) -> None:
     finally:
         other.kill()
         other.wait()
+
+
+def test_an_older_bundletuis_wrapper_is_found_by_its_arguments(tmp_path: Path) -> None:
+    """QA (upgrades): wrappers were matched by today's script, so the wrapper of an older
+    bundletui (a script since changed) was not found, and its job, whose pid the crashed old
+    engine had not recorded, was started a second time by the new one."""
+    exit_path = str(tmp_path / "exit")
+    older = 'command cd "$2" && (shift 2; exec "$@"); r=$?\nexit "$r"\n'
+    proc = subprocess.Popen(
+        ["sh", "-c", older, "bundletui-job", exit_path, str(tmp_path), "sleep", "30"],
+        start_new_session=True,
+    )
+    try:
+        ticks = proc_start_ticks(proc.pid)
+        wait_until(lambda: exit_path in find_wrappers([exit_path]), timeout=5)
+        assert find_wrappers([exit_path]) == {exit_path: (proc.pid, ticks)}
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -398,3 +399,65 @@ def test_an_empty_database_left_by_a_failed_first_submit_is_no_store_to_a_reader
     assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
     conn.close()
     Store(tmp_path).close()  # a submit may still make the store there
+
+
+def test_a_store_is_not_migrated_under_a_live_engine_of_an_older_bundletui(
+    tmp_path: Path,
+) -> None:
+    """QA (upgrades): any command migrated the store when it opened it, even with an older
+    engine running on it, which then crashed at its next landed file (the table it wrote had
+    changed under it). While the lease's holder lives the store is left as it is (EB009);
+    once it is gone, the first open migrates."""
+    import socket
+    import subprocess
+    import time
+
+    from bundletui.store.schema import MIGRATIONS
+
+    old_engine = subprocess.Popen(["sleep", "30"])
+    try:
+        time.sleep(0.05)
+        conn = _old_store(tmp_path, 6)
+        now = int(time.time() * 1000)
+        conn.execute(
+            "INSERT INTO engine_lease (id, holder, pid, host, mode, acquired, heartbeat, expires)"
+            " VALUES (1, 'old', ?, ?, 'active', ?, ?, ?)",
+            (old_engine.pid, socket.gethostname(), now, now, now - 60_000),  # expired, alive
+        )
+        conn.close()
+        with pytest.raises(StoreError) as refused:
+            Store(tmp_path)
+        assert refused.value.code == "EB009"
+        assert f"pid {old_engine.pid}" in refused.value.message
+        conn = sqlite3.connect(tmp_path / "bundletui.db")
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
+        conn.close()
+    finally:
+        old_engine.kill()
+        old_engine.wait()
+    store = Store(tmp_path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    store.close()
+
+
+def test_a_read_only_store_of_an_older_schema_says_it_needs_migrating(tmp_path: Path) -> None:
+    """QA (upgrades): an old store whose file is read-only (a backup, an auditor's copy) was
+    refused with a hint that its directory must be writable, which it was. The file is made
+    read-only by a read-only bind mount in a private namespace (root writes past chmod)."""
+    import subprocess
+
+    conn = _old_store(tmp_path, 6)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()
+    db = tmp_path / "bundletui.db"
+    p = subprocess.run(
+        ["unshare", "-U", "-r", "-m", "sh", "-c",
+         'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 97; shift; exec "$@"',
+         "sh", str(db), sys.executable, "-c",
+         "import sys; from bundletui.store.db import Store; Store(sys.argv[1])", str(tmp_path)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    if p.returncode == 97 or "unshare" in p.stderr[:200]:
+        pytest.skip(f"no private mount namespace here: {p.stderr[-300:]}")
+    assert "must be migrated to" in p.stderr and "read-only" in p.stderr, p.stderr
+    assert "directory" not in p.stderr.split("StoreError:")[-1], p.stderr
