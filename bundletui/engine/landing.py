@@ -6,6 +6,7 @@ it up (and runs at start-up, for files that landed while the engine was down).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -89,11 +90,28 @@ class LandingWatcher:
         once but costs ~3 % of a core while idle, so the step is short only while something
         waits on a file (see :meth:`check_mode`), and the watch restarts when that changes.
         If inotify refuses (its watch limit reached over a big tree), the tree is polled."""
-        polling = False
+        polling = gone = False
         while not self._stop.is_set():
+            if gone and self.root.is_dir():
+                log.warning("the landing directory %s is back; watching it again", self.root)
+                gone = False
+                loop = self.engine._loop
+                if loop is not None:  # what landed before the new watch: walked again
+                    with contextlib.suppress(RuntimeError):
+                        loop.call_soon_threadsafe(self._look_again, [str(self.root)])
             try:
                 self._watch(polling)
             except Exception as exc:  # the rescan keeps things going even so
+                if not self.root.is_dir():  # deleted, or moved with the home: not a limit
+                    if not gone:
+                        log.error(
+                            "the landing directory %s is gone; it is watched again once it is"
+                            " back (a file landed meanwhile is found by the rescan)",
+                            self.root,
+                        )
+                        gone = True
+                    self._stop.wait(POLL_DELAY_MS / 1000)
+                    continue
                 if polling:
                     log.exception("landing watcher stopped; files are found by the rescan")
                     return
@@ -142,7 +160,11 @@ class LandingWatcher:
             return
         waiting = jobs.anything_waits_on_files(store.conn)
         step = FAST_STEP_MS if waiting else IDLE_STEP_MS
-        if step != self.step_ms:
+        if not self.root.is_dir():
+            # a watch on a directory that is gone sees nothing, and says nothing: its thread
+            # starts again, finds it gone, says so, and waits for it
+            self._restart.set()
+        elif step != self.step_ms:
             self.step_ms = step
             self._restart.set()
             self._look_again([str(self.root)])  # nothing landed during the switch is missed

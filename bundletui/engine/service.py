@@ -33,7 +33,7 @@ from bundletui.model.clock import Clock, RealClock, SimulatedClock, from_ms, to_
 from bundletui.store import jobs
 from bundletui.store import lease as lease_store
 from bundletui.store.clockstate import set_clock_mode, stored_sim_now
-from bundletui.store.db import Store, Tx
+from bundletui.store.db import LOCKED, Store, Tx
 from bundletui.store.jobs import has_outbox, outbox_done, outbox_head
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ class Engine:
             try:
                 for hook in self.startup:
                     hook()
-                self._recover()
+                await self._recover()
                 if self.config.tune_gc:
                     # A long-running loop: objects alive after start-up (definitions, caches)
                     # are kept out of the cyclic collector's passes, and collections come less
@@ -464,11 +464,29 @@ class Engine:
                 start.isoformat(),
             )
 
-    def _recover(self) -> None:
+    async def _recover(self) -> None:
+        """The start-up reconciliation, in one transaction. Another process holding the write
+        lock past the wait (a sqlite3 shell left in BEGIN) delays it, as it delays a tick: the
+        engine says so and tries again each second rather than exit (nothing of it ran)."""
         assert self.store is not None
-        with self.store.write() as tx:
-            for recovery in self.recoveries:
-                recovery(tx)
+        said = False
+        while True:
+            try:
+                with self.store.write() as tx:
+                    for recovery in self.recoveries:
+                        recovery(tx)
+                break
+            except BundletuiError as exc:
+                if exc.code != LOCKED:
+                    raise
+                if not said:
+                    log.warning("recovery not written: %s; trying again every second", exc.message)
+                    said = True
+                await asyncio.sleep(1.0)
+                if self._stop:
+                    return
+        if said:
+            log.warning("recovery written: the store is writable again")
         self._run_after_commit()
 
     # ------------------------------------------------------------------ loop

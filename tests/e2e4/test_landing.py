@@ -194,3 +194,27 @@ def test_a_uri_template_with_doubled_slashes_is_woken_by_the_watcher(
     time.sleep(1.0)  # the watcher has set up its watches
     bt.land(partition("clicks", NOMINAL))
     assert wait_for(lambda: left_waiting(bt, f"{coord_id}@1"), 30, "action 1") < 2.0
+
+
+def test_a_landing_directory_removed_and_made_again_is_watched_again(bt: Bt4) -> None:
+    """QA (disk) / CI: with the landing directory gone (deleted, or moved with its home) the
+    watcher logged a traceback and stopped for good, after a first message blaming the
+    inotify limit; files landed once it was back waited for the 5-minute rescan. It says the
+    directory is gone, and watches it again once it is back."""
+    import shutil
+
+    coord_id = waiting_coordinator(bt)
+    engine = bt.engine()
+    wait_for(lambda: len(bt.actions(coord_id)) == 1, 20, "the action WAITING")
+    time.sleep(1.0)  # the watches are set up
+    shutil.rmtree(bt.landing)
+    engine.wait_log("the landing directory", timeout=10)
+    bt.landing.mkdir()
+    engine.wait_log("is back; watching it again", timeout=10)
+    time.sleep(0.5)
+    part = bt.landing / partition("clicks", NOMINAL)
+    part.mkdir(parents=True)
+    (part / "_SUCCESS").touch()
+    wait_for(lambda: left_waiting(bt, f"{coord_id}@1"), 5, "the action out of WAITING")
+    said = engine.log()
+    assert "is gone" in said and "inotify" not in said and "Traceback" not in said, said

@@ -1,4 +1,5 @@
-"""A tick that holds the write lock longer than the lease renews the lease as it commits.
+"""The engine and the store's write lock: a tick that holds it longer than the lease renews
+the lease as it commits; a recovery that finds it held by another process waits.
 
 The lease thread cannot write while the engine's own tick holds the store's write lock. Without
 the renewal at commit, a tick three times the lease's length ends with the lease expired in the
@@ -11,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from bundletui.engine.service import Engine, EngineConfig
+from bundletui.store import db
 from bundletui.store.db import Store, Tx
 from bundletui.store.lease import Lease, read_lease
 
@@ -63,3 +67,34 @@ def test_a_tick_longer_than_the_lease_renews_it_as_it_commits(
     assert lease.heartbeat >= now_ms - 1_000 * TTL
     # the lease thread's failed beats during the engine's own tick are not another process's
     assert "lease not renewed" not in caplog.text
+
+
+def test_recovery_waits_for_a_write_lock_held_past_the_wait(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holding the write lock past the wait as the engine starts (a sqlite3
+    shell left in BEGIN) made its start-up recovery fail with EB006, and the engine exit, where
+    a tick in the same case waits (CI caught it in the lock test's race). The lock is taken by
+    a start-up hook, just before the recovery, and let go 1.5 s later."""
+    monkeypatch.setattr(db, "LOCK_WAIT_MS", 500)
+    home = tmp_path / "home"
+    engine = Engine(EngineConfig(home=home, watch=False, exit_when_idle=True))
+    held = threading.Event()
+
+    def hold() -> None:
+        conn = sqlite3.connect(home / "bundletui.db", isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(1.5)
+        conn.execute("ROLLBACK")
+        conn.close()
+
+    def take_the_lock() -> None:
+        threading.Thread(target=hold, daemon=True).start()
+        assert held.wait(5)
+
+    engine.startup.append(take_the_lock)
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(asyncio.wait_for(engine.run(), 30))
+    assert "recovery not written" in caplog.text and "stayed locked" in caplog.text
+    assert "recovery written: the store is writable again" in caplog.text
