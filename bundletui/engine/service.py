@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bundletui.engine.heap import Due, DueHeap
-from bundletui.errors import BundletuiError, EngineError
+from bundletui.errors import BundletuiError, EngineError, StoreError
 from bundletui.model.clock import Clock, RealClock, SimulatedClock, from_ms, to_ms
 from bundletui.store import jobs
 from bundletui.store import lease as lease_store
@@ -117,9 +117,8 @@ class Engine:
         self._locked_since: float | None = None
         self._retry_lock_at = 0.0
         self._tick_since: float | None = None  # the running tick's write began (lease thread reads)
-        self.fatal: BundletuiError | None = (
-            None  # why the engine stopped on its own, if it must say
-        )
+        self.fatal: BundletuiError | None = None  # why it stopped on its own, to say at the end
+        self._opened: tuple[int, int] | None = None  # the store file's (device, inode)
         self.state = "starting"  # starting | standby | active | stopped
         self.wake_coordinator_hook: Callable[[Tx, str], None] | None = None
         self.wake_bundle_hook: Callable[[Tx, str], None] | None = None
@@ -212,6 +211,9 @@ class Engine:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self.store = Store(self.config.home, clock=self.real_clock)
+        # the file it opened: a standby that takes over later checks this one, not whatever
+        # is at the path by then (QA: one took over a moved store and made a new empty one)
+        self._opened = _identity(self.store.path)
         try:
             self._check_clock()
             await self._acquire_lease()
@@ -362,9 +364,15 @@ class Engine:
         every = self.config.lease_ttl / 3
         ttl_ms = int(self.config.lease_ttl * 1000)
         assert self.store is not None
-        path = self.store.path
-        opened = _identity(path)
-        hb_store = Store(self.config.home, clock=self.real_clock)
+        path, opened = self.store.path, self._opened
+        try:
+            if opened is not None and _identity(path) != opened:
+                raise StoreError("EB008", "moved")
+            hb_store = Store(self.config.home, clock=self.real_clock, create=False)
+        except StoreError:  # gone before the first beat (a standby's take-over)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._store_gone, path)
+            return
         hb_store.wait_for_lock(max(ttl_ms // 3, 50))
         missed_since: float | None = None
         try:

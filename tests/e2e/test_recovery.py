@@ -197,3 +197,24 @@ def test_an_engine_whose_store_is_moved_away_stops_and_says_so(bt: Bt, tmp_path:
     bt.engine()
     assert bt.wait(wf)["status"] == "SUCCEEDED"
     assert bt.nodes(wf) == {"tick": "SUCCEEDED"}
+
+
+def test_a_standby_that_takes_over_a_moved_store_stops_too_and_makes_no_new_one(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA (regression hunt): a standby took the lease on the file it had open, now moved
+    away, adopted the job there, and its lease thread made a new empty store at the old path;
+    it then stopped with "lease lost" and exit 0. It stops with EB008, like the engine it
+    followed, and nothing is made at the old path."""
+    active = bt.engine("--lease-ttl", "1.5")
+    standby = bt.engine("--lease-ttl", "1.5", wait=False)
+    standby.wait_log("waiting as standby")
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for f in bt.home.glob("bundletui.db*"):
+        f.rename(moved / f.name)
+    assert active.proc.wait(10) == 1
+    assert standby.proc.wait(10) == 1
+    said = standby.log()
+    assert "EB008" in said and "lease lost" not in said and "Traceback" not in said, said
+    assert not (bt.home / "bundletui.db").exists()
