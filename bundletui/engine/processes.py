@@ -287,13 +287,18 @@ def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tup
 
 
 def read_exit(exit_path: str | os.PathLike[str]) -> ExitStatus | None:
-    """The status recorded by the wrapper, or None if there is no complete record.
+    """The status recorded by the wrapper, or None if there is no complete record. (Or by
+    the engine, as a symbolic link to the code, when the wrapper could not write it.)
 
     Falls back to the wrapper's temporary file: it holds the final status as soon as it ends
     in a newline, and is all that is left if ``mv`` itself was killed (a second signal to the
     group while the wrapper was renaming).
     """
     base = os.fspath(exit_path)
+    with contextlib.suppress(OSError):  # the engine's own record of a wrapper's exit
+        m = _EXIT_RECORD.match(os.readlink(base).encode() + b"\n")
+        if m:
+            return ExitStatus(int(m.group(1)))
     for path in (base, base + ".tmp"):
         try:
             with open(path, "rb") as f:
@@ -548,6 +553,10 @@ class ProcessWatcher:
                 w.exit_path,
                 status,
             )
+            # kept where a restart looks, should this engine stop before it records the end
+            # (a full disk stops it at its next commit): a symbolic link needs no data block
+            with contextlib.suppress(OSError):
+                os.symlink(str(status.code), w.exit_path)
         elif status is None:
             log.warning("process %d ended without an exit record in %s", w.pid, w.exit_path)
         w.callback(w.pid, status)

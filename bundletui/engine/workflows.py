@@ -254,8 +254,10 @@ class WorkflowRunner:
         did = False
         self._fs_applied.clear()  # the last tick's transaction is committed
         if self._seen_to:
-            done, self._seen_to = self._seen_to, []
-            jobs.unwatch_kills(tx, done)
+            # forgotten once deleted for good: a tick that does not commit deletes them again
+            done = len(self._seen_to)
+            jobs.unwatch_kills(tx, self._seen_to[:done])
+            self.engine.after_commit.append(functools.partial(self._seen_to_done, done))
         budget = MAX_LAUNCHES_PER_TICK
         deadline = self.engine.tick_deadline
         while budget > 0 and time.monotonic() < deadline:
@@ -841,6 +843,9 @@ class WorkflowRunner:
         wf_id, _, name = node_id.rpartition("@")
         self._leftovers.setdefault(pgid, set()).add((wf_id, name))
 
+    def _seen_to_done(self, count: int) -> None:
+        del self._seen_to[:count]
+
     def _reap_leftovers(self) -> None:
         groups, self._leftovers = self._leftovers, {}
         _kill_survivors(
@@ -869,9 +874,10 @@ class WorkflowRunner:
             return
         wf = jobs.workflow_head(tx.conn, node.wf_id)
         assert wf is not None
-        if pid is not None and status is not None:
+        if pid is not None and status is not None and pid in self._leftovers:
             # its group's leftovers get SIGKILL after the grace time (``_leftover``), a timer
             # an engine killed meanwhile would take with it: kept where a restart finds it
+            # (only while that look is still to come: once it has been, nothing is left to do)
             jobs.watch_kill(tx, pid, wf.id, node.name)
         app = self.app(tx, wf)
         spec = index_of(app).by_name[node.name]
@@ -1232,7 +1238,9 @@ def _write_conf_xml(path: Path, conf: Mapping[str, str]) -> None:
         f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
         for k, v in conf.items()
     )
-    path.write_text(f"<configuration>\n{body}</configuration>\n")
+    # UTF-8, said in the file, whatever the engine's locale (a latin-1 one failed the job)
+    text = f'<?xml version="1.0" encoding="UTF-8"?>\n<configuration>\n{body}</configuration>\n'
+    path.write_text(text, encoding="utf-8")
 
 
 def _pair(env_var: str) -> str:

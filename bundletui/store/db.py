@@ -64,13 +64,16 @@ def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
         )
     elif "unable to open" in text or "readonly" in text:
         hint = (
-            f"the store's directory {path.parent} must be writable: SQLite keeps its -wal and"
-            " -shm files next to the store, even for reading"
+            f"the store's directory {path.parent} must be writable, on a file system with free"
+            " space and inodes (df -i): SQLite keeps its -wal and -shm files next to the store,"
+            " even for reading"
         )
-    elif "disk" in text:  # "disk I/O error", "database or disk is full"
-        hint = (
-            f"free space on the file system holding {path.parent} (SQLite writes its -shm file"
-            " even to read), and check its file size limit (ulimit -f)"
+    elif "disk" in text:  # "disk I/O error", "database or disk is full": EB007, as for writes
+        return StoreError(
+            "EB007",
+            f"cannot open store {path}: {text}",
+            hint=f"free space on the file system holding {path.parent} (SQLite writes its -shm"
+            " file even to read), and check its file size limit (ulimit -f)",
         )
     else:
         hint = "check the file and its directory"
@@ -211,9 +214,11 @@ class Store:
         unless this open may make one."""
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
         if version:
-            if self.conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-            ).fetchone():
+            try:  # ours has a meta table with the stamp of its ids, since the first schema
+                ours = self.conn.execute("SELECT 1 FROM meta WHERE key = 'stamp'").fetchone()
+            except sqlite3.OperationalError:  # no such table, or a meta table of other columns
+                ours = None
+            if ours:
                 return
             # another program's schema version: its file is left as it is (no WAL switch)
             raise StoreError(

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bundletui._procfs import proc_stat
-from bundletui.engine.workflows import KILL_GRACE
+from bundletui.engine.processes import ExitStatus, read_exit
+from bundletui.engine.workflows import KILL_GRACE, attempt_paths
 from tests.e2e.conftest import (
     BUNDLETUI,
     FIXTURES,
@@ -893,6 +894,12 @@ def test_a_job_whose_exit_record_cannot_be_written_ends_as_its_wrapper_says(
     seven = bt.peek(f"{wf}@seven")
     assert (seven["exitCode"], seven["errorCode"]) == (7, "7")
     engine.wait_log("left no exit record")
+    # and kept where a restart looks (an engine stopped by the full disk before it recorded
+    # the end found no record, and failed jobs that had succeeded: QA regression hunt)
+    for node, code in (("ok", 0), ("seven", 7)):
+        _out, _err, exit_path = attempt_paths(bt.home / "logs" / wf, node, 0, 1)
+        assert os.readlink(exit_path) == str(code)
+        assert read_exit(exit_path) == ExitStatus(code)
 
 
 def test_a_job_whose_configuration_file_cannot_be_written_is_not_started(

@@ -182,3 +182,22 @@ def test_a_definition_of_any_file_name_resolves_job_xml_beside_it(bt: Bt4) -> No
     bt.sim("2026-01-01T00:00Z", "2026-01-01T00:05Z")
     assert bt.info_json(wf)["status"] == "SUCCEEDED", bt.info_json(wf)
     assert "p4=shared" in bt.cli("log", f"{wf}@show").stdout
+
+
+def test_the_configuration_file_is_utf8_whatever_the_engines_locale(bt: Bt4) -> None:
+    """QA (regression hunt): the file was written in the locale's encoding, so under an
+    ASCII or latin-1 one a value with "€" failed the job (EB0501) since the file is written
+    before the start; it is UTF-8, and says so."""
+    props = write_app(bt, bt.tmp / "shared.xml")
+    text = (bt.apps.root / "wf" / "workflow.xml").read_text()
+    (bt.apps.root / "wf" / "workflow.xml").write_text(
+        text.replace("${wf:name()}", "Preis 5 € 日本"), encoding="utf-8"
+    )
+    wf = bt.submit_job(props, {"confDir": "conf"}, start=True)
+    bt.env.update({"LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"})
+    bt.env["PYTHONIOENCODING"] = "utf-8"  # the job prints the value; the file is the point
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T00:05Z")
+    assert bt.info_json(wf)["status"] == "SUCCEEDED", bt.info_json(wf)
+    conf = next((bt.home / "work" / wf).glob(".show.*.conf.xml")).read_bytes()
+    assert conf.startswith(b'<?xml version="1.0" encoding="UTF-8"?>')
+    assert "Preis 5 € 日本".encode() in conf

@@ -369,17 +369,20 @@ def test_another_programs_database_with_a_schema_version_is_refused_and_left_as_
 ) -> None:
     """QA (disk): a foreign SQLite file was taken as ours whenever its user_version was not 0:
     switched to WAL (changed, though "never changed"), then blamed as damaged."""
-    conn = sqlite3.connect(tmp_path / "bundletui.db")
-    conn.execute("CREATE TABLE foo (x)")
-    conn.execute("PRAGMA user_version = 6")
-    conn.commit()
-    conn.close()
-    with pytest.raises(StoreError) as refused:
-        Store(tmp_path)
-    assert refused.value.code == "EB004" and "something else" in refused.value.message
-    conn = sqlite3.connect(tmp_path / "bundletui.db")
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
-    conn.close()
+    for i, table in enumerate(("foo (x)", "meta (k, v)", "meta (key, value)")):
+        home = tmp_path / str(i)  # a meta table of its own, too (QA regression hunt)
+        home.mkdir()
+        conn = sqlite3.connect(home / "bundletui.db")
+        conn.execute(f"CREATE TABLE {table}")
+        conn.execute("PRAGMA user_version = 2")
+        conn.commit()
+        conn.close()
+        with pytest.raises(StoreError) as refused:
+            Store(home)
+        assert refused.value.code == "EB004" and "something else" in refused.value.message
+        conn = sqlite3.connect(home / "bundletui.db")
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        conn.close()
 
 
 def test_an_empty_database_left_by_a_failed_first_submit_is_no_store_to_a_reader(
