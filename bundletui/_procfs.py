@@ -37,3 +37,15 @@ def started_ms(st: ProcStat) -> int | None:
     except (OSError, StopIteration, ValueError, IndexError):
         return None
     return btime * 1000 + st.start_ticks * 1000 // os.sysconf("SC_CLK_TCK")
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process is in group ``pgid`` (signal 0: nothing is sent). Zombies count:
+    a group whose last member is a zombie is not gone yet."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

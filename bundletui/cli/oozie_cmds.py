@@ -143,6 +143,7 @@ ADMIN_OPTIONS: dict[str, Opt] = {
     "status": Opt(action=True),
     "systemmode": Opt(value=True, action=True),
     "version": Opt(action=True),
+    "purge": Opt(value=True, action=True),
     "home": Opt(value=True),
     "oozie": Opt(value=True, ignored=True),
     "auth": Opt(value=True, ignored=True),
@@ -435,10 +436,18 @@ def validate_command(argv: list[str]) -> int:
 
 
 def admin_command(front: Front) -> None:
-    """``oozie admin -status | -systemmode MODE | -version``. The mode is the store's, shared
-    with the HTTP API and every other process (SAFEMODE refuses every change to jobs)."""
+    """``oozie admin -status | -systemmode MODE | -version | -purge SPEC``. The mode is the
+    store's, shared with the HTTP API and every other process (SAFEMODE refuses every change
+    to jobs). Oozie queues a purge on its server; here it is done before the command returns."""
     from bundletui.commands import admin
+    from bundletui.commands import purge as purge_cmd
 
+    if front.args.operation == "purge":
+        days = purge_cmd.parse_purge_spec(front.args.get("purge") or "")
+        for left in purge_cmd.purge(front.ctx(), days).unremoved:
+            print(f"not removed: {left}", file=sys.stderr)
+        say("Purge command executed successfully")
+        return
     if front.args.operation == "version":
         say(f"Oozie server build version: {admin.BUILD_VERSION}")
         return
@@ -468,7 +477,8 @@ USAGE = {
         "bundletui oozie admin <OPTIONS> : admin operations\n"
         "  -status                  the system mode\n"
         "  -systemmode NORMAL|NOWEBSERVICE|SAFEMODE   set it (SAFEMODE: no job changes)\n"
-        "  -version                 the build version  --home DIR"
+        "  -version                 the build version  --home DIR\n"
+        "  -purge wf=30;coord=7;bundle=7;limit=100   delete ended jobs older than so many days"
     ),
     "version": "bundletui oozie version : the client build version",
     "validate": "bundletui oozie validate <file> : validate a workflow, coordinator or bundle XML file",

@@ -13,14 +13,16 @@ from __future__ import annotations
 import re
 import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx, fail, run
 from bundletui.model.clock import to_ms
 from bundletui.store import purge as store_purge
 from bundletui.store.db import Store, Tx
 
 DAY_MS = 86_400_000
+MAX_DAYS = 100_000  # some 270 years: beyond it a cutoff leaves SQLite's integers
+MAX_LIMIT = 100_000
 PURGE_META_KEY = "purged_rev"
 """The revision of the last purge that deleted something: a console reloads its tree when it
 changes (rows that are gone leave no newer revision to poll for)."""
@@ -38,10 +40,18 @@ class PurgeDays:
 
     def __post_init__(self) -> None:
         for name in ("wf", "coord", "bundle"):
-            if getattr(self, name) < 0:
-                raise fail("E0303", name, getattr(self, name), hint="a number of days, 0 or more")
-        if self.limit < 1:
-            raise fail("E0303", "limit", self.limit, hint="a batch size, 1 or more")
+            if not 0 <= getattr(self, name) <= MAX_DAYS:
+                raise fail(
+                    "E0303",
+                    name,
+                    getattr(self, name),
+                    hint=f"a number of days, from 0 to {MAX_DAYS:,}",
+                    usage=True,
+                )
+        if not 1 <= self.limit <= MAX_LIMIT:
+            raise fail(
+                "E0303", "limit", self.limit, hint=f"a batch size, 1 to {MAX_LIMIT:,}", usage=True
+            )
 
     def cutoffs(self, now_ms: int) -> dict[str, int]:
         return {
@@ -54,7 +64,9 @@ class PurgeDays:
         return f"wf={self.wf};coord={self.coord};bundle={self.bundle};limit={self.limit}"
 
 
-_SPEC_ITEM = re.compile(r"^(wf|coord|bundle|limit)=(\d{1,9})$")
+_SPEC_ITEM = re.compile(
+    r"^(wf|coord|bundle|limit)=([0-9]{1,9})$"
+)  # ASCII digits: \d takes any script's
 
 
 def parse_purge_spec(text: str) -> PurgeDays:
@@ -72,10 +84,13 @@ def parse_purge_spec(text: str) -> PurgeDays:
                 text,
                 hint="wf=DAYS;coord=DAYS;bundle=DAYS;limit=N, each at most once (e.g."
                 " wf=30;coord=7;bundle=7), or default",
+                usage=True,
             )
         values[m.group(1)] = int(m.group(2))
     if not values:
-        raise fail("E0303", "purge", text, hint="e.g. wf=30;coord=7;bundle=7, or default")
+        raise fail(
+            "E0303", "purge", text, hint="e.g. wf=30;coord=7;bundle=7, or default", usage=True
+        )
     return PurgeDays(**values)
 
 
@@ -106,11 +121,12 @@ def purge_batch(
     return found, after
 
 
-def remove_files(store: Store, workflows: list[str]) -> list[str]:
-    """Each purged workflow's log and work directories; those that could not be removed."""
+def remove_files(home: Path, workflows: list[str]) -> list[str]:
+    """Each purged workflow's log and work directories under the store's ``home`` (no store
+    needed: a thread may do it); those that could not be removed."""
     left: list[str] = []
     for wf_id in workflows:
-        for folder in (wfcmd.log_dir(store, wf_id), wfcmd.work_dir(store, wf_id)):
+        for folder in (home / "logs" / wf_id, home / "work" / wf_id):
             try:
                 shutil.rmtree(folder)
             except FileNotFoundError:
@@ -138,6 +154,6 @@ def purge(ctx: Ctx, days: PurgeDays, *, dry_run: bool = False) -> Purged:
                 return found
 
             found = run(ctx, "purge", None, {"purge": days.describe()}, batch)
-            purged.unremoved += remove_files(ctx.store, found.workflows)
+            purged.unremoved += remove_files(ctx.store.home, found.workflows)
         purged.add(found)
     return purged

@@ -167,6 +167,19 @@ def top_level(conn: sqlite3.Connection, workflow_limit: int = 500) -> list[TreeR
     return rows
 
 
+def existing(conn: sqlite3.Connection, ids: Iterable[str]) -> set[str]:
+    """Which of these bundle, coordinator and workflow ids are still in the store."""
+    wanted, found = list(ids), set()
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i : i + 500]
+        marks = ", ".join("?" * len(chunk))
+        for table in ("bundle_jobs", "coord_jobs", "wf_jobs"):
+            found |= {
+                r[0] for r in conn.execute(f"SELECT id FROM {table} WHERE id IN ({marks})", chunk)
+            }
+    return found
+
+
 def bundle_coordinators(conn: sqlite3.Connection) -> list[TreeRow]:
     """Every coordinator that belongs to a bundle (the second level is always loaded)."""
     return [

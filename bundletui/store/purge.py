@@ -5,7 +5,8 @@ actions and every workflow they launched, a bundle with its coordinators. A tree
 when every job in it has ended before its kind's cutoff, so nothing running, nothing recent,
 and nothing a parent still refers to is ever deleted. Only parentless jobs are candidates: a
 sub-workflow goes with its parent, an action's workflow with its coordinator, a bundle's
-coordinator with its bundle, as in Oozie.
+coordinator with its bundle, as in Oozie. A tree an engine still has something to do for
+(a killed node's process to signal, a group to watch, an outbox item) waits for it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bundletui._procfs import group_alive
 from bundletui.store.db import Tx
 
 WORKFLOW_ENDED = ("SUCCEEDED", "FAILED", "KILLED")
@@ -23,11 +25,16 @@ _WF_ENDED_SQL = ", ".join(f"'{s}'" for s in WORKFLOW_ENDED)
 _JOB_ENDED_SQL = ", ".join(f"'{s}'" for s in JOB_ENDED)
 WORKFLOWS_PER_BATCH = 2_000
 
-# a workflow and everything under it (sub-workflows, to any depth), by the parent index
+# a workflow and everything under it (sub-workflows, to any depth), by the parent index; with,
+# for each, whether a node of it still runs (a kill recorded with no engine up leaves the
+# node RUNNING until an engine signals its process) or its process group is still watched
 _WF_TREE = (
     "WITH RECURSIVE tree(id) AS (SELECT id FROM wf_jobs WHERE {roots}"
     " UNION ALL SELECT w.id FROM wf_jobs w JOIN tree t ON w.parent_id = t.id)"
-    " SELECT w.id, w.status, w.end_time FROM wf_jobs w JOIN tree USING (id)"
+    " SELECT w.id, w.status, w.end_time,"
+    " EXISTS (SELECT 1 FROM wf_nodes n WHERE n.wf_id = w.id AND n.status = 'RUNNING'),"
+    " (SELECT group_concat(k.pgid) FROM kill_watch k WHERE k.wf_id = w.id)"
+    " FROM wf_jobs w JOIN tree USING (id)"
 )
 
 
@@ -44,27 +51,48 @@ class Purgeable:
 
 
 def _wf_tree(
-    conn: sqlite3.Connection, roots: str, params: Sequence[object], cutoff: int
+    conn: sqlite3.Connection,
+    roots: str,
+    params: Sequence[object],
+    cutoff: int,
+    pending: set[str],
 ) -> list[str] | None:
     """The ids of the workflows ``roots`` selects and all under them, when every one ended
-    before ``cutoff``; None when one has not."""
+    before ``cutoff`` and nothing is left to do for it (no node still running, no process
+    group watched, nothing for it in the outbox); None when one is not so."""
     ids = []
-    for wf_id, status, end in conn.execute(_WF_TREE.format(roots=roots), params):
+    rows = conn.execute(_WF_TREE.format(roots=roots), params)
+    for wf_id, status, end, running, watched in rows:
         if status not in WORKFLOW_ENDED or end is None or end >= cutoff:
+            return None
+        if running or wf_id in pending:
+            return None
+        # a group watched for what outlived its job (an engine stopped within the grace)
+        # holds the tree only while a process is still in it
+        if watched and any(group_alive(int(g)) for g in str(watched).split(",")):
             return None
         ids.append(wf_id)
     return ids
 
 
 def _coordinator_workflows(
-    conn: sqlite3.Connection, coord_id: str, cutoff: int
+    conn: sqlite3.Connection, coord_id: str, cutoff: int, pending: set[str]
 ) -> list[str] | None:
+    if coord_id in pending:
+        return None
     return _wf_tree(
         conn,
         "parent_id IN (SELECT id FROM coord_actions WHERE coord_id = ?)",
         (coord_id,),
         cutoff,
+        pending,
     )
+
+
+def _pending(conn: sqlite3.Connection) -> set[str]:
+    """The jobs an engine still has something to do for (a signal, a wake-up, a child
+    command): their outbox items' targets, an action's or a node's as its job's."""
+    return {target.split("@")[0] for (target,) in conn.execute("SELECT target FROM outbox")}
 
 
 @dataclass
@@ -112,6 +140,7 @@ def find(
     coordinator brings 8,760): the write lock is held for a batch, not for a backlog."""
     out = Purgeable()
     full = False
+    pending = _pending(conn)
     # by the purge index: the planner would take the parent one (parent_id IS NULL) and sort
     wf_rows = _candidates(
         conn, "wf_jobs INDEXED BY wf_jobs_ended", "end_time", "parent_id IS NULL AND",
@@ -121,7 +150,7 @@ def find(
     for wf_end, wf_id in wf_rows:
         if full := len(out.workflows) >= WORKFLOWS_PER_BATCH:
             break
-        tree = _wf_tree(conn, "id = ?", (wf_id,), wf_cutoff)
+        tree = _wf_tree(conn, "id = ?", (wf_id,), wf_cutoff, pending)
         if tree is not None:
             out.workflows.extend(reversed(tree))
         wf_at = (wf_end, wf_id)
@@ -133,7 +162,7 @@ def find(
     for modified, coord_id in coord_rows:
         if full := full or len(out.workflows) >= WORKFLOWS_PER_BATCH:
             break
-        wfs = _coordinator_workflows(conn, coord_id, wf_cutoff)
+        wfs = _coordinator_workflows(conn, coord_id, wf_cutoff, pending)
         if wfs is not None:
             out.workflows.extend(reversed(wfs))
             out.coordinators.append(coord_id)
@@ -146,7 +175,11 @@ def find(
     for modified, bundle_id in bundle_rows:
         if full := full or len(out.workflows) >= WORKFLOWS_PER_BATCH:
             break
-        coords = _bundle_coordinators(conn, bundle_id, coord_cutoff, wf_cutoff)
+        coords = (
+            None
+            if bundle_id in pending
+            else _bundle_coordinators(conn, bundle_id, coord_cutoff, wf_cutoff, pending)
+        )
         if coords is not None:
             for coord_id, wfs in coords:
                 out.workflows.extend(reversed(wfs))
@@ -158,7 +191,7 @@ def find(
 
 
 def _bundle_coordinators(
-    conn: sqlite3.Connection, bundle_id: str, coord_cutoff: int, wf_cutoff: int
+    conn: sqlite3.Connection, bundle_id: str, coord_cutoff: int, wf_cutoff: int, pending: set[str]
 ) -> list[tuple[str, list[str]]] | None:
     """A bundle's coordinators with their workflows, when all may go (Oozie also purges a
     bundle whose coordinators' workflows are too recent, leaving those coordinators behind
@@ -169,7 +202,7 @@ def _bundle_coordinators(
     ).fetchall():
         if status not in JOB_ENDED or modified >= coord_cutoff:
             return None
-        wfs = _coordinator_workflows(conn, coord_id, wf_cutoff)
+        wfs = _coordinator_workflows(conn, coord_id, wf_cutoff, pending)
         if wfs is None:
             return None
         coords.append((coord_id, wfs))
@@ -182,6 +215,7 @@ def delete(tx: Tx, what: Purgeable) -> None:
     conn = tx.conn
     conn.executemany("DELETE FROM wf_jobs WHERE id = ?", [(i,) for i in what.workflows])
     conn.executemany("DELETE FROM wf_node_counts WHERE wf_id = ?", [(i,) for i in what.workflows])
+    conn.executemany("DELETE FROM kill_watch WHERE wf_id = ?", [(i,) for i in what.workflows])
     conn.executemany("DELETE FROM coord_jobs WHERE id = ?", [(i,) for i in what.coordinators])
     conn.executemany(
         "DELETE FROM coord_action_counts WHERE coord_id = ?", [(i,) for i in what.coordinators]

@@ -400,11 +400,12 @@ class MainScreen(Screen[None]):
         self._refresh_keys()
         self._schedule_poll()
 
-    def _apply_reload(self, initial: Initial) -> None:
+    def _apply_reload(self, reloaded: tuple[Initial, set[str]]) -> None:
         """The top of the tree again, after a purge: the jobs it deleted leave the tree (and a
-        toast says where the cursor went, if it was on one)."""
-        present = {r.id for r in initial.top} | {r.id for r in initial.coordinators}
-        self.model.forget_missing(present)
+        toast says where the cursor went, if it was on one); the others stay, those beyond
+        the first load's newest workflows too."""
+        initial, gone = reloaded
+        self.model.forget(gone)
         self.totals = initial.totals
         self._apply_ops(self.model.load_top(initial.top, initial.coordinators, initial.counts))
         self._refresh_header()
@@ -455,7 +456,10 @@ class MainScreen(Screen[None]):
             self.system_mode = poll.system_mode
             if poll.purged != self.purged:  # jobs were deleted: no newer row says so
                 self.purged = poll.purged
-                self._in_thread(self.backend.initial, self._apply_reload, group="initial")
+                shown = self.model.top_ids()
+                self._in_thread(
+                    lambda: self.backend.reload(shown), self._apply_reload, group="initial"
+                )
             if poll.server_now is not None:
                 self._set_server_now(poll.server_now, poll.simulated)
         if poll.changes is not None and (poll.changes or poll.counts):

@@ -112,6 +112,11 @@ class Backend:
 
         return self._reading(body)
 
+    def reload(self, shown: set[str]) -> tuple[Initial, set[str]]:
+        """:meth:`initial` again, and which of the ``shown`` jobs are gone (after a purge)."""
+        initial = self.initial()
+        return initial, shown - self._reading(lambda conn: ch.existing(conn, shown))
+
     def poll(self, since: int, loaded_coords: frozenset[str], *, force: bool = False) -> Poll:
         """Rows changed after revision ``since``; nothing at all when ``PRAGMA data_version``
         says no other connection committed since the last poll."""

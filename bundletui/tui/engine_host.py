@@ -80,6 +80,7 @@ class EmbeddedEngine:
         self.ring = _Ring(log_lines)
         self.ring.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         self._file: logging.Handler | None = None
+        self._was: tuple[int, bool] = (logging.NOTSET, True)
 
     @property
     def status(self) -> EngineStatus:
@@ -92,6 +93,7 @@ class EmbeddedEngine:
 
     def _attach_logging(self) -> None:
         logger = logging.getLogger("bundletui")
+        self._was = (logger.level, logger.propagate)  # given back when the engine stops
         logger.setLevel(logging.INFO)
         logger.propagate = False
         logger.addHandler(self.ring)
@@ -107,6 +109,8 @@ class EmbeddedEngine:
     def _detach_logging(self) -> None:
         logger = logging.getLogger("bundletui")
         logger.removeHandler(self.ring)
+        logger.setLevel(self._was[0])
+        logger.propagate = self._was[1]
         if self._file is not None:
             logger.removeHandler(self._file)
             self._file.close()

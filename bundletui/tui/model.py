@@ -204,25 +204,29 @@ class ConsoleModel:
                 self._insert(self.roots, item.id)
         return self._refresh_all()
 
-    def forget_missing(self, present: set[str]) -> None:
-        """Drop the top two levels' jobs that are no longer in the store (purged), with all
-        under them: bundles, coordinators and workflows submitted alone, and a bundle's
-        coordinators. :meth:`load_top` then brings the tree in line."""
-        for item in list(self.items.values()):
-            row = item.row
-            if item.id in present or item.id not in self.items:
+    def top_ids(self) -> set[str]:
+        """The jobs of the tree's top two levels (what a purge may take out of it)."""
+        return {
+            item.id
+            for item in self.items.values()
+            if (item.kind in (BUNDLE, COORD, WORKFLOW) and item.row.parent is None)
+            or (item.kind == COORD and item.row.parent in self.items)
+        }
+
+    def forget(self, gone: set[str]) -> None:
+        """Drop these top-level jobs (purged from the store), with all under them;
+        :meth:`load_top` then brings the tree in line."""
+        for item_id in gone & self.top_ids():
+            item = self.items.get(item_id)
+            if item is None:  # went with its bundle
                 continue
-            if item.kind in (BUNDLE, COORD, WORKFLOW) and row.parent is None:
-                siblings: list[str] | None = self.roots
-            elif item.kind == COORD and row.parent in self.items:
-                siblings = self.items[row.parent].children
-            else:
-                continue  # an action, a node, a launched workflow: it goes with its parent
-            if siblings is not None and item.id in siblings:
-                siblings.remove(item.id)
-            if self.owner.get(item.id) == item.id:
-                del self.owner[item.id]
-            self._drop(item.id)
+            parent = item.row.parent
+            siblings = self.roots if parent is None else self.items[parent].children
+            if siblings is not None and item_id in siblings:
+                siblings.remove(item_id)
+            if self.owner.get(item_id) == item_id:
+                del self.owner[item_id]
+            self._drop(item_id)
 
     def set_children(
         self, parent_id: str, rows: Iterable[TreeRow], total: int | None = None

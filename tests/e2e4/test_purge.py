@@ -9,9 +9,10 @@ too recent) is in the same store.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-from tests.e2e4.conftest import MARK, Bt4, coordinator_xml, data_in, hourly_ds
+from tests.e2e4.conftest import MARK, Bt4, coordinator_xml, data_in, hourly_ds, wait_for
 
 JAN1 = "2026-01-01T00:00Z"
 
@@ -132,9 +133,28 @@ def test_bad_purge_arguments_are_one_clear_error_and_change_nothing(bt: Bt4) -> 
     bt.sim(JAN1, "2026-03-01T00:00Z")
     before = _rows(bt)
     bad = bt.fails("purge", "--wf", "-1", code="E0303")
-    assert "[wf] = [-1]" in bad.stderr and "Traceback" not in bad.stderr
-    bt.fails("purge", "--limit", "0", code="E0303")
+    assert "[wf] = [-1]" in bad.stderr and bad.code == 2  # a usage error, as typer's own
+    assert bt.fails("purge", "--limit", "0", code="E0303").code == 2
+    huge = bt.fails("purge", "--wf", "99999999999", code="E0303")  # its cutoff would overflow
+    assert "from 0 to 100,000" in huge.stderr and huge.code == 2
+    for spec in ("wf=\u0661", "wf=30;wf=1", "oldCoordAction=true", ""):  # \u0661: Arabic 1
+        refused = bt.fails("oozie", "admin", "-purge", spec, code="E0303")
+        assert "wf=DAYS;coord=DAYS" in refused.stderr or "e.g. wf=30" in refused.stderr, spec
     assert _rows(bt) == before and bt.status(wf) == "SUCCEEDED"
+
+
+def test_oozie_admin_purge_deletes_them_before_it_returns(bt: Bt4) -> None:
+    """``oozie admin -purge wf=..;coord=..`` as Oozie's CLI spells it; Oozie's server queues
+    the purge, here it is done when the command says so."""
+    bt.sim(JAN1, JAN1)
+    old = bt.submit_job(_workflow(bt), start=True)
+    bt.sim(JAN1, "2026-01-20T00:00Z")
+    recent = bt.submit_job(_workflow(bt), start=True)
+    bt.sim("2026-01-20T00:00Z", "2026-01-25T00:00Z")
+    out = bt.cli("oozie", "admin", "-purge", "wf=10;limit=5")
+    assert out.stdout == "Purge command executed successfully\n"
+    assert bt.sql("SELECT id FROM wf_jobs") == [(recent,)]
+    assert not (bt.home / "logs" / old).exists() and (bt.home / "logs" / recent).exists()
 
 
 def test_run_purge_deletes_them_every_hour_a_batch_per_tick(bt: Bt4) -> None:
@@ -154,3 +174,52 @@ def test_run_purge_deletes_them_every_hour_a_batch_per_tick(bt: Bt4) -> None:
     assert not any((bt.home / "logs" / w).exists() for w in gone)
     assert len(bt.sql("SELECT * FROM audit_log WHERE command = 'purge'")) == 0  # the engine's own
     assert engine.stop() == 0
+
+
+def test_run_purge_skips_its_round_in_safemode(bt: Bt4) -> None:
+    """SAFEMODE changes no job through any face, the engine's purge included: the round is
+    skipped, said in the log, and the jobs stay."""
+    bt.sim(JAN1, JAN1)
+    wf = bt.submit_job(_workflow(bt), start=True)
+    bt.sim(JAN1, "2026-03-01T00:00Z")
+    bt.cli("oozie", "admin", "-systemmode", "SAFEMODE")
+    engine = bt.engine("--clock", "simulated", "--purge", "default")
+    engine.wait_log("purge skipped: the system is in SAFEMODE", timeout=30)
+    assert bt.sql("SELECT id FROM wf_jobs") == [(wf,)] and (bt.home / "logs" / wf).exists()
+    assert engine.stop() == 0
+
+
+def test_a_killed_job_whose_process_still_runs_is_not_purged(bt: Bt4) -> None:
+    """QA (purge, high): a kill recorded with no engine up makes the workflow KILLED at once
+    while its node stays RUNNING until an engine signals the process; a purge then deleted
+    the rows, and the next engine never stopped the process. Such a tree waits for the
+    engine, and goes once the engine has killed the job and seen its group gone."""
+    hold = bt.tmp / "hold"
+    hold.touch()
+    engine = bt.engine()
+    wf = bt.submit_job(_workflow(bt), {"holdWhile": str(hold)}, start=True)
+    wait_for(lambda: bt.sql("SELECT status FROM wf_nodes WHERE wf_id = ?", wf) == [("RUNNING",)])
+    wait_for(lambda: bt.sql("SELECT pid FROM wf_nodes WHERE wf_id = ?", wf)[0][0] is not None)
+    (pid,) = bt.sql("SELECT pid FROM wf_nodes WHERE wf_id = ?", wf)[0]
+    assert engine.stop() == 0  # its job goes on
+    bt.cli("kill", wf)
+    assert bt.status(wf) == "KILLED"
+    kept = bt.cli("purge", "--wf", "0")
+    assert "purged 0 workflow(s)" in kept.stderr, kept
+    assert bt.sql("SELECT count(*) FROM wf_jobs") == [(1,)]
+    assert os.path.exists(f"/proc/{pid}")
+    bt.engine()
+    wait_for(lambda: not os.path.exists(f"/proc/{pid}") or _zombie(pid), 15, "the job killed")
+    wait_for(
+        lambda: "purged 1 workflow(s)" in bt.cli("purge", "--wf", "0").stderr,
+        15,
+        "the purge once the engine has seen to it",
+    )
+    assert bt.sql("SELECT count(*) FROM wf_jobs") == [(0,)]
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
