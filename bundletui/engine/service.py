@@ -343,7 +343,8 @@ class Engine:
             hint="put the store back where it was (bundletui.db with its -wal and -shm files),"
             " or restore it, and start the engine again: running jobs go on meanwhile",
         )
-        log.error("%s", self.fatal.describe())
+        # the whole error, with its hint, is said once, as the engine's run ends
+        log.error("the store %s is gone from under the engine: stopping", path)
         self._stop = True
         self.wake()
 

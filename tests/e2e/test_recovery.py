@@ -189,6 +189,7 @@ def test_an_engine_whose_store_is_moved_away_stops_and_says_so(bt: Bt, tmp_path:
     assert engine.proc.wait(10) == 1
     said = engine.log()
     assert "EB008" in said and "deleted, moved or replaced" in said, said
+    assert said.count("hint:") == 1, said  # said once, not logged and then printed again
     assert "Traceback" not in said, said
     before = ticks.read_text()
     wait_for(lambda: ticks.read_text() != before, 5, "the job ticks on")
