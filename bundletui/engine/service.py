@@ -369,7 +369,7 @@ class Engine:
         try:
             if opened is not None and _identity(path) != opened:
                 raise StoreError("EB008", "moved")
-            hb_store = Store(self.config.home, clock=self.real_clock, create=False)
+            hb_store = Store(self.config.home, clock=self.real_clock, create=False, cache_mib=1)
         except StoreError:  # gone before the first beat (a standby's take-over)
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._store_gone, path)

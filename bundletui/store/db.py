@@ -135,7 +135,11 @@ class Store:
         clock: Clock | None = None,
         durability: str = "normal",
         create: bool = True,
+        cache_mib: int = 64,
     ) -> None:
+        """``cache_mib``: SQLite's page cache for this connection; a process with many (the
+        API's worker threads) gives each less, so its memory stays bounded by the store's
+        size rather than by 64 MiB a connection."""
         self.home = resolve_home(home)
         self.path = self.home / DB_NAME
         if self.home.exists() and not self.home.is_dir():
@@ -178,7 +182,7 @@ class Store:
             # FILE, not MEMORY: with an in-memory sub-journal, releasing a savepoint cost up to
             # ~1.8 ms each (one per work item) once a tick touched a few thousand rows.
             "PRAGMA temp_store=FILE",
-            "PRAGMA cache_size=-65536",
+            f"PRAGMA cache_size={-1024 * cache_mib}",
             # a reader that held a snapshot for long lets the WAL grow (90 MB in 12 s under a
             # busy engine): once checkpointed, it is cut back to this size, not kept
             "PRAGMA journal_size_limit=67108864",
