@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from bundletui._procfs import proc_stat, started_ms
-from bundletui.store.db import Store, Tx
+from bundletui.store.db import MIGRATIONS, Store, StoreError, Tx
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +50,7 @@ def try_acquire(
         if _held_by_other(current, holder, now_ms, host):
             conn.execute("COMMIT")
             return current
+        _same_schema(store)
 
         conn.execute(
             "INSERT INTO engine_lease (id, holder, pid, host, mode, acquired, heartbeat, expires)"
@@ -63,6 +64,20 @@ def try_acquire(
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _same_schema(store: Store) -> None:
+    """A standby waits with its store open: a newer bundletui may have migrated the store
+    meanwhile (its engine was the active one, or none ran), and this engine's code would meet
+    tables it does not know. It stops instead of taking over (QA: an older standby did)."""
+    version = store.conn.execute("PRAGMA user_version").fetchone()[0]
+    if version != len(MIGRATIONS):
+        raise StoreError(
+            "EB003",
+            f"store {store.path} was migrated to schema {version} by a newer bundletui while"
+            f" this engine (schema {len(MIGRATIONS)}) waited; it does not take over",
+            hint="start the engine of the newer bundletui instead",
+        )
 
 
 def _held_by_other(current: Lease | None, holder: str, now_ms: int, host: str) -> bool:

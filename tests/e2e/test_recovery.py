@@ -200,6 +200,23 @@ def test_an_engine_whose_store_is_moved_away_stops_and_says_so(bt: Bt, tmp_path:
     assert bt.nodes(wf) == {"tick": "SUCCEEDED"}
 
 
+def test_a_standby_does_not_take_over_a_store_a_newer_bundletui_migrated(bt: Bt) -> None:
+    """QA (regression hunt): a standby of an older bundletui took over a store migrated under
+    it and ran its code on tables it did not know. A standby stops, EB003, instead. (The
+    newer schema is stamped by hand here: no newer bundletui exists yet.)"""
+    active = bt.engine("--lease-ttl", "1.5")
+    standby = bt.engine("--lease-ttl", "1.5", wait=False)
+    standby.wait_log("waiting as standby")
+    with Store(bt.home, create=False) as store:
+        newer = store.conn.execute("PRAGMA user_version").fetchone()[0] + 1
+        store.conn.execute(f"PRAGMA user_version={newer}")
+    assert active.stop() == 0
+    assert standby.proc.wait(15) == 1
+    said = standby.log()
+    assert f"EB003: store {bt.home / 'bundletui.db'} was migrated to schema {newer}" in said, said
+    assert "engine active" not in said and "Traceback" not in said, said
+
+
 def test_a_standby_that_takes_over_a_moved_store_stops_too_and_makes_no_new_one(
     bt: Bt, tmp_path: Path
 ) -> None:
