@@ -152,7 +152,16 @@ def handle_errors(fn: F) -> F:
 
 def sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
     """The store errors a user can fix (a read-only file, a damaged store, a full disk), as one
-    message; None for the rest (a bug of ours keeps its traceback)."""
+    message, with the notes a command added on the way up; None for the rest (a bug of ours
+    keeps its traceback)."""
+    said = _sqlite_error(exc)
+    if said is not None:
+        for note in getattr(exc, "__notes__", ()):
+            said.add_note(note)
+    return said
+
+
+def _sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
     text = str(exc)
     if any(s in text for s in ("no such table", "no such column", "malformed", "not a database")):
         return BundletuiError(
@@ -191,6 +200,8 @@ def print_error(exc: BundletuiError) -> None:
     err.print(f"Error: {exc.code}: {where}{exc.message}", markup=False)
     if exc.hint:
         err.print(f"  hint: {exc.hint}", markup=False)
+    for note in getattr(exc, "__notes__", ()):  # what a command did before it failed
+        err.print(f"  note: {note}", markup=False)
 
 
 def print_json(data: Any, *, compact: bool = False) -> None:

@@ -361,11 +361,7 @@ def register(app: typer.Typer) -> None:
             for job_id in (*purged.bundles, *purged.coordinators, *purged.workflows):
                 typer.echo(job_id)
         verb = "would purge" if dry_run else "purged"
-        counts = (
-            f"{len(purged.workflows)} workflow(s), {len(purged.coordinators)} coordinator(s),"
-            f" {len(purged.bundles)} bundle(s)"
-        )
-        err.print(f"{verb} {counts}", markup=False, highlight=False)
+        err.print(f"{verb} {purged.counts()}", markup=False, highlight=False)
         for left in purged.unremoved:
             err.print(f"Warning: not removed: {left}", markup=False, highlight=False)
 

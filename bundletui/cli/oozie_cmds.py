@@ -341,6 +341,8 @@ def _error(exc: BundletuiError) -> int:
     print(printable(f"Error: {exc.code} : {exc.code}: {where}{exc.message}"), file=sys.stderr)
     if exc.hint:
         print(printable(f"  hint: {front_hint(exc.hint)}"), file=sys.stderr)
+    for note in getattr(exc, "__notes__", ()):  # what a command did before it failed
+        print(printable(f"  note: {note}"), file=sys.stderr)
     return EXIT_ERROR
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bundletui.commands.base import Ctx, fail, run
+from bundletui.errors import BundletuiError
 from bundletui.model.clock import to_ms
 from bundletui.store import purge as store_purge
 from bundletui.store.db import Store, Tx
@@ -108,6 +110,12 @@ class Purged:
         self.coordinators += found.coordinators
         self.bundles += found.bundles
 
+    def counts(self) -> str:
+        return (
+            f"{len(self.workflows)} workflow(s), {len(self.coordinators)} coordinator(s),"
+            f" {len(self.bundles)} bundle(s)"
+        )
+
 
 def purge_batch(
     tx: Tx, store: Store, days: PurgeDays, cursor: store_purge.Cursor, now_ms: int
@@ -139,7 +147,23 @@ def remove_files(home: Path, workflows: list[str]) -> list[str]:
 def purge(ctx: Ctx, days: PurgeDays, *, dry_run: bool = False) -> Purged:
     """Delete (``dry_run``: only find) the ended jobs older than ``days``, batch by batch."""
     now = to_ms(ctx.store.clock.now())  # one cutoff for every batch
-    purged, cursor = Purged(), store_purge.Cursor()
+    purged = Purged()
+    try:
+        _purge(ctx, days, now, purged, dry_run)
+    except (BundletuiError, sqlite3.DatabaseError) as exc:
+        # the batches before the one that failed have committed: "nothing was changed" is
+        # only that batch's truth (QA)
+        if not dry_run and (purged.workflows or purged.coordinators or purged.bundles):
+            exc.add_note(
+                f"purged {purged.counts()} in the batches before this error, with their"
+                " files; the batch it stopped in was undone"
+            )
+        raise
+    return purged
+
+
+def _purge(ctx: Ctx, days: PurgeDays, now: int, purged: Purged, dry_run: bool) -> None:
+    cursor = store_purge.Cursor()
     while not cursor.done:
         if dry_run:
             with ctx.store.read() as conn:
@@ -156,4 +180,3 @@ def purge(ctx: Ctx, days: PurgeDays, *, dry_run: bool = False) -> Purged:
             found = run(ctx, "purge", None, {"purge": days.describe()}, batch)
             purged.unremoved += remove_files(ctx.store.home, found.workflows)
         purged.add(found)
-    return purged

@@ -34,14 +34,22 @@ class PurgeService:
         # files go on a thread of their own: a year-long coordinator's 8,760 directories
         # removed on the loop held up launches and completions for seconds (QA)
         self._files = ThreadPoolExecutor(1, thread_name_prefix="bundletui-purge")
+        self._first_round = False
 
     def install(self) -> None:
-        self.engine.every("purge", PURGE_INTERVAL, self.batch, first=FIRST_PURGE_AFTER)
+        # a run that ends by itself (--exit-when-idle, --until) purges first, at once, and is
+        # not idle before that round is over: it stopped before the round's 10 s (QA)
+        config = self.engine.config
+        self._first_round = config.exit_when_idle or config.until is not None
+        first = 0.0 if self._first_round else FIRST_PURGE_AFTER
+        self.engine.every("purge", PURGE_INTERVAL, self.batch, first=first)
+        self.engine.busy_checks.append(lambda: self._first_round)
         self.engine.shutdown_hooks.append(self._files.shutdown)  # a batch's files, not lost
 
     def batch(self, tx: Tx) -> None:
         if self.engine.safe_mode:  # no job is changed in SAFEMODE, by any face (README)
             log.warning("purge skipped: the system is in SAFEMODE; the next round is in an hour")
+            self._first_round = False
             return
         found, self.cursor = purge_batch(tx, self.engine.db, self.days, self.cursor, tx.now_ms)
         if found:
@@ -56,6 +64,7 @@ class PurgeService:
         self._files.submit(_remove, self.engine.db.home, found.workflows)
 
     def _round_over(self) -> None:
+        self._first_round = False
         done, self.round, self.cursor = self.round, Purged(), Cursor()
         if done.workflows or done.coordinators or done.bundles:
             log.info(

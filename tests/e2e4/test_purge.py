@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.e2e4.conftest import MARK, Bt4, coordinator_xml, data_in, hourly_ds, wait_for
@@ -143,6 +145,49 @@ def test_bad_purge_arguments_are_one_clear_error_and_change_nothing(bt: Bt4) -> 
     assert _rows(bt) == before and bt.status(wf) == "SUCCEEDED"
 
 
+PARTIAL_SCRIPT = """
+import sqlite3, sys, threading, time
+from pathlib import Path
+from bundletui.store import db
+
+db.LOCK_WAIT_MS = 1_000  # the 30 s a command waits, shortened
+home = Path(sys.argv[1])
+
+def hold() -> None:  # another process's transaction, taken once the first batch has committed
+    conn = sqlite3.connect(home / "bundletui.db", timeout=30, isolation_level=None)
+    while not conn.execute("SELECT 1 FROM meta WHERE key = 'purged_rev'").fetchone():
+        time.sleep(0.001)
+    conn.execute("BEGIN IMMEDIATE")
+    time.sleep(3)
+    conn.execute("ROLLBACK")
+
+threading.Thread(target=hold, daemon=True).start()
+sys.argv = ["bundletui", "purge", "--wf", "1", "--limit", "1", "--home", str(home)]
+from bundletui.cli import main
+main()
+"""
+
+
+def test_a_purge_cut_short_says_what_it_purged_before(bt: Bt4) -> None:
+    """QA (review): a purge whose second batch found the write lock taken said "nothing was
+    changed" after its first batch had deleted a job and its files. The error says what went
+    before it. (The first job's 3,000 files give the other process time to take the lock.)"""
+    bt.sim(JAN1, JAN1)
+    wfs = [bt.submit_job(_workflow(bt), start=True) for _ in range(2)]
+    bt.sim(JAN1, "2026-01-10T00:00Z")
+    for wf in wfs:
+        (bt.home / "work" / wf).mkdir(parents=True, exist_ok=True)
+        for i in range(3_000):
+            (bt.home / "work" / wf / f"part-{i}").touch()
+    p = subprocess.run(
+        [sys.executable, "-c", PARTIAL_SCRIPT, str(bt.home)],
+        capture_output=True, text=True, timeout=60, env=bt.env,
+    )  # fmt: skip
+    assert p.returncode == 1 and "Error: EB006" in p.stderr, p.stderr
+    assert "note: purged 1 workflow(s), 0 coordinator(s), 0 bundle(s) in the batches" in p.stderr
+    assert len(bt.sql("SELECT id FROM wf_jobs")) == 1
+
+
 def test_oozie_admin_purge_deletes_them_before_it_returns(bt: Bt4) -> None:
     """``oozie admin -purge wf=..;coord=..`` as Oozie's CLI spells it; Oozie's server queues
     the purge, here it is done when the command says so."""
@@ -174,6 +219,17 @@ def test_run_purge_deletes_them_every_hour_a_batch_per_tick(bt: Bt4) -> None:
     assert not any((bt.home / "logs" / w).exists() for w in gone)
     assert len(bt.sql("SELECT * FROM audit_log WHERE command = 'purge'")) == 0  # the engine's own
     assert engine.stop() == 0
+
+
+def test_run_purge_that_ends_by_itself_purges_first(bt: Bt4) -> None:
+    """QA (review): ``run --purge --exit-when-idle`` stopped before its first round (10 s
+    after the start) and purged nothing; a run that ends by itself purges first, at once."""
+    bt.sim(JAN1, JAN1)
+    wf = bt.submit_job(_workflow(bt), start=True)
+    bt.sim(JAN1, "2026-03-01T00:00Z")
+    run = bt.cli("run", "--clock", "simulated", "--exit-when-idle", "--purge", "default")
+    assert "purged 1 workflow(s)" in run.stdout + run.stderr, run
+    assert bt.sql("SELECT count(*) FROM wf_jobs") == [(0,)] and not (bt.home / "logs" / wf).exists()
 
 
 def test_run_purge_skips_its_round_in_safemode(bt: Bt4) -> None:
