@@ -95,27 +95,27 @@ class Backend:
     # ------------------------------------------------------------------ tree
 
     def initial(self) -> Initial:
-        def body(conn: Any) -> Initial:
-            self._data_version = self._read.data_version()
-            return Initial(
-                ch.top_level(conn),
-                ch.bundle_coordinators(conn),
-                ch.all_coordinator_counts(conn),
-                ch.revision(conn),
-                ch.totals(conn),
-                read_lease(conn),
-                self._read.clock.now(),
-                self._read.meta("clock") == "simulated",
-                self._read.system_mode(),
-                self._read.meta(PURGE_META_KEY),
-            )
+        return self._reading(self._initial)
 
-        return self._reading(body)
+    def _initial(self, conn: Any) -> Initial:
+        self._data_version = self._read.data_version()
+        return Initial(
+            ch.top_level(conn),
+            ch.bundle_coordinators(conn),
+            ch.all_coordinator_counts(conn),
+            ch.revision(conn),
+            ch.totals(conn),
+            read_lease(conn),
+            self._read.clock.now(),
+            self._read.meta("clock") == "simulated",
+            self._read.system_mode(),
+            self._read.meta(PURGE_META_KEY),
+        )
 
     def reload(self, shown: set[str]) -> tuple[Initial, set[str]]:
-        """:meth:`initial` again, and which of the ``shown`` jobs are gone (after a purge)."""
-        initial = self.initial()
-        return initial, shown - self._reading(lambda conn: ch.existing(conn, shown))
+        """:meth:`initial` again, and which of the ``shown`` jobs are gone (after a purge),
+        from one snapshot: a purge between two reads showed its jobs for another poll."""
+        return self._reading(lambda conn: (self._initial(conn), shown - ch.existing(conn, shown)))
 
     def poll(self, since: int, loaded_coords: frozenset[str], *, force: bool = False) -> Poll:
         """Rows changed after revision ``since``; nothing at all when ``PRAGMA data_version``
