@@ -14,8 +14,8 @@ import re
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx, fail, run
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import to_ms
@@ -66,9 +66,8 @@ class PurgeDays:
         return f"wf={self.wf};coord={self.coord};bundle={self.bundle};limit={self.limit}"
 
 
-_SPEC_ITEM = re.compile(
-    r"^(wf|coord|bundle|limit)=([0-9]{1,9})$"
-)  # ASCII digits: \d takes any script's
+# ASCII digits: \d takes any script's
+_SPEC_ITEM = re.compile(r"^(wf|coord|bundle|limit)=([0-9]{1,9})$")
 
 
 def parse_purge_spec(text: str) -> PurgeDays:
@@ -129,12 +128,12 @@ def purge_batch(
     return found, after
 
 
-def remove_files(home: Path, workflows: list[str]) -> list[str]:
-    """Each purged workflow's log and work directories under the store's ``home`` (no store
-    needed: a thread may do it); those that could not be removed."""
+def remove_files(store: Store, workflows: list[str]) -> list[str]:
+    """Each purged workflow's log and work directories; those that could not be removed.
+    (Only the store's home is read, never its connection: a thread may do it.)"""
     left: list[str] = []
     for wf_id in workflows:
-        for folder in (home / "logs" / wf_id, home / "work" / wf_id):
+        for folder in (wfcmd.log_dir(store, wf_id), wfcmd.work_dir(store, wf_id)):
             try:
                 shutil.rmtree(folder)
             except FileNotFoundError:
@@ -178,5 +177,5 @@ def _purge(ctx: Ctx, days: PurgeDays, now: int, purged: Purged, dry_run: bool) -
                 return found
 
             found = run(ctx, "purge", None, {"purge": days.describe()}, batch)
-            purged.unremoved += remove_files(ctx.store.home, found.workflows)
+            purged.unremoved += remove_files(ctx.store, found.workflows)
         purged.add(found)

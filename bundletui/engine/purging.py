@@ -9,11 +9,10 @@ from __future__ import annotations
 import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bundletui.commands.purge import Purged, PurgeDays, purge_batch, remove_files
-from bundletui.store.db import Tx
+from bundletui.store.db import Store, Tx
 from bundletui.store.purge import Cursor, Purgeable
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ class PurgeService:
 
     def _committed(self, found: Purgeable) -> None:
         self.round.add(found)
-        self._files.submit(_remove, self.engine.db.home, found.workflows)
+        self._files.submit(_remove, self.engine.db, found.workflows)
 
     def _round_over(self) -> None:
         self._first_round = False
@@ -76,6 +75,6 @@ class PurgeService:
             )
 
 
-def _remove(home: Path, workflows: list[str]) -> None:
-    for left in remove_files(home, workflows):
+def _remove(store: Store, workflows: list[str]) -> None:
+    for left in remove_files(store, workflows):
         log.warning("purge: not removed: %s", left)

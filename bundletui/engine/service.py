@@ -366,11 +366,11 @@ class Engine:
         ttl_ms = int(self.config.lease_ttl * 1000)
         assert self.store is not None
         path, opened = self.store.path, self._opened
-        try:
+        try:  # gone before the first beat (a standby's take-over) stops it as after one
             if opened is not None and _identity(path) != opened:
                 raise StoreError("EB008", "moved")
             hb_store = Store(self.config.home, clock=self.real_clock, create=False, cache_mib=1)
-        except StoreError:  # gone before the first beat (a standby's take-over)
+        except StoreError:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._store_gone, path)
             return
