@@ -143,8 +143,8 @@ def register(app: typer.Typer) -> None:
         ctx = Ctx(store or Store(where), face="cli")
         job_id = submit_loaded(ctx, loaded, start=start)
         typer.echo(job_id)
-        # feeds the engine's default --landing does not watch: found by its rescans only
-        apps = schedule_apps(loaded, ctx.store.clock)
+        # feeds the engine's --landing (the job's ${landing}) does not watch: found by rescans only
+        apps = schedule_apps(loaded)
         for warning in landing_warnings(apps, submit_defaults(where)["landing"]):
             typer.echo(warning, err=True)
 

@@ -109,12 +109,16 @@ def _check_group(
             )
 
 
-def landing_warnings(apps: Iterable[CoordinatorApp], landing: str | Path) -> list[str]:
+def landing_warnings(
+    apps: Iterable[tuple[CoordinatorApp, str | None]], default_landing: str | Path
+) -> list[str]:
     """Feeds outside the landing directory: the engine watches only that directory, so their
-    partitions are found by a rescan only (at its start and every 5 minutes)."""
-    root = Path(landing).resolve()
+    partitions are found by a rescan only (at its start and every 5 minutes). A job that
+    names its own ``landing`` is measured against it: that is the directory its engine is
+    meant to watch (``run --landing``)."""
     out: list[str] = []
-    for app in apps:
+    for app, landing in apps:
+        root = Path(landing or default_landing).resolve()
         for feed in app.events.feeds if app.events is not None else ():
             path = Path(feed.path)
             if path == root or path.is_relative_to(root) or path.resolve().is_relative_to(root):

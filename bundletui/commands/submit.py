@@ -5,7 +5,6 @@ from __future__ import annotations
 from bundletui.commands import workflows as wf
 from bundletui.commands.base import Ctx
 from bundletui.model.apps import CoordinatorApp
-from bundletui.model.clock import Clock
 from bundletui.spec.load import Loaded
 from bundletui.spec.xmlsafe import AppKind
 
@@ -40,14 +39,13 @@ def submit_loaded(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
     return bundles.submit(ctx, loaded, start=start)
 
 
-def schedule_apps(loaded: Loaded, clock: Clock) -> list[CoordinatorApp]:
-    """The event coordinators a submission holds (itself, or a bundle's enabled ones)."""
+def schedule_apps(loaded: Loaded) -> list[tuple[CoordinatorApp, str | None]]:
+    """The event coordinators a submission holds (itself, or a bundle's enabled ones), each
+    with the ``landing`` its own conf gives (what ``${landing}`` meant in its feeds)."""
     if loaded.kind is AppKind.COORDINATOR:
-        apps = [loaded.app]
+        items = [loaded]
     elif loaded.kind is AppKind.BUNDLE:
-        from bundletui.spec.load import check_bundle_coordinators
-
-        apps = [c.app for c in check_bundle_coordinators(loaded, clock)]
+        items = list(loaded.coordinators)
     else:
         return []
-    return [a for a in apps if a.events is not None]
+    return [(c.app, c.conf.get("landing")) for c in items if c.app.events is not None]

@@ -248,6 +248,26 @@ def test_submit_warns_about_a_feed_outside_the_landing_directory(bt: Bt5) -> Non
     assert "coordinator [x] watches" in r.stderr, r
 
 
+def test_the_warning_measures_a_feed_against_the_jobs_own_landing(bt: Bt5) -> None:
+    """QA: a job that names its own ``landing`` (for ``run --landing`` there) was warned that
+    its ``${landing}`` feed lay outside ``<home>/landing``."""
+    own = bt.tmp / "own-landing"
+    inside = coord(bt, "mine", None)
+    r = bt.cli("submit", str(props(bt, inside)), "-D", f"landing={own}", "--start")
+    assert r.stdout.strip().endswith("-C") and r.stderr == "", r
+    # still warned when the feed is outside the landing the job names
+    r = bt.cli("submit", str(props(bt, coord(bt, "away", None, str(bt.landing / "x")))),
+               "-D", f"landing={own}", "--start")  # fmt: skip
+    assert f"outside the landing directory {own}" in r.stderr, r
+    # a bundle's coordinator measured against the landing its own configuration gives
+    b = bt.write("b.xml", bundle("b", [("y", inside, {"landing": str(bt.tmp / "other")})]))
+    r = bt.cli("submit", str(props(bt, b, "bundle")))
+    assert "outside the landing directory" not in r.stderr, r
+    b2 = bt.write("b2.xml", bundle("b2", [("z", coord(bt, "z", None, str(own / "q")), {})]))
+    r = bt.cli("submit", str(props(bt, b2, "bundle")), "-D", f"landing={own}")
+    assert r.stderr == "", r
+
+
 def test_a_done_flag_given_by_a_variable_is_resolved_at_submit_and_fires(bt: Bt5) -> None:
     """QA: ``done-flag="${flag}"`` was stored as the text ``${flag}``: nothing fired on the flag
     the job properties named (only a file literally named ``${flag}`` did)."""
