@@ -175,8 +175,11 @@ def register(app: typer.Typer) -> None:
             )
 
         async def main() -> None:
-            engine.install_signal_handlers()
-            await engine.run()
+            restore = engine.install_signal_handlers()
+            try:
+                await engine.run()
+            finally:
+                restore()
 
         try:
             asyncio.run(main())

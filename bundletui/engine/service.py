@@ -211,6 +211,7 @@ class Engine:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self.store = Store(self.config.home, clock=self.real_clock)
+        self.store.give_up_wait = lambda: self._stop
         # the file it opened: a standby that takes over later checks this one, not whatever
         # is at the path by then (QA: one took over a moved store and made a new empty one)
         self._opened = _identity(self.store.path)
@@ -259,6 +260,9 @@ class Engine:
                 with contextlib.suppress(Exception):
                     hook()
             if self.state == "active":
+                # no 30 s wait for another process's write lock on the way out: a lease left
+                # behind expires by itself, and a standby here sees this process gone
+                self.store.wait_for_lock(1_000)
                 with contextlib.suppress(sqlite3.Error):
                     lease_store.release(self.store, self.holder)
             self.state = "stopped"
@@ -266,10 +270,25 @@ class Engine:
         if self.fatal is not None:
             raise self.fatal
 
-    def install_signal_handlers(self) -> None:
+    def install_signal_handlers(self) -> Callable[[], None]:
+        """Ctrl-C and SIGTERM stop the engine; returns what puts the previous handlers back.
+        A Python-level handler rather than the loop's: it runs even while a tick waits,
+        inside the loop, for a write lock another process holds, and that wait gives up as
+        soon as it sees the stop."""
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self.request_stop)
+
+        def on_signal(_sig: int, _frame: object) -> None:
+            self._stop = True
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self.request_stop)
+
+        before = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+        def restore() -> None:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+
+        return restore
 
     async def _acquire_lease(self) -> None:
         assert self.store is not None
@@ -488,6 +507,8 @@ class Engine:
             except BundletuiError as exc:
                 if exc.code != LOCKED:
                     raise
+                if self._stop:  # the wait was given up for a stop (Ctrl-C)
+                    return
                 if not said:
                     log.warning("recovery not written: %s; trying again every second", exc.message)
                     said = True
@@ -659,6 +680,9 @@ class Engine:
         for d in due:
             self.heap.push_earlier(d.time_ms, d.kind, d.key)
         self._outbox_dirty = True
+        if self._stop:  # the wait was given up for a stop: the next engine does the work
+            log.warning("tick not written: %s; stopping", why)
+            return
         if self._locked_since is None:
             self._locked_since = asked  # when the tick first asked for the lock
             log.warning("tick not written: %s; trying again every second", why)

@@ -15,7 +15,7 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,6 +172,10 @@ class Store:
         # before its commit (None: no id taken yet, or no transaction open).
         self._id_seq: int | None = None
         self._writing = False
+        # asked between the steps of a wait for another process's write lock: True gives the
+        # wait up at once (EB006, nothing begun); an engine asked to stop sets it, so Ctrl-C
+        # is not held for the 30 s wait
+        self.give_up_wait: Callable[[], bool] | None = None
 
         pragmas = [
             f"PRAGMA busy_timeout={LOCK_WAIT_MS}",
@@ -393,6 +397,13 @@ class Store:
                     if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
                         raise
                 waited_ms = int((time.monotonic() - start) * 1000)
+                if self.give_up_wait is not None and self.give_up_wait():
+                    raise StoreError(
+                        LOCKED,
+                        f"the wait for the store's write lock ({self.path}) was given up after"
+                        f" {waited_ms / 1000:.1f} s: another process holds it; nothing was"
+                        " changed",
+                    )
                 if waited_ms >= LOCK_WAIT_MS or self._stopped_holder() is not None:
                     raise self._locked_error(waited_ms)
         finally:

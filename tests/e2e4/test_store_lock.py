@@ -260,3 +260,51 @@ def test_a_run_until_does_the_work_due_at_until_when_the_lock_was_held_then(bt: 
     waited = float(p.stderr.split("writable again after ")[1].split(" s")[0])
     assert waited >= 2.5, p.stderr  # from the first ask: the 3 s the lock was held
     assert bt.actions(coord) == dict.fromkeys(range(1, 5), "SUCCEEDED")
+
+
+HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_an_engine_waiting_for_another_processs_write_lock_at_once(
+    bt: Bt4, sig: signal.Signals
+) -> None:
+    """QA: an engine whose tick waited for a write lock another process held (a sqlite3 shell
+    left in BEGIN) took Ctrl-C only when the 30 s wait ended. It stops within a second or
+    two, its tick undone, and the next engine does that work: every action once."""
+    coord = _busy_coordinator(bt)
+    until = "2026-03-01T00:00Z"  # 1,417 hourly actions (the last at --until): seconds of work
+    engine = bt.engine("--clock", "simulated", "--start-time", T0, "--until", until)
+    wait_for(lambda: len(bt.actions(coord)) > 20, 30, "the engine busy with actions")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(bt.home / "bundletui.db")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        time.sleep(0.6)  # the engine's next tick waits for the lock
+        asked = time.monotonic()
+        engine.proc.send_signal(sig)
+        assert engine.wait(10) == 0
+        took = time.monotonic() - asked
+        assert took < 3.0, (took, engine.log()[-2000:])
+        log = " ".join(engine.log().split())
+        assert "tick not written: the wait for the store's write lock" in log, log[-2000:]
+        assert "was given up" in log and "; stopping" in log, log[-2000:]
+        assert "Traceback" not in log, log[-3000:]
+        done = bt.actions(coord)
+    finally:
+        holder.kill()
+        holder.wait(10)
+    assert len(done) < 1_417  # stopped mid-run: there is work left for the next engine
+    bt.engine("--clock", "simulated", "--until", until).wait(60)
+    actions = bt.actions(coord)
+    assert len(actions) == 1_417 and set(actions.values()) == {"SUCCEEDED"}, actions
+    assert bt.sql("SELECT count(*) FROM wf_jobs") == [(1_417,)]  # each launched once
