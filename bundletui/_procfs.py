@@ -49,3 +49,23 @@ def group_alive(pgid: int) -> bool:
     except PermissionError:  # there, but another user's
         pass
     return True
+
+
+def holds_open(pid: int, path: str | os.PathLike[str]) -> bool | None:
+    """Whether process ``pid`` has the file at ``path`` open (an fd on its inode). None when
+    that cannot be told: the file or the process is gone, or the process is another user's.
+    A store copied with its lease row (a backup restored elsewhere) names an engine that runs
+    on the original, not on the copy: this tells them apart."""
+    try:
+        want = os.stat(path)
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            st = os.stat(f"/proc/{pid}/fd/{fd}")
+        except OSError:  # closed meanwhile
+            continue
+        if st.st_ino == want.st_ino and st.st_dev == want.st_dev:
+            return True
+    return False

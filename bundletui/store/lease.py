@@ -10,8 +10,9 @@ import os
 import socket
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
-from bundletui._procfs import proc_stat, started_ms
+from bundletui._procfs import holds_open, proc_stat, started_ms
 from bundletui.store.db import MIGRATIONS, Store, StoreError, Tx
 
 
@@ -42,12 +43,12 @@ def try_acquire(
     free but the write lock stays taken."""
     conn = store.conn
     seen = read_lease(conn)
-    if _held_by_other(seen, holder, now_ms, host):
+    if _held_by_other(seen, holder, now_ms, host, store.path):
         return seen
     store.begin_immediate()
     try:
         current = read_lease(conn)
-        if _held_by_other(current, holder, now_ms, host):
+        if _held_by_other(current, holder, now_ms, host, store.path):
             conn.execute("COMMIT")
             return current
         _same_schema(store)
@@ -80,13 +81,27 @@ def _same_schema(store: Store) -> None:
         )
 
 
-def _held_by_other(current: Lease | None, holder: str, now_ms: int, host: str) -> bool:
+def _held_by_other(current: Lease | None, holder: str, now_ms: int, host: str, path: Path) -> bool:
     return (
         current is not None
         and current.holder != holder
         and (current.expires > now_ms or alive_here(current, host))
         and not _dead_here(current, host)
+        and not _elsewhere(current, host, path)
     )
+
+
+def _elsewhere(lease: Lease, host: str, path: str | Path) -> bool:
+    """The holder runs on this host without this store open: the row came with a copy of
+    the store (a backup restored to another home), and its engine runs on the original."""
+    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
+        return False
+    return holds_open(lease.pid, path) is False
+
+
+def store_path(conn: sqlite3.Connection) -> str:
+    """The file a connection has open (its main database)."""
+    return str(conn.execute("PRAGMA database_list").fetchone()[2])
 
 
 def heartbeat(store: Store, holder: str, now_ms: int, ttl_ms: int) -> bool:
@@ -136,14 +151,17 @@ def stopped_holder(conn: sqlite3.Connection) -> int | None:
     likely holder of a write lock nobody releases. Only a guess, since SQLite does not say who
     holds its lock, so it is used to explain a wait, never to break a lock."""
     lease = read_lease(conn)
-    return lease.pid if lease is not None and holder_process(lease) == "stopped" else None
+    if lease is None or holder_process(lease, store_path(conn)) != "stopped":
+        return None
+    return lease.pid
 
 
-def holder_process(lease: Lease) -> str:
+def holder_process(lease: Lease, path: str | Path | None = None) -> str:
     """What is known of the lease holder's process, whatever its lease says: ``alive``,
     ``stopped`` (alive, but SIGSTOP / Ctrl-Z: it renews nothing and starts nothing until it
-    is continued), ``gone`` (it ran on this host and has exited), or ``unknown`` (another
-    host's, or a thread of this very process: only its lease can tell).
+    is continued), ``gone`` (it ran on this host and has exited, or — given the store's
+    ``path`` — runs without that store open: the lease came with a copy of the store), or
+    ``unknown`` (another host's, or a thread of this very process: only its lease can tell).
 
     The console's header asks at every refresh, so this reads ``/proc/<pid>/stat`` once: whether the
     process is the lease's (:func:`alive_here`'s rule, which reads the boot time too) is asked
@@ -154,18 +172,21 @@ def holder_process(lease: Lease) -> str:
     st = proc_stat(lease.pid)
     if st is None or st.state in ("Z", "X"):  # exited (a zombie: killed, not yet reaped)
         return "gone"
-    key = (lease.pid, lease.acquired, st.start_ticks)  # this very process, for this lease
+    # this very process, for this lease (and this store)
+    key = (lease.pid, lease.acquired, st.start_ticks, None if path is None else str(path))
     holds = _HOLDS.get(key)
     if holds is None:
         if len(_HOLDS) > 16:
             _HOLDS.clear()
-        holds = _HOLDS[key] = alive_here(lease, host)
-    if not holds:  # its pid reused since (or it exited just now)
+        holds = _HOLDS[key] = alive_here(lease, host) and not (
+            path is not None and _elsewhere(lease, host, path)
+        )
+    if not holds:  # its pid reused since (or it exited just now), or another store's
         return "gone"
     return "stopped" if st.state in ("T", "t") else "alive"
 
 
-_HOLDS: dict[tuple[int, int, int], bool] = {}
+_HOLDS: dict[tuple[int, int, int, str | None], bool] = {}
 
 
 def _dead_here(lease: Lease, host: str) -> bool:
@@ -188,5 +209,5 @@ def engine_running(conn: sqlite3.Connection, now_ms: int) -> bool:
     lease = read_lease(conn)
     if lease is None:
         return False
-    process = holder_process(lease)
+    process = holder_process(lease, store_path(conn))
     return process in ("alive", "stopped") or (process == "unknown" and lease.expires > now_ms)

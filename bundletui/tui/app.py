@@ -52,7 +52,7 @@ from bundletui.model.status import (
 )
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Totals, TreeRow
-from bundletui.store.db import Store
+from bundletui.store.db import DB_NAME, Store
 from bundletui.store.lease import Lease, holder_process
 from bundletui.tui import details as pages
 from bundletui.tui import labels
@@ -873,6 +873,10 @@ class MainScreen(Screen[None]):
             text = text.replace(real, shown)
         return text
 
+    @property
+    def _db_path(self) -> Path:
+        return self.config.home / DB_NAME
+
     def _engine_text(self) -> tuple[str, str, str]:
         """What the header says of the engine: the text, a shorter one for a narrow header,
         and its style. A lease past its expiry whose holder still runs on this host is an
@@ -884,7 +888,7 @@ class MainScreen(Screen[None]):
         late = lease is not None and lease.expires <= now_ms
         # asked at every refresh, not only once the lease is late: a holder killed on this
         # host (kill -9) is gone at once, not when its lease runs out (one read of /proc)
-        holder = holder_process(lease) if lease is not None else "unknown"
+        holder = holder_process(lease, self._db_path) if lease is not None else "unknown"
         hung = lease is not None and late and holder in ("alive", "stopped")
         since = ago(now_ms - lease.expires) if lease is not None else ""
         why = f"{'stopped; ' if holder == 'stopped' else ''}lease expired {since} ago"
@@ -1659,7 +1663,7 @@ class MainScreen(Screen[None]):
         other = None
         if lease is not None:
             late = lease.expires <= to_ms(RealClock().now())
-            holder = holder_process(lease)
+            holder = holder_process(lease, self._db_path)
             # what the new engine will find: a live lease, or a late one whose holder still
             # runs here (stopped), is held; an expired one, or a dead holder's, is taken over
             if holder != "gone" and (not late or holder in ("alive", "stopped")):

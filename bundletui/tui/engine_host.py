@@ -38,7 +38,7 @@ def live_lease(home: Path) -> Lease | None:
         store.close()
     if lease is None or lease.expires <= to_ms(RealClock().now()):
         return None
-    return None if holder_process(lease) == "gone" else lease
+    return None if holder_process(lease, store.path) == "gone" else lease
 
 
 def ago(ms: int) -> str:

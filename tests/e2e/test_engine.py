@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tests.e2e.conftest import FIXTURES, Bt, trace_lines, wait_for
+from tests.e2e.conftest import FIXTURES, Bt, EngineProc, trace_lines, wait_for
 
 CHAIN = FIXTURES / "chain" / "job.properties"
 
@@ -152,3 +152,36 @@ def test_a_lease_beat_blocked_by_another_process_is_said_and_the_lease_renewed_a
     assert engine.stop() == 0
     assert "Traceback" not in engine.log()
     assert engine.log().count("lease not renewed") == 1  # said once per outage, not per beat
+
+
+def test_a_copy_of_a_live_store_is_not_held_by_the_engine_of_the_original(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: a store copied with SQLite's online backup while its engine ran (a backup restored
+    to another home, as the README advises to take it) carries the lease row of that engine:
+    an engine started on the copy waited as a standby for as long as the original ran, and
+    commands on the copy said an engine ran. The holder has the original open, not the copy:
+    the copy is free."""
+    first = bt.engine("--lease-ttl", "30")
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path), "gate": str(tmp_path)}, start=False)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    src = sqlite3.connect(bt.home / "bundletui.db")
+    dst = sqlite3.connect(copy / "bundletui.db")
+    src.backup(dst)
+    src.close()
+    dst.close()
+    (holder,) = (
+        sqlite3.connect(copy / "bundletui.db").execute("SELECT pid FROM engine_lease").fetchone()
+    )
+    assert holder == first.proc.pid  # the copy names the original's engine, unexpired
+    r = bt.cli("kill", wf, "--home", str(copy))
+    assert "note: no engine is running" in r.stderr, r
+    second = EngineProc(copy, tmp_path / "copy-engine.log", ("--lease-ttl", "30"), bt.env)
+    bt.engines.append(second)
+    second.wait_active(timeout=10)
+    assert "standby" not in second.log()
+    # the original's engine and its lease are untouched: on the original, an engine runs
+    assert first.alive() and bt.info(wf)["status"] == "PREP"
+    r = bt.cli("kill", wf)
+    assert "no engine is running" not in r.stderr, r
