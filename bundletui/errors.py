@@ -143,6 +143,12 @@ class CommandError(BundletuiError):
     layer = "commands"
 
 
+class QueuedError(CommandError):
+    """Refused for now: a command queued for the same job has not been run by the engine
+    yet. A live engine runs it within a tick, so a command waits a moment and tries again
+    (an HTTP client that changes a bundle and then reruns it gets its rerun)."""
+
+
 class EngineError(BundletuiError):
     """A fatal engine condition (lease lost, store unusable)."""
 

@@ -9,20 +9,24 @@ it was).
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from bundletui.commands.effects import Effects, OutboxEffects
-from bundletui.errors import BundletuiError, CommandError
+from bundletui.errors import BundletuiError, CommandError, QueuedError
+from bundletui.model.clock import RealClock, to_ms
 from bundletui.store.db import LOCKED, Store, Tx, current_user, system_mode
 from bundletui.store.jobs import audit
+from bundletui.store.lease import engine_running
 
 T = TypeVar("T")
 
 SYSTEM_MODES = ("NORMAL", "NOWEBSERVICE", "SAFEMODE")
 """Oozie's system modes, kept in the store's meta so every face and process sees one mode."""
 ADMIN_COMMANDS = frozenset({"systemmode"})  # what still runs in SAFEMODE
+QUEUED_WAIT_S = 5.0  # how long a command refused by a queued one waits for a live engine
 
 
 def refuse_in_safe_mode(conn: sqlite3.Connection) -> None:
@@ -52,7 +56,28 @@ def run(
     args: dict[str, Any] | None,
     fn: Callable[[Tx], T],
 ) -> T:
-    """Run ``fn`` in one write transaction with its audit row; errors leave the store as it was."""
+    """Run ``fn`` in one write transaction with its audit row; errors leave the store as it was.
+    Refused because a queued command has not been run yet (:class:`QueuedError`), it is tried
+    again for a few seconds while an engine runs, which runs that command within a tick."""
+    deadline = time.monotonic() + QUEUED_WAIT_S
+    while True:
+        try:
+            return _attempt(ctx, command, target, args, fn)
+        except QueuedError:
+            now = time.monotonic()
+            if now < deadline and engine_running(ctx.store.conn, to_ms(RealClock().now())):
+                time.sleep(0.05)
+                continue
+            raise
+
+
+def _attempt(
+    ctx: Ctx,
+    command: str,
+    target: str | None,
+    args: dict[str, Any] | None,
+    fn: Callable[[Tx], T],
+) -> T:
     try:
         with ctx.store.write() as tx:
             if command not in ADMIN_COMMANDS:

@@ -16,7 +16,7 @@ from bundletui.commands import coordinators as coordcmd
 from bundletui.commands import schedules
 from bundletui.commands.base import Ctx, fail, run
 from bundletui.commands.effects import Effects
-from bundletui.errors import BundletuiError, CommandError
+from bundletui.errors import BundletuiError, CommandError, QueuedError
 from bundletui.model import codec
 from bundletui.model.apps import BundleApp
 from bundletui.model.clock import from_ms, to_ms
@@ -606,7 +606,7 @@ def rerun_tx(
         if ba.pending:
             # its statuses are about to change: a check against them now would be stale, and
             # the engine would refuse the second rerun in its log only
-            raise CommandError(
+            raise QueuedError(
                 "E1018",
                 "Coord Job Rerun Error: a command queued for this coordinator has not been "
                 f"run by the engine yet [coordinator {ba.coord_name}]",

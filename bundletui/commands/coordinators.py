@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx, fail, run
 from bundletui.commands.effects import Effects
-from bundletui.errors import CommandError
+from bundletui.errors import CommandError, QueuedError
 from bundletui.model import codec
 from bundletui.model.apps import CoordinatorApp
 from bundletui.model.clock import from_ms, to_ms
@@ -1043,7 +1043,7 @@ def _no_bundle_command_queued(tx: Tx, coord: CoordRow) -> None:
     engine would act after a rerun accepted now, and undo it unseen: refused until it ran."""
     queued = jobs.select(tx.conn, BundleActionRow, "coord_id = ? AND pending > 0", (coord.id,))
     if queued:
-        raise CommandError(
+        raise QueuedError(
             "E1018",
             f"Coord Job Rerun Error: a command of bundle {coord.bundle_id} queued for {coord.id}"
             " has not been run by the engine yet",
@@ -1074,7 +1074,7 @@ def ignore_tx(
         rollup_tx(tx, effects, coord.id)
         return [r.id for r in rows]
     if coord.pending:
-        raise CommandError("E1024", f"Cannot run ignore command: [{coord.id} is pending]")
+        raise QueuedError("E1024", f"Cannot run ignore command: [{coord.id} is pending]")
     t = decide(Machine.COORDINATOR, coord.status, Event.IGNORE, coord.id)
     set_status(tx, effects, coord, t.to)
     return [coord.id]

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
+import subprocess
+import time
 from pathlib import Path
 
 from tests.e2e4.conftest import (
     BC,
+    BUNDLETUI,
     Bt4,
     bundle_xml,
     coordinator_xml,
@@ -884,3 +889,55 @@ def test_a_coordinator_rerun_waits_for_a_bundle_kill_still_queued(bt: Bt4) -> No
     bt.cli("rerun", busy, "--action", "1")  # the kill has run: a rerun is taken, and runs
     bt.sim(START, "2026-01-01T03:00Z")
     assert trace_counts(bt.trace)[f"{busy}@1"] == runs + 1
+
+
+def test_a_rerun_right_after_a_bundle_change_waits_for_the_engine_to_run_the_change(
+    bt: Bt4,
+) -> None:
+    """QA (HTTP clients): ``change B --value endtime=…`` then ``rerun B`` at once was
+    refused (E1018, "a command queued for this coordinator has not been run by the engine
+    yet") while an engine ran and would run the change within a tick: a client that sends
+    its calls one after another, as Oozie's do, failed at random. With an engine running, the
+    rerun waits for it (here the engine is held stopped for a second) and is done."""
+    bundle_id = bt.submit_job(two_coordinators(bt), start=True)
+    engine = bt.engine("--clock", "simulated", "--start-time", START)
+    wait_for(lambda: "busy" in bt.coords_of(bundle_id), 20, "busy submitted")
+    busy = bt.coords_of(bundle_id)["busy"]
+    wait_for(lambda: set(bt.actions(busy).values()) == {"SUCCEEDED"}, 30, "busy's actions")
+    before = trace_counts(bt.trace)[f"{busy}@1"]
+    pid = engine.proc.pid
+    while True:  # stopped where it holds no write lock: the change stays queued meanwhile
+        os.kill(pid, signal.SIGSTOP)
+        wait_for(lambda: open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "T")
+        probe = sqlite3.connect(bt.home / "bundletui.db", timeout=0, isolation_level=None)
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("ROLLBACK")
+            break
+        except sqlite3.OperationalError:
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.003)
+        finally:
+            probe.close()
+    try:
+        bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T05:00Z")
+        rerun = subprocess.Popen(
+            [BUNDLETUI, "rerun", bundle_id, "--coordinator", "busy", "--date", START],
+            env=bt.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.0)
+        assert rerun.poll() is None  # waiting for the engine, not refused
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    _out, err = rerun.communicate(timeout=30)
+    assert rerun.returncode == 0, err
+    assert "Error" not in err, err
+    wait_for(lambda: trace_counts(bt.trace)[f"{busy}@1"] == before + 1, 30, "the rerun ran")
+    # with no engine running it is refused at once, as before: nothing would run the change
+    engine.stop()
+    bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T06:00Z")
+    refused = bt.fails("rerun", bundle_id, "--coordinator", "busy", "--date", START, code="E1018")
+    assert "has not been run by the engine yet" in refused.stderr, refused
