@@ -62,53 +62,43 @@ def run(
     deadline = time.monotonic() + QUEUED_WAIT_S
     while True:
         try:
-            return _attempt(ctx, command, target, args, fn)
-        except QueuedError:
-            now = time.monotonic()
-            if now < deadline and engine_running(ctx.store.conn, to_ms(RealClock().now())):
+            with ctx.store.write() as tx:
+                if command not in ADMIN_COMMANDS:
+                    refuse_in_safe_mode(tx.conn)
+                result = fn(tx)
+                audit(
+                    tx,
+                    user=ctx.user,
+                    face=ctx.face,
+                    command=command,
+                    target=target if target is not None else _target_of(result),
+                    args=args,
+                    result="ok",
+                )
+            return result
+        except BundletuiError as error:
+            if error.code == LOCKED:
+                # the write lock stayed taken: an audit row would wait for it as long again
+                raise
+            if (
+                isinstance(error, QueuedError)
+                and time.monotonic() < deadline
+                and engine_running(ctx.store.conn, to_ms(RealClock().now()))
+            ):
                 time.sleep(0.05)
                 continue
+            with ctx.store.write() as tx:
+                audit(
+                    tx,
+                    user=ctx.user,
+                    face=ctx.face,
+                    command=command,
+                    target=target,
+                    args=args,
+                    result="error",
+                    error=f"{error.code}: {error.message}",
+                )
             raise
-
-
-def _attempt(
-    ctx: Ctx,
-    command: str,
-    target: str | None,
-    args: dict[str, Any] | None,
-    fn: Callable[[Tx], T],
-) -> T:
-    try:
-        with ctx.store.write() as tx:
-            if command not in ADMIN_COMMANDS:
-                refuse_in_safe_mode(tx.conn)
-            result = fn(tx)
-            audit(
-                tx,
-                user=ctx.user,
-                face=ctx.face,
-                command=command,
-                target=target if target is not None else _target_of(result),
-                args=args,
-                result="ok",
-            )
-        return result
-    except BundletuiError as error:
-        if error.code == LOCKED:
-            # the write lock stayed taken: an audit row would wait for it as long again
-            raise
-        with ctx.store.write() as tx:
-            audit(
-                tx,
-                user=ctx.user,
-                face=ctx.face,
-                command=command,
-                target=target,
-                args=args,
-                result="error",
-                error=f"{error.code}: {error.message}",
-            )
-        raise
 
 
 def _target_of(result: object) -> str | None:
