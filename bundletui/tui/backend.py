@@ -25,6 +25,7 @@ from bundletui.store import jobs
 from bundletui.store.db import Store
 from bundletui.store.lease import Lease, read_lease
 from bundletui.store.rows import AuditRow, CoordRow, NodeRow
+from bundletui.tui.printable import printable
 
 T = TypeVar("T")
 
@@ -326,4 +327,7 @@ def read_tail(path: Path, offset: int, limit: int = 256 * 1024) -> tuple[str, in
             data = f.read()
     except FileNotFoundError:
         return "", offset
-    return data.decode("utf-8", "replace"), start + len(data)
+    text = printable(data.decode("utf-8", "replace"))  # a job's escapes are shown, not obeyed
+    if offset == 0 and start > 0:  # said, not hidden: the view starts part-way into the file
+        text = f"(… {start:,} earlier bytes not shown; the whole file: {path})\n{text}"
+    return text, start + len(data)

@@ -13,6 +13,7 @@ from typing import Any
 from rich.text import Text
 
 from bundletui.tui.labels import counts_text, error_text, status_text
+from bundletui.tui.printable import printable
 
 Alias = Callable[[str], str]
 
@@ -131,8 +132,8 @@ def _conf_props(conf_xml: str | None) -> dict[str, str]:
         return {}
     from xml.etree import ElementTree
 
-    try:
-        root = ElementTree.fromstring(conf_xml)
+    try:  # a control character in a value is not XML: shown, rather than the whole block lost
+        root = ElementTree.fromstring(printable(conf_xml))
     except ElementTree.ParseError:
         return {}
     out: dict[str, str] = {}

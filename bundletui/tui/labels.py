@@ -7,6 +7,7 @@ from rich.text import Text
 from bundletui.model.clock import from_ms
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW
 from bundletui.tui.model import MORE, ConsoleModel, Item
+from bundletui.tui.printable import printable
 
 STATUS_STYLE: dict[str, str] = {
     "SUCCEEDED": "green",
@@ -64,7 +65,7 @@ def error_text(code: object, message: object = None) -> str:
     """An error as the console says it: ``error 3: node a: …`` (the CLI prints ``Error : 3:
     node a: …``): a bare number read like a count (``FAILED 3``, ``why: 3 node a``). A code
     that is no number reads as one already: ``EB0802: …``."""
-    code_s, message_s = str(code or "").strip(), str(message or "").strip()
+    code_s, message_s = str(code or "").strip(), printable(str(message or "").strip())
     if not code_s:
         return message_s
     if code_s.isdigit():
@@ -121,7 +122,7 @@ def label(model: ConsoleModel, item: Item, width: int | None = None) -> Text:
     if row.kind == MORE:
         head.append(f"… {item.total} earlier actions (action table)", style="dim italic")
         return _cut(head, width)
-    name = Text(row.name, style="" if row.kind == NODE else "bold")
+    name = Text(printable(row.name), style="" if row.kind == NODE else "bold")
     state = status_text(row.status)
     if row.pending and row.kind in (BUNDLE, COORD, ACTION):
         state.append(" …", style="dim")

@@ -18,6 +18,7 @@ from bundletui.store.changes import ACTION, BUNDLE, COORD, Totals
 from bundletui.tui import labels
 from bundletui.tui.details import _t, short_times
 from bundletui.tui.model import Add, ConsoleModel, Op, Relabel, Remove
+from bundletui.tui.printable import printable, printable_text
 
 # ----------------------------------------------------------------------------- prompt
 
@@ -325,7 +326,7 @@ class JobTree(Tree[str]):
                 # a plain first label (what its width is measured by); the styled one with
                 # counts is built when the line is first drawn
                 node = parent.add(
-                    Text(f"{item.name}  {item.status}"),
+                    Text(f"{printable(item.name)}  {item.status}"),
                     op.id,
                     before=before,
                     expand=op.id in self.expanded,
@@ -707,4 +708,5 @@ class Pane(Static):
         if text == self._shown:
             return
         self._shown = text
-        self.update(text)
+        # job names, property values and error messages are a job's text: shown, not obeyed
+        self.update(printable_text(text) if isinstance(text, Text) else printable(text))

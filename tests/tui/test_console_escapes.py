@@ -1,0 +1,78 @@
+"""A job's text is shown, never obeyed by the operator's terminal (QA: a job that printed
+``ESC ]0;…`` set the window's title, ``ESC [2J`` cleared the screen and a cursor move wrote
+into the job tree, through the log view and the details pane's log tail; a property value
+with an escape lost the whole configuration block). Through the real console (Pilot) with
+its own engine running a real shell job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Log
+
+from bundletui.commands.base import Ctx
+from bundletui.commands.submit import submit_loaded
+from bundletui.spec.load import load_job
+from bundletui.store.db import Store
+from bundletui.tui.backend import read_tail
+from bundletui.tui.views import LogScreen
+from tests.tui.conftest import Env, console
+
+LOUD = r"""<dag-app xmlns="uri:bundletui:dag:1.0" name="loud">
+  <job name="say"><shell><exec>sh</exec><argument>-c</argument>
+    <argument>printf '\033]0;PWNED\007\033[2J\033[5;5HMOVED\r\n'</argument></shell></job>
+</dag-app>
+"""
+
+
+def _submit_loud(env: Env) -> str:
+    app = env.root / "loud"
+    app.mkdir(exist_ok=True)
+    (app / "workflow.xml").write_text(LOUD)
+    props = env.root / "loud.properties"
+    props.write_text(f"oozie.wf.application.path={app}\n")
+    with Store(env.home) as store:
+        loaded = load_job(props, ["evil=\x1b[2Jcleared"], store.clock, user="alice")
+        return submit_loaded(Ctx(store), loaded, start=True)
+
+
+async def test_a_jobs_escape_codes_are_shown_not_sent_to_the_terminal(env: Env) -> None:
+    wf = _submit_loud(env)
+    async with console(env) as h:
+        await h.until(lambda: wf in h.tree.nodes, what="workflow in tree")
+        await h.until(lambda: h.workflow_status(wf) == "SUCCEEDED", what="it ran")
+        await h.expand(wf)
+        await h.select(f"{wf}@say")
+        tail = h.main.query_one("#logtail", Log)
+        await h.until(lambda: "MOVED" in "\n".join(tail.lines), what="log tail")
+        said = "\n".join(tail.lines)
+        assert "\x1b" not in said and "\x07" not in said and "\r" not in said, repr(said)
+        assert "␛]0;PWNED␇␛[2J␛[5;5HMOVED" in said, repr(said)
+        await h.press("l")
+        screen = h.app.screen
+        assert isinstance(screen, LogScreen)
+        await h.until(lambda: any("MOVED" in line for line in screen.lines), what="log view")
+        assert not any("\x1b" in line for line in screen.lines), screen.lines
+        await h.press("escape")
+        await h.select(wf)
+        pane = h.main.query_one("#details-text")
+        await h.until(lambda: "configuration" in str(pane.render()), what="its configuration")
+        shown = str(pane.render())
+        assert "evil = ␛[2Jcleared" in shown and "\x1b" not in shown, shown
+
+
+def test_a_log_view_says_what_it_left_out_of_a_big_file(tmp_path: Path) -> None:
+    """QA: a log past 256 KB opened part-way in, and nothing said so."""
+    big = tmp_path / "out.log"
+    big.write_text("".join(f"line {n}\n" for n in range(100_000)))
+    text, offset = read_tail(big, 0)
+    skipped = big.stat().st_size - 256 * 1024
+    first, rest = text.split("\n", 1)
+    assert first == f"(… {skipped:,} earlier bytes not shown; the whole file: {big})"
+    assert rest.endswith("line 99999\n") and offset == big.stat().st_size
+    with big.open("a") as f:
+        f.write("more\n")
+    assert read_tail(big, offset) == ("more\n", offset + 5)  # later reads: only what is new
+    small = tmp_path / "small.log"
+    small.write_text("a\nb\n")
+    assert read_tail(small, 0) == ("a\nb\n", 4)
