@@ -20,6 +20,7 @@ from textual.widgets import Footer, Log, RichLog, Static
 from textual.worker import get_current_worker
 
 from bundletui.tui.backend import LogFile, read_tail
+from bundletui.tui.printable import printable, printable_text
 
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.@-]+")
 
@@ -56,7 +57,7 @@ class TextScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.title_text = title
-        self.body = body
+        self.body = printable_text(body) if isinstance(body, Text) else body
         self.plain = plain
         self.save_to = save_to
         self.page_name = name
@@ -92,7 +93,10 @@ class TextScreen(Screen[None]):
 
 
 def syntax(text: str, lexer: str) -> Syntax:
-    return Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
+    # a definition file or a job's values may hold control characters: shown, not obeyed
+    return Syntax(
+        printable(text), lexer, theme="ansi_dark", word_wrap=True, background_color="default"
+    )
 
 
 class LogScreen(Screen[None]):
