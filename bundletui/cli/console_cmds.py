@@ -149,3 +149,5 @@ def register(app: typer.Typer) -> None:
                 demo_setup.cleanup()
         if demo_setup is not None and not demo_setup.temporary:
             err.print(f"demo store kept in {demo_setup.home}", markup=False)
+        if app.return_code:  # a crash (its traceback printed by Textual): not a clean exit
+            raise typer.Exit(app.return_code)

@@ -443,7 +443,7 @@ class HelpScreen(ModalScreen[str | None]):
         DIALOG_CSS
         + """
     HelpScreen .dialog { width: 90; height: 90%; }
-    HelpScreen OptionList { height: 1fr; border: none; }
+    HelpScreen OptionList { height: 1fr; min-height: 3; border: none; }
     /* lines that cannot be chosen (keys of other views, headings) are not greyed: they work
        where they apply. A key greyed for the selection dims its own text and says why */
     HelpScreen OptionList > .option-list--option-disabled { color: $text; }

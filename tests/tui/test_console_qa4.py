@@ -1,20 +1,22 @@
-"""A job's text is shown, never obeyed by the operator's terminal (QA: a job that printed
-``ESC ]0;…`` set the window's title, ``ESC [2J`` cleared the screen and a cursor move wrote
-into the job tree, through the log view and the details pane's log tail; a property value
-with an escape lost the whole configuration block). Through the real console (Pilot) with
-its own engine running a real shell job."""
+"""Console QA, fourth pass, through the real console (Pilot). A job's text is shown, never
+obeyed by the operator's terminal (a job that printed ``ESC ]0;…`` set the window's title,
+``ESC [2J`` cleared the screen and a cursor move wrote into the job tree, through the log view
+and the details pane's log tail; a property value with an escape lost the whole configuration
+block); a big log says what it left out; help works on a tiny terminal."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Log
+import pytest
+from textual.widgets import Log, OptionList
 
 from bundletui.commands.base import Ctx
 from bundletui.commands.submit import submit_loaded
 from bundletui.spec.load import load_job
 from bundletui.store.db import Store
 from bundletui.tui.backend import read_tail
+from bundletui.tui.dialogs import HelpScreen
 from bundletui.tui.views import LogScreen
 from tests.tui.conftest import Env, console
 
@@ -76,3 +78,18 @@ def test_a_log_view_says_what_it_left_out_of_a_big_file(tmp_path: Path) -> None:
     small = tmp_path / "small.log"
     small.write_text("a\nb\n")
     assert read_tail(small, 0) == ("a\nb\n", 4)
+
+
+@pytest.mark.parametrize("size", [(40, 10), (30, 8)])
+async def test_help_on_a_tiny_terminal_pages_without_a_crash(
+    env: Env, size: tuple[int, int]
+) -> None:
+    """QA: on a 40x10 terminal the help's key list had no row at all, and PageUp there
+    crashed the console (Textual's OptionList paged by a height of 0)."""
+    async with console(env, size=size, engine="none", ready=False) as h:
+        await h.press("question_mark")
+        assert isinstance(h.app.screen, HelpScreen)
+        keys = h.app.screen.query_one(OptionList)
+        await h.press("pageup", "pagedown", "down", "pageup")
+        assert isinstance(h.app.screen, HelpScreen) and h.app._exception is None
+        assert keys.size.height >= 1  # at least one key row to scroll through
