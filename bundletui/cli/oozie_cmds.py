@@ -316,6 +316,8 @@ def run(kind: str, argv: list[str]) -> int:
         return EXIT_ERROR
     except CliError as exc:
         print(f"Error: {exc}", file=sys.stderr)
+        for note in getattr(exc, "__notes__", ()):
+            print(f"  note: {note}", file=sys.stderr)
         return EXIT_ERROR
     except BundletuiError as exc:
         return _error(exc)
@@ -570,7 +572,9 @@ def _conf_args(front: Front) -> tuple[str | None, list[str]]:
         # then refuses the missing file
         if front.args.defines:
             raise CliError(f"configuration file [{config}] not found")
-        raise CliError("configuration is not specified")
+        missing = CliError("configuration is not specified")  # Oozie's words, for scripts
+        missing.add_note(f"the -config file {config} does not exist")
+        raise missing
     if config is None and not front.args.defines:
         raise CliError("configuration is not specified")
     if config is not None and not config.endswith((".properties", ".xml")):
