@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 import typer
+from typer.core import TyperCommand
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -37,6 +38,58 @@ def _register() -> None:
     engine_cmds.register(app)
     oozie_cmds.register(app)
     console_cmds.register(app)
+    for info in app.registered_commands:
+        if info.cls in (None, TyperCommand):
+            info.cls = _OnceCommand
+
+
+# options whose one value is a comma-separated list (of actions, dates, names, nodes)
+_LISTS = frozenset({"--action", "--date", "--coordinator", "--skip-nodes"})
+
+
+def _once_options(command: Any) -> dict[str, str]:
+    """Each spelling of an option that takes one value, to its main spelling."""
+    out: dict[str, str] = {}
+    for param in command.params:
+        if type(param).__name__.endswith("Option") and not (param.is_flag or param.multiple):
+            for name in (*param.opts, *param.secondary_opts):
+                out[name] = param.opts[0]
+    return out
+
+
+def _refuse_repeats(command: Any, ctx: Any, args: list[str]) -> None:
+    """click keeps the last of an option given twice and drops the first without a word:
+    ``kill C --action 1 --action 2`` killed @2 only. Refused instead (E0302)."""
+    names = _once_options(command)
+    seen: dict[str, list[str]] = {}
+    i = 0
+    while i < len(args) and args[i] != "--":
+        name, eq, inline = args[i].partition("=")
+        i += 1
+        main = names.get(name)
+        if main is None:
+            continue
+        value = inline if eq else (args[i] if i < len(args) else "")
+        i += 0 if eq else 1
+        seen.setdefault(main, []).append(value)
+    for main, values in seen.items():
+        if len(values) > 1:
+            several = (
+                f"; several go in one value, comma-separated: {main} {','.join(values)}"
+                if main in _LISTS
+                else ""
+            )
+            raise _click_class("UsageError")(
+                f"option {main} given {len(values)} times ({', '.join(values)}): give it"
+                f" once{several}",
+                ctx,
+            )
+
+
+class _OnceCommand(TyperCommand):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _refuse_repeats(self, ctx, args)
+        return super().parse_args(ctx, args)
 
 
 class _ReaderMayLeave:

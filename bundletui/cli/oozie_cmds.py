@@ -161,6 +161,7 @@ class Args:
     flags: set[str] = field(default_factory=set)
     defines: list[str] = field(default_factory=list)
     operation: str | None = None
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # a value given again
 
     def has(self, name: str) -> bool:
         return name in self.flags or name in self.values
@@ -209,6 +210,8 @@ def parse_args(argv: list[str], table: dict[str, Opt], *, need_operation: bool) 
                 value, i = argv[i], i + 1
             else:
                 raise UsageError(f"Missing argument for option: {name}")
+            if name in args.values:
+                args.dropped.append((name, value))
             args.values.setdefault(name, value)
         else:
             if eq:
@@ -392,6 +395,12 @@ def _notes(args: Args, table: dict[str, Opt]) -> None:
         print(
             f"note: OOZIE_URL={url} ignored: bundletui works on its local store "
             "(--home or BUNDLETUI_HOME), not through a server",
+            file=sys.stderr,
+        )
+    for name, value in args.dropped:  # Oozie's CLI takes the first: kept, and said
+        print(
+            f"note: -{name} {value} ignored: -{name} was given before ({args.get(name)}), and"
+            f" Oozie's CLI takes the first; several go in one value, comma-separated",
             file=sys.stderr,
         )
     for name, opt in table.items():

@@ -88,3 +88,36 @@ def test_a_refusal_by_the_store_still_exits_1(jobs: tuple[Path, str, str]) -> No
     home, coord, _wf = jobs
     r = bundletui("kill", coord, "--action", "1", home=home)  # no action 1 yet: E0605
     assert r.returncode == 1 and r.stderr.startswith("Error: E0605: "), r
+
+
+def _store_dump(home: Path) -> list[str]:
+    import sqlite3
+
+    conn = sqlite3.connect(home / "bundletui.db")
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def test_an_option_given_twice_is_refused_not_half_dropped(jobs: tuple[Path, str, str]) -> None:
+    """QA: ``kill C --action 1 --action 2`` killed @2 alone (click keeps the last value) and
+    exited 0; the Oozie front kept the first. Ours refuses it (E0302, exit 2, nothing
+    changed); the Oozie front keeps Oozie's first value and says which one it ignored."""
+    home, coord, wf = jobs
+    before = _store_dump(home)
+    r = bundletui("kill", coord, "--action", "1", "--action=2", home=home)
+    assert r.returncode == 2, r
+    assert r.stderr.startswith("Error: E0302: option --action given 2 times (1, 2): give it"), r
+    assert "comma-separated: --action 1,2" in r.stderr, r
+    r = bundletui("jobs", "--len", "3", "--len", "4", home=home)
+    assert r.returncode == 2 and "option --len given 2 times (3, 4): give it once\n" in r.stderr
+    assert _store_dump(home) == before
+    # several -D are several properties, not a repeat
+    r = bundletui("eval", "${a}${b}", "-D", "a=1", "-D", "b=2")
+    assert r.returncode == 0 and r.stdout.strip() == "12", r
+    r = bundletui("oozie", "job", "-info", wf, "-len", "5", "-len", "7", home=home)
+    assert r.returncode == 0, r
+    assert "note: -len 7 ignored: -len was given before (5), and Oozie's CLI takes the first" in (
+        r.stderr
+    ), r
