@@ -243,7 +243,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
                     line=_value_line(file, value),
                 ) from None
         for m in _DATA_CALL.finditer(value):
-            side, key = m.group(1), m.group(2) or m.group(3)
+            side, key = m.group(1), next(g for g in m.groups()[1:] if g is not None)
             if key not in defined[side]:
                 known = ", ".join(sorted(defined[side])) or "none"
                 what = "data-in or input-logic operator" if side == "In" else "data-out"
@@ -452,8 +452,11 @@ def _format_patterns(value: str) -> list[str]:
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-# a literal name only: coord:dataIn(coord:conf('x')) is checked when the action starts
-_DATA_CALL = re.compile(r"coord:data(In|Out)\(\s*(?:'([^']*)'|\"([^\"]*)\")\s*\)")
+# a literal name only (a number or boolean too: dataIn(3) names [3] when the action starts):
+# coord:dataIn(coord:conf('x')) is checked when the action starts
+_DATA_CALL = re.compile(
+    r"coord:data(In|Out)\(\s*(?:'([^']*)'|\"([^\"]*)\"|(\d+(?:\.\d+)?|true|false))\s*\)"
+)
 
 
 def _logic_names(node: InputLogic | None) -> set[str]:

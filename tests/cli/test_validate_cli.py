@@ -190,6 +190,13 @@ COORD_EL = """<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"
             "coord:dataIn: no data-in or input-logic operator named [nosuch] (property v)",
             "defined: either, in",
         ),
+        (  # QA: a number passed validate and submit, then failed every action
+            "${coord:current(0)}",
+            "${coord:dataIn(3)}",
+            13,
+            "coord:dataIn: no data-in or input-logic operator named [3] (property v)",
+            "defined: either, in",
+        ),
         (
             "${coord:current(0)}",
             '${coord:dataOut("out")}',
