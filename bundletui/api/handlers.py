@@ -266,7 +266,20 @@ def job_get(store: Store, call: Call) -> Reply:
     if show in ("log", "errorlog", "auditlog"):
         from bundletui.api.logs import job_log
 
-        return Reply(job_log(store, job_id, show), media_type=TEXT)
+        # Oozie's `job -log C -action 2` sends type/scope: those actions' logs, never the
+        # coordinator's own log in their place
+        actions, dates = _scope(call.params)
+        if (actions is not None or dates is not None) and (
+            show == "auditlog" or _kind(job_id) is not IdKind.COORDINATOR
+        ):
+            raise ApiError(
+                "E0302",
+                f"Invalid parameter [type/scope with show={show} of {job_id}]",
+                hint="an action or date scope selects a coordinator's actions for show=log or"
+                " errorlog",
+            )
+        text = job_log(store, job_id, show, actions=actions, dates=dates)
+        return Reply(text, media_type=TEXT)
     raise bad_value("show", show, "show is info, status, definition, log, errorlog or auditlog")
 
 

@@ -12,6 +12,7 @@ from datetime import UTC
 from pathlib import Path
 
 from bundletui.commands import coord_queries, queries
+from bundletui.commands import coordinators as coordcmd
 from bundletui.commands import workflows as wfcmd
 from bundletui.engine.workflows import attempt_paths
 from bundletui.model.ids import IdKind, kind_of
@@ -23,9 +24,23 @@ MAX_LOG_BYTES = 8 * 1024 * 1024  # per file; the tail is what matters in a long 
 MAX_TOTAL_BYTES = 32 * 1024 * 1024  # per answer
 
 
-def job_log(store: Store, job_id: str, what: str) -> str:
-    """``what`` is ``log``, ``errorlog`` (stderr / failed commands) or ``auditlog``."""
+def job_log(
+    store: Store,
+    job_id: str,
+    what: str,
+    *,
+    actions: str | None = None,
+    dates: str | None = None,
+) -> str:
+    """``what`` is ``log``, ``errorlog`` (stderr / failed commands) or ``auditlog``;
+    ``actions`` / ``dates`` pick a coordinator's actions (``1,3-4``, ``d1::d2``): their logs,
+    one after the other, each headed by its id."""
     queries.job_info(store.conn, job_id, length=0)  # E0604 / E0605 for an unknown id
+    if actions is not None or dates is not None:
+        with store.read() as conn:
+            coord = jobs.must_coord_head(conn, job_id)
+            rows = coordcmd.select_actions(conn, coord, actions=actions, dates=dates)
+        return "".join(f"── {row.id}\n{_ended(job_log(store, row.id, what))}" for row in rows)
     kind = kind_of(job_id)
     if what == "auditlog" or kind in (IdKind.BUNDLE, IdKind.COORDINATOR):
         return audit_text(store, job_id, errors_only=what == "errorlog")
@@ -102,3 +117,7 @@ def _read_tail(path: Path, limit: int) -> tuple[str, int]:
 def audit_text(store: Store, job_id: str, *, errors_only: bool) -> str:
     lines = queries.audit_log_lines(store.conn, job_id, errors_only=errors_only, zone=UTC)
     return "".join(f"{line}\n" for line in lines)
+
+
+def _ended(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"

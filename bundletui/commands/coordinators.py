@@ -426,7 +426,7 @@ _RERUNNABLE = frozenset((*_RERUN_RANGE, A.SKIPPED))
 
 
 def select_actions(
-    tx: Tx,
+    conn: sqlite3.Connection,
     coord: CoordRow,
     *,
     actions: str | None = None,
@@ -458,7 +458,7 @@ def select_actions(
     if actions is not None:
         numbers = parse_action_scope(actions, coord.last_action_number, coord.id)
         rows = jobs.select(
-            tx.conn,
+            conn,
             ActionRow,
             f"coord_id = ? AND action_number IN ({','.join('?' * len(numbers))})",
             (coord.id, *numbers),
@@ -488,7 +488,7 @@ def select_actions(
         )
         status = f" AND status IN ({','.join('?' * len(only))})" if only else ""
         for row in jobs.select(
-            tx.conn,
+            conn,
             ActionRow,
             f"coord_id = ? AND nominal_time BETWEEN ? AND ?{status}",
             (coord.id, to_ms(a), to_ms(b), *only),
@@ -595,7 +595,7 @@ def kill(
     def body(tx: Tx) -> list[str]:
         coord = load(tx, coord_id)
         if actions is not None or dates is not None:  # a scope given empty kills nothing
-            rows = select_actions(tx, coord, actions=actions, dates=dates, active=True)
+            rows = select_actions(tx.conn, coord, actions=actions, dates=dates, active=True)
             return kill_actions_tx(tx, ctx.effects, coord, rows)
         kill_tx(tx, ctx.effects, coord)
         return []
@@ -620,7 +620,7 @@ def hold_actions(
 
     def body(tx: Tx) -> list[str]:
         coord = load(tx, coord_id)
-        rows = select_actions(tx, coord, actions=actions, dates=dates)
+        rows = select_actions(tx.conn, coord, actions=actions, dates=dates)
         for action in rows:
             wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
             if action.status != want or wf is None:
@@ -871,7 +871,7 @@ def rerun_rows(
     if coord.status == J.IGNORED:
         raise CommandError.from_template("E1018", f"coordinator {coord.id} is IGNORED")
     try:
-        rows = select_actions(tx, coord, actions=actions, dates=dates, ended=True)
+        rows = select_actions(tx.conn, coord, actions=actions, dates=dates, ended=True)
     except CommandError as exc:
         if exc.code != "E0605" or "::" not in (dates or ""):
             raise  # a single date names its action: none there is E0605
@@ -1061,7 +1061,7 @@ def ignore_tx(
     dates: str | None = None,
 ) -> list[str]:
     if actions is not None or dates is not None:  # a scope given empty ignores nothing
-        rows = select_actions(tx, coord, actions=actions, dates=dates)
+        rows = select_actions(tx.conn, coord, actions=actions, dates=dates)
         bad = [r for r in rows if r.status not in (A.FAILED, A.KILLED, A.TIMEDOUT)]
         if bad:
             raise CommandError(

@@ -979,3 +979,68 @@ def test_a_connection_that_sends_no_request_is_closed(
     assert http.get("versions").status_code == 200  # a real client is served as before
     silent.close()
     partial.close()
+
+
+ECHO_WF = """<dag-app xmlns="uri:bundletui:dag:1.0" name="echo">
+  <job name="say"><shell><exec>echo</exec><argument>said-${when}</argument></shell></job>
+</dag-app>
+"""
+
+ECHO_COORD = """<coordinator-app name="echoes" frequency="60" start="${start}" end="${end}"
+    timezone="UTC" xmlns="uri:oozie:coordinator:0.4">
+  <action><workflow><app-path>${wf}</app-path><configuration>
+    <property><name>when</name><value>${coord:formatTime(coord:nominalTime(), 'HH')}</value>
+    </property></configuration></workflow></action>
+</coordinator-app>
+"""
+
+
+def test_a_coordinators_log_with_an_action_scope_is_those_actions_logs(
+    lhttp: httpx.Client, live: Live, tmp_path: Path
+) -> None:
+    """QA (HTTP clients): Oozie's ``job -log C -action 2`` sends ``type=action&scope=2``; the
+    coordinator's own audit lines came back instead, and a bad scope answered 200 too."""
+    (tmp_path / "wf.xml").write_text(ECHO_WF)
+    (tmp_path / "c.xml").write_text(ECHO_COORD)
+    start = in_past(2)
+    cid = submit(
+        lhttp,
+        {
+            "user.name": "joe",
+            "oozie.coord.application.path": str(tmp_path / "c.xml"),
+            "wf": str(tmp_path / "wf.xml"),
+            "start": oozie_time(start),
+            "end": oozie_time(start + timedelta(hours=2)),
+        },
+    )
+    wait_until(
+        lambda: (
+            lhttp.get(f"v2/job/{cid}", params={"show": "status"}).json()["status"] == "SUCCEEDED"
+        ),
+        30,
+        "both actions ran",
+    )
+    one, two = (lhttp.get(f"v2/job/{cid}@{n}", params={"show": "log"}).text for n in (1, 2))
+    assert "said-" in one and "said-" in two and one != two
+    r = lhttp.get(f"v2/job/{cid}", params={"show": "log", "type": "action", "scope": "2"})
+    assert (r.status_code, r.text) == (200, f"── {cid}@2\n{two}"), r.text
+    r = lhttp.get(f"v1/job/{cid}", params={"show": "log", "type": "action", "scope": "1-2"})
+    assert r.text == f"── {cid}@1\n{one}── {cid}@2\n{two}", r.text
+    by_date = {"show": "log", "type": "date", "scope": oozie_time(start)}
+    assert lhttp.get(f"v2/job/{cid}", params=by_date).text == f"── {cid}@1\n{one}"
+    oozie_error(
+        lhttp.get(f"v2/job/{cid}", params={"show": "log", "type": "action", "scope": "9"}),
+        400,
+        "E0605",
+    )
+    oozie_error(
+        lhttp.get(f"v2/job/{cid}", params={"show": "log", "type": "bogus", "scope": "x"}),
+        400,
+        "E0303",
+    )
+    oozie_error(lhttp.get(f"v2/job/{cid}", params={"show": "log", "scope": "2"}), 400, "E0305")
+    oozie_error(
+        lhttp.get(f"v2/job/{cid}@1", params={"show": "log", "type": "action", "scope": "1"}),
+        400,
+        "E0302",
+    )
