@@ -19,8 +19,9 @@ from bundletui.commands import admin as admin_cmd
 from bundletui.commands import coord_queries, dispatch, queries
 from bundletui.commands.base import Ctx
 from bundletui.commands.workflows import rerun_keys
-from bundletui.errors import ApiError
+from bundletui.errors import ApiError, BundletuiError
 from bundletui.model.ids import IdKind, kind_of
+from bundletui.model.status import JOB_TERMINAL
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store
 
@@ -328,7 +329,15 @@ def job_put(store: Store, call: Call) -> Reply:
     if action in ("start", "change", "dryrun"):
         _no_scope(p, f"action={action}")
     if action == "start":
-        dispatch.start(ctx, job_id)
+        try:
+            dispatch.start(ctx, job_id)
+        except BundletuiError as exc:
+            if not (exc.code == "E1100" and kind is IdKind.BUNDLE and _started(store, job_id)):
+                raise
+            # submitted with no kick-off time, it started by itself (Oozie's kick-off service
+            # does the same); Oozie's BundleStartXCommand then drops the start (a failed
+            # precondition is logged, the call answers 200; here the audit log keeps the
+            # refusal), and clients that submit and then start, as oozie-api does, rely on it
     elif action in ("suspend", "resume"):
         # pyoozie suspends a C@n as type=action&scope=n: that action's workflow, never the
         # whole coordinator (Oozie's servlet ignores the scope)
@@ -518,3 +527,9 @@ def _conf_of(data: dict[str, Any]) -> dict[str, str]:
     if not text:
         return {}
     return parse_hadoop_xml(text.encode("utf-8"), "<stored configuration>", keep_empty=True)
+
+
+def _started(store: Store, bundle_id: str) -> bool:
+    """A bundle that has started and not ended: a start asked of it again changes nothing."""
+    status = queries.job_info(store.conn, bundle_id, length=0)["status"]
+    return status not in ("PREP", "PREPSUSPENDED", "PREPPAUSED", *JOB_TERMINAL)

@@ -644,7 +644,10 @@ def rerun_tx(
         count += 1
     if not count:  # Oozie says nothing and reruns nothing: a mistake, most likely
         raise _nothing_to_rerun(bundle, children, names, dates, passed)
-    jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=None)
+    # end_time is when an ended bundle ended, or the end time a change gave a live one: only
+    # the first is no longer true (QA: a rerun erased the end time a change had just set)
+    ended = bundle.end_time if bundle.status not in JOB_TERMINAL else None
+    jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=ended)
     return passed
 
 

@@ -941,3 +941,19 @@ def test_a_rerun_right_after_a_bundle_change_waits_for_the_engine_to_run_the_cha
     bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T06:00Z")
     refused = bt.fails("rerun", bundle_id, "--coordinator", "busy", "--date", START, code="E1018")
     assert "has not been run by the engine yet" in refused.stderr, refused
+
+
+def test_a_bundle_rerun_keeps_the_end_time_a_change_gave_it(bt: Bt4) -> None:
+    """QA (HTTP clients): ``change B --value endtime=…`` then a bundle rerun: the bundle's
+    end time read null after the rerun (its coordinators kept theirs)."""
+    bundle_id = bt.submit_job(two_coordinators(bt, end="2026-01-01T08:00Z"), start=True)
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert bt.status(bundle_id) == "RUNNING"
+    bt.cli("change", bundle_id, "--value", "endtime=2026-01-01T06:00Z")
+    bt.sim(START, "2026-01-01T03:00Z")  # the engine passes the change down
+    ends = bt.sql("SELECT end_time FROM coord_jobs WHERE bundle_id = ?", bundle_id)
+    (want,) = bt.sql("SELECT end_time FROM bundle_jobs WHERE id = ?", bundle_id)
+    assert want[0] is not None and set(ends) == {want}, (want, ends)
+    bt.cli("rerun", bundle_id, "--coordinator", "busy", "--date", START)
+    assert bt.sql("SELECT end_time FROM bundle_jobs WHERE id = ?", bundle_id) == [want]
+    assert bt.info_json(bundle_id)["endTime"] == "Thu, 01 Jan 2026 06:00:00 GMT"
