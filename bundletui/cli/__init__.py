@@ -153,5 +153,26 @@ def _usage_error(exc: Any) -> None:
             typer.echo(message, err=True)
         return
     typer.echo(f"Error: E0302: {message[:1].lower()}{message[1:]}", err=True)
-    if exc.ctx is not None:
+    oozie_style = _oozie_style_option(message)
+    if oozie_style is not None:
+        typer.echo(
+            f"  hint: options take two dashes here: --{oozie_style}; Oozie's spelling,"
+            f" -{oozie_style}, is for bundletui oozie job … / bundletui oozie jobs …",
+            err=True,
+        )
+    elif exc.ctx is not None:
         typer.echo(f"  hint: see {exc.ctx.command_path} --help", err=True)
+
+
+def _oozie_style_option(message: str) -> str | None:
+    """``jobs -len 5``: click reads ``-len`` as ``-l`` ``-e`` ``-n`` and says "no such option:
+    -l". The option's name as typed (``len``), when the command line holds one like it."""
+    prefix = "No such option: -"
+    if not message.startswith(prefix) or len(message) != len(prefix) + 1:
+        return None
+    letter = message[-1]
+    for token in sys.argv[1:]:
+        word = token.split("=", 1)[0]
+        if word.startswith(f"-{letter}") and len(word) > 2 and word[1:].isidentifier():
+            return word[1:]
+    return None

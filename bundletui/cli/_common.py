@@ -244,3 +244,10 @@ def styled(status: str | None) -> str:
         return "-"
     style = STATUS_STYLE.get(status, "white")
     return f"[{style}]{status}[/{style}]"
+
+
+def on_command_line(ctx: typer.Context, name: str) -> bool:
+    """Given on the command line itself (not from the environment, which may set it for
+    every run, nor a default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"

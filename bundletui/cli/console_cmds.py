@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from bundletui.cli._common import HomeOpt, err, handle_errors
+from bundletui.cli._common import HomeOpt, err, handle_errors, on_command_line
 from bundletui.errors import BundletuiError, UsageError
 from bundletui.store.db import Store, resolve_home
 
@@ -102,8 +102,7 @@ def register(app: typer.Typer) -> None:
         if demo:
             # BUNDLETUI_HOME names the user's own store: the demo never writes there; only a
             # --home given for it on the command line (which must hold no store) is used
-            given = ctx.get_parameter_source("home")
-            explicit = home is not None and getattr(given, "name", "") == "COMMANDLINE"
+            explicit = home is not None and on_command_line(ctx, "home")
             demo_home = resolve_home(home) if explicit else None
             check_demo_home(demo_home)
             _need_terminal()  # before the demo's home and bundle are made

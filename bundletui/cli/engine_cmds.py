@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.logging import RichHandler
 
-from bundletui.cli._common import HomeOpt, handle_errors, sqlite_error
+from bundletui.cli._common import HomeOpt, handle_errors, on_command_line, sqlite_error
 from bundletui.errors import BundletuiError, UsageError
 from bundletui.model.timeutil import option_time
 from bundletui.store.db import resolve_home
@@ -34,6 +34,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
     def run(
+        ctx: typer.Context,
         home: HomeOpt = None,
         landing: Annotated[
             Path | None,
@@ -123,6 +124,12 @@ def register(app: typer.Typer) -> None:
         from bundletui.engine.service import Engine, EngineConfig
 
         start = clock_start(clock, start_time)
+        if api is None and api_token is not None and on_command_line(ctx, "api_token"):
+            raise UsageError(
+                "E0302",
+                "Invalid parameter [--api-token without --api]: no API is served to require it",
+                hint="add --api [HOST:]PORT to serve Oozie's API, or leave out --api-token",
+            )
         try:
             purge_days = None if purge is None else parse_purge_spec(purge)
         except BundletuiError as exc:

@@ -169,18 +169,33 @@ def _unescape(s: str, file: str, line: int) -> str:
 # --------------------------------------------------------------------------- Hadoop XML
 
 
+# an application file given where its job configuration goes: the property that names it
+_APP_PROPERTY = {
+    "workflow-app": "oozie.wf.application.path",
+    "dag-app": "oozie.wf.application.path",
+    "coordinator-app": "oozie.coord.application.path",
+    "bundle-app": "oozie.bundle.application.path",
+}
+
+
 def parse_hadoop_xml(data: bytes, file: str = "", *, keep_empty: bool = False) -> dict[str, str]:
     """``<configuration><property><name/><value/></property>…</configuration>``. A property
     with no content in its ``<value>`` sets nothing, as in Hadoop, unless ``keep_empty`` (our
     own serialization of a stored configuration, where ``-D name=`` was an empty value)."""
     root = xmlsafe.parse_xml(data, file)
-    if xmlsafe.local_name(root) != "configuration":
+    name = xmlsafe.local_name(root)
+    if name != "configuration":
+        app = _APP_PROPERTY.get(name)
         raise SpecError(
             "E0701",
-            f"XML schema error, {file}, root element <{xmlsafe.local_name(root)}> is not "
-            "<configuration>",
-            hint="a Hadoop configuration file is <configuration><property><name>…</name>"
-            "<value>…</value></property>…</configuration>",
+            f"XML schema error, {file}, root element <{name}> is not <configuration>",
+            hint=(
+                f"this is an application, not a job configuration: submit a job.properties"
+                f" (or a Hadoop XML configuration) with {app}={file}"
+                if app is not None
+                else "a Hadoop configuration file is <configuration><property><name>…</name>"
+                "<value>…</value></property>…</configuration>"
+            ),
             file=file,
             line=root.sourceline,
         )

@@ -160,11 +160,14 @@ class Store:
                 self.path, isolation_level=None, timeout=30.0, check_same_thread=False
             )
         except (OSError, sqlite3.Error) as exc:
-            hint = (
-                f"--home names the store's directory, and {self.home} is a file"
-                if self.home.is_file()
-                else "check the directory's permissions, or pass another --home"
-            )
+            if self.home.is_file():
+                hint = f"--home names the store's directory, and {self.home} is a file"
+            elif self.path.is_dir():
+                hint = (
+                    f"{self.path} is a directory, not a store: move it away, or pass another --home"
+                )
+            else:
+                hint = "check the directory's permissions, or pass another --home"
             raise StoreError("EB002", f"cannot open store {self.path}: {exc}", hint=hint) from exc
         self.conn.row_factory = sqlite3.Row
         self._stamp: str | None = None

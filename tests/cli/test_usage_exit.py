@@ -121,3 +121,34 @@ def test_an_option_given_twice_is_refused_not_half_dropped(jobs: tuple[Path, str
     assert "note: -len 7 ignored: -len was given before (5), and Oozie's CLI takes the first" in (
         r.stderr
     ), r
+
+
+def test_small_mistakes_get_a_hint_that_fits(jobs: tuple[Path, str, str], tmp_path: Path) -> None:
+    """QA (bad input): ``jobs -len 5`` said "no such option: -l" and pointed to --help; a
+    store path that is a directory hinted at permissions; an application XML given to
+    ``submit`` did not say what goes there; ``run --api-token`` without ``--api`` ran."""
+    home, coord, _wf = jobs
+    r = bundletui("jobs", "-len", "5", home=home)
+    assert r.returncode == 2 and "no such option: -l" in r.stderr, r
+    assert "hint: options take two dashes here: --len; Oozie's spelling, -len," in r.stderr, r
+    r = bundletui("info", coord, "-filter", "status=RUNNING", home=home)
+    assert "--filter" in r.stderr, r
+    odd = tmp_path / "odd"
+    (odd / "bundletui.db").mkdir(parents=True)
+    r = bundletui("jobs", home=odd)
+    assert r.returncode == 1 and r.stderr.startswith("Error: EB002: "), r
+    assert f"hint: {odd / 'bundletui.db'} is a directory, not a store" in r.stderr, r
+    app = home.parent / "c.xml"
+    r = bundletui("submit", str(app), home=home)
+    assert r.returncode == 1 and "root element <coordinator-app> is not <configuration>" in (
+        r.stderr
+    ), r
+    assert f"with oozie.coord.application.path={app}" in r.stderr, r
+    r = bundletui("run", "--api-token", "t", home=odd)
+    assert r.returncode == 2 and "E0302: Invalid parameter [--api-token without --api]" in (
+        r.stderr
+    ), r
+    # from the environment (set for every run), it does not stop an engine without --api
+    fresh = tmp_path / "fresh"
+    r = bundletui("run", "--exit-when-idle", home=fresh, env={"BUNDLETUI_API_TOKEN": "t"})
+    assert r.returncode == 0, r
