@@ -272,21 +272,24 @@ class Engine:
 
     def install_signal_handlers(self) -> Callable[[], None]:
         """Ctrl-C and SIGTERM stop the engine; returns what puts the previous handlers back.
-        A Python-level handler rather than the loop's: it runs even while a tick waits,
-        inside the loop, for a write lock another process holds, and that wait gives up as
-        soon as it sees the stop."""
+        The loop's handler wakes it from any thread (its wakeup fd); a Python-level one on top
+        sets the stop flag as soon as the main thread runs Python, even inside a tick that
+        waits for a write lock another process holds, and that wait gives up on it."""
         loop = asyncio.get_running_loop()
+        sigs = (signal.SIGINT, signal.SIGTERM)
+        before = {sig: signal.getsignal(sig) for sig in sigs}
 
         def on_signal(_sig: int, _frame: object) -> None:
             self._stop = True
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(self.request_stop)
 
-        before = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        for sig in sigs:
+            loop.add_signal_handler(sig, self.request_stop)
+            signal.signal(sig, on_signal)
 
         def restore() -> None:
-            for sig, handler in before.items():
-                signal.signal(sig, handler)
+            for sig in sigs:
+                loop.remove_signal_handler(sig)
+                signal.signal(sig, before[sig])
 
         return restore
 
