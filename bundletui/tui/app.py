@@ -1444,6 +1444,7 @@ class MainScreen(Screen[None]):
             ("s", "follow on/off"),
             ("w", "wrap on/off"),
             ("e", "stdout+stderr / stdout / stderr"),
+            ("/", "search; n / N: next / previous line holding it"),
         ):
             entries.append(HelpEntry(key, text, "", "note"))
         entries.append(

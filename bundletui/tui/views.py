@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Log, RichLog, Static
+from textual.widgets import Footer, Input, Log, RichLog, Static
 from textual.worker import get_current_worker
 
 from bundletui.tui.backend import LogFile, read_tail
@@ -108,12 +108,17 @@ class LogScreen(Screen[None]):
         Binding("w", "wrap", "Wrap"),
         Binding("e", "stream", "Streams"),
         Binding("ctrl+s,S", "save", "Save"),
+        Binding("slash", "search", "Search"),
+        Binding("n", "match(1)", "Next", show=False),
+        Binding("N", "match(-1)", "Previous", show=False),
         Binding("home,g", "top", "Top", show=False),
         Binding("end,G", "bottom", "Bottom", show=False),
         Binding("j", "line(1)", "Down", show=False),  # vim / k9s
         Binding("k", "line(-1)", "Up", show=False),
     ]
     DEFAULT_CSS = """
+    LogScreen #search { dock: bottom; display: none; }
+    LogScreen.-searching #search { display: block; }
     LogScreen Log, LogScreen RichLog { border: round $primary; height: 1fr; }
     LogScreen RichLog { display: none; }
     LogScreen.-wrap Log { display: none; }
@@ -146,6 +151,8 @@ class LogScreen(Screen[None]):
         self.lines: list[str] = []
         self._offsets: dict[Path, int] = {}
         self._last_source: tuple[str, str] | None = None
+        self.needle = ""  # what `/` looks for; `n` / `N` go to its next / previous line
+        self.found: int | None = None  # the line the last search went to
 
     def compose(self) -> ComposeResult:
         log = Log(highlight=False, auto_scroll=True, id="log")
@@ -154,6 +161,7 @@ class LogScreen(Screen[None]):
         rich = RichLog(wrap=True, highlight=False, markup=False, id="wrapped", max_lines=2000)
         rich.border_title = self.title_text
         yield rich
+        yield Input(placeholder="search the log (enter: find; n / N: next / previous)", id="search")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -166,6 +174,9 @@ class LogScreen(Screen[None]):
             f"Follow:{'On' if self.follow else 'Off'}  Wrap:{'On' if self.wrap else 'Off'}"
             f"  {self.STREAMS[self.stream][0]}  {len(self.lines)} lines"
         )
+        if self.needle:
+            at = "not found" if self.found is None else f"line {self.found + 1}"
+            text += f"  /{self.needle}: {at}"
         self.query_one(Log).border_subtitle = text
         self.query_one(RichLog).border_subtitle = text
 
@@ -264,6 +275,57 @@ class LogScreen(Screen[None]):
 
     def action_line(self, step: int) -> None:
         self.query_one(RichLog if self.wrap else Log).scroll_relative(y=step, animate=False)
+
+    def action_search(self) -> None:
+        self.add_class("-searching")
+        box = self.query_one("#search", Input)
+        box.value = self.needle
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.remove_class("-searching")
+        self.needle = event.value
+        self.found = None
+        self._go(1, start=self._top_line())
+
+    def on_key(self, event: Any) -> None:
+        if event.key == "escape" and self.has_class("-searching"):
+            event.stop()
+            self.remove_class("-searching")
+            self._focus_view()
+
+    def action_match(self, step: int) -> None:
+        if self.needle:
+            here = self.found if self.found is not None else self._top_line()
+            self._go(step, start=here + step)
+
+    def _go(self, step: int, *, start: int) -> None:
+        """The next line holding the needle from ``start`` on (``step`` -1: before it), with
+        a wrap around the end, shown at the top of the unwrapped view; following stops."""
+        needle = self.needle.casefold()
+        count = len(self.lines)
+        for k in range(count):
+            i = (start + step * k) % count
+            if needle in self.lines[i].casefold():
+                self.found = i
+                break
+        else:
+            self.found = None
+        if self.found is not None:
+            if self.wrap:
+                self.action_wrap()  # a line's place is known in the unwrapped view only
+            if self.follow:
+                self.action_follow()
+            self.query_one(Log).scroll_to(y=self.found, animate=False)
+        self._focus_view()
+        self._indicator()
+
+    def _top_line(self) -> int:
+        return int(self.query_one(Log).scroll_offset.y)
+
+    def _focus_view(self) -> None:
+        self.query_one(RichLog if self.wrap else Log).focus()
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "log-tail")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Log, OptionList
+from textual.widgets import Input, Log, OptionList
 
 from bundletui.commands.base import Ctx
 from bundletui.commands.submit import submit_loaded
@@ -93,3 +93,55 @@ async def test_help_on_a_tiny_terminal_pages_without_a_crash(
         await h.press("pageup", "pagedown", "down", "pageup")
         assert isinstance(h.app.screen, HelpScreen) and h.app._exception is None
         assert keys.size.height >= 1  # at least one key row to scroll through
+
+
+MANY = r"""<dag-app xmlns="uri:bundletui:dag:1.0" name="many">
+  <job name="count"><shell><exec>sh</exec><argument>-c</argument>
+    <argument>for i in $(seq 1 600); do echo "row $i"; if [ $i = 250 ] || [ $i = 420 ]; then echo "the Needle at $i"; fi; done</argument></shell></job>
+</dag-app>
+"""
+
+
+async def test_slash_searches_the_log_view_and_n_goes_to_the_next_match(env: Env) -> None:
+    """QA: ``/`` did nothing in the log view; k9s users look for a line in a long log."""
+    app = env.root / "many"
+    app.mkdir(exist_ok=True)
+    (app / "workflow.xml").write_text(MANY)
+    props = env.root / "many.properties"
+    props.write_text(f"oozie.wf.application.path={app}\n")
+    with Store(env.home) as store:
+        wf = submit_loaded(Ctx(store), load_job(props, [], store.clock, user="a"), start=True)
+    async with console(env) as h:
+        await h.until(lambda: h.workflow_status(wf) == "SUCCEEDED", what="it ran")
+        await h.until(lambda: wf in h.tree.nodes, what="workflow in tree")
+        await h.select(wf)
+        await h.press("l")
+        screen = h.app.screen
+        assert isinstance(screen, LogScreen)
+        await h.until(lambda: len(screen.lines) > 600, what="the whole log")
+        first = next(i for i, line in enumerate(screen.lines) if "Needle at 250" in line)
+        second = next(i for i, line in enumerate(screen.lines) if "Needle at 420" in line)
+        await h.press("g", "slash")
+        follow, stream = screen.follow, screen.stream
+        await h.press("s", "e", "n")  # letters typed into the box do not run the view's keys
+        box = screen.query_one("#search", Input)
+        assert box.value == "sen" and (screen.follow, screen.stream) == (follow, stream)
+        box.value = ""
+        await h.type("needle")  # case does not matter
+        await h.press("enter")
+        log = screen.query_one(Log)
+        assert screen.found == first and log.scroll_offset.y == first, (screen.found, first)
+        assert not screen.follow
+        assert "/needle: line" in str(log.border_subtitle)
+        await h.press("n")
+        assert screen.found == second and log.scroll_offset.y == second
+        await h.press("n")  # past the last: back to the first
+        assert screen.found == first
+        await h.press("N")
+        assert screen.found == second
+        await h.press("slash")
+        await h.type("nowhere-to-be-seen")
+        await h.press("enter")
+        assert screen.found is None and "not found" in str(log.border_subtitle)
+        await h.press("escape")
+        assert h.app.screen is h.main
