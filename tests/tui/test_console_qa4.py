@@ -27,19 +27,20 @@ LOUD = r"""<dag-app xmlns="uri:bundletui:dag:1.0" name="loud">
 """
 
 
-def _submit_loud(env: Env) -> str:
-    app = env.root / "loud"
+def _submit_dag(env: Env, name: str, xml: str, defines: list[str] | None = None) -> str:
+    """A DAG workflow written under ``env.root/name``, submitted and started."""
+    app = env.root / name
     app.mkdir(exist_ok=True)
-    (app / "workflow.xml").write_text(LOUD)
-    props = env.root / "loud.properties"
+    (app / "workflow.xml").write_text(xml)
+    props = env.root / f"{name}.properties"
     props.write_text(f"oozie.wf.application.path={app}\n")
     with Store(env.home) as store:
-        loaded = load_job(props, ["evil=\x1b[2Jcleared"], store.clock, user="alice")
+        loaded = load_job(props, defines or [], store.clock, user="alice")
         return submit_loaded(Ctx(store), loaded, start=True)
 
 
 async def test_a_jobs_escape_codes_are_shown_not_sent_to_the_terminal(env: Env) -> None:
-    wf = _submit_loud(env)
+    wf = _submit_dag(env, "loud", LOUD, ["evil=\x1b[2Jcleared"])
     async with console(env) as h:
         await h.until(lambda: wf in h.tree.nodes, what="workflow in tree")
         await h.until(lambda: h.workflow_status(wf) == "SUCCEEDED", what="it ran")
@@ -104,13 +105,7 @@ MANY = r"""<dag-app xmlns="uri:bundletui:dag:1.0" name="many">
 
 async def test_slash_searches_the_log_view_and_n_goes_to_the_next_match(env: Env) -> None:
     """QA: ``/`` did nothing in the log view; k9s users look for a line in a long log."""
-    app = env.root / "many"
-    app.mkdir(exist_ok=True)
-    (app / "workflow.xml").write_text(MANY)
-    props = env.root / "many.properties"
-    props.write_text(f"oozie.wf.application.path={app}\n")
-    with Store(env.home) as store:
-        wf = submit_loaded(Ctx(store), load_job(props, [], store.clock, user="a"), start=True)
+    wf = _submit_dag(env, "many", MANY)
     async with console(env) as h:
         await h.until(lambda: h.workflow_status(wf) == "SUCCEEDED", what="it ran")
         await h.until(lambda: wf in h.tree.nodes, what="workflow in tree")
