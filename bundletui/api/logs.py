@@ -40,7 +40,19 @@ def job_log(
         with store.read() as conn:
             coord = jobs.must_coord_head(conn, job_id)
             rows = coordcmd.select_actions(conn, coord, actions=actions, dates=dates)
-        return "".join(f"── {row.id}\n{_ended(job_log(store, row.id, what))}" for row in rows)
+        parts: list[str] = []
+        size = 0
+        for n, row in enumerate(rows):
+            if size >= MAX_TOTAL_BYTES:  # each action's log is capped, and so is the answer
+                parts.append(
+                    f"(… {len(rows) - n} more actions not shown: the answer is capped at"
+                    f" {MAX_TOTAL_BYTES:,} bytes; ask for fewer)\n"
+                )
+                break
+            part = f"── {row.id}\n{_ended(job_log(store, row.id, what))}"
+            parts.append(part)
+            size += len(part.encode())
+        return "".join(parts)
     kind = kind_of(job_id)
     if what == "auditlog" or kind in (IdKind.BUNDLE, IdKind.COORDINATOR):
         return audit_text(store, job_id, errors_only=what == "errorlog")

@@ -60,6 +60,8 @@ def _once_options(command: Any) -> dict[str, str]:
 def _refuse_repeats(command: Any, ctx: Any, args: list[str]) -> None:
     """click keeps the last of an option given twice and drops the first without a word:
     ``kill C --action 1 --action 2`` killed @2 only. Refused instead (E0302)."""
+    if ctx.resilient_parsing or "--help" in args:  # shell completion, or help asked
+        return
     names = _once_options(command)
     seen: dict[str, list[str]] = {}
     i = 0

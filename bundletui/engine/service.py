@@ -105,6 +105,7 @@ class Engine:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = False
+        self._abandonable = False  # the write being begun may be given up on a stop
         self._data_version = -1
         self._outbox_dirty = True
         self.ticks = 0
@@ -211,7 +212,9 @@ class Engine:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self.store = Store(self.config.home, clock=self.real_clock)
-        self.store.give_up_wait = lambda: self._stop
+        # only a wait whose work can be left to the next engine is given up on a stop (a tick,
+        # the recovery, the lease): a write after a commit (started processes' pids) waits
+        self.store.give_up_wait = lambda: self._stop and self._abandonable
         # the file it opened: a standby that takes over later checks this one, not whatever
         # is at the path by then (QA: one took over a moved store and made a new empty one)
         self._opened = _identity(self.store.path)
@@ -298,6 +301,7 @@ class Engine:
         ttl_ms = int(self.config.lease_ttl * 1000)
         announced = stalled = locked = False
         while not self._stop:
+            self._abandonable = True  # a standby asked to stop stops waiting for the lock
             try:
                 other = lease_store.try_acquire(
                     self.store,
@@ -318,6 +322,8 @@ class Engine:
                     locked = True
                 await self._sleep(min(self.config.lease_ttl / 3, 1.0))
                 continue
+            finally:
+                self._abandonable = False
             if other is None:
                 return
             if not announced:
@@ -503,7 +509,7 @@ class Engine:
         said = False
         while True:
             try:
-                with self.store.write() as tx:
+                with self._abandonable_write() as tx:
                     for recovery in self.recoveries:
                         recovery(tx)
                 break
@@ -648,7 +654,7 @@ class Engine:
             return False  # nothing to do: no write transaction, no revision, no data_version change
         began, asked = False, time.monotonic()
         try:
-            with self.store.write() as tx:
+            with self._abandonable_write() as tx:
                 began, self._tick_since = True, time.monotonic()
                 did = self._tick_work(tx, outbox, due)
                 if time.monotonic() - self._tick_since > self.config.lease_ttl / 3:
@@ -674,6 +680,19 @@ class Engine:
             self._outbox_dirty = True
         self._did_last = did
         return did
+
+    @contextlib.contextmanager
+    def _abandonable_write(self) -> Iterator[Tx]:
+        """A write transaction whose wait for the lock a stop may give up (its work is done
+        again by the next engine); once begun it runs to its end as any other."""
+        assert self.store is not None
+        with contextlib.ExitStack() as stack:
+            self._abandonable = True
+            try:
+                tx = stack.enter_context(self.store.write())
+            finally:
+                self._abandonable = False
+            yield tx
 
     def _write_lock_held(self, why: str, due: list[Due], asked: float) -> None:
         """Another process held the store's write lock past the wait (a command stopped with

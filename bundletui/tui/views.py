@@ -225,7 +225,8 @@ class LogScreen(Screen[None]):
             ]
         self.lines += lines
         log = self.query_one(Log)
-        log.write_lines(lines, scroll_end=self.follow)
+        # Log drops an empty line: kept as a blank, so its rows stay the lines' indexes
+        log.write_lines([line or " " for line in lines], scroll_end=self.follow)
         if self.wrap:
             rich = self.query_one(RichLog)
             for line in lines:
@@ -287,6 +288,10 @@ class LogScreen(Screen[None]):
         self.remove_class("-searching")
         self.needle = event.value
         self.found = None
+        if not self.needle:  # nothing to look for: the search is cleared, the view stays
+            self._focus_view()
+            self._indicator()
+            return
         self._go(1, start=self._top_line())
 
     def on_key(self, event: Any) -> None:

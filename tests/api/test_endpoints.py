@@ -18,6 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
+from bundletui.api import logs as api_logs
+from bundletui.store.db import Store
 from tests.api.conftest import (
     BUNDLETUI,
     FEEDS,
@@ -996,7 +998,7 @@ ECHO_COORD = """<coordinator-app name="echoes" frequency="60" start="${start}" e
 
 
 def test_a_coordinators_log_with_an_action_scope_is_those_actions_logs(
-    lhttp: httpx.Client, live: Live, tmp_path: Path
+    lhttp: httpx.Client, live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """QA (HTTP clients): Oozie's ``job -log C -action 2`` sends ``type=action&scope=2``; the
     coordinator's own audit lines came back instead, and a bad scope answered 200 too."""
@@ -1044,6 +1046,13 @@ def test_a_coordinators_log_with_an_action_scope_is_those_actions_logs(
         400,
         "E0302",
     )
+    # the whole answer is capped, not only each action's log (review: 500 actions could
+    # build 500 x 32 MB in the engine's process)
+    monkeypatch.setattr(api_logs, "MAX_TOTAL_BYTES", 10)
+    with Store(live.home, create=False) as store:
+        capped = api_logs.job_log(store, cid, "log", actions="1-2")
+    cut = "(… 1 more actions not shown: the answer is capped at 10 bytes; ask for fewer)\n"
+    assert capped == f"── {cid}@1\n{one}{cut}", capped
 
 
 def test_a_start_of_a_bundle_that_started_by_itself_answers_200(

@@ -113,6 +113,8 @@ def test_an_option_given_twice_is_refused_not_half_dropped(jobs: tuple[Path, str
     r = bundletui("jobs", "--len", "3", "--len", "4", home=home)
     assert r.returncode == 2 and "option --len given 2 times (3, 4): give it once\n" in r.stderr
     assert _store_dump(home) == before
+    r = bundletui("kill", coord, "--action", "1", "--action", "2", "--help", home=home)
+    assert r.returncode == 0 and "Usage:" in r.stdout, r  # help asked: help, not a refusal
     # several -D are several properties, not a repeat
     r = bundletui("eval", "${a}${b}", "-D", "a=1", "-D", "b=2")
     assert r.returncode == 0 and r.stdout.strip() == "12", r
