@@ -21,7 +21,7 @@ from bundletui.commands.base import Ctx
 from bundletui.commands.workflows import rerun_keys
 from bundletui.errors import ApiError, BundletuiError
 from bundletui.model.ids import IdKind, kind_of
-from bundletui.model.status import JOB_TERMINAL
+from bundletui.model.status import JOB_LIVE, JOB_PREP
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store
 
@@ -532,4 +532,4 @@ def _conf_of(data: dict[str, Any]) -> dict[str, str]:
 def _started(store: Store, bundle_id: str) -> bool:
     """A bundle that has started and not ended: a start asked of it again changes nothing."""
     status = queries.job_info(store.conn, bundle_id, length=0)["status"]
-    return status not in ("PREP", "PREPSUSPENDED", "PREPPAUSED", *JOB_TERMINAL)
+    return status in JOB_LIVE - JOB_PREP

@@ -51,7 +51,7 @@ def _once_options(command: Any) -> dict[str, str]:
     """Each spelling of an option that takes one value, to its main spelling."""
     out: dict[str, str] = {}
     for param in command.params:
-        if type(param).__name__.endswith("Option") and not (param.is_flag or param.multiple):
+        if param.param_type_name == "option" and not (param.is_flag or param.multiple):
             for name in (*param.opts, *param.secondary_opts):
                 out[name] = param.opts[0]
     return out

@@ -30,6 +30,8 @@ CoordStatus = JobStatus
 JOB_TERMINAL = frozenset(
     {JobStatus.SUCCEEDED, JobStatus.DONEWITHERROR, JobStatus.KILLED, JobStatus.FAILED}
 )
+# Not started yet: submitted and waiting for a start or a kick-off time.
+JOB_PREP = frozenset({JobStatus.PREP, JobStatus.PREPSUSPENDED, JobStatus.PREPPAUSED})
 # Not ended yet (and not IGNORED): what a kill may still stop.
 JOB_LIVE = frozenset(JobStatus) - JOB_TERMINAL - {JobStatus.IGNORED}
 # A coordinator in these creates its due actions. A paused one still creates those before
