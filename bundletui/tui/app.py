@@ -1444,13 +1444,13 @@ class MainScreen(Screen[None]):
             ("s", "follow on/off"),
             ("w", "wrap on/off"),
             ("e", "stdout+stderr / stdout / stderr"),
-            ("/", "search; n / N: next / previous line holding it"),
         ):
             entries.append(HelpEntry(key, text, "", "note"))
         entries.append(
             HelpEntry("", "log view and text views (d, y, :audit, :engine, :stats)", None)
         )
         for key, text in (
+            ("/", "search; n / N: next / previous line holding it"),
             ("S ctrl+s", "save to <home>/saved/"),
             ("g G", "top / bottom (also home / end)"),
             ("j k", "down / up a line"),

@@ -70,3 +70,88 @@ async def test_j_and_k_move_through_the_help() -> None:
         assert keys.highlighted == start + 2
         await pilot.press("k")
         assert keys.highlighted == start + 1
+
+
+WRAPPING = "\n".join(
+    ("a long line that the page wraps " * 6 + f"end {i}")
+    if i % 10 != 5
+    else f"line {i} holds the Needle"
+    for i in range(60)
+)
+
+
+async def test_slash_searches_a_text_page_as_shown_and_marks_the_matches() -> None:
+    """QA: ``/`` worked in the log view only; the describe, definition and audit pages had
+    nothing. The page wraps its long lines, so a match's row is found among the lines as shown
+    (its index in the text would land the view rows too early)."""
+    from rich.text import Text
+    from textual.widgets import Input, Static
+
+    app: App[None] = App()
+    async with app.run_test(size=(80, 20)) as pilot:
+        screen = TextScreen("long", Text(WRAPPING), plain=WRAPPING)
+        app.push_screen(screen)
+        await pilot.pause()
+        scroll = screen.query_one(VerticalScroll)
+        await pilot.press("slash", "n", "e")  # letters typed into the box run no keys
+        box = screen.query_one("#search", Input)
+        assert box.value == "ne" and app.screen is screen
+        box.value = ""
+        await pilot.press(*"NEEDLE", "enter")
+        await pilot.pause()
+        shown = screen.search_lines()
+
+        def top() -> str:
+            return shown[int(scroll.scroll_y)]
+
+        assert "line 5 holds the Needle" in top(), (scroll.scroll_y, top())
+        assert scroll.scroll_y > 5  # wrapped rows come before it
+        assert "/NEEDLE: line" in str(scroll.border_subtitle)
+        page = screen.query_one("#page", Static)
+        assert repr(page.render()).count("reverse=True") == 6  # every match is marked
+        await pilot.press("n")
+        await pilot.pause()
+        assert "line 15 holds" in top()
+        await pilot.press("N", "N")
+        await pilot.pause()
+        # before the first: round to the last, near the end, shown though not at the top
+        assert screen.found is not None and "line 55 holds" in shown[screen.found]
+        assert scroll.scroll_y <= screen.found < scroll.scroll_y + scroll.size.height
+        await pilot.press("slash")
+        box.value = "no such words"
+        await pilot.press("enter")
+        assert screen.found is None and "not found" in str(scroll.border_subtitle)
+        await pilot.press("slash")
+        box.value = ""
+        await pilot.press("enter")  # cleared: no marks, no state in the frame
+        assert screen.needle == "" and str(scroll.border_subtitle) in ("", "None")
+        assert "reverse=True" not in repr(page.render())
+        await pilot.press("escape")
+        assert app.screen is not screen
+
+
+async def test_slash_finds_text_in_a_syntax_page() -> None:
+    from textual.widgets import Static
+
+    from bundletui.tui.views import syntax
+
+    rows = [f"  <b n='{i}'/>\n" for i in range(80)]
+    xml = "<a>\n" + "".join(rows[:40]) + "  <target/>\n" + "".join(rows[40:]) + "</a>\n"
+    app: App[None] = App()
+    async with app.run_test(size=(80, 20)) as pilot:
+        screen = TextScreen("xml", syntax(xml, "xml"), plain=xml)
+        app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press("slash", *"target", "enter")
+        await pilot.pause()
+        scroll = screen.query_one(VerticalScroll)
+        assert screen.found == 41 and scroll.scroll_y == 41, (screen.found, scroll.scroll_y)
+        body = screen.query_one("#page", Static).content
+        rows = app.console.render_lines(body, app.console.options.update_width(70))
+        marked = [
+            (i, seg.text)
+            for i, row in enumerate(rows)
+            for seg in row
+            if seg.style and seg.style.reverse
+        ]
+        assert marked == [(41, "target")], marked
