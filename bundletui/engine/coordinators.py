@@ -272,7 +272,10 @@ class CoordinatorService:
             "next_materialized_time": recorded,
             "done_materialization": int(done),
         }
-        if created and coord.status == J.PREP:
+        start_ms = to_ms(app.start)
+        if coord.status == J.PREP and (created or now >= start_ms):
+            # RUNNING once its start is reached, as Oozie's materialization sets it, even when
+            # the first nominal time comes later (a cron or endOfDays frequency)
             t = decide(Machine.COORDINATOR, coord.status, Event.MATERIALIZE, coord.id)
             written = coordcmd.set_status(tx, self.engine.effects, coord, t.to, **fields)
         elif (
@@ -286,6 +289,8 @@ class CoordinatorService:
             written = coord
         if next_time is not None and next_time > now and (pause is None or next_time < pause):
             self.engine.heap.push(next_time, "coord.materialize", coord.id)
+        if written.status == J.PREP and start_ms > now:
+            self.engine.heap.push_earlier(start_ms, "coord.materialize", coord.id)
         elif (
             next_time is not None
             and next_time <= now
@@ -704,6 +709,8 @@ class CoordinatorService:
                     if coord.next_materialized_time is not None
                     else coord.start_time
                 )
+                if coord.status == J.PREP:  # RUNNING at its start, before its first action
+                    due = min(due, coord.start_time)
                 self.engine.heap.push(due, "coord.materialize", coord.id)
             if coord.pause_time is not None:
                 self.engine.heap.push(coord.pause_time, "coord.pause", coord.id)

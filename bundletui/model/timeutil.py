@@ -539,13 +539,15 @@ def skip_deadline_ms(
 ) -> int | None:
     """When a WAITING or READY action is SKIPPED if it has not started (oozie.md §2.4):
     under NONE one minute after its nominal time, under LAST_ONLY at the next action's
-    nominal time (never for the last one); None for FIFO and LIFO. It is skipped just after
+    nominal time (never when that is after the end); None for FIFO and LIFO. It is skipped just after
     this instant, not at it."""
     if execution == "NONE":
         return nominal_ms + NONE_TOLERANCE_MS
     if execution == "LAST_ONLY":
-        for _idx, nominal in iter_nominal_times(start, end, freq, tz, first_index=action_number):
-            return to_ms(nominal)
+        # Oozie's computeNextNominalTime: no next only when it would be *after* the end; a
+        # next time at the end (the usual grid-aligned end) still skips the last action
+        for _idx, nominal in iter_nominal_times(start, None, freq, tz, first_index=action_number):
+            return to_ms(nominal) if nominal <= end else None
     return None
 
 

@@ -298,6 +298,51 @@ def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> No
     assert bt.actions(ids["last"]) == {1: "SKIPPED", 2: "SUCCEEDED", 3: "WAITING"}
     assert bt.actions(ids["none"]) == {1: "SKIPPED", 2: "SUCCEEDED", 3: "SKIPPED"}
     assert bt.status(ids["none"]) == "SUCCEEDED"
+    # QA (coord-1): the last action, whose next time is the end (03:00), is skipped once that
+    # has passed, as Oozie's computeNextNominalTime has it ("no next" only *after* the end);
+    # it waited out its timeout (here forever)
+    why = bt.info_json(f"{ids['last']}@3")["waitingFor"]
+    assert why["skipAt"] == "Thu, 01 Jan 2026 03:00:00 GMT", why
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T03:30Z")
+    assert bt.actions(ids["last"]) == {1: "SKIPPED", 2: "SUCCEEDED", 3: "SKIPPED"}
+    assert bt.status(ids["last"]) == "SUCCEEDED"
+
+
+def test_a_last_only_action_whose_next_time_is_past_the_end_is_never_skipped(bt: Bt4) -> None:
+    """The end off the grid (02:30): the last action's next time (03:00) is after it, so
+    there is no next, and the action waits for its data (or its timeout)."""
+    bundle_id = last_only_and_none(
+        bt,
+        "2026-01-01T02:30Z",
+        {"timeout": "-1"},
+        datasets=[hourly_ds("raw")],
+        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
+    )
+    bt.sim("2026-01-01T00:00Z", "2026-01-01T05:00Z")
+    ids = bt.coords_of(bundle_id)
+    assert bt.actions(ids["last"]) == {1: "SKIPPED", 2: "SKIPPED", 3: "WAITING"}
+    assert "skipAt" not in bt.info_json(f"{ids['last']}@3")["waitingFor"]
+
+
+def test_a_coordinator_is_running_from_its_start_before_its_first_nominal_time(bt: Bt4) -> None:
+    """QA (coord-2): a daily cron at 10:00 from midnight stayed PREP until 10:00, so a suspend
+    at 05:00 made it PREPSUSPENDED; Oozie's materialization sets RUNNING once the start is
+    reached, action or not."""
+    xml = coordinator_xml(
+        "ten", frequency="0 10 * * *", start="2026-02-01T00:00Z", end="2026-02-05T00:00Z"
+    )
+    bt.apps.write("ten.xml", xml)
+    config = bt.apps.props("job.properties", {"oozie.coord.application.path": "ten.xml"})
+    coord_id = bt.submit_job(config)
+    bt.sim("2026-01-31T23:00Z", "2026-01-31T23:30Z")
+    assert bt.status(coord_id) == "PREP"  # its start has not come
+    bt.sim("2026-01-31T23:00Z", "2026-02-01T05:00Z")
+    assert bt.status(coord_id) == "RUNNING" and bt.nominals(coord_id) == []
+    bt.cli("suspend", coord_id)
+    assert bt.status(coord_id) == "SUSPENDED"
+    bt.cli("resume", coord_id)
+    bt.sim("2026-01-31T23:00Z", "2026-02-01T10:30Z")
+    assert bt.nominals(coord_id) == ["2026-02-01T10:00Z"]
 
 
 def test_ready_actions_held_by_concurrency_are_skipped_too(bt: Bt4) -> None:
