@@ -32,7 +32,7 @@ from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store, current_user, resolve_home, store_exists
 from bundletui.store.lease import engine_running, stopped_holder
-from bundletui.store.rows import NodeRow, WorkflowRow
+from bundletui.store.rows import ActionRow, BundleRow, CoordRow, NodeRow, WorkflowRow
 
 _PURGE_DEFAULTS = purge_cmd.PurgeDays()
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
@@ -486,9 +486,12 @@ def register(app: typer.Typer) -> None:
                 help="An earlier run's files (a rerun adds one; info shows the current run).",
             ),
         ] = None,
+        action_scope: ActionScopeOpt = None,
+        date_scope: DateScopeOpt = None,
         home: HomeOpt = None,
     ) -> None:
-        """Print a node's stdout/stderr (a workflow id: every node's)."""
+        """Print a node's stdout/stderr (a workflow id: every node's; a coordinator action: its
+        workflow's; a coordinator: its actions', each headed by its id)."""
         if run is not None and follow:
             raise CommandError(
                 "E0302",
@@ -497,6 +500,37 @@ def register(app: typer.Typer) -> None:
             )
         store = Store(home, create=False)
         kind = kind_of(job_id)
+        if kind is not IdKind.COORDINATOR and (action_scope or date_scope):
+            raise CommandError(
+                "E0302",
+                "Invalid parameter [--action/--date]: they pick a coordinator's actions",
+                hint=f"give the coordinator's id (…-C), or leave them out for {job_id}",
+                usage=True,
+            )
+        if kind is IdKind.COORDINATOR:
+            if follow or run is not None:
+                raise CommandError(
+                    "E0302",
+                    f"Invalid parameter [{'--follow' if follow else '--run'}]: a coordinator's"
+                    " log is its actions' logs, printed one after the other",
+                    hint=f"give one action: bundletui log {job_id}@N",
+                    usage=True,
+                )
+            _print_coordinator_logs(store, job_id, action_scope, date_scope, stderr_only)
+            return
+        if kind is IdKind.BUNDLE:
+            store_jobs.must_get(store.conn, BundleRow, job_id)  # E0604 for an unknown one
+            names = ", ".join(
+                c.id for c in store_jobs.select(store.conn, CoordRow, "bundle_id = ?", (job_id,))
+            )
+            raise CommandError(
+                "E0302",
+                f"Invalid parameter [{job_id}]: a bundle runs no process of its own; its"
+                " coordinators' actions have the logs",
+                hint=f"bundletui log <coordinator id> (its coordinators: {names or 'none yet'});"
+                f" the commands run on it: bundletui oozie job -auditlog {job_id}",
+                usage=True,
+            )
         if kind is IdKind.WORKFLOW_NODE:
             node = store_jobs.get(store.conn, NodeRow, job_id)
             if node is None:
@@ -522,8 +556,11 @@ def register(app: typer.Typer) -> None:
             wf = store_jobs.must_get(store.conn, WorkflowRow, job_id)
             nodes = store_jobs.workflow_nodes(store.conn, wf.id)
         else:
-            from bundletui.commands.coord_queries import workflow_of
+            from bundletui.commands.coord_queries import no_workflow_yet, workflow_of
 
+            if (why := no_workflow_yet(store.conn, job_id)) is not None:
+                err.print(why, markup=False)  # the action is there: it has no log yet
+                return
             wf_id = workflow_of(store.conn, job_id)
             nodes = store_jobs.workflow_nodes(store.conn, wf_id)
         if run is not None:
@@ -538,6 +575,40 @@ def register(app: typer.Typer) -> None:
 
 
 LIVE = ("RUNNING", "READY", "WAITING")
+
+
+def _print_coordinator_logs(
+    store: Store, coord_id: str, actions: str | None, dates: str | None, stderr_only: bool
+) -> None:
+    """Each chosen action's workflow output (every action when none is chosen), headed by its
+    id as the API's ``show=log&type=action`` heads them; an action with no workflow yet is
+    passed over."""
+    from bundletui.commands import coordinators as coordcmd
+
+    coord = store_jobs.must_coord_head(store.conn, coord_id)
+    if actions is None and dates is None:
+        rows = store_jobs.select(
+            store.conn, ActionRow, "coord_id = ?", (coord_id,), order="action_number"
+        )
+    else:
+        rows = coordcmd.select_actions(store.conn, coord, actions=actions, dates=dates)
+    printed = 0
+    for row in rows:
+        if not row.external_id:
+            continue
+        every = store_jobs.workflow_nodes(store.conn, row.external_id)
+        _heading_line()
+        out.print(f"[bold]── {row.id}[/bold] ({row.status}, workflow {row.external_id})")
+        nodes = [n for n in every if n.attempt > 0]
+        _print_logs(store, nodes, follow=False, stderr_only=stderr_only, header=len(every) > 1)
+        printed += 1
+    if not printed:
+        err.print(
+            f"{coord_id}: no action {'chosen ' if rows and (actions or dates) else ''}has"
+            " launched a workflow yet, so there is no log to show"
+            f" (see its actions with: bundletui info {coord_id})",
+            markup=False,
+        )
 
 
 def _sub_workflow_of(node: NodeRow) -> str | None:

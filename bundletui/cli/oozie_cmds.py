@@ -1167,7 +1167,7 @@ def op_configcontent(front: Front) -> None:
 def op_log(front: Front, *, errors_only: bool = False) -> None:
     """Workflow, node and coordinator-action ids: the nodes' output (stderr for -errorlog);
     a coordinator with -action/-date: its actions' workflows; otherwise the job's audit log."""
-    from bundletui.cli.job_cmds import _print_logs
+    from bundletui.cli.job_cmds import _print_coordinator_logs, _print_logs
     from bundletui.commands import coord_queries
     from bundletui.store import jobs
     from bundletui.store.rows import NodeRow, WorkflowRow
@@ -1194,7 +1194,9 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
     elif kind is IdKind.COORD_ACTION:
         wf_ids = [coord_queries.workflow_of(store.conn, job_id)]
     elif kind is IdKind.COORDINATOR and (a.has("action") or a.has("date")):
-        wf_ids = [x["externalId"] for x in _scoped_actions(front, job_id) if x.get("externalId")]
+        # each action's workflow output headed `── C@N`, as the API's type=action answer
+        _print_coordinator_logs(store, job_id, a.get("action"), a.get("date"), errors_only)
+        return
     else:
         _print_audit(front, job_id, errors_only=errors_only)
         return
@@ -1213,36 +1215,25 @@ def op_auditlog(front: Front) -> None:
     _print_audit(front, _value(front, "auditlog"), errors_only=False)
 
 
-def _scoped_actions(front: Front, coord_id: str) -> list[dict[str, Any]]:
-    from bundletui.commands import coord_queries
-    from bundletui.commands.coordinators import parse_action_scope, parse_date_scope
-    from bundletui.model.timeutil import format_oozie_time
-    from bundletui.store import jobs
-
-    conn = front.store.conn
-    if front.args.get("action"):
-        coord = jobs.coord_head(conn, coord_id)
-        upto = coord.last_action_number if coord is not None else None
-        numbers = parse_action_scope(front.args.get("action") or "", upto, coord_id)
-        ids = [f"{coord_id}@{n}" for n in numbers]
-        return [coord_queries.action_info(conn, i) for i in ids]
-    out: list[dict[str, Any]] = []
-    for lo, hi in parse_date_scope(front.args.get("date") or ""):
-        flt = f"nominaltime>={format_oozie_time(lo)};nominaltime<={format_oozie_time(hi)}"
-        out += coord_queries.coordinator_info(conn, coord_id, filter_text=flt)["actions"]
-    return out
-
-
 def _print_audit(front: Front, job_id: str, *, errors_only: bool) -> None:
     """A job's log in Oozie's server-log shape, from the audit log (commands run on it)."""
     from bundletui.commands import queries
 
     queries.job_info(front.store.conn, job_id, length=0)  # E0604 for an unknown job
     zone = front.zone or None
-    for line in queries.audit_log_lines(
-        front.store.conn, job_id, errors_only=errors_only, zone=zone
-    ):
+    lines = queries.audit_log_lines(front.store.conn, job_id, errors_only=errors_only, zone=zone)
+    for line in lines:
         say(line)
+    if not lines and kind_of(job_id) in (IdKind.COORDINATOR, IdKind.BUNDLE):
+        more = (
+            f"; its actions' output: bundletui oozie job -log {job_id} -action 1,3-4"
+            if kind_of(job_id) is IdKind.COORDINATOR
+            else ""
+        )
+        print(
+            printable(f"note: {job_id}'s log lists the commands run on it; none has been{more}"),
+            file=sys.stderr,
+        )
 
 
 def op_unsupported(front: Front) -> None:

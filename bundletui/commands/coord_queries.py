@@ -229,6 +229,19 @@ def workflow_of(conn: sqlite3.Connection, job_id: str) -> str:
     return action.external_id
 
 
+def no_workflow_yet(conn: sqlite3.Connection, job_id: str) -> str | None:
+    """For an action that exists and has launched no workflow (waiting, or rerun and waiting
+    again): why it has no log; None otherwise (``workflow_of`` then gives its workflow or its
+    error)."""
+    action = jobs.get(conn, ActionRow, job_id) if kind_of(job_id) is IdKind.COORD_ACTION else None
+    if action is None or action.external_id:
+        return None
+    return (
+        f"{job_id} is {action.status} and has launched no workflow: no log yet"
+        f" ({_no_workflow_hint(conn, action)})"
+    )
+
+
 def _no_workflow_hint(conn: sqlite3.Connection, action: ActionRow) -> str:
     """Why an action has no workflow, and what comes next: it never will once it has ended
     (a discarded event job is TIMEDOUT); a held one waits for what ``info`` names."""
