@@ -155,6 +155,7 @@ class EventService:
         """Find partitions that landed while nobody watched (start-up, and every few minutes)."""
         done: set[tuple[str, str]] = set()
         real_now = to_ms(self.engine.real_clock.now())
+        found: list[tuple[int, str, str, str, Path]] = []  # (completed, path, feed, flag, part)
         for _coord, feed_path, flag in store.all_feeds(tx.conn):
             if (feed_path, flag) in done:
                 continue
@@ -162,18 +163,19 @@ class EventService:
             # the partitions recorded already are passed over before any is sized: a rescan
             # of a big feed re-inserted (and sized) them all, holding the store's write lock
             # for seconds every few minutes (QA (ak))
-            key = partition_key(feed_path)
-            known = store.known_partitions(tx.conn, key)
+            known = store.known_partitions(tx.conn, partition_key(feed_path))
             new = [p for p in partitions(Path(feed_path), flag) if str(p) not in known]
-            # oldest first, so that ids (and ${trigger:partitions()}) follow arrival order
-            found = sorted((_completed_ms(part, flag), str(part), part) for part in new)
-            for completed, text, part in found:
-                size = partition_size(part, flag)
-                if not flag and real_now - completed < self.settle_ms:
-                    self.settling[text] = size  # may still be growing: settle first
-                    self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", text)
-                    continue
-                store.record_event(tx, "partition", key, text, size, tx.now_ms, {"feed": feed_path})
+            found += [(_completed_ms(p, flag), str(p), feed_path, flag, p) for p in new]
+        # oldest first across every feed, so that ids (and ${trigger:partitions()}) follow
+        # arrival order: f1 g1 f2 g2 landed while the engine was down pair as they came
+        for completed, text, feed_path, flag, part in sorted(found):
+            size = partition_size(part, flag)
+            if not flag and real_now - completed < self.settle_ms:
+                self.settling[text] = size  # may still be growing: settle first
+                self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", text)
+                continue
+            key = partition_key(feed_path)
+            store.record_event(tx, "partition", key, text, size, tx.now_ms, {"feed": feed_path})
 
     # ------------------------------------------------------------------ consumption
 

@@ -57,19 +57,28 @@ def trigger_functions(
     fired_ms = int(fired.get("fired_at", 0))
     when = datetime.fromtimestamp(fired_ms / 1000, tz=UTC)
     spec = app.events
+    # a partition under two nested feeds is an event of each: the workflow gets it once
+    distinct: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for e in events:
+        if e["kind"] == "partition":
+            if e["path"] in seen:
+                continue
+            seen.add(e["path"])
+        distinct.append(e)
 
     def partitions(feed: str = "") -> str:
         key = partition_key(spec.feed(feed).path) if (feed and spec is not None) else None
         return ",".join(
             e["path"]
-            for e in events
+            for e in (events if key is not None else distinct)
             if e["kind"] == "partition" and (key is None or e["key"] == key)
         )
 
     return {
         "trigger:partitions": partitions,  # optional feed name: arity checked by Python
-        "trigger:count": lambda: sum(1 for e in events if e["kind"] == "partition"),
-        "trigger:bytes": lambda: sum(int(e.get("size", 0)) for e in events),
+        "trigger:count": lambda: sum(1 for e in distinct if e["kind"] == "partition"),
+        "trigger:bytes": lambda: sum(int(e.get("size", 0)) for e in distinct),
         "trigger:time": lambda: format_oozie_time(when),
         "trigger:timestamp": lambda: when.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "trigger:reason": lambda: ",".join(fired.get("reason", [])),

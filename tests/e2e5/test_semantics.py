@@ -4,6 +4,7 @@ deduplicated whether the landing watcher saw it live or a start-up rescan found 
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from itertools import pairwise
@@ -544,3 +545,56 @@ def test_a_partition_completed_under_a_staging_name_then_renamed_fires_once(bt: 
     rows = [r[0] for r in bt.sql("SELECT path FROM events WHERE kind = 'partition' ORDER BY id")]
     assert rows == finals
     assert [bt.fired_paths(a) for a in bt.actions(coord)] == [[p] for p in finals], actions
+
+
+def test_partitions_that_landed_while_the_engine_was_down_are_taken_in_arrival_order(
+    bt: Bt5,
+) -> None:
+    """QA (crash-4): the start-up rescan recorded each feed's partitions in turn (every f,
+    then every g), so an AND of one f and one g fired once with f1 f2 f3 g1 and kept g2 g3
+    for later; taken in the order they landed, they pair as they came, as after SAFEMODE."""
+    app = bt.write(
+        "pairs.xml",
+        event_coordinator(
+            "pairs",
+            feeds=[Feed("f", "${landing}/f"), Feed("g", "${landing}/g")],
+            trigger='<and><partitions feed="f"/><partitions feed="g"/></and>',
+        ),
+    )
+    coord = bt.submit(app)
+    bt.step("2026-03-01T12:00Z")
+    base = time.time() - 600
+    landed = []
+    for i in range(1, 4):  # f1 g1 f2 g2 f3 g3, a minute apart, while no engine runs
+        for k, feed in enumerate("fg"):
+            landed.append(str(bt.land(feed, f"{feed}{i}", mtime=base + 120 * i + 60 * k)))
+    bt.step("2026-03-01T12:10Z")
+    actions = bt.actions(coord)
+    runs = bt.runs()
+    assert [sorted(runs[a["id"]].parts) for a in actions] == [
+        sorted(landed[0:2]),
+        sorted(landed[2:4]),
+        sorted(landed[4:6]),
+    ], [runs[a["id"]].parts for a in actions]
+
+
+def test_a_partition_under_two_nested_feeds_reaches_the_workflow_once(bt: Bt5) -> None:
+    """QA (crash-5): a partition of clicks/eu is an event of feed ``all`` (clicks) and of feed
+    ``eu``; an AND of the two fired on it with it listed twice, counted 2 and sized twice."""
+    app = bt.write(
+        "nested.xml",
+        event_coordinator(
+            "nested",
+            feeds=[Feed("all", "${landing}/clicks"), Feed("eu", "${landing}/clicks/eu")],
+            trigger='<and><partitions feed="all"/><partitions feed="eu"/></and>',
+            conf={"tag": "${trigger:count()}|${trigger:bytes()}|${trigger:partitions('eu')}"},
+        ),
+    )
+    coord = bt.submit(app)
+    bt.step("2026-03-01T12:00Z")
+    e1 = str(bt.land("clicks/eu", "e1", size=10))
+    bt.step("2026-03-01T12:10Z")
+    (action,) = bt.actions(coord)
+    assert bt.runs()[action["id"]].parts == [e1]
+    (conf,) = bt.sql("SELECT run_conf FROM coord_actions WHERE id = ?", action["id"])[0]
+    assert dict(json.loads(conf))["tag"] == f"1|10|{e1}", conf
