@@ -126,7 +126,9 @@ def start_tx(
     app = app_of(bundle)
     enabled = [c for c in app.coordinators if c.enabled]
     if events_from is None and enabled:
-        events_from = start_horizon(tx, store, bundle)
+        # a kick-off reached late (no engine ran then): what completed since it counts
+        as_of = bundle.kickoff_time if event is Event.KICKOFF else None
+        events_from = start_horizon(tx, store, bundle, as_of)
     submit_args = {} if events_from is None else {"events_from": events_from}
     if not enabled:
         jobs.update(
@@ -164,7 +166,7 @@ def start(ctx: Ctx, bundle_id: str) -> None:
     )
 
 
-def start_horizon(tx: Tx, store: Store, bundle: BundleRow) -> int | None:
+def start_horizon(tx: Tx, store: Store, bundle: BundleRow, as_of: int | None = None) -> int | None:
     """The horizon of the bundle's event schedules, taken when it starts (or is submitted to
     start now): they are created later, by the engine. A coordinator that does not load is
     left to that submit, which fails it and says why."""
@@ -180,7 +182,7 @@ def start_horizon(tx: Tx, store: Store, bundle: BundleRow) -> int | None:
         except BundletuiError:
             continue
         specs.append(loaded.app.events)
-    return schedules.horizon(tx, specs)
+    return schedules.horizon(tx, specs, as_of)
 
 
 def submit_child_tx(

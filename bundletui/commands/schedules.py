@@ -8,6 +8,7 @@ it produces commit together: no event is lost.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from bundletui.errors import SpecError
 from bundletui.model.apps import CoordinatorApp
 from bundletui.model.events import EventSpec, Feed, event_keys, partition_key, program_key
 from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text, group_clash_error
-from bundletui.spec.feeds import scan_partitions
+from bundletui.spec.feeds import completed_ms, on_clock, scan_partitions
 from bundletui.store import events as ev
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -150,7 +151,7 @@ def register(
     if clashes:
         raise clash_error(clashes[0], name, file)
     _check_group(tx.conn, spec, name, file, exclude=coord_id)
-    _record_present(tx, spec)
+    _record_present(tx, [spec])
     ev.register_schedule(
         tx,
         coord_id,
@@ -208,7 +209,7 @@ def resumed(tx: Tx, coord: CoordRow, events_from: int | None = None) -> None:
 
     spec = app_of(coord, tx.conn).events
     if spec is not None:
-        _record_present(tx, spec)
+        _record_present(tx, [spec])
     ev.ignore_events_until(tx, coord.id, events_from)
     ev.set_crons_from(tx, coord.id, tx.now_ms)  # cron times while suspended: not owed
 
@@ -223,28 +224,37 @@ def resume_horizon(tx: Tx, coords: Iterable[CoordRow]) -> int | None:
     return horizon(tx, [app_of(c, tx.conn).events for c in coords if c.kind == "event"])
 
 
-def horizon(tx: Tx, specs: Iterable[EventSpec | None]) -> int | None:
-    """The last event that happened before now for these schedules: what is on disk in their
-    feeds is recorded first, so that only what lands afterwards counts, whenever the engine
-    gets to the schedules. None when there is no event schedule among ``specs``."""
+def horizon(tx: Tx, specs: Iterable[EventSpec | None], as_of: int | None = None) -> int | None:
+    """The last event that happened before now (or before ``as_of``, a kick-off the engine
+    reached late) for these schedules: what is on disk in their feeds is recorded first, so
+    that only what lands afterwards counts, whenever the engine gets to the schedules. None
+    when there is no event schedule among ``specs``."""
     found = [s for s in specs if s is not None]
     if not found:
         return None
-    for spec in found:
-        _record_present(tx, spec)
+    _record_present(tx, found)
+    if as_of is not None and as_of < tx.now_ms:
+        return ev.horizon_at(tx.conn, as_of)
     return ev.max_event_id(tx.conn)
 
 
-def _record_present(tx: Tx, spec: EventSpec) -> None:
-    """Record the partitions in the schedule's feeds now (each once: known ones are passed)."""
-    for feed in spec.feeds:
-        for part, size in scan_partitions(Path(feed.path), feed.done_flag):
-            ev.record_event(
-                tx,
-                "partition",
-                partition_key(feed.path),
-                str(part),
-                size,
-                tx.now_ms,
-                {"feed": feed.path},
-            )
+def _record_present(tx: Tx, specs: list[EventSpec]) -> None:
+    """Record the partitions in the schedules' feeds now (each once: known ones are passed),
+    in the order they completed."""
+    real_now = int(time.time() * 1000)
+    present = sorted(
+        (completed_ms(part, feed.done_flag), str(part), size, feed.path)
+        for spec in specs
+        for feed in spec.feeds
+        for part, size in scan_partitions(Path(feed.path), feed.done_flag)
+    )
+    for completed, part, size, feed_path in present:
+        ev.record_event(
+            tx,
+            "partition",
+            partition_key(feed_path),
+            part,
+            size,
+            tx.now_ms,
+            {"feed": feed_path, "completed": on_clock(completed, tx.now_ms, real_now)},
+        )

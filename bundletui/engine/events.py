@@ -43,7 +43,15 @@ from bundletui.model.ids import action_id
 from bundletui.model.status import ActionStatus, JobStatus
 from bundletui.model.transitions import Event as Ev
 from bundletui.model.transitions import Machine, decide
-from bundletui.spec.feeds import hidden, partition_size, partitions, scan_partitions, size_of
+from bundletui.spec.feeds import (
+    completed_ms,
+    hidden,
+    on_clock,
+    partition_size,
+    partitions,
+    scan_partitions,
+    size_of,
+)
 from bundletui.store import events as store
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -93,8 +101,8 @@ class EventService:
         for _change, path in batch:
             self.intake(tx, path, found)
         # A watcher batch is unordered: record oldest first (ids, ${trigger:partitions()}).
-        for (part, feed), _t in sorted(found.items(), key=lambda x: (x[1], str(x[0][0]))):
-            self._record(tx, feed, part)
+        for (part, feed), t in sorted(found.items(), key=lambda x: (x[1], str(x[0][0]))):
+            self._record(tx, feed, part, t)
 
     def intake(self, tx: Tx, path: str, found: dict[tuple[Path, Path], int]) -> None:
         """If ``path`` completes a partition of some feed, add it to ``found`` (a file partition
@@ -113,10 +121,10 @@ class EventService:
     ) -> None:
         if flag:
             if p.name == flag and p.parent != feed and p.exists() and not hidden(p.parent, feed):
-                found[p.parent, feed] = _completed_ms(p.parent, flag)
+                found[p.parent, feed] = completed_ms(p.parent, flag)
             elif p.is_dir():  # moved in whole
                 for part, _size in scan_partitions(feed, flag, under=p):
-                    found[part, feed] = _completed_ms(part, flag)
+                    found[part, feed] = completed_ms(part, flag)
         elif p.is_file() and not hidden(p, feed):
             size = p.stat().st_size
             self.settling[str(p)] = size
@@ -137,19 +145,23 @@ class EventService:
             for feed_path in {
                 f for _c, f, flag in store.feeds_at(tx.conn, str(ancestor)) if not flag
             }:
-                self._record(tx, Path(feed_path), p)
+                self._record(tx, Path(feed_path), p, completed_ms(p, ""))
 
-    def _record(self, tx: Tx, feed: Path, partition: Path) -> None:
-        size = size_of(partition)
+    def _record(self, tx: Tx, feed: Path, partition: Path, completed: int) -> None:
+        """``completed``: when its data completed (real clock), kept on the event so that a
+        schedule whose start passed while no engine ran does not count what came before."""
         store.record_event(
             tx,
             "partition",
             partition_key(str(feed)),
             str(partition),
-            size,
+            size_of(partition),
             tx.now_ms,
-            {"feed": str(feed)},
+            {"feed": str(feed), "completed": self._on_clock(tx, completed)},
         )
+
+    def _on_clock(self, tx: Tx, completed: int) -> int:
+        return on_clock(completed, tx.now_ms, to_ms(self.engine.real_clock.now()))
 
     def rescan(self, tx: Tx) -> None:
         """Find partitions that landed while nobody watched (start-up, and every few minutes)."""
@@ -165,7 +177,7 @@ class EventService:
             # for seconds every few minutes (QA (ak))
             known = store.known_partitions(tx.conn, partition_key(feed_path))
             new = [p for p in partitions(Path(feed_path), flag) if str(p) not in known]
-            found += [(_completed_ms(p, flag), str(p), feed_path, flag, p) for p in new]
+            found += [(completed_ms(p, flag), str(p), feed_path, flag, p) for p in new]
         # oldest first across every feed, so that ids (and ${trigger:partitions()}) follow
         # arrival order: f1 g1 f2 g2 landed while the engine was down pair as they came
         for completed, text, feed_path, flag, part in sorted(found):
@@ -175,7 +187,8 @@ class EventService:
                 self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", text)
                 continue
             key = partition_key(feed_path)
-            store.record_event(tx, "partition", key, text, size, tx.now_ms, {"feed": feed_path})
+            payload = {"feed": feed_path, "completed": self._on_clock(tx, completed)}
+            store.record_event(tx, "partition", key, text, size, tx.now_ms, payload)
 
     # ------------------------------------------------------------------ consumption
 
@@ -238,6 +251,8 @@ class EventService:
             coord = jobs.coord_head(tx.conn, coord_id)
         if coord is None or coord.status not in (*ACTIVE, *PAUSED) or tx.now_ms >= coord.end_time:
             return  # suspended, not started or ended schedules ignore events
+        if event.kind == "partition" and event.completed < coord.start_time:
+            return  # it came before the start (its start passed while no engine ran)
         events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
         if event.id <= events_from:
             return
@@ -581,14 +596,6 @@ class EventService:
 
 # an open job's events, its window, the trigger's verdict on it, and the next cron time
 _Look = tuple[list[store.EventRow], Window, TriggerVerdict, int | None]
-
-
-def _completed_ms(part: Path, flag: str) -> int:
-    """When a partition became complete: its done-flag's mtime (the file's own without one)."""
-    try:
-        return (part / flag if flag else part).stat().st_mtime_ns // 1_000_000
-    except OSError:
-        return 0
 
 
 def _event_json(r: Any) -> dict[str, Any]:

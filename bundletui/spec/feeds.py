@@ -34,6 +34,21 @@ def scan_partitions(feed: Path, flag: str, under: Path | None = None) -> Iterato
         yield part, partition_size(part, flag)
 
 
+def completed_ms(part: Path, flag: str) -> int:
+    """When a partition became complete (real clock): its done-flag's mtime (the file's own
+    without one); 0 when it is gone."""
+    try:
+        return (part / flag if flag else part).stat().st_mtime_ns // 1_000_000
+    except OSError:
+        return 0
+
+
+def on_clock(completed: int, now_ms: int, real_now_ms: int) -> int:
+    """A real completion time on the store's clock (simulated or not): as long before its now
+    as it is before the real now, never after it."""
+    return min(now_ms, now_ms - (real_now_ms - completed))
+
+
 def partition_size(part: Path, flag: str) -> int:
     """A directory partition's files together; a file partition's own size."""
     return size_of(part) if flag else part.stat().st_size

@@ -21,6 +21,11 @@ class EventRow:
     time: int
     payload: dict[str, Any]
 
+    @property
+    def completed(self) -> int:
+        """When its data completed (a partition's done-flag), else when it was recorded."""
+        return int(self.payload.get("completed", self.time))
+
 
 @dataclass(frozen=True, slots=True)
 class JobRow:
@@ -94,6 +99,19 @@ def events_after(conn: sqlite3.Connection, cursor: int, limit: int = 2000) -> li
 
 def max_event_id(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
+
+
+def horizon_at(conn: sqlite3.Connection, when_ms: int) -> int:
+    """The last event before ``when_ms``, for a start the engine reached late (its kick-off
+    passed while none ran): the events recorded since whose data completed at or after it
+    count as new, those that completed before it do not (a rescan records in completion
+    order, so they are the ids below the first that completed after)."""
+    row = conn.execute(
+        "SELECT min(id) FROM events WHERE time >= ?"
+        " AND coalesce(json_extract(payload, '$.completed'), time) >= ?",
+        (when_ms, when_ms),
+    ).fetchone()
+    return max_event_id(conn) if row[0] is None else int(row[0]) - 1
 
 
 def known_partitions(conn: sqlite3.Connection, key: str) -> set[str]:

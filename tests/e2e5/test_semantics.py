@@ -598,3 +598,55 @@ def test_a_partition_under_two_nested_feeds_reaches_the_workflow_once(bt: Bt5) -
     assert bt.runs()[action["id"]].parts == [e1]
     (conf,) = bt.sql("SELECT run_conf FROM coord_actions WHERE id = ?", action["id"])[0]
     assert dict(json.loads(conf))["tag"] == f"1|10|{e1}", conf
+
+
+def _land_before_and_after(bt: Bt5) -> tuple[str, str]:
+    """While no engine runs: ``before1``, whose done-flag is a day old (it completed before
+    the schedule's start or kick-off, on any clock), and ``after1``, just completed."""
+    before = str(bt.land("src", "before1", mtime=time.time() - 86_400))
+    after = str(bt.land("src", "after1"))
+    return before, after
+
+
+SRC = [Feed("src", "${landing}/src")]
+
+
+def test_a_schedule_whose_start_passed_while_no_engine_ran_counts_only_what_came_after_it(
+    bt: Bt5,
+) -> None:
+    """QA (crash-3): a schedule submitted to start at 12:05, its start passing while no engine
+    ran, fired first on a partition that had completed before 12:05 (with an engine running,
+    only what comes after the start counts)."""
+    app = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    coord = bt.submit(app, start="2026-03-01T12:05Z")
+    bt.step("2026-03-01T12:00Z")
+    assert bt.status(coord) == "PREP"
+    _before, after = _land_before_and_after(bt)
+    bt.step("2026-03-01T12:10Z")
+    assert [bt.runs()[a["id"]].parts for a in bt.actions(coord)] == [[after]]
+
+
+def test_a_bundle_kicked_off_while_no_engine_ran_counts_what_landed_after_its_kick_off(
+    bt: Bt5,
+) -> None:
+    """QA (crash-2): a bundle's schedule whose kick-off (12:05) passed while no engine ran
+    took its horizon when the engine came, so a partition completed after the kick-off
+    counted as already there and never fired it."""
+    sb = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    xml = bundle("k", [("sb", sb, {})]).replace(
+        '<coordinator name="sb">',
+        "<controls><kick-off-time>2026-03-01T12:05Z</kick-off-time></controls>"
+        '<coordinator name="sb">',
+    )
+    props = bt.apps / "k.properties"
+    props.write_text(
+        f"oozie.bundle.application.path={bt.write('k.xml', xml)}\n"
+        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
+    )
+    bt.step("2026-03-01T12:00Z")
+    bid = bt.cli("submit", str(props)).stdout.split()[-1]
+    _before, after = _land_before_and_after(bt)
+    bt.step("2026-03-01T12:10Z")
+    (coord,) = bt.coords_of(bid).values()
+    bt.sim("2026-03-01T12:10Z", "2026-03-01T12:12Z")
+    assert [bt.runs()[a["id"]].parts for a in bt.actions(coord)] == [[after]]
