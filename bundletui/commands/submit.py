@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from bundletui.commands import workflows as wf
 from bundletui.commands.base import Ctx
 from bundletui.model.apps import CoordinatorApp
 from bundletui.spec.load import Loaded
 from bundletui.spec.xmlsafe import AppKind
+from bundletui.store import jobs
+from bundletui.store.rows import BundleRow, CoordRow, WorkflowRow
 
 
 def submit_loaded(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
@@ -37,6 +41,32 @@ def submit_loaded(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
     coords = check_bundle_coordinators(loaded, ctx.store.clock)
     check_schedules(ctx.store.conn, [c.app for c in coords])
     return bundles.submit(ctx, loaded, start=start)
+
+
+def resubmission_note(conn: sqlite3.Connection, loaded: Loaded) -> str | None:
+    """Before a submit: when its external id names a job of its kind already, the note that
+    says the submit will return that job and store nothing, and whether the application
+    differs (a reused key, not a retry)."""
+    if not loaded.external_id:
+        return None
+    table: type[BundleRow | CoordRow | WorkflowRow] = {
+        AppKind.WORKFLOW: WorkflowRow,
+        AppKind.COORDINATOR: CoordRow,
+        AppKind.BUNDLE: BundleRow,
+    }[loaded.kind]
+    earlier = jobs.job_by_external_id(conn, table, loaded.external_id)
+    if earlier is None:
+        return None
+    note = (
+        f"note: external id {loaded.external_id} names {earlier.id} ({earlier.app_name}),"
+        " submitted before: that job is returned and nothing new is stored"
+    )
+    if (earlier.app_name, earlier.app_path) != (loaded.app.name, loaded.app_path):
+        note += (
+            f"; this submission's application ({loaded.app.name}, {loaded.app_path}) is"
+            " another: give it its own --external-id"
+        )
+    return note
 
 
 def schedule_apps(loaded: Loaded) -> list[tuple[CoordinatorApp, str | None]]:

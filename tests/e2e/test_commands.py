@@ -668,6 +668,25 @@ def test_submit_external_id_is_idempotent(bt: Bt, tmp_path: Path) -> None:
     listing = bt.jobs()
     assert listing["total"] == 1
     assert listing["workflows"][0]["externalId"] == "order-42"
+    # QA: another application under the same key came back as the first job with no word
+    r = bt.cli("submit", str(CHAIN), "-D", f"dir={tmp_path}", "--external-id", "order-42")
+    assert r.stdout.strip() == first
+    assert f"note: external id order-42 names {first} (chain)" in r.stderr, r
+    assert "nothing new is stored" in r.stderr and "is another" not in r.stderr, r
+    r = bt.cli(
+        "submit",
+        str(BRANCHES),
+        "-D",
+        f"dir={tmp_path}",
+        "-D",
+        "failFlag=x",
+        "--external-id",
+        "order-42",
+    )
+    assert r.code == 0 and r.stdout.strip() == first, r
+    assert "this submission's application (branches," in r.stderr, r
+    assert "give it its own --external-id" in r.stderr
+    assert bt.jobs()["total"] == 1
 
 
 def test_commands_without_engine_wait_in_the_store(bt: Bt, tmp_path: Path) -> None:
