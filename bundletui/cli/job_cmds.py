@@ -177,8 +177,13 @@ def register(app: typer.Typer) -> None:
         ctx = _ctx(home)
         for held in dispatch.suspend(ctx, job_id, freeze=freeze, actions=action, dates=date):
             typer.echo(held)
-        if freeze:
-            _note_without_engine(ctx, "the suspend is recorded, and running jobs are frozen")
+        _note_without_engine(
+            ctx,
+            "the suspend is recorded, and running jobs are frozen"
+            if freeze
+            else "the suspend is recorded (its status is SUSPENDED now); what runs under it (a"
+            " bundle's coordinators, their actions and workflows) is suspended",
+        )
 
     @app.command()
     @handle_errors
@@ -192,7 +197,11 @@ def register(app: typer.Typer) -> None:
         ctx = _ctx(home)
         for resumed in dispatch.resume(ctx, job_id, actions=action, dates=date):
             typer.echo(resumed)
-        _note_without_engine(ctx, "the resume is recorded, and frozen jobs continue")
+        _note_without_engine(
+            ctx,
+            "the resume is recorded; what it holds goes on (new launches, and any job a"
+            " suspend --freeze stopped continues)",
+        )
 
     @app.command()
     @handle_errors
