@@ -79,12 +79,21 @@ def parse_purge_spec(text: str) -> PurgeDays:
     for item in filter(None, (p.strip() for p in re.split(r"[;,]", text))):
         m = _SPEC_ITEM.match(item)
         if m is None or m.group(1) in values:
+            key = item.partition("=")[0].strip()
+            why = (
+                f"{key} given twice"
+                if m is not None
+                else f"{key} is not supported (Oozie's oldCoordAction: purging a running"
+                " coordinator's old actions is not done here)"
+                if key.lower() == "oldcoordaction"
+                else f"{item!r} is not KEY=DAYS with a key of wf, coord, bundle or limit"
+            )
             raise fail(
                 "E0303",
                 "purge",
                 text,
-                hint="wf=DAYS;coord=DAYS;bundle=DAYS;limit=N, each at most once (e.g."
-                " wf=30;coord=7;bundle=7), or default",
+                hint=f"{why}; give wf=DAYS;coord=DAYS;bundle=DAYS;limit=N, each at most once"
+                " (e.g. wf=30;coord=7;bundle=7), or default",
                 usage=True,
             )
         values[m.group(1)] = int(m.group(2))

@@ -142,6 +142,14 @@ def test_bad_purge_arguments_are_one_clear_error_and_change_nothing(bt: Bt4) -> 
     for spec in ("wf=\u0661", "wf=30;wf=1", "oldCoordAction=true", ""):  # \u0661: Arabic 1
         refused = bt.fails("oozie", "admin", "-purge", spec, code="E0303")
         assert "wf=DAYS;coord=DAYS" in refused.stderr or "e.g. wf=30" in refused.stderr, spec
+    # QA: the refusal named no key; it says which one and why
+    said = {
+        spec: " ".join(bt.fails("oozie", "admin", "-purge", spec, code="E0303").stderr.split())
+        for spec in ("wf=0;oldCoordAction=true", "wf=30;wf=1", "days=3")
+    }
+    assert "oldCoordAction is not supported" in said["wf=0;oldCoordAction=true"], said
+    assert "wf given twice" in said["wf=30;wf=1"], said
+    assert "'days=3' is not KEY=DAYS with a key of wf, coord, bundle or limit" in said["days=3"]
     assert _rows(bt) == before and bt.status(wf) == "SUCCEEDED"
 
 
