@@ -29,7 +29,7 @@ def suspend(ctx: Ctx, job_id: str, kind: IdKind, *, freeze: bool = False) -> Non
         raise fail(
             "E0302",
             f"suspend of {job_id}",
-            hint="suspend the coordinator, or the action's workflow (bundletui info shows its id)",
+            hint=_whole_job_hint("suspend", job_id, kind),
             usage=True,
         )
 
@@ -47,11 +47,22 @@ def resume(ctx: Ctx, job_id: str, kind: IdKind) -> None:
         )
     else:
         raise fail(
-            "E0302",
-            f"resume of {job_id}",
-            hint="resume the coordinator, or the action's workflow",
-            usage=True,
+            "E0302", f"resume of {job_id}", hint=_whole_job_hint("resume", job_id, kind), usage=True
         )
+
+
+def _whole_job_hint(verb: str, job_id: str, kind: IdKind) -> str:
+    """What to give instead: a node's workflow; an action's coordinator (``--action N``) or
+    its workflow."""
+    if kind is IdKind.WORKFLOW_NODE:
+        return f"{verb} its workflow: bundletui {verb} {job_id.rpartition('@')[0]}"
+    if kind is IdKind.COORD_ACTION:
+        coord, _, number = job_id.rpartition("@")
+        return (
+            f"{verb} the action: bundletui {verb} {coord} --action {number}; or its workflow"
+            f" (bundletui info {job_id} shows its id)"
+        )
+    return f"{verb} a bundle (…-B), a coordinator (…-C) or a workflow (…-W)"
 
 
 def kill(ctx: Ctx, job_id: str, kind: IdKind) -> None:

@@ -945,3 +945,13 @@ def test_a_job_whose_configuration_file_cannot_be_written_is_not_started(
     assert node["errorCode"] == "EB0501" and ".touch.0.1.conf.xml" in node["errorMessage"]
     assert not marker.exists()
     assert "Traceback" not in engine.log()
+
+
+def test_suspend_or_resume_of_a_node_points_to_its_workflow(bt: Bt, tmp_path: Path) -> None:
+    """QA: ``suspend W@node`` was told to "suspend the coordinator, or the action's workflow";
+    it names the workflow to suspend."""
+    wf = bt.submit(CHAIN, {"dir": str(tmp_path)}, start=False)
+    for verb in ("suspend", "resume"):
+        r = bt.cli(verb, f"{wf}@first", check=False)
+        assert r.code == 2 and "E0302" in r.stderr, r
+        assert f"{verb} its workflow: bundletui {verb} {wf}" in " ".join(r.stderr.split()), r
