@@ -28,6 +28,7 @@ import os
 import re
 import resource
 import signal
+import socket
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -174,6 +175,10 @@ def spawn(
                 " it again",
             )
 
+    try:  # before the job exists: no host record means it never started
+        record_launch_host(exit_s)
+    except OSError as exc:
+        raise EngineError(SPAWN_FAILED, f"Cannot start [{args[0]}]: {exc}") from exc
     shell = _SH
     if not all(_ENV_NAME.match(k) for k in env) and os.access(_BASH, os.X_OK):
         shell = _BASH  # invoked as "sh": POSIX mode, reads no startup files
@@ -215,6 +220,29 @@ def spawn(
             " stopped it",
         )
     return Launched(pid=pid, pgid=pid, start_ticks=ticks, argv=args, exit_path=exit_s)
+
+
+def host_path(exit_path: str | os.PathLike[str]) -> str:
+    """Where an attempt's launch host is kept, beside its exit file."""
+    return os.fspath(exit_path).removesuffix(".exit") + ".host"
+
+
+def record_launch_host(exit_path: str | os.PathLike[str]) -> None:
+    """Which host starts this attempt, written before it starts: an engine on another host
+    that takes the store over cannot see its process (its pids are not ours) and waits for
+    its exit record instead of judging it dead."""
+    with open(host_path(exit_path), "w", encoding="utf-8") as f:
+        f.write(socket.gethostname() + "\n")
+
+
+def launch_host(exit_path: str | os.PathLike[str]) -> str | None:
+    """The host that started this attempt; None when it was never started (or by an engine
+    older than the record)."""
+    try:
+        with open(host_path(exit_path), encoding="utf-8") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
 
 
 def keep_inherited_fds_from_jobs() -> None:
@@ -453,6 +481,7 @@ class ProcessWatcher:
         self._poll_initial = poll_initial
         self._poll_max = poll_max
         self._watches: dict[tuple[int, int], _Watch] = {}
+        self._remote: dict[str, asyncio.Handle] = {}  # exit path -> its next look
         self._closed = False
 
     def __len__(self) -> int:
@@ -473,9 +502,30 @@ class ProcessWatcher:
         """
         self._add(_Watch(pid, start_ticks, os.fspath(exit_path), callback, child=False))
 
+    def watch_exit_record(
+        self, pid: int, exit_path: str, callback: ExitCallback, every: float = 1.0
+    ) -> None:
+        """Watch a job another host runs: its process is out of sight, its exit record (on
+        the shared home) is not. The callback gets the record once it is there."""
+
+        def look() -> None:
+            self._remote.pop(exit_path, None)
+            if self._closed:
+                return
+            status = read_exit(exit_path)
+            if status is not None:
+                callback(pid, status)
+                return
+            self._remote[exit_path] = self._loop.call_later(every, look)
+
+        self._remote[exit_path] = self._loop.call_soon(look)
+
     def close(self) -> None:
         """Stop watching everything. The processes keep running (a later engine adopts them)."""
         self._closed = True
+        for handle in self._remote.values():
+            handle.cancel()
+        self._remote.clear()
         for w in list(self._watches.values()):
             self._forget(w)
         self._watches.clear()

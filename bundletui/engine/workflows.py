@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import sqlite3
 import time
 from collections import OrderedDict
@@ -156,6 +157,8 @@ class WorkflowRunner:
         # KILL_GRACE after the wrapper's SIGTERM to them, for children that ignored it
         self._leftovers: dict[int, set[tuple[str, str]]] = {}
         self.running: dict[str, processes.Launched] = {}  # node id -> process
+        # jobs another host's engine started: (node id, its pid there, exit file, host)
+        self.remote: list[tuple[str, int, str, str]] = []
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
         self.adopt: list[tuple[str, int, int, str]] = []
@@ -1093,6 +1096,16 @@ class WorkflowRunner:
             _out, _err, exit_path = attempt_paths(
                 wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
             )
+            owner = processes.launch_host(exit_path)
+            if owner is not None and owner != socket.gethostname():
+                # started by an engine on another host: its process is out of our sight
+                # (a pid here is not its pid); its exit record, on the shared home, decides
+                status = processes.read_exit(exit_path)
+                if status is not None:
+                    self.completions.append((node.id, status, None, None))
+                else:
+                    self.remote.append((node.id, node.pid or 0, exit_path, owner))
+                continue
             pid, ticks = node.pid, node.start_ticks
             if pid is None:
                 found = processes.find_wrappers([exit_path]).get(exit_path)
@@ -1132,11 +1145,23 @@ class WorkflowRunner:
             self._seen_to.extend(watched)  # deleted by the first tick, after the SIGKILLs
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
             self.dirty[wf.id] = None
-        if self.adopt:
+        if self.adopt or self.remote:
             self.engine.after_commit.append(self._adopt_all)
 
     def _adopt_all(self) -> None:
         assert self.watcher is not None
+        remote, self.remote = self.remote, []
+        for nid, pid, exit_path, owner in remote:
+            log.warning(
+                "job %s runs on host %s (pid %d there), whose processes this engine cannot"
+                " see: it waits for the job's exit record; if %s is gone for good, kill the"
+                " job (bundletui kill)",
+                nid,
+                owner,
+                pid,
+                owner,
+            )
+            self.watcher.watch_exit_record(pid, exit_path, self._on_exit(nid))
         items, self.adopt = self.adopt, []
         for nid, pid, ticks, exit_path in items:
             launched = processes.Launched(
