@@ -215,7 +215,9 @@ class EventService:
                 for job in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", ids[i : i + 500])
             ]
             for job in sorted(held, key=lambda j: (-j.priority, j.id)):
-                self.engine._guarded(tx, f"constraints of job {job.id}", self.check_job, tx, job.id)
+                self.engine._guarded(
+                    tx, f"constraints of job {job.id}", self.check_held, tx, job.id
+                )
             did = True
         return did
 
@@ -428,6 +430,23 @@ class EventService:
     # ------------------------------------------------------------------ constraints
 
     def check_job(self, tx: Tx, job_id: int) -> None:
+        """Launch the job if its constraints hold, else say what holds it. The held jobs that
+        come before it (higher priority, then first fired) of its schedule or group are looked
+        at first, so a slot freed meanwhile (a window that opened while no engine ran) goes to
+        them, not to the newest firing."""
+        job = store.get_job(tx.conn, job_id)
+        if job is None or job.state != "PENDING_CONSTRAINT":
+            return
+        _from, _last, grp = store.schedule_state(tx.conn, job.coord_id)
+        ids = store.group_members(tx.conn, grp) if grp else [job.coord_id]
+        mine = (-job.priority, job.id)
+        for before in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", ids):
+            if (-before.priority, before.id) < mine:
+                self.check_held(tx, before.id)
+        self.check_held(tx, job_id)
+
+    def check_held(self, tx: Tx, job_id: int) -> None:
+        """One job's constraints, for jobs looked at in their order already."""
         job = store.get_job(tx.conn, job_id)
         if job is None or job.state != "PENDING_CONSTRAINT" or job.action_id is None:
             return

@@ -579,3 +579,24 @@ def test_a_rescan_finds_a_partition_inside_a_recorded_one(bt: Bt5) -> None:
     hour = bt.land("f", "d1/h1")
     bt.step("2026-03-01T10:30Z")  # its start-up rescan
     assert bt.sql("SELECT path FROM events ORDER BY id") == [(str(day),), (str(hour),)]
+
+
+def test_held_jobs_go_first_come_when_a_window_opens_after_a_downtime(bt: Bt5) -> None:
+    """QA (crash-6): two jobs held by a time window, two more fired while no engine ran; when
+    the engine came back with the window open and one slot, the newest launched first (@3,
+    @1, @2, @4): a fresh firing took the slot before the held jobs were looked at again."""
+    app = on_f(bt, "twc", '<time-window start="12:05" end="18:00"/><concurrency max="1"/>')
+    coord = bt.submit(app, {"sleep": "0"})
+    bt.step("2026-03-01T12:00Z")
+    bt.land("f", "w1")
+    bt.land("f", "w2")
+    bt.step("2026-03-01T12:01Z")
+    assert [a["status"] for a in bt.actions(coord)] == ["WAITING", "WAITING"]
+    bt.land("f", "w3")
+    bt.land("f", "w4")
+    bt.sim("2026-03-01T12:10Z", "2026-03-01T12:20Z")
+    actions = bt.actions(coord)
+    assert [a["status"] for a in actions] == ["SUCCEEDED"] * 4, actions
+    runs = bt.runs()
+    order = sorted(actions, key=lambda a: runs[a["id"]].start_ns)
+    assert [a["id"] for a in order] == [a["id"] for a in actions], order
