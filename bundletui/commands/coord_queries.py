@@ -236,6 +236,8 @@ def no_workflow_yet(conn: sqlite3.Connection, job_id: str) -> str | None:
     action = jobs.get(conn, ActionRow, job_id) if kind_of(job_id) is IdKind.COORD_ACTION else None
     if action is None or action.external_id:
         return None
+    if ActionStatus(action.status) in ACTION_TERMINAL:
+        return f"{job_id} ended {action.status} without launching a workflow: it has no log"
     return (
         f"{job_id} is {action.status} and has launched no workflow: no log yet"
         f" ({_no_workflow_hint(conn, action)})"
