@@ -883,8 +883,8 @@ def _waiting_for(
         until, what = rfc822(recorded["waitUntil"], tz), str(recorded.get("waitFor") or "")
         out["waitUntil"], out["waitFor"] = until, what
         out["detail"] += (
-            f"; input-logic wait= waits for {what} until {until} before it looks at the"
-            " alternatives"
+            f"; input-logic wait= waits for {what} until {until}, then takes what its min= or"
+            " the next alternative of its <or> allows"
         )
     if holds.coord.status in COORD_SUSPENDED:  # the engine checks no inputs then (Oozie's check)
         out["detail"] += f"; coordinator {holds.coord.status}: inputs are checked after resume"

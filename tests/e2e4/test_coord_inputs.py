@@ -183,7 +183,9 @@ def test_input_logic_or_with_wait_and_min(bt: Bt4) -> None:
     why = bt.info_json(ids["either"])["actions"][0]["waitingFor"]
     assert (why["waitFor"], why["waitUntil"]) == ("A", "Thu, 01 Jan 2026 10:30:00 GMT")
     shown = bt.cli("info", f"{ids['either']}@1").stdout
-    assert "input-logic wait= waits for A until" in " ".join(shown.split())
+    said = " ".join(shown.split())
+    assert "input-logic wait= waits for A until" in said, said
+    assert "then takes what its min= or the next alternative of its <or> allows" in said, said
     assert bt.actions(ids["some"]) == {1: "WAITING"}  # one of three hours
     bt.land(partition("m", NOMINAL))
     bt.sim(NOMINAL, "2026-01-01T10:45Z")
