@@ -440,10 +440,29 @@ class EventService:
         _from, _last, grp = store.schedule_state(tx.conn, job.coord_id)
         ids = store.group_members(tx.conn, grp) if grp else [job.coord_id]
         mine = (-job.priority, job.id)
-        for before in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", ids):
-            if (-before.priority, before.id) < mine:
+        if self._slot_free(tx, job.coord_id, ids):  # else the older ones are held as it is
+            for before in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", ids):
+                if (-before.priority, before.id) >= mine or not self._slot_free(
+                    tx, job.coord_id, ids
+                ):
+                    break
                 self.check_held(tx, before.id)
+                after = store.get_job(tx.conn, before.id)
+                if before.coord_id == job.coord_id and after and after.state == job.state:
+                    break  # still held: by a window, delay or gap that holds this one too
         self.check_held(tx, job_id)
+
+    def _slot_free(self, tx: Tx, coord_id: str, group: list[str]) -> bool:
+        """Whether the schedule's concurrency (and its group's) leaves room for one more run:
+        the only constraints by which one held job's launch holds another."""
+        coord = jobs.must_coord_head(tx.conn, coord_id)
+        c = self._spec(coord).constraints
+        limit = coord.concurrency if coord.concurrency >= 0 else None
+        if limit is not None and store.running_in(tx.conn, [coord_id]) >= limit:
+            return False
+        return not (
+            c.group and c.group_max is not None and store.running_in(tx.conn, group) >= c.group_max
+        )
 
     def check_held(self, tx: Tx, job_id: int) -> None:
         """One job's constraints, for jobs looked at in their order already."""
