@@ -229,8 +229,8 @@ def host_path(exit_path: str | os.PathLike[str]) -> str:
 
 def record_launch_host(exit_path: str | os.PathLike[str]) -> None:
     """Which host starts this attempt, written before it starts: an engine on another host
-    that takes the store over cannot see its process (its pids are not ours) and waits for
-    its exit record instead of judging it dead."""
+    that takes the store over cannot see its process (its pids are not ours), and says so
+    when it judges the job by what it can see."""
     with open(host_path(exit_path), "w", encoding="utf-8") as f:
         f.write(socket.gethostname() + "\n")
 
@@ -481,7 +481,6 @@ class ProcessWatcher:
         self._poll_initial = poll_initial
         self._poll_max = poll_max
         self._watches: dict[tuple[int, int], _Watch] = {}
-        self._remote: dict[str, asyncio.Handle] = {}  # exit path -> its next look
         self._closed = False
 
     def __len__(self) -> int:
@@ -502,30 +501,9 @@ class ProcessWatcher:
         """
         self._add(_Watch(pid, start_ticks, os.fspath(exit_path), callback, child=False))
 
-    def watch_exit_record(
-        self, pid: int, exit_path: str, callback: ExitCallback, every: float = 1.0
-    ) -> None:
-        """Watch a job another host runs: its process is out of sight, its exit record (on
-        the shared home) is not. The callback gets the record once it is there."""
-
-        def look() -> None:
-            self._remote.pop(exit_path, None)
-            if self._closed:
-                return
-            status = read_exit(exit_path)
-            if status is not None:
-                callback(pid, status)
-                return
-            self._remote[exit_path] = self._loop.call_later(every, look)
-
-        self._remote[exit_path] = self._loop.call_soon(look)
-
     def close(self) -> None:
         """Stop watching everything. The processes keep running (a later engine adopts them)."""
         self._closed = True
-        for handle in self._remote.values():
-            handle.cancel()
-        self._remote.clear()
         for w in list(self._watches.values()):
             self._forget(w)
         self._watches.clear()

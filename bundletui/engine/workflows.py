@@ -157,8 +157,8 @@ class WorkflowRunner:
         # KILL_GRACE after the wrapper's SIGTERM to them, for children that ignored it
         self._leftovers: dict[int, set[tuple[str, str]]] = {}
         self.running: dict[str, processes.Launched] = {}  # node id -> process
-        # jobs another host's engine started: (node id, its pid there, exit file, host)
-        self.remote: list[tuple[str, int, str, str]] = []
+        # jobs another host's engine started, found at recovery: node id -> that host
+        self.foreign: dict[str, str] = {}
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
         self.adopt: list[tuple[str, int, int, str]] = []
@@ -915,6 +915,11 @@ class WorkflowRunner:
         elif status is None:
             code = UNKNOWN_EXIT
             message = "the process ended without an exit record (killed with SIGKILL?)"
+            if (owner := self.foreign.pop(node.id, None)) is not None:
+                message = (
+                    f"no exit record, and the process was started on host {owner}, whose"
+                    " processes this engine cannot see: it may still run there"
+                )
             exit_code = None
         elif app.form is WorkflowForm.OOZIE:  # Oozie's words (oozie.md §5.5), and a signal's
             code, exit_code = str(status.code), status.code
@@ -1098,14 +1103,18 @@ class WorkflowRunner:
             )
             owner = processes.launch_host(exit_path)
             if owner is not None and owner != socket.gethostname():
-                # started by an engine on another host: its process is out of our sight
-                # (a pid here is not its pid); its exit record, on the shared home, decides
-                status = processes.read_exit(exit_path)
-                if status is not None:
-                    self.completions.append((node.id, status, None, None))
-                else:
-                    self.remote.append((node.id, node.pid or 0, exit_path, owner))
-                continue
+                # started by an engine on another host: its process is out of our sight (a
+                # pid here is not its pid). Judged by what this host sees, as before the
+                # record, but said: a job still running there would run twice
+                self.foreign[node.id] = owner
+                log.warning(
+                    "job %s was started on host %s, whose processes this engine cannot see:"
+                    " it is judged by its exit record alone (if %s still runs it, it may run"
+                    " twice; keep standby engines on the host of the first)",
+                    node.id,
+                    owner,
+                    owner,
+                )
             pid, ticks = node.pid, node.start_ticks
             if pid is None:
                 found = processes.find_wrappers([exit_path]).get(exit_path)
@@ -1145,23 +1154,11 @@ class WorkflowRunner:
             self._seen_to.extend(watched)  # deleted by the first tick, after the SIGKILLs
         for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
             self.dirty[wf.id] = None
-        if self.adopt or self.remote:
+        if self.adopt:
             self.engine.after_commit.append(self._adopt_all)
 
     def _adopt_all(self) -> None:
         assert self.watcher is not None
-        remote, self.remote = self.remote, []
-        for nid, pid, exit_path, owner in remote:
-            log.warning(
-                "job %s runs on host %s (pid %d there), whose processes this engine cannot"
-                " see: it waits for the job's exit record; if %s is gone for good, kill the"
-                " job (bundletui kill)",
-                nid,
-                owner,
-                pid,
-                owner,
-            )
-            self.watcher.watch_exit_record(pid, exit_path, self._on_exit(nid))
         items, self.adopt = self.adopt, []
         for nid, pid, ticks, exit_path in items:
             launched = processes.Launched(
