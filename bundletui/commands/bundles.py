@@ -127,7 +127,11 @@ def start_tx(
     enabled = [c for c in app.coordinators if c.enabled]
     if events_from is None and enabled:
         # a kick-off reached late (no engine ran then): what completed since it counts
-        as_of = bundle.kickoff_time if event is Event.KICKOFF else None
+        as_of = (
+            max(bundle.kickoff_time, bundle.created_time)  # what was there at submit: not new
+            if event is Event.KICKOFF and bundle.kickoff_time is not None
+            else None
+        )
         events_from = start_horizon(tx, store, bundle, as_of)
     submit_args = {} if events_from is None else {"events_from": events_from}
     if not enabled:

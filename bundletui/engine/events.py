@@ -253,8 +253,6 @@ class EventService:
             coord = jobs.coord_head(tx.conn, coord_id)
         if coord is None or coord.status not in (*ACTIVE, *PAUSED) or tx.now_ms >= coord.end_time:
             return  # suspended, not started or ended schedules ignore events
-        if event.kind == "partition" and event.completed < coord.start_time:
-            return  # it came before the start (its start passed while no engine ran)
         events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
         if event.id <= events_from:
             return
@@ -561,6 +559,12 @@ class EventService:
                 return
             t = decide(Machine.COORDINATOR, coord.status, Ev.MATERIALIZE, coord.id)
             coord = coordcmd.set_status(tx, self.engine.effects, coord, t.to)
+            if now > coord.start_time:
+                # its start passed while no engine ran: what a rescan found since counts by
+                # when it completed (before the start: not new), not by when it was recorded
+                events_from, _last, _grp = store.schedule_state(tx.conn, coord.id)
+                horizon = max(events_from, store.horizon_at(tx.conn, coord.start_time))
+                store.ignore_events_until(tx, coord.id, horizon)
         if coord.status in ACTIVE:
             spec = self._spec(coord)
             self._rerun(tx, coord, spec)  # after the end time too, as a coordinator's rerun
