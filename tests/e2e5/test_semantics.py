@@ -650,3 +650,39 @@ def test_a_bundle_kicked_off_while_no_engine_ran_counts_what_landed_after_its_ki
     (coord,) = bt.coords_of(bid).values()
     bt.sim("2026-03-01T12:10Z", "2026-03-01T12:12Z")
     assert [bt.runs()[a["id"]].parts for a in bt.actions(coord)] == [[after]]
+
+
+def test_a_partition_moved_in_with_an_old_mtime_counts(bt: Bt5) -> None:
+    """Review: a partition landed with ``mv`` (or ``rsync -a``) keeps its old done-flag time;
+    judged by it, every schedule dropped it without a word. Only a start reached late looks
+    at completion times."""
+    app = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    coord = bt.submit(app)  # started long ago
+    bt.step("2026-03-01T12:00Z")
+    old = str(bt.land("src", "moved", mtime=time.time() - 90 * 86_400))  # before its start
+    bt.step("2026-03-01T12:10Z")
+    assert [bt.runs()[a["id"]].parts for a in bt.actions(coord)] == [[old]]
+
+
+def test_a_bundle_submitted_with_a_past_kick_off_counts_from_its_submit(bt: Bt5) -> None:
+    """Review: with a kick-off already past at submit, the horizon at the kick-off counted
+    every partition on disk that had completed since then, though it was there at submit."""
+    sb = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    xml = bundle("k", [("sb", sb, {})]).replace(
+        '<coordinator name="sb">',
+        "<controls><kick-off-time>2026-01-01T00:00Z</kick-off-time></controls>"
+        '<coordinator name="sb">',
+    )
+    props = bt.apps / "k.properties"
+    props.write_text(
+        f"oozie.bundle.application.path={bt.write('k.xml', xml)}\n"
+        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
+    )
+    bt.step("2026-03-01T12:00Z")
+    bt.land("src", "there", mtime=time.time() - 3_600)  # before the submit, after the kick-off
+    bid = bt.cli("submit", str(props)).stdout.split()[-1]
+    after = str(bt.land("src", "after"))
+    bt.step("2026-03-01T12:10Z")
+    (coord,) = bt.coords_of(bid).values()
+    bt.sim("2026-03-01T12:10Z", "2026-03-01T12:12Z")
+    assert [bt.runs()[a["id"]].parts for a in bt.actions(coord)] == [[after]]
