@@ -177,13 +177,14 @@ def register(app: typer.Typer) -> None:
         ctx = _ctx(home)
         for held in dispatch.suspend(ctx, job_id, freeze=freeze, actions=action, dates=date):
             typer.echo(held)
-        _note_without_engine(
-            ctx,
-            "the suspend is recorded, and running jobs are frozen"
-            if freeze
-            else "the suspend is recorded (its status is SUSPENDED now); what runs under it (a"
-            " bundle's coordinators, their actions and workflows) is suspended",
-        )
+        if freeze:
+            _note_without_engine(ctx, "the suspend is recorded, and running jobs are frozen")
+        elif kind_of(job_id) is IdKind.BUNDLE:  # a coordinator's cascade is the command's own
+            _note_without_engine(
+                ctx,
+                "the suspend is recorded (its status is SUSPENDED now); its coordinators,"
+                " their actions and workflows are suspended",
+            )
 
     @app.command()
     @handle_errors

@@ -444,6 +444,8 @@ class EventService:
                     tx, job.coord_id, ids
                 ):
                     break
+                if before.retry_at is not None and before.retry_at > tx.now_ms:
+                    continue  # held by its own time (a window, a delay): not launchable now
                 self.check_held(tx, before.id)
                 after = store.get_job(tx.conn, before.id)
                 if before.coord_id == job.coord_id and after and after.state == job.state:
