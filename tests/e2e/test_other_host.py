@@ -66,18 +66,31 @@ def test_an_engine_on_another_host_says_it_cannot_see_a_job_the_first_one_starte
 
     wf = cli("submit", str(props), "--start").strip()
     first_log, second_log = (tmp_path / "a.log").open("w"), (tmp_path / "b.log").open("w")
-    first = subprocess.Popen(
-        [BUNDLETUI, "run", "--lease-ttl", "2"], env=env, stdout=first_log, stderr=first_log
-    )
-    other = ["unshare", "--uts", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
-    second = subprocess.Popen(
-        [*other, "sh", "-c", 'hostname other-host && exec "$0" run --lease-ttl 2', BUNDLETUI],
-        env=env,
-        stdout=second_log,
-        stderr=second_log,
-    )
+    procs: list[subprocess.Popen[bytes]] = []
     try:
+        first = subprocess.Popen(
+            [BUNDLETUI, "run", "--lease-ttl", "2"], env=env, stdout=first_log, stderr=first_log
+        )
+        procs.append(first)
+        # the first engine holds the lease (and starts job a) before the other host's starts
+        _wait(lambda: "engine active" in (tmp_path / "a.log").read_text(), 20, "the first")
+        other = ["unshare", "--uts", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
+        procs.append(
+            subprocess.Popen(
+                [
+                    *other,
+                    "sh",
+                    "-c",
+                    'hostname other-host && exec "$0" run --lease-ttl 2',
+                    BUNDLETUI,
+                ],
+                env=env,
+                stdout=second_log,
+                stderr=second_log,
+            )
+        )
         _wait(lambda: count.exists() and "START" in count.read_text(), 20, "job a to start")
+        _wait(lambda: "standby" in (tmp_path / "b.log").read_text(), 20, "the other's standby")
         os.kill(first.pid, signal.SIGKILL)  # job a's process lives on, on "this" host
         first.wait(10)
 
@@ -97,7 +110,7 @@ def test_an_engine_on_another_host_says_it_cannot_see_a_job_the_first_one_starte
         assert f"was started on host {host}, whose processes this engine cannot see" in said
         assert "keep standby engines on the host of the first" in said, said
     finally:
-        for p in (first, second):
+        for p in procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
                 try:
