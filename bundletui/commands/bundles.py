@@ -575,9 +575,10 @@ def rerun_tx(
     dates: str | None,
     refresh: bool,
     nocleanup: bool,
-) -> list[str]:
-    """``-coordinator c1,c2`` and/or ``-date d1::d2`` (oozie.md §1.7). Returns why each
-    coordinator in the dates that reruns nothing was passed over (the operator is told)."""
+) -> tuple[list[str], list[str]]:
+    """``-coordinator c1,c2`` and/or ``-date d1::d2`` (oozie.md §1.7). Returns the
+    coordinators whose rerun is queued, and why each coordinator in the dates that reruns
+    nothing was passed over (the operator is told both)."""
     for option, given in (("--coordinator", coordinators), ("--date", dates)):
         if given is not None and not given.replace(",", "").strip():  # "" is not "all"
             raise CommandError(
@@ -593,7 +594,7 @@ def rerun_tx(
         )
     t = decide(Machine.BUNDLE, bundle.status, Event.RERUN, bundle.id)
     names = {n.strip() for n in (coordinators or "").split(",") if n.strip()}
-    count = 0
+    queued: list[str] = []  # the coordinators whose rerun the engine runs
     passed: list[str] = []  # why each coordinator in scope reruns nothing
     children = jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,))
     for ba in children:
@@ -647,14 +648,14 @@ def rerun_tx(
             coord.id,
             {"dates": scope, "refresh": refresh, "nocleanup": nocleanup},
         )
-        count += 1
-    if not count:  # Oozie says nothing and reruns nothing: a mistake, most likely
+        queued.append(coord.id)
+    if not queued:  # Oozie says nothing and reruns nothing: a mistake, most likely
         raise _nothing_to_rerun(bundle, children, names, dates, passed)
     # end_time is when an ended bundle ended, or the end time a change gave a live one: only
     # the first is no longer true (QA: a rerun erased the end time a change had just set)
     ended = bundle.end_time if bundle.status not in JOB_TERMINAL else None
     jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=ended)
-    return passed
+    return queued, passed
 
 
 def _nothing_to_rerun(
@@ -717,7 +718,7 @@ def rerun(
     dates: str | None = None,
     refresh: bool = False,
     nocleanup: bool = False,
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
     args = {
         "coordinators": coordinators,
         "dates": dates,

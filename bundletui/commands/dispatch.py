@@ -259,7 +259,7 @@ def rerun(
     if kind is IdKind.BUNDLE:
         from bundletui.commands import bundles
 
-        passed = bundles.rerun(
+        queued, passed = bundles.rerun(
             ctx,
             job_id,
             coordinators=coordinators,
@@ -269,7 +269,7 @@ def rerun(
         )
         if notes is not None:
             notes += [f"passed over coordinator {why}" for why in passed]
-        return [job_id]  # refused (E1018) when it reruns nothing
+        return [job_id, *queued]  # the coordinators whose rerun the engine runs (E1018: none)
     raise fail(
         "E0302",
         f"rerun of {job_id}",

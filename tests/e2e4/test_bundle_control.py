@@ -689,6 +689,8 @@ def test_req_21_bundle_rerun_by_coordinator_names_and_or_dates(bt: Bt4) -> None:
     assert r.stderr.strip() == (
         f"Warning: bundle {bundle_id} has no coordinator named nosuch; its coordinators: a, b, c"
     )
+    # QA: a bundle rerun printed nothing of what it reran; it prints the coordinators queued
+    assert r.stdout.split() == [bt.coords_of(bundle_id)["a"]], r
     assert bt.status(bundle_id) == "RUNNING"
     assert pending(bt, bundle_id) == (1, {"a": 1, "b": 0, "c": 0})
     bt.sim(START, "2026-01-01T04:00Z")
