@@ -57,7 +57,11 @@ err = _Console(stderr=True, highlight=False, soft_wrap=True)
 def _home_dir(value: str) -> Path:
     """``--home ''`` (an unset variable in a script) would be the current directory."""
     if not value.strip():
-        raise typer.BadParameter("is empty; name the store's directory (default ~/.bundletui)")
+        raise typer.BadParameter(
+            "is empty; name the store's directory (default ~/.bundletui)",
+            # which of the two was given is not known here: both are named, neither blamed
+            param_hint="'--home' (or BUNDLETUI_HOME)",
+        )
     return Path(value)
 
 

@@ -151,6 +151,8 @@ def test_reading_commands_on_a_home_that_is_a_file_or_empty_say_so(tmp_path: Pat
     )
     assert r.returncode == 2, r
     assert "'--home'" in r.stderr and "is empty" in r.stderr, r.stderr
+    # QA: it said "(env var: 'BUNDLETUI_HOME')" though the value came from the command line
+    assert "env var" not in r.stderr and "'--home' (or BUNDLETUI_HOME)" in r.stderr, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
