@@ -125,6 +125,7 @@ def start_tx(
     t = decide(Machine.BUNDLE, bundle.status, event, bundle.id)
     app = app_of(bundle)
     enabled = [c for c in app.coordinators if c.enabled]
+    late: int | None = None  # a kick-off the engine reached late
     if events_from is None and enabled:
         # a kick-off reached late (no engine ran then): what completed since it counts
         as_of = (
@@ -133,7 +134,11 @@ def start_tx(
             else None
         )
         events_from = start_horizon(tx, store, bundle, as_of)
-    submit_args = {} if events_from is None else {"events_from": events_from}
+        if as_of is not None and as_of < tx.now_ms:  # cron times since the kick-off are owed
+            late = as_of
+    submit_args: dict[str, Any] = {} if events_from is None else {"events_from": events_from}
+    if late is not None:
+        submit_args["crons_from"] = late
     if not enabled:
         jobs.update(
             tx, BundleRow, bundle.id, status=J.FAILED, start_time=tx.now_ms, end_time=tx.now_ms

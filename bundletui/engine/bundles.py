@@ -17,6 +17,7 @@ from bundletui.commands import coordinators as coordcmd
 from bundletui.errors import BundletuiError
 from bundletui.model.status import JobStatus
 from bundletui.model.transitions import Event, Machine, decide
+from bundletui.store import events as store_events
 from bundletui.store import jobs
 from bundletui.store.db import Tx
 from bundletui.store.rows import BundleRow, CoordRow
@@ -90,6 +91,10 @@ class BundleService:
             str(args["name"]),
             None if horizon is None else int(horizon),
         )
+        if coord_id is not None and args.get("crons_from") is not None:
+            # kicked off while no engine ran: its cron times count from the kick-off, and
+            # the missed ones fire once now, as a schedule's own do after a downtime
+            store_events.set_crons_from(tx, coord_id, int(args["crons_from"]))
         if coord_id is not None and horizon is not None:
             self.engine.events.replay(tx, coord_id, int(horizon))
 

@@ -310,15 +310,14 @@ class EventService:
         # may equal the start), or from its submission if it started before that: times that
         # passed while no engine ran fire once when one comes, as later missed times do
         # (Quartz's fire-once-now). A job opened by a firing must not count that firing's time.
-        # A resume moves that start on: cron times while it was suspended are not owed.
+        # A resume moves that start on: cron times while it was suspended are not owed; a
+        # bundle's kick-off reached late moves it back to the kick-off (the times since are).
         opened = job.created_time
         if not store.has_earlier_job(tx.conn, coord.id, job_id):  # its first job
-            since = max(
-                coord.start_time,
-                min(coord.created_time, job.created_time),
-                store.crons_from(tx.conn, coord.id) or 0,
-            )
-            opened = since - 1
+            reference = store.crons_from(tx.conn, coord.id)
+            if reference is None:
+                reference = min(coord.created_time, job.created_time)
+            opened = max(coord.start_time, reference) - 1
         crons, next_cron = self._crons(spec, coord, opened, tx.now_ms)
         window = Window(job.created_time, events, crons)
         return rows, window, evaluate(spec, window, tx.now_ms), next_cron

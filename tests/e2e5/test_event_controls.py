@@ -93,7 +93,7 @@ def test_change_concurrency_applies_to_an_event_schedule(bt: Bt5) -> None:
             feeds=FEED,
             trigger='<partitions feed="f"/>',
             constraints='<concurrency max="1"/>',
-            conf={"sleep": "4"},
+            conf={"sleep": "7"},  # a runs while the commands below run, even on a loaded host
         ),
     )
     coord = bt.submit(app, start="2020-01-01T00:00Z", end="2099-01-01T00:00Z")

@@ -686,3 +686,27 @@ def test_a_bundle_submitted_with_a_past_kick_off_counts_from_its_submit(bt: Bt5)
     (coord,) = bt.coords_of(bid).values()
     bt.sim("2026-03-01T12:10Z", "2026-03-01T12:12Z")
     assert [bt.runs()[a["id"]].parts for a in bt.actions(coord)] == [[after]]
+
+
+def test_a_bundled_cron_schedule_kicked_off_while_no_engine_ran_catches_up_once(
+    bt: Bt5,
+) -> None:
+    """QA (crash-2b): a standalone cron schedule fires once for the times it missed while no
+    engine ran (Quartz's fire-once-now); a bundle's, kicked off while none ran, counted its
+    cron times only from when the engine came and created it."""
+    cron = bt.write("cr.xml", event_coordinator("cr", trigger='<cron expression="*/5 * * * *"/>'))
+    xml = bundle("k", [("cr", cron, {})]).replace(
+        '<coordinator name="cr">',
+        "<controls><kick-off-time>2026-03-01T12:05Z</kick-off-time></controls>"
+        '<coordinator name="cr">',
+    )
+    props = bt.apps / "k.properties"
+    props.write_text(
+        f"oozie.bundle.application.path={bt.write('k.xml', xml)}\n"
+        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
+    )
+    bt.step("2026-03-01T12:00Z")
+    bid = bt.cli("submit", str(props)).stdout.split()[-1]
+    bt.step("2026-03-01T12:08Z")  # the 12:05 cron time passed with no engine
+    (coord,) = bt.coords_of(bid).values()
+    assert [a["nominal"] for a in bt.actions(coord)] == [ms("2026-03-01T12:08Z")], bt.actions(coord)
