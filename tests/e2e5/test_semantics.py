@@ -611,6 +611,20 @@ def _land_before_and_after(bt: Bt5) -> tuple[str, str]:
 SRC = [Feed("src", "${landing}/src")]
 
 
+def _kicked_off_bundle(bt: Bt5, name: str, app: Path, kickoff: str) -> Path:
+    """The properties of a bundle of one coordinator ``name`` with a kick-off time."""
+    xml = bundle("k", [(name, app, {})]).replace(
+        f'<coordinator name="{name}">',
+        f'<controls><kick-off-time>{kickoff}</kick-off-time></controls><coordinator name="{name}">',
+    )
+    props = bt.apps / "k.properties"
+    props.write_text(
+        f"oozie.bundle.application.path={bt.write('k.xml', xml)}\n"
+        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
+    )
+    return props
+
+
 def test_a_schedule_whose_start_passed_while_no_engine_ran_counts_only_what_came_after_it(
     bt: Bt5,
 ) -> None:
@@ -633,16 +647,7 @@ def test_a_bundle_kicked_off_while_no_engine_ran_counts_what_landed_after_its_ki
     took its horizon when the engine came, so a partition completed after the kick-off
     counted as already there and never fired it."""
     sb = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
-    xml = bundle("k", [("sb", sb, {})]).replace(
-        '<coordinator name="sb">',
-        "<controls><kick-off-time>2026-03-01T12:05Z</kick-off-time></controls>"
-        '<coordinator name="sb">',
-    )
-    props = bt.apps / "k.properties"
-    props.write_text(
-        f"oozie.bundle.application.path={bt.write('k.xml', xml)}\n"
-        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
-    )
+    props = _kicked_off_bundle(bt, "sb", sb, "2026-03-01T12:05Z")
     bt.step("2026-03-01T12:00Z")
     bid = bt.cli("submit", str(props)).stdout.split()[-1]
     _before, after = _land_before_and_after(bt)
@@ -668,16 +673,7 @@ def test_a_bundle_submitted_with_a_past_kick_off_counts_from_its_submit(bt: Bt5)
     """Review: with a kick-off already past at submit, the horizon at the kick-off counted
     every partition on disk that had completed since then, though it was there at submit."""
     sb = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
-    xml = bundle("k", [("sb", sb, {})]).replace(
-        '<coordinator name="sb">',
-        "<controls><kick-off-time>2026-01-01T00:00Z</kick-off-time></controls>"
-        '<coordinator name="sb">',
-    )
-    props = bt.apps / "k.properties"
-    props.write_text(
-        f"oozie.bundle.application.path={bt.write('k.xml', xml)}\n"
-        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
-    )
+    props = _kicked_off_bundle(bt, "sb", sb, "2026-01-01T00:00Z")
     bt.step("2026-03-01T12:00Z")
     bt.land("src", "there", mtime=time.time() - 3_600)  # before the submit, after the kick-off
     bid = bt.cli("submit", str(props)).stdout.split()[-1]
@@ -695,16 +691,7 @@ def test_a_bundled_cron_schedule_kicked_off_while_no_engine_ran_catches_up_once(
     engine ran (Quartz's fire-once-now); a bundle's, kicked off while none ran, counted its
     cron times only from when the engine came and created it."""
     cron = bt.write("cr.xml", event_coordinator("cr", trigger='<cron expression="*/5 * * * *"/>'))
-    xml = bundle("k", [("cr", cron, {})]).replace(
-        '<coordinator name="cr">',
-        "<controls><kick-off-time>2026-03-01T12:05Z</kick-off-time></controls>"
-        '<coordinator name="cr">',
-    )
-    props = bt.apps / "k.properties"
-    props.write_text(
-        f"oozie.bundle.application.path={bt.write('k.xml', xml)}\n"
-        f"start=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\ntraceDir={bt.trace_dir}\n"
-    )
+    props = _kicked_off_bundle(bt, "cr", cron, "2026-03-01T12:05Z")
     bt.step("2026-03-01T12:00Z")
     bid = bt.cli("submit", str(props)).stdout.split()[-1]
     bt.step("2026-03-01T12:08Z")  # the 12:05 cron time passed with no engine
