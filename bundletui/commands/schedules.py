@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bundletui.errors import SpecError
 from bundletui.model.apps import CoordinatorApp
-from bundletui.model.events import EventSpec, Feed, event_keys, partition_key, program_key
+from bundletui.model.events import EventSpec, Feed, event_keys, program_key
 from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text, group_clash_error
 from bundletui.spec.feeds import completed_ms, on_clock, scan_partitions
 from bundletui.store import events as ev
@@ -249,12 +249,4 @@ def _record_present(tx: Tx, specs: list[EventSpec]) -> None:
         for part, size in scan_partitions(Path(feed.path), feed.done_flag)
     )
     for completed, part, size, feed_path in present:
-        ev.record_event(
-            tx,
-            "partition",
-            partition_key(feed_path),
-            part,
-            size,
-            tx.now_ms,
-            {"feed": feed_path, "completed": on_clock(completed, tx.now_ms, real_now)},
-        )
+        ev.record_partition(tx, feed_path, part, size, on_clock(completed, tx.now_ms, real_now))

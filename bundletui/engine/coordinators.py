@@ -289,8 +289,6 @@ class CoordinatorService:
             written = coord
         if next_time is not None and next_time > now and (pause is None or next_time < pause):
             self.engine.heap.push(next_time, "coord.materialize", coord.id)
-        if written.status == J.PREP and start_ms > now:
-            self.engine.heap.push_earlier(start_ms, "coord.materialize", coord.id)
         elif (
             next_time is not None
             and next_time <= now
@@ -298,6 +296,8 @@ class CoordinatorService:
             and (budget == BATCH or self._throttle_free(tx, coord))
         ):
             self.mark(coord.id)  # a catch-up cut short: go on in the next tick
+        if written.status == J.PREP and start_ms > now:  # RUNNING at its start (see above)
+            self.engine.heap.push_earlier(start_ms, "coord.materialize", coord.id)
         return written
 
     def _throttle_free(self, tx: Tx, coord: CoordRow) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,21 +148,19 @@ class EventService:
             }:
                 self._record(tx, Path(feed_path), p, completed_ms(p, ""))
 
-    def _record(self, tx: Tx, feed: Path, partition: Path, completed: int) -> None:
+    def _record(
+        self, tx: Tx, feed: Path, partition: Path, completed: int, size: int | None = None
+    ) -> None:
         """``completed``: when its data completed (real clock), kept on the event so that a
         schedule whose start passed while no engine ran does not count what came before."""
-        store.record_event(
+        real_now = to_ms(self.engine.real_clock.now())
+        store.record_partition(
             tx,
-            "partition",
-            partition_key(str(feed)),
+            str(feed),
             str(partition),
-            size_of(partition),
-            tx.now_ms,
-            {"feed": str(feed), "completed": self._on_clock(tx, completed)},
+            size_of(partition) if size is None else size,
+            on_clock(completed, tx.now_ms, real_now),
         )
-
-    def _on_clock(self, tx: Tx, completed: int) -> int:
-        return on_clock(completed, tx.now_ms, to_ms(self.engine.real_clock.now()))
 
     def rescan(self, tx: Tx) -> None:
         """Find partitions that landed while nobody watched (start-up, and every few minutes)."""
@@ -186,9 +185,7 @@ class EventService:
                 self.settling[text] = size  # may still be growing: settle first
                 self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", text)
                 continue
-            key = partition_key(feed_path)
-            payload = {"feed": feed_path, "completed": self._on_clock(tx, completed)}
-            store.record_event(tx, "partition", key, text, size, tx.now_ms, payload)
+            self._record(tx, Path(feed_path), part, completed, size)
 
     # ------------------------------------------------------------------ consumption
 
@@ -437,11 +434,10 @@ class EventService:
         _from, _last, grp = store.schedule_state(tx.conn, job.coord_id)
         ids = store.group_members(tx.conn, grp) if grp else [job.coord_id]
         mine = (-job.priority, job.id)
-        if self._slot_free(tx, job.coord_id, ids):  # else the older ones are held as it is
+        slot_free = self._slot_check(tx, job.coord_id, ids)
+        if slot_free():  # else the older ones are held as it is
             for before in store.jobs_in(tx.conn, "PENDING_CONSTRAINT", ids):
-                if (-before.priority, before.id) >= mine or not self._slot_free(
-                    tx, job.coord_id, ids
-                ):
+                if (-before.priority, before.id) >= mine or not slot_free():
                     break
                 if before.retry_at is not None and before.retry_at > tx.now_ms:
                     continue  # held by its own time (a window, a delay): not launchable now
@@ -451,17 +447,21 @@ class EventService:
                     break  # still held: by a window, delay or gap that holds this one too
         self.check_held(tx, job_id)
 
-    def _slot_free(self, tx: Tx, coord_id: str, group: list[str]) -> bool:
-        """Whether the schedule's concurrency (and its group's) leaves room for one more run:
-        the only constraints by which one held job's launch holds another."""
+    def _slot_check(self, tx: Tx, coord_id: str, group: list[str]) -> Callable[[], bool]:
+        """Whether the schedule's concurrency (and its group's) leaves room for one more run,
+        asked as often as needed (the limits are read once): the only constraints by which
+        one held job's launch holds another."""
         coord = jobs.must_coord_head(tx.conn, coord_id)
         c = self._spec(coord).constraints
         limit = coord.concurrency if coord.concurrency >= 0 else None
-        if limit is not None and store.running_in(tx.conn, [coord_id]) >= limit:
-            return False
-        return not (
-            c.group and c.group_max is not None and store.running_in(tx.conn, group) >= c.group_max
-        )
+        group_max = c.group_max if c.group else None
+
+        def free() -> bool:
+            if limit is not None and store.running_in(tx.conn, [coord_id]) >= limit:
+                return False
+            return group_max is None or store.running_in(tx.conn, group) < group_max
+
+        return free
 
     def check_held(self, tx: Tx, job_id: int) -> None:
         """One job's constraints, for jobs looked at in their order already."""

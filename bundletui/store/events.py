@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bundletui.model.events import partition_key
 from bundletui.store.db import Tx
 
 
@@ -20,11 +21,6 @@ class EventRow:
     size: int
     time: int
     payload: dict[str, Any]
-
-    @property
-    def completed(self) -> int:
-        """When its data completed (a partition's done-flag), else when it was recorded."""
-        return int(self.payload.get("completed", self.time))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +91,22 @@ def events_after(conn: sqlite3.Connection, cursor: int, limit: int = 2000) -> li
         (cursor, limit),
     )
     return [_event(r) for r in rows]
+
+
+def record_partition(
+    tx: Tx, feed_path: str, partition: str, size: int, completed: int
+) -> int | None:
+    """A partition of a feed, once (:func:`record_event`); ``completed``: when its data
+    completed, on the store's clock (what :func:`horizon_at` reads)."""
+    return record_event(
+        tx,
+        "partition",
+        partition_key(feed_path),
+        partition,
+        size,
+        tx.now_ms,
+        {"feed": feed_path, "completed": completed},
+    )
 
 
 def max_event_id(conn: sqlite3.Connection) -> int:

@@ -266,16 +266,21 @@ def last_only_and_none(bt: Bt4, end: str, controls: dict[str, str], **parts: Any
     return bt.submit_job(bundle_of(bt, coords), start=True)
 
 
-def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> None:
-    """Not only READY ones: a WAITING LAST_ONLY action is SKIPPED once the next nominal time
-    has passed, a WAITING NONE action one minute after its own."""
-    bundle_id = last_only_and_none(
+def waiting_on_raw(bt: Bt4, end: str) -> str:
+    """:func:`last_only_and_none` whose actions wait for their hour of ``raw``, for ever."""
+    return last_only_and_none(
         bt,
-        "2026-01-01T03:00Z",
+        end,
         {"timeout": "-1"},
         datasets=[hourly_ds("raw")],
         inputs=[data_in("raw", "raw", "${coord:current(0)}")],
     )
+
+
+def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> None:
+    """Not only READY ones: a WAITING LAST_ONLY action is SKIPPED once the next nominal time
+    has passed, a WAITING NONE action one minute after its own."""
+    bundle_id = waiting_on_raw(bt, "2026-01-01T03:00Z")
     bt.sim("2026-01-01T00:00Z", "2026-01-01T00:01Z")
     ids = bt.coords_of(bundle_id)
     assert bt.actions(ids["last"]) == {1: "WAITING"}
@@ -311,13 +316,7 @@ def test_waiting_actions_are_skipped_too_under_last_only_and_none(bt: Bt4) -> No
 def test_a_last_only_action_whose_next_time_is_past_the_end_is_never_skipped(bt: Bt4) -> None:
     """The end off the grid (02:30): the last action's next time (03:00) is after it, so
     there is no next, and the action waits for its data (or its timeout)."""
-    bundle_id = last_only_and_none(
-        bt,
-        "2026-01-01T02:30Z",
-        {"timeout": "-1"},
-        datasets=[hourly_ds("raw")],
-        inputs=[data_in("raw", "raw", "${coord:current(0)}")],
-    )
+    bundle_id = waiting_on_raw(bt, "2026-01-01T02:30Z")
     bt.sim("2026-01-01T00:00Z", "2026-01-01T05:00Z")
     ids = bt.coords_of(bundle_id)
     assert bt.actions(ids["last"]) == {1: "SKIPPED", 2: "SKIPPED", 3: "WAITING"}

@@ -611,6 +611,13 @@ def _land_before_and_after(bt: Bt5) -> tuple[str, str]:
 SRC = [Feed("src", "${landing}/src")]
 
 
+def _on_src(bt: Bt5) -> Path:
+    """A schedule firing on each new partition of feed src."""
+    return bt.write(
+        "sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>')
+    )
+
+
 def _kicked_off_bundle(bt: Bt5, name: str, app: Path, kickoff: str) -> Path:
     """The properties of a bundle of one coordinator ``name`` with a kick-off time."""
     xml = bundle("k", [(name, app, {})]).replace(
@@ -631,7 +638,7 @@ def test_a_schedule_whose_start_passed_while_no_engine_ran_counts_only_what_came
     """QA (crash-3): a schedule submitted to start at 12:05, its start passing while no engine
     ran, fired first on a partition that had completed before 12:05 (with an engine running,
     only what comes after the start counts)."""
-    app = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    app = _on_src(bt)
     coord = bt.submit(app, start="2026-03-01T12:05Z")
     bt.step("2026-03-01T12:00Z")
     assert bt.status(coord) == "PREP"
@@ -646,7 +653,7 @@ def test_a_bundle_kicked_off_while_no_engine_ran_counts_what_landed_after_its_ki
     """QA (crash-2): a bundle's schedule whose kick-off (12:05) passed while no engine ran
     took its horizon when the engine came, so a partition completed after the kick-off
     counted as already there and never fired it."""
-    sb = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    sb = _on_src(bt)
     props = _kicked_off_bundle(bt, "sb", sb, "2026-03-01T12:05Z")
     bt.step("2026-03-01T12:00Z")
     bid = bt.cli("submit", str(props)).stdout.split()[-1]
@@ -661,7 +668,7 @@ def test_a_partition_moved_in_with_an_old_mtime_counts(bt: Bt5) -> None:
     """Review: a partition landed with ``mv`` (or ``rsync -a``) keeps its old done-flag time;
     judged by it, every schedule dropped it without a word. Only a start reached late looks
     at completion times."""
-    app = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    app = _on_src(bt)
     coord = bt.submit(app)  # started long ago
     bt.step("2026-03-01T12:00Z")
     old = str(bt.land("src", "moved", mtime=time.time() - 90 * 86_400))  # before its start
@@ -672,7 +679,7 @@ def test_a_partition_moved_in_with_an_old_mtime_counts(bt: Bt5) -> None:
 def test_a_bundle_submitted_with_a_past_kick_off_counts_from_its_submit(bt: Bt5) -> None:
     """Review: with a kick-off already past at submit, the horizon at the kick-off counted
     every partition on disk that had completed since then, though it was there at submit."""
-    sb = bt.write("sb.xml", event_coordinator("sb", feeds=SRC, trigger='<partitions feed="src"/>'))
+    sb = _on_src(bt)
     props = _kicked_off_bundle(bt, "sb", sb, "2026-01-01T00:00Z")
     bt.step("2026-03-01T12:00Z")
     bt.land("src", "there", mtime=time.time() - 3_600)  # before the submit, after the kick-off
