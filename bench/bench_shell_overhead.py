@@ -5,7 +5,9 @@ Throughput: N jobs of `true` started at once through spawn() + ProcessWatcher, a
 Latency: the same, one job at a time (a chain of shell jobs pays this per link).
 ``--compare`` also times the wrapper alternatives weighed in docs/decisions/0003.
 
-Usage: python bench/bench_shell_overhead.py [--jobs 200] [--rounds 5] [--compare]
+The jobs' wrappers beat as the engine's do (``--beat``, the engine's lease TTL: 5 s; 0: none).
+
+Usage: python bench/bench_shell_overhead.py [--jobs 200] [--rounds 5] [--beat 5] [--compare]
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def bare(n: int) -> float:
     return time.perf_counter() - t
 
 
-async def ours(n: int, root: Path, parallel: bool) -> float:
+async def ours(n: int, root: Path, parallel: bool, beat: float) -> float:
     env = dict(os.environ)
     watcher = ProcessWatcher()
     loop = asyncio.get_running_loop()
@@ -54,6 +56,7 @@ async def ours(n: int, root: Path, parallel: bool) -> float:
             stdout_path=d / "out",
             stderr_path=d / "out",
             exit_path=d / "exit",
+            beat=beat,
         )
         watcher.watch_child(launched, cb)
 
@@ -117,6 +120,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--compare", action="store_true", help="also time wrapper alternatives")
+    ap.add_argument("--beat", type=float, default=5.0, help="the wrappers' beat (0: none)")
     args = ap.parse_args()
     n = args.jobs
 
@@ -129,8 +133,8 @@ def main() -> None:
             par.mkdir()
             seq.mkdir()
             rows["bare"].append(bare(n))
-            rows["parallel"].append(asyncio.run(ours(n, par, True)))
-            rows["sequential"].append(asyncio.run(ours(n, seq, False)))
+            rows["parallel"].append(asyncio.run(ours(n, par, True, args.beat)))
+            rows["sequential"].append(asyncio.run(ours(n, seq, False, args.beat)))
     med = {k: statistics.median(v) for k, v in rows.items()}
     ms = 1000 / n
     print(f"{n} jobs of `true`, median of {args.rounds} rounds:")

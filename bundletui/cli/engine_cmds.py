@@ -68,7 +68,8 @@ def register(app: typer.Typer) -> None:
                 "--lease-ttl",
                 min=0.5,
                 max=3600.0,
-                help="Seconds before a dead engine's lease can be taken over.",
+                help="Seconds before a dead engine's lease can be taken over; also how often"
+                " a running shell job's wrapper beats, for an engine on another host.",
             ),
         ] = 5.0,
         settle: Annotated[

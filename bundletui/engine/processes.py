@@ -27,8 +27,11 @@ import logging
 import os
 import re
 import resource
+import shutil
 import signal
 import socket
+import subprocess
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -42,16 +45,36 @@ SPAWN_FAILED = "EB0501"
 #: The exit file of this attempt already exists: starting again would run the job twice.
 EXIT_FILE_EXISTS = "EB0502"
 
-# Positional parameters: $1 exit file, $2 working directory, $3... the job's argv.
-# Nothing before the job assigns a variable (an imported variable of the same name would
-# leak, changed, into the job's environment); `command` skips functions an environment
-# may export (bash's BASH_FUNC_*), and `exec` never runs builtins or functions.
+# Positional parameters: $1 exit file, $2 working directory, $3 beat interval in seconds
+# (0: none), $4... the job's argv. Nothing before the job assigns a variable in the wrapper
+# itself (an imported variable of the same name would leak, changed, into the job's
+# environment): the beat loop's counters live in its own subshell. `command` skips functions
+# an environment may export (bash's BASH_FUNC_*), and `exec` never runs builtins or functions.
+#
+# The beat loop rewrites ``$1.beat`` every $3 seconds while the wrapper lives and the job has
+# no exit record, so an engine on another host, which cannot see this host's processes, can
+# tell a job still running here from one whose host is gone (decision 0003). It passes that
+# engine's kill request (``$1.kill``) on as SIGTERM to the group (itself excepted: it goes on
+# beating), and as SIGKILL two beats later. Its sleep is a waited-for child, so the wrapper's
+# closing SIGTERM ends it at once; a SIGTERM lost before its trap is set (dash) is made up for
+# by the exit record, which ends the loop too. The wrapper waits for it: no zombie is left
+# for an init that may not reap (a container's). A failed sleep ends it rather than spin.
+_TRAP = "'command kill -KILL $! 2>/dev/null; command wait; exit 0'"
 WRAPPER_SCRIPT = (
     "trap : HUP INT QUIT TERM\n"
-    'command cd "$2" && (shift 2; exec "$@"); r=$?\n'
+    'case "$3" in 0) ;; *) (trap ' + _TRAP + " TERM; n=0; k=0\n"
+    '  while command test ! -e "$1" && command kill -0 $$; do\n'
+    '    if command test -e "$1.kill"; then k=$((k + 1)); case $k in\n'
+    "      1) trap '' TERM; command kill -TERM 0; trap " + _TRAP + " TERM ;;\n"
+    "      3) command kill -KILL 0 ;; esac; fi\n"
+    '    n=$((n + 1)); command printf \'%s %d\\n\' "$3" "$n" >"$1.beat"\n'
+    '    PATH=/usr/bin:/bin command sleep "$3" & command wait $! || exit 0\n'
+    "  done) </dev/null >/dev/null 2>&1 & ;; esac\n"
+    'command cd "$2" && (shift 3; exec "$@"); r=$?\n'
     'command printf \'%d\\n\' "$r" >"$1.tmp" &&'
     ' PATH=/usr/bin:/bin command mv -f "$1.tmp" "$1"\n'
-    "kill -TERM 0 2>/dev/null\n"
+    "command kill -TERM 0 2>/dev/null\n"
+    "command wait\n"
     'exit "$r"\n'
 )
 
@@ -138,8 +161,11 @@ def spawn(
     stdout_path: str | os.PathLike[str],
     stderr_path: str | os.PathLike[str],
     exit_path: str | os.PathLike[str],
+    beat: float = 0.0,
 ) -> Launched:
     """Start ``argv`` under the wrapper in a new session; return as soon as it is running.
+
+    ``beat`` > 0: the wrapper rewrites the attempt's beat file (:func:`read_beat`) that often.
 
     ``env`` is the job's complete environment. stdout/stderr are appended to their files
     (one file if both paths are equal); stdin is /dev/null. ``PATH`` in ``env`` is used to
@@ -149,6 +175,10 @@ def spawn(
     args = tuple(argv)
     if not args or not args[0]:
         raise ValueError("spawn: argv must start with a program name")
+    if not beat >= 0:
+        raise ValueError(f"spawn: beat must be >= 0 seconds, got {beat!r}")
+    if beat and not _can_beat():
+        beat = 0.0
     cwd_s, out_s, err_s, exit_s = (os.fspath(p) for p in (cwd, stdout_path, stderr_path, exit_path))
     for what, p in (
         ("cwd", cwd_s),
@@ -194,7 +224,7 @@ def spawn(
     try:
         pid = os.posix_spawn(
             shell,
-            ["sh", "-c", WRAPPER_SCRIPT, "bundletui-job", exit_s, cwd_s, *args],
+            ["sh", "-c", WRAPPER_SCRIPT, "bundletui-job", exit_s, cwd_s, f"{beat:g}", *args],
             dict(env),
             file_actions=actions,
             setsid=True,
@@ -233,6 +263,58 @@ def record_launch_host(exit_path: str | os.PathLike[str]) -> None:
     when it judges the job by what it can see."""
     with open(host_path(exit_path), "w", encoding="utf-8") as f:
         f.write(socket.gethostname() + "\n")
+
+
+_beats: bool | None = None
+
+
+def _can_beat() -> bool:
+    """The beat loop needs a ``sleep`` in /usr/bin or /bin that takes fractions (GNU,
+    busybox's usual build). Asked once; without one, jobs run without a beat (said once)."""
+    global _beats
+    if _beats is None:
+        sleep = shutil.which("sleep", path="/usr/bin:/bin")
+        try:
+            ok = sleep is not None and (
+                subprocess.run([sleep, "0.01"], capture_output=True, timeout=5).returncode == 0
+            )
+        except (OSError, subprocess.SubprocessError):
+            ok = False
+        if not ok:
+            log.warning(
+                "no sleep in /usr/bin or /bin that takes fractions of a second: shell jobs run"
+                " without a beat, so an engine on another host judges them by their exit"
+                " record alone"
+            )
+        _beats = ok
+    return _beats
+
+
+def read_beat(exit_path: str | os.PathLike[str]) -> tuple[float, bytes] | None:
+    """The attempt's last beat: (the wrapper's interval in seconds, the beat's text, which
+    changes at every beat), or None when it has none (an older wrapper, no beat asked, or
+    not started). Another host judges a beat by whether it changes under its own clock, so
+    the two hosts' clocks need not agree."""
+    try:
+        with open(os.fspath(exit_path) + ".beat", "rb") as f:
+            data = f.read(64)
+    except OSError:
+        return None
+    try:
+        return float(data.split()[0]), data
+    except (IndexError, ValueError):  # caught mid-write (empty): its interval unknown (0)
+        return 0.0, data
+
+
+def request_kill(exit_path: str | os.PathLike[str]) -> bool:
+    """Ask a job another host runs to stop: its wrapper's beat loop sends its group SIGTERM
+    within one beat. False when the request could not be written."""
+    try:
+        with open(os.fspath(exit_path) + ".kill", "w", encoding="utf-8") as f:
+            f.write(socket.gethostname() + "\n")
+    except OSError:
+        return False
+    return True
 
 
 def launch_host(exit_path: str | os.PathLike[str]) -> str | None:
@@ -283,7 +365,7 @@ def find_wrappers(exit_paths: Iterable[str | os.PathLike[str]]) -> dict[str, tup
 
     For a restarted engine that finds a node RUNNING without a recorded pid (it died between
     starting the process and committing its pid): one scan of /proc matches each wrapper's
-    command line (``sh -c SCRIPT bundletui-job EXIT CWD ARGV…``), which names its exit file.
+    command line (``sh -c SCRIPT bundletui-job EXIT CWD BEAT ARGV…``), which names its exit file.
     No match and no exit file: it never started.
     """
     wanted = {os.fspath(p) for p in exit_paths}
@@ -450,6 +532,29 @@ class _Watch:
     wait_status: int | None = None  # what waitpid said, when we reaped it
 
 
+#: What a watch of another host's job reports: its exit record, or None when its beat
+#: stopped; and for how long its beat had not changed (seconds, by this host's clock).
+RemoteCallback = Callable[[ExitStatus | None, float], None]
+
+
+@dataclass(slots=True, eq=False)
+class _Remote:
+    """A job another host runs, known by its attempt's files alone."""
+
+    exit_path: str
+    callback: RemoteCallback
+    stale_after: float
+    beat: bytes | None
+    changed: float  # time.monotonic() of the last change seen in its beat
+    timer: asyncio.TimerHandle | None = None
+
+
+def stale_after(interval: float) -> float:
+    """How long a beat may stay unchanged before its wrapper is judged gone: three missed
+    beats and two seconds (a loaded host's ``sleep`` runs late)."""
+    return 3 * interval + 2.0
+
+
 class ProcessWatcher:
     """Reports, on the event loop, when watched processes end — our children and adopted ones.
 
@@ -481,6 +586,7 @@ class ProcessWatcher:
         self._poll_initial = poll_initial
         self._poll_max = poll_max
         self._watches: dict[tuple[int, int], _Watch] = {}
+        self._remotes: dict[str, _Remote] = {}
         self._closed = False
 
     def __len__(self) -> int:
@@ -501,12 +607,40 @@ class ProcessWatcher:
         """
         self._add(_Watch(pid, start_ticks, os.fspath(exit_path), callback, child=False))
 
+    def watch_beats(self, exit_path: str, interval: float, callback: RemoteCallback) -> None:
+        """Watch a job whose process this host cannot see (another host started it) by its
+        attempt's files: the callback gets its exit record once there is one, or None once
+        its beat (:func:`read_beat`) has not changed for :func:`stale_after` its interval
+        (the interval the beat itself names, once it names one). The beat is timed by this
+        host's clock alone, from now: the other host's clock may differ, and a beat seen once
+        is no proof of life until it changes. One watch per attempt: a second replaces it."""
+        if self._closed:
+            raise RuntimeError("ProcessWatcher is closed")
+        exit_path = os.fspath(exit_path)
+        if (old := self._remotes.pop(exit_path, None)) is not None and old.timer is not None:
+            old.timer.cancel()
+        seen = read_beat(exit_path)
+        r = _Remote(
+            exit_path,
+            callback,
+            stale_after(interval),
+            None if seen is None else seen[1],
+            time.monotonic(),
+        )
+        self._remotes[exit_path] = r
+        every = max(min(interval / 2, 1.0), 0.05)
+        self._loop.call_soon(self._poll_remote, r, every)
+
     def close(self) -> None:
         """Stop watching everything. The processes keep running (a later engine adopts them)."""
         self._closed = True
         for w in list(self._watches.values()):
             self._forget(w)
         self._watches.clear()
+        for r in self._remotes.values():
+            if r.timer is not None:
+                r.timer.cancel()
+        self._remotes.clear()
 
     # -- internals
 
@@ -588,6 +722,36 @@ class ProcessWatcher:
         elif status is None:
             log.warning("process %d ended without an exit record in %s", w.pid, w.exit_path)
         w.callback(w.pid, status)
+
+    def _poll_remote(self, r: _Remote, every: float) -> None:
+        r.timer = None
+        if self._remotes.get(r.exit_path) is not r:
+            return
+        status = read_exit(r.exit_path)
+        now = time.monotonic()
+        if status is None:
+            seen = read_beat(r.exit_path)
+            beat = None if seen is None else seen[1]
+            if seen is not None and seen[0] > 0:
+                r.stale_after = stale_after(seen[0])
+            if beat != r.beat:
+                r.beat, r.changed = beat, now
+            if now - r.changed <= r.stale_after:
+                r.timer = self._loop.call_later(every, self._poll_remote, r, every)
+                return
+            # a shared file system's client may cache that the exit record is missing:
+            # reading the directory makes it look again before the job is judged gone
+            with contextlib.suppress(OSError):
+                os.listdir(os.path.dirname(r.exit_path))
+            status = read_exit(r.exit_path)
+            if status is None:
+                log.warning(
+                    "job of %s: no exit record, and its wrapper has not beaten for %.0f s",
+                    r.exit_path,
+                    now - r.changed,
+                )
+        del self._remotes[r.exit_path]
+        r.callback(status, now - r.changed)
 
     @staticmethod
     def _reap(w: _Watch) -> bool:

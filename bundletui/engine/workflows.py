@@ -157,8 +157,15 @@ class WorkflowRunner:
         # KILL_GRACE after the wrapper's SIGTERM to them, for children that ignored it
         self._leftovers: dict[int, set[tuple[str, str]]] = {}
         self.running: dict[str, processes.Launched] = {}  # node id -> process
-        # jobs another host's engine started, found at recovery: node id -> that host
-        self.foreign: dict[str, str] = {}
+        # jobs another host's engine started, found at recovery: node id -> (that host, how
+        # long its beat had stayed unchanged when it was judged gone; None: no beat to judge)
+        self.foreign: dict[str, tuple[str, float | None]] = {}
+        # those of them still running there, watched by their beat: node id -> exit path;
+        # to watch once the recovery commits: (node id, exit path, beat interval); and what
+        # the watches reported: (node id, exit path, exit record, seconds without a beat)
+        self.remote: dict[str, str] = {}
+        self._to_watch: list[tuple[str, str, float]] = []
+        self.remote_done: list[tuple[str, str, processes.ExitStatus | None, float]] = []
         self.spawns: list[SpawnPlan] = []
         self.watcher: processes.ProcessWatcher | None = None
         self.adopt: list[tuple[str, int, int, str]] = []
@@ -190,6 +197,7 @@ class WorkflowRunner:
         room = len(self.running) + len(self.spawns) < self.engine.config.max_workers
         return bool(
             self.completions
+            or self.remote_done
             or self._seen_to
             or self.dirty
             or self.finished
@@ -200,6 +208,7 @@ class WorkflowRunner:
     def busy(self) -> bool:
         return bool(
             self.running
+            or self.remote
             or len(self.launchable)
             or self.dirty
             or self.finished
@@ -261,6 +270,11 @@ class WorkflowRunner:
             done = len(self._seen_to)
             jobs.unwatch_kills(tx, self._seen_to[:done])
             self.engine.after_commit.append(functools.partial(self._seen_to_done, done))
+        if self.remote_done:
+            did = True
+            done_remote, self.remote_done = self.remote_done, []
+            for nid, exit_path, status, silent in done_remote:
+                self._remote_ended(tx, nid, exit_path, status, silent)
         budget = MAX_LAUNCHES_PER_TICK
         deadline = self.engine.tick_deadline
         while budget > 0 and time.monotonic() < deadline:
@@ -779,6 +793,9 @@ class WorkflowRunner:
                     stdout_path=plan.stdout,
                     stderr_path=plan.stderr,
                     exit_path=plan.exit_path,
+                    # a beat for an engine on another host that may take over (the lease's
+                    # time: the pace at which a dead engine is noticed too)
+                    beat=self.engine.config.lease_ttl,
                 )
                 started.append((plan, launched, None))
             except BundletuiError as exc:
@@ -867,6 +884,7 @@ class WorkflowRunner:
         failure: BundletuiError | None,
         pid: int | None = None,
     ) -> None:
+        foreign = self.foreign.pop(nid, None)
         node = jobs.get(tx.conn, NodeRow, nid)
         if node is None or node.status != N.RUNNING:
             return  # killed meanwhile: the kill already recorded its end
@@ -915,10 +933,14 @@ class WorkflowRunner:
         elif status is None:
             code = UNKNOWN_EXIT
             message = "the process ended without an exit record (killed with SIGKILL?)"
-            if (owner := self.foreign.pop(node.id, None)) is not None:
+            if foreign is not None:
+                owner, silent = foreign
                 message = (
                     f"no exit record, and the process was started on host {owner}, whose"
                     " processes this engine cannot see: it may still run there"
+                    if silent is None
+                    else f"no exit record, and its wrapper on host {owner} stopped beating"
+                    f" ({silent:.0f} s without a beat): that host or the job is gone"
                 )
             exit_code = None
         elif app.form is WorkflowForm.OOZIE:  # Oozie's words (oozie.md §5.5), and a signal's
@@ -1006,7 +1028,7 @@ class WorkflowRunner:
         for node in jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,)):
             if what == "kill":
                 self._kill_node(tx, node)
-            elif node.pid is not None:
+            elif node.pid is not None and node.id not in self.remote:  # ours to signal
                 pid, ticks = node.pid, node.start_ticks
                 fn = processes.stop_group if what == "stop" else processes.continue_group
                 self.engine.after_commit.append(functools.partial(fn, pid, start_ticks=ticks))
@@ -1027,7 +1049,16 @@ class WorkflowRunner:
         # launched in this tick, its process not started yet (it starts after the commit): it
         # never starts. A fork sibling's EL error killed it, and it ran on untracked (QA (an))
         self.spawns = [plan for plan in self.spawns if plan.node_id != node.id]
-        if node.pid is not None:
+        self.foreign.pop(node.id, None)
+        if (exit_path := self.remote.pop(node.id, None)) is not None:
+            # it runs on another host: its wrapper's beat loop passes the request on as
+            # SIGTERM within a beat, and SIGKILL two beats later. Kept in kill_watch until the
+            # request is written, so a restart asks again should this engine die first
+            watch = (node.pid or 0, node.wf_id, node.name)
+            jobs.watch_kill(tx, *watch)
+            self.engine.after_commit.append(functools.partial(_ask_kill, node.id, exit_path))
+            self._seen_to.append(watch)
+        elif node.pid is not None:
             pid, ticks = node.pid, node.start_ticks
             watch = (pid, node.wf_id, node.name)
             jobs.watch_kill(tx, *watch)
@@ -1104,17 +1135,32 @@ class WorkflowRunner:
             owner = processes.launch_host(exit_path)
             if owner is not None and owner != socket.gethostname():
                 # started by an engine on another host: its process is out of our sight (a
-                # pid here is not its pid). Judged by what this host sees, as before the
-                # record, but said: a job still running there would run twice
-                self.foreign[node.id] = owner
-                log.warning(
-                    "job %s was started on host %s, whose processes this engine cannot see:"
-                    " it is judged by its exit record alone (if %s still runs it, it may run"
-                    " twice; keep standby engines on the host of the first)",
-                    node.id,
-                    owner,
-                    owner,
-                )
+                # pid here is not its pid). Its wrapper's beat says whether it still runs
+                # there: it is watched until its exit record comes, or its beat stops
+                beat = processes.read_beat(exit_path)
+                if beat is not None and processes.read_exit(exit_path) is None:
+                    interval = beat[0] or self.engine.config.lease_ttl
+                    self.foreign[node.id] = (owner, None)
+                    self.remote[node.id] = exit_path
+                    self._to_watch.append((node.id, exit_path, interval))
+                    log.warning(
+                        "job %s runs on host %s, whose processes this engine cannot see:"
+                        " waiting for its exit record while its wrapper beats (every %g s)",
+                        node.id,
+                        owner,
+                        interval,
+                    )
+                    continue
+                self.foreign[node.id] = (owner, None)
+                if beat is None:  # no beat (an older wrapper, or none could be written)
+                    log.warning(
+                        "job %s was started on host %s, whose processes this engine cannot"
+                        " see, and it has no beat: it is judged by its exit record alone (if"
+                        " %s still runs it, it may run twice)",
+                        node.id,
+                        owner,
+                        owner,
+                    )
             pid, ticks = node.pid, node.start_ticks
             if pid is None:
                 found = processes.find_wrappers([exit_path]).get(exit_path)
@@ -1141,6 +1187,7 @@ class WorkflowRunner:
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
             self._queue_ready(tx, node)
         watched = jobs.watched_kills(tx.conn)
+        self._ask_kills_again(tx, watched)
         if watched:
             killed: dict[int, set[tuple[str, str]]] = {}
             for pid, wf_id, name in watched:
@@ -1156,6 +1203,8 @@ class WorkflowRunner:
             self.dirty[wf.id] = None
         if self.adopt:
             self.engine.after_commit.append(self._adopt_all)
+        if self._to_watch:
+            self.engine.after_commit.append(self._watch_remote_all)
 
     def _adopt_all(self) -> None:
         assert self.watcher is not None
@@ -1171,6 +1220,60 @@ class WorkflowRunner:
                 log.info("adopted running job %s (pid %d)", nid, pid)
             else:  # it ended while no engine ran: its exit record (or its absence) decides
                 log.info("job %s (pid %d) ended while no engine ran; reading its exit", nid, pid)
+
+    def _watch_remote_all(self) -> None:
+        assert self.watcher is not None
+        items, self._to_watch = self._to_watch, []
+        for nid, exit_path, interval in items:
+            self.watcher.watch_beats(exit_path, interval, self._on_remote_exit(nid, exit_path))
+
+    def _on_remote_exit(self, node_id: str, exit_path: str) -> processes.RemoteCallback:
+        def callback(status: processes.ExitStatus | None, silent: float) -> None:
+            self.remote_done.append((node_id, exit_path, status, silent))
+            self.engine.wake()
+
+        return callback
+
+    def _attempt_exit_path(self, node: NodeRow) -> str:
+        log_dir = wfcmd.log_dir(self.engine.db, node.wf_id)
+        return attempt_paths(log_dir, node.name, node.run, node.attempt)[2]
+
+    def _remote_ended(
+        self,
+        tx: Tx,
+        nid: str,
+        exit_path: str,
+        status: processes.ExitStatus | None,
+        silent: float,
+    ) -> None:
+        """A job on another host ended, or its beat stopped: the node's end, if the node still
+        stands for that attempt (not killed, rerun or retried since)."""
+        if self.remote.get(nid) == exit_path:
+            del self.remote[nid]
+        node = jobs.get(tx.conn, NodeRow, nid)
+        if node is None or node.status != N.RUNNING or self._attempt_exit_path(node) != exit_path:
+            log.info(
+                "%s: the attempt %s ended on another host after it was replaced", nid, exit_path
+            )
+            return
+        if status is None and nid in self.foreign:
+            self.foreign[nid] = (self.foreign[nid][0], silent)
+        self.completions.append((nid, status, None, None))
+
+    def _ask_kills_again(self, tx: Tx, watched: list[jobs.KillWatch]) -> None:
+        """Kills recorded for jobs on another host whose engine died before it wrote their
+        request (or whose request is lost): asked again. Their rows go as seen to."""
+        for pid, wf_id, name in watched:
+            node = jobs.get(tx.conn, NodeRow, f"{wf_id}@{name}")
+            if node is None:
+                continue
+            exit_path = self._attempt_exit_path(node)
+            owner = processes.launch_host(exit_path)
+            if owner is None or owner == socket.gethostname():
+                continue
+            if processes.read_exit(exit_path) is None and processes.read_beat(exit_path):
+                self.engine.after_commit.append(functools.partial(_ask_kill, node.id, exit_path))
+            self._seen_to.append((pid, wf_id, name))
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -1222,6 +1325,13 @@ def _kill_survivors(
                 node,
                 outlived,
             )
+
+
+def _ask_kill(node_id: str, exit_path: str) -> None:
+    if processes.request_kill(exit_path):
+        log.info("%s runs on another host: asked its wrapper to stop it", node_id)
+    else:
+        log.warning("%s runs on another host and its kill request could not be written", node_id)
 
 
 def _captured(stdout_path: str) -> tuple[dict[str, str] | None, str | None]:

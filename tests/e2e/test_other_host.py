@@ -1,11 +1,12 @@
 """An engine on another host that takes the store over (its lease expired) cannot see the
-processes the first engine started: that host's pids are not its own. QA: it read such a job
-as "ended while no engine ran" with no exit record (EB0503) without a word of why. Each
-attempt's ``.host`` record (written before the job starts) now tells it the job was started
-elsewhere: its log warns, naming the host, and the node's error says the job may still run
-there. (Waiting for the exit record instead would leave every job of a container recreated
-under a new host name RUNNING for good; standby engines belong on the first one's host.) The
-other host is a UTS + PID namespace (its own host name, its own /proc), as a second machine."""
+processes the first engine started: that host's pids are not its own. Each attempt's ``.host``
+record (written before the job starts) tells it the job was started elsewhere, and the job's
+wrapper beats (rewrites ``.beat`` every lease-TTL seconds) while it lives. So the second
+engine waits for a job that still runs on the first host and takes its exit record when it
+comes (nothing run twice); fails it with EB0503 once its beat stops (that host is gone: the
+retry may run here); and passes a kill on through a ``.kill`` request the beat loop acts on.
+The other host is a UTS + PID namespace (its own host name, its own /proc), as a second
+machine; the first host's death is its engine's kill -9 and its job group's SIGKILL."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,7 +26,7 @@ BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
 
 WORKFLOW = """<dag-app xmlns="uri:bundletui:dag:1.0" name="slow">
   <job name="a"><shell><exec>sh</exec><argument>-c</argument>
-    <argument>echo START >> "$1"; sleep 5; echo END >> "$1"</argument>
+    <argument>echo START >> "$1"; sleep 8; echo END >> "$1"</argument>
     <argument>sh</argument><argument>${count}</argument></shell></job>
   <job name="b"><depends>a</depends><shell><exec>sh</exec><argument>-c</argument>
     <argument>echo b >> "$1"</argument><argument>sh</argument><argument>${count}</argument></shell></job>
@@ -39,83 +42,158 @@ def _namespaces_work() -> bool:
         return False
 
 
-def _wait(predicate: object, timeout: float, what: str) -> None:
+pytestmark = pytest.mark.skipif(
+    not _namespaces_work(), reason="needs unshare (root) for a second host"
+)
+
+
+def _wait(predicate: Callable[[], bool], timeout: float, what: str) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if predicate():  # type: ignore[operator]
+        if predicate():
             return
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.skipif(not _namespaces_work(), reason="needs unshare (root) for a second host")
-def test_an_engine_on_another_host_says_it_cannot_see_a_job_the_first_one_started(
-    tmp_path: Path,
-) -> None:
-    home, count, app = tmp_path / "home", tmp_path / "count", tmp_path / "app"
-    app.mkdir()
-    (app / "workflow.xml").write_text(WORKFLOW)
-    props = tmp_path / "job.properties"
-    props.write_text(f"oozie.wf.application.path={app}\ncount={count}\n")
-    env = {**os.environ, "BUNDLETUI_HOME": str(home)}
+class Hosts:
+    """A workflow whose job a the first host's engine started, and an engine on another host
+    that has just taken the store over (the first one was kill -9-ed)."""
 
-    def cli(*args: str) -> str:
-        r = subprocess.run([BUNDLETUI, *args], env=env, capture_output=True, text=True, timeout=60)
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp = tmp_path
+        self.home, self.count = tmp_path / "home", tmp_path / "count"
+        self.env = {**os.environ, "BUNDLETUI_HOME": str(self.home)}
+        self.first_pid = 0
+
+    def cli(self, *args: str) -> str:
+        r = subprocess.run(
+            [BUNDLETUI, *args], env=self.env, capture_output=True, text=True, timeout=60
+        )
         assert r.returncode == 0, r
         return r.stdout
 
-    wf = cli("submit", str(props), "--start").strip()
-    first_log, second_log = (tmp_path / "a.log").open("w"), (tmp_path / "b.log").open("w")
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        first = subprocess.Popen(
-            [BUNDLETUI, "run", "--lease-ttl", "2"], env=env, stdout=first_log, stderr=first_log
-        )
-        procs.append(first)
-        # the first engine holds the lease (and starts job a) before the other host's starts
-        _wait(lambda: "engine active" in (tmp_path / "a.log").read_text(), 20, "the first")
-        other = ["unshare", "--uts", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
-        procs.append(
-            subprocess.Popen(
-                [
-                    *other,
-                    "sh",
-                    "-c",
-                    'hostname other-host && exec "$0" run --lease-ttl 2',
-                    BUNDLETUI,
-                ],
-                env=env,
-                stdout=second_log,
-                stderr=second_log,
+    def info(self, job: str) -> dict[str, object]:
+        return json.loads(self.cli("info", job, "--json"))  # type: ignore[no-any-return]
+
+    def second_log(self) -> str:
+        return (self.tmp / "b.log").read_text()
+
+    def job_group(self) -> int:
+        """Job a's process group on the first host: its wrapper's pid (the wrapper leads it
+        and names the job's argv, here this test's count file, on its command line)."""
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                ours = b"bundletui-job" in argv and str(self.count).encode() in argv
+                if ours and os.getpgid(int(pid)) == int(pid):
+                    return int(pid)
+            except OSError:
+                continue
+        raise AssertionError("job a's wrapper is not running")
+
+    @contextmanager
+    def run(self) -> Iterator[Hosts]:
+        app = self.tmp / "app"
+        app.mkdir()
+        (app / "workflow.xml").write_text(WORKFLOW)
+        props = self.tmp / "job.properties"
+        props.write_text(f"oozie.wf.application.path={app}\ncount={self.count}\n")
+        self.wf = self.cli("submit", str(props), "--start").strip()
+        logs = (self.tmp / "a.log").open("w"), (self.tmp / "b.log").open("w")
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            first = subprocess.Popen(
+                [BUNDLETUI, "run", "--lease-ttl", "2"], env=self.env, stdout=logs[0], stderr=logs[0]
             )
-        )
-        _wait(lambda: count.exists() and "START" in count.read_text(), 20, "job a to start")
-        _wait(lambda: "standby" in (tmp_path / "b.log").read_text(), 20, "the other's standby")
-        os.kill(first.pid, signal.SIGKILL)  # job a's process lives on, on "this" host
-        first.wait(10)
+            procs.append(first)
+            # the first engine holds the lease (and starts job a) before the other host's starts
+            _wait(lambda: "engine active" in (self.tmp / "a.log").read_text(), 20, "the first")
+            other = ["unshare", "--uts", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
+            script = 'hostname other-host && exec "$0" run --lease-ttl 2'
+            procs.append(
+                subprocess.Popen(
+                    [*other, "sh", "-c", script, BUNDLETUI],
+                    env=self.env,
+                    stdout=logs[1],
+                    stderr=logs[1],
+                )
+            )
+            _wait(lambda: "START" in self._count(), 20, "job a to start")
+            _wait(lambda: "standby" in self.second_log(), 20, "the other's standby")
+            os.kill(first.pid, signal.SIGKILL)  # job a's process lives on, on "this" host
+            first.wait(10)
+            yield self
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGTERM)
+                    try:
+                        p.wait(10)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+            for f in logs:
+                f.close()
 
-        def done() -> bool:
-            info = json.loads(cli("info", wf, "--json"))
-            return info["status"] in ("SUCCEEDED", "FAILED", "KILLED")
+    def _count(self) -> str:
+        return self.count.read_text() if self.count.exists() else ""
 
-        _wait(done, 40, "the workflow to end under the second engine")
-        said = (tmp_path / "b.log").read_text()
-        info = json.loads(cli("info", f"{wf}@a", "--json"))
+    def ended(self) -> bool:
+        return self.info(self.wf)["status"] in ("SUCCEEDED", "FAILED", "KILLED")
+
+
+def test_a_job_still_running_on_the_first_host_is_waited_for_and_not_run_twice(
+    tmp_path: Path,
+) -> None:
+    with Hosts(tmp_path).run() as h:
+        _wait(lambda: "runs on host" in h.second_log(), 20, "the takeover")
+        assert "END" not in h._count()  # taken over while job a still ran on the first host
+        _wait(h.ended, 40, "the workflow to end under the second engine")
+        host = subprocess.run(["hostname"], capture_output=True, text=True).stdout.strip()
+        said = h.second_log()
+        assert f"job {h.wf}@a runs on host {host}, whose processes this engine cannot see" in said
+        assert "waiting for its exit record while its wrapper beats (every 2 s)" in said
+        assert h.info(h.wf)["status"] == "SUCCEEDED"
+        assert h.info(f"{h.wf}@a")["status"] == "OK"
+        # a ran once, to its end, and b after it
+        assert h._count().split() == ["START", "END", "b"]
+
+
+def test_a_job_whose_host_died_is_failed_once_its_beat_stops(tmp_path: Path) -> None:
+    with Hosts(tmp_path).run() as h:
+        os.killpg(h.job_group(), signal.SIGKILL)  # the first host is gone, with its job
+        _wait(lambda: "runs on host" in h.second_log(), 20, "the takeover")
+        _wait(h.ended, 40, "the workflow to end under the second engine")
+        info = h.info(f"{h.wf}@a")
         assert info["status"] in ("FAILED", "ERROR") and info["errorCode"] == "EB0503", info
         host = subprocess.run(["hostname"], capture_output=True, text=True).stdout.strip()
         assert (
-            f"the process was started on host {host}, whose processes this engine"
-            in (info["errorMessage"])
-        ), info
-        assert f"was started on host {host}, whose processes this engine cannot see" in said
-        assert "keep standby engines on the host of the first" in said, said
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
+            f"no exit record, and its wrapper on host {host} stopped beating (8 s without a"
+            " beat): that host or the job is gone"
+        ) in str(info["errorMessage"]), info
+        assert "has not beaten for" in h.second_log()
+        assert h._count().split() == ["START"]
+
+
+def test_a_kill_reaches_a_job_running_on_the_first_host(tmp_path: Path) -> None:
+    with Hosts(tmp_path).run() as h:
+        _wait(lambda: "runs on host" in h.second_log(), 20, "the takeover")
+        group = h.job_group()
+        h.cli("kill", h.wf)
+        _wait(h.ended, 20, "the kill")
+        assert h.info(h.wf)["status"] == "KILLED"
+        # the job's wrapper passed the request on: its group is gone within a beat or two
+
+        def gone() -> bool:  # no live member (a zombie waiting for init counts as gone)
+            for pid in filter(str.isdigit, os.listdir("/proc")):
                 try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        first_log.close()
-        second_log.close()
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+                    return False
+            return True
+
+        _wait(gone, 10, "job a's group to end on the first host")
+        assert "asked its wrapper to stop it" in h.second_log()
+        assert h._count().split() == ["START"]

@@ -28,8 +28,11 @@ from bundletui.engine.processes import (
     is_alive,
     kill_group,
     proc_start_ticks,
+    read_beat,
     read_exit,
+    request_kill,
     spawn,
+    stale_after,
     stop_group,
 )
 from bundletui.errors import EngineError
@@ -60,7 +63,9 @@ class Job:
         self.err = self.dir / "stderr"
         self.exit = self.dir / "exit"
 
-    def start(self, argv: list[str], env: Mapping[str, str] | None = None) -> Launched:
+    def start(
+        self, argv: list[str], env: Mapping[str, str] | None = None, beat: float = 0.0
+    ) -> Launched:
         launched = spawn(
             argv,
             cwd=self.dir,
@@ -68,6 +73,7 @@ class Job:
             stdout_path=self.out,
             stderr_path=self.err,
             exit_path=self.exit,
+            beat=beat,
         )
         _started.append((launched.pgid, launched.start_ticks))
         return launched
@@ -230,8 +236,11 @@ DUMP_ENV = "import json, os; json.dump(dict(os.environ), open('env.json', 'w'))"
 SHELL_ADDS = {"PWD", "OLDPWD", "SHLVL", "_"}  # what sh (dash) or bash add (cd sets PWD)
 
 
+@pytest.mark.parametrize("beat", [0.0, 5.0])
 @pytest.mark.parametrize("odd_name", [False, True])
-async def test_environment_is_exactly_the_given_one(tmp_path: Path, odd_name: bool) -> None:
+async def test_environment_is_exactly_the_given_one(
+    tmp_path: Path, odd_name: bool, beat: float
+) -> None:
     env = dict(BASE_ENV)
     env.update(
         FOO="bar baz",
@@ -240,11 +249,18 @@ async def test_environment_is_exactly_the_given_one(tmp_path: Path, odd_name: bo
         MULTI="line1\nline2",
         r="mine",  # the wrapper's own variable name must not leak its value into the job
         e="mine too",
+        n="the beat loop's",  # ...nor its beat loop's
+        k="counters",
     )
     if odd_name:
         env["A.B-C"] = "kept"  # not a shell identifier: dash would drop it, bash keeps it
         env["BASH_FUNC_cd%%"] = "() { echo hijacked; }"
-    job, status = await run_job(tmp_path, [PY, "-c", DUMP_ENV], env=env)
+        # the beat loop's commands are not an exported function's either (a test that
+        # always passes would send the group SIGTERM at once)
+        env["BASH_FUNC_test%%"] = "() { return 0; }"
+        env["BASH_FUNC_[%%"] = "() { return 0; }"
+        env["BASH_FUNC_wait%%"] = "() { return 0; }"
+    job, status = await run_job(tmp_path, [PY, "-c", DUMP_ENV], env=env, beat=beat)
     assert status == ExitStatus(0)
     seen = json.loads((job.dir / "env.json").read_text())
     extras = set(seen) - set(env)
@@ -734,3 +750,139 @@ def test_an_older_bundletuis_wrapper_is_found_by_its_arguments(tmp_path: Path) -
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+# --------------------------------------------------------------------------- beat (another host)
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of a process group, by /proc."""
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(b")") + 2 :].split()
+        if int(rest[2]) == pgid and rest[0] not in (b"Z", b"X"):
+            found.append(int(name))
+    return found
+
+
+async def test_a_beating_wrapper_ends_with_its_job_and_leaves_nothing(tmp_path: Path) -> None:
+    """Review: the wrapper's closing SIGTERM could reach the beat loop as it started its
+    sleep, and the wrapper then waited a whole beat (5 s) for it, its exit record written but
+    the node still RUNNING. The loop's sleep is a waited-for child now, killed by its trap."""
+    watcher = ProcessWatcher()
+    loop = asyncio.get_running_loop()
+    try:
+        jobs, futs = [], []
+        for i in range(60):
+            job = Job(tmp_path, f"j{i}")
+            launched = job.start(["true"], beat=5.0)
+            fut: asyncio.Future[tuple[int, ExitStatus | None]] = loop.create_future()
+            watcher.watch_child(launched, resolver(fut))
+            jobs.append(launched)
+            futs.append(fut)
+        started = time.monotonic()
+        results = await asyncio.wait_for(asyncio.gather(*futs), 30)
+        assert time.monotonic() - started < 4.0  # not a beat of 5 s behind any of them
+    finally:
+        watcher.close()
+    assert all(status == ExitStatus(0) for _pid, status in results)
+    assert [group_members(j.pgid) for j in jobs] == [[]] * 60
+
+
+async def test_the_beat_changes_while_the_job_runs_and_stops_with_it(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    launched = job.start(["sleep", "1"], beat=0.1)
+    watcher = ProcessWatcher()
+    try:
+        fut: asyncio.Future[tuple[int, ExitStatus | None]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        watcher.watch_child(launched, resolver(fut))
+        seen = set()
+        while not fut.done():
+            beat = read_beat(job.exit)
+            if beat is not None and beat[1]:
+                assert beat[0] == 0.1
+                seen.add(beat[1])
+            await asyncio.sleep(0.05)
+        assert (await fut)[1] == ExitStatus(0)
+    finally:
+        watcher.close()
+    assert len(seen) >= 4  # a beat every 0.1 s of the job's second
+    last = read_beat(job.exit)
+    await asyncio.sleep(0.4)
+    assert read_beat(job.exit) == last  # no beat after the job's end
+    assert read_beat(tmp_path / "nothing.exit") is None
+
+
+@pytest.mark.parametrize("ignores_term", [False, True])
+async def test_a_kill_request_ends_the_job_within_beats(tmp_path: Path, ignores_term: bool) -> None:
+    """What an engine on another host asks: SIGTERM to the group within a beat, SIGKILL two
+    beats later for a job that ignores it (no exit record then, as after a local SIGKILL)."""
+    script = "trap '' TERM; sleep 30 & wait" if ignores_term else "sleep 30"
+    job = Job(tmp_path)
+    launched = job.start(["sh", "-c", script], beat=0.2)
+    await asyncio.sleep(0.3)
+    asked = time.monotonic()
+    assert request_kill(job.exit)
+    watcher = ProcessWatcher()
+    try:
+        _pid, status = await wait_for(lambda cb: watcher.watch_child(launched, cb))
+    finally:
+        watcher.close()
+    took = time.monotonic() - asked
+    if ignores_term:
+        assert status is None and 0.3 < took < 2.0, (status, took)
+    else:
+        assert status == ExitStatus(143) and took < 1.0, (status, took)
+    wait_until(lambda: group_members(launched.pgid) == [], 5)
+
+
+async def test_watch_beats_takes_the_exit_record_of_a_job_it_cannot_see(tmp_path: Path) -> None:
+    job = Job(tmp_path)
+    launched = job.start(["sh", "-c", "sleep 0.5; exit 3"], beat=0.1)
+    watcher = ProcessWatcher()
+    try:
+        fut: asyncio.Future[tuple[ExitStatus | None, float]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        watcher.watch_beats(str(job.exit), 0.1, lambda st, silent: fut.set_result((st, silent)))
+        status, silent = await asyncio.wait_for(fut, 10)
+    finally:
+        watcher.close()
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(launched.pid, 0)
+    assert status == ExitStatus(3) and silent < 1.0
+
+
+async def test_watch_beats_judges_a_job_gone_once_its_beat_stops(tmp_path: Path) -> None:
+    """The other host died with its job: no exit record will come, and the beat stands
+    still. Judged gone after three beats and 2 s (by this host's clock), not before."""
+    job = Job(tmp_path)
+    launched = job.start(["sleep", "30"], beat=0.1)
+    wait_until(lambda: read_beat(job.exit) is not None)
+    kill_group(launched.pgid, signal.SIGKILL, start_ticks=launched.start_ticks)
+    os.waitpid(launched.pid, 0)
+    watcher = ProcessWatcher()
+    try:
+        fut: asyncio.Future[tuple[ExitStatus | None, float]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        started = time.monotonic()
+        watcher.watch_beats(str(job.exit), 0.1, lambda st, silent: fut.set_result((st, silent)))
+        status, silent = await asyncio.wait_for(fut, 10)
+        took = time.monotonic() - started
+    finally:
+        watcher.close()
+    assert status is None
+    assert stale_after(0.1) <= silent < stale_after(0.1) + 1.5
+    assert stale_after(0.1) <= took < stale_after(0.1) + 1.5
+
+
+def test_spawn_refuses_a_negative_beat(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="beat must be >= 0"):
+        Job(tmp_path).start(["true"], beat=-1)
