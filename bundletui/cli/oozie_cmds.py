@@ -1192,6 +1192,9 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
         jobs.must_get(store.conn, WorkflowRow, job_id)
         wf_ids = [job_id]
     elif kind is IdKind.COORD_ACTION:
+        if (why := coord_queries.no_workflow_yet(store.conn, job_id)) is not None:
+            print(f"  note: {why}", file=sys.stderr)  # it is there: an empty log, as Oozie's
+            return
         wf_ids = [coord_queries.workflow_of(store.conn, job_id)]
     elif kind is IdKind.COORDINATOR and (a.has("action") or a.has("date")):
         # each action's workflow output headed `── C@N`, as the API's type=action answer

@@ -53,6 +53,11 @@ def test_a_coordinators_log_is_its_actions_logs_each_headed_by_its_id(bt: Bt4) -
     assert r.code == 0 and r.stdout == "", r
     assert f"{c}@4 is WAITING and has launched no workflow: no log yet" in r.stderr, r
     assert "raw/2026/01/01/03" in r.stderr  # and why: what it waits for
+    r = bt.cli("oozie", "job", "-log", f"{c}@4")  # the same through Oozie's words
+    assert r.code == 0 and r.stdout == "", r
+    assert f"note: {c}@4 is WAITING and has launched no workflow: no log yet" in r.stderr, r
+    r = bt.cli("oozie", "job", "-log", f"{c}@99", check=False)  # none such: still an error
+    assert r.code == 255 and r.stderr.startswith("Error: E0605"), r
 
     r = bt.cli("log", bundle_id, check=False)
     assert r.code == 2 and "E0302" in r.stderr and c in r.stderr, r
