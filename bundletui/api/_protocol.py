@@ -5,7 +5,9 @@ nothing, or half a request line, holds a file descriptor of the engine's process
 A thousand of them (no token needed: the token is read from the headers) used up the fds,
 and the engine could then neither read ``/proc`` for a job it had started nor open the
 store. Here a connection that has not sent a whole request head within
-:data:`REQUEST_HEAD_TIMEOUT` seconds of connecting is closed; after its first request,
+:data:`REQUEST_HEAD_TIMEOUT` seconds of connecting is closed, and one whose first request's
+body is still incomplete :data:`REQUEST_BODY_TIMEOUT` seconds after it connected (a
+``Content-Length`` larger than what it sends: QA held 400 so); after its first request,
 uvicorn's keep-alive timeout closes it when idle.
 """
 
@@ -16,20 +18,35 @@ import asyncio
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 REQUEST_HEAD_TIMEOUT = 10.0
+REQUEST_BODY_TIMEOUT = 60.0  # the API takes bodies of 4 MiB at most
 
 
 class DeadlineH11Protocol(H11Protocol):
     _head_timer: asyncio.TimerHandle | None = None
+    _body_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._head_timer = self.loop.call_later(REQUEST_HEAD_TIMEOUT, self._head_overdue)
+        self._body_timer = self.loop.call_later(REQUEST_BODY_TIMEOUT, self._body_overdue)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
+        for timer in (self._head_timer, self._body_timer):
+            if timer is not None:
+                timer.cancel()
+        self._head_timer = self._body_timer = None
         super().connection_lost(exc)
+
+    def _body_overdue(self) -> None:
+        self._body_timer = None
+        cycle = self.cycle
+        if (
+            cycle is not None
+            and cycle.more_body
+            and not cycle.response_complete
+            and not self.transport.is_closing()
+        ):
+            self.transport.close()
 
     def _head_overdue(self) -> None:
         self._head_timer = None

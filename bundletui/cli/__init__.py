@@ -129,6 +129,7 @@ def _click_class(name: str) -> type[Exception]:
 
 
 def main() -> None:
+    _refuse_undecodable_arguments()
     _register()
     sys.stdout = _ReaderMayLeave(sys.stdout)
     try:
@@ -143,6 +144,26 @@ def main() -> None:
         typer.echo("Aborted!", err=True)
         code = 1
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _refuse_undecodable_arguments() -> None:
+    """An argument whose bytes are not UTF-8 (a Latin-1 file name, ``$'\\xff'``): Python
+    carries them as lone surrogates, which neither SQLite nor the terminal can take. Refused
+    before any command runs, so none fails half-way (its audit row, a filter's SQL)."""
+    for i, arg in enumerate(sys.argv[1:], 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(arg).decode("utf-8", "backslashreplace")
+            oozie = sys.argv[1:2] == ["oozie"]
+            prefix = "Error: E0302 : E0302: " if oozie else "Error: E0302: "
+            typer.echo(f"{prefix}argument {i} is not UTF-8 text: {shown}", err=True)
+            typer.echo(
+                "  hint: bundletui keeps names, paths and values as UTF-8: convert it"
+                " (iconv -f latin1 -t utf-8), or rename the file (convmv)",
+                err=True,
+            )
+            sys.exit(255 if oozie else 2)
 
 
 def _usage_error(exc: Any) -> None:

@@ -50,8 +50,9 @@ class _Console(Console):
         return super().render_str(printable(text), **kwargs)
 
 
-out = _Console(highlight=False, soft_wrap=True, width=_piped_width())
-err = _Console(stderr=True, highlight=False, soft_wrap=True)
+# emoji=False: ``:smile:`` in a name, a path or an EL error is the user's text, not a picture
+out = _Console(highlight=False, soft_wrap=True, width=_piped_width(), emoji=False)
+err = _Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def _home_dir(value: str) -> Path:

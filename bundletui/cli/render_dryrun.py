@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from bundletui.cli._common import out
@@ -50,15 +51,16 @@ def render_dryrun(result: dict[str, Any]) -> None:
             out.print()
         span = f"{actions[0]['nominal_time']} .. {actions[-1]['nominal_time']}" if actions else ""
         out.print(
-            f"[bold]Coordinator {coord['name']}[/bold]: {len(actions)} "
+            f"[bold]Coordinator {escape(coord['name'])}[/bold]: {len(actions)} "
             f"action{'s' if len(actions) != 1 else ''} {span}".rstrip(),
             highlight=False,
         )
         events = coord.get("events")
         if events:  # event-triggered: actions come from events, not from nominal times
-            out.print(f"  fires on: {events['trigger']}", highlight=False)
+            out.print(f"  fires on: {events['trigger']}", highlight=False, markup=False)
             if events["constraints"]:
-                out.print(f"  held by:  {', '.join(events['constraints'])}", highlight=False)
+                held = ", ".join(events["constraints"])
+                out.print(f"  held by:  {held}", highlight=False, markup=False)
             continue
         if not actions:
             out.print("  (no action materializes in this window)")
@@ -105,7 +107,13 @@ def _table(actions: list[dict[str, Any]]) -> None:
     table.add_column("Output", overflow="ellipsis", no_wrap=True, max_width=rest)
     for number, nominal, inputs, status, output in rows:
         style = "green" if status == "ready" else "yellow"
-        table.add_row(number, nominal, inputs, f"[{style}]{status}[/{style}]", _tail(output, rest))
+        table.add_row(
+            number,
+            nominal,
+            escape(inputs),
+            f"[{style}]{status}[/{style}]",
+            escape(_tail(output, rest)),
+        )
     out.print(table)
 
 

@@ -472,6 +472,22 @@ def rerun(
     conf: Mapping[str, str] | None = None,
 ) -> None:
     skip = list(skip_nodes)
+    if conf and any(key in conf for key in RERUN_KEYS):
+        # Oozie's spelling (-D oozie.wf.rerun.failnodes=true), checked as the Oozie front and
+        # the API check it; with the options too, they must say the same
+        from_conf = rerun_keys(conf)
+        if (skip or failed_nodes) and (sorted(skip), failed_nodes) != (
+            sorted(from_conf[0]),
+            from_conf[1],
+        ):
+            raise CommandError(
+                "E0404",
+                f"Only one of the properties are allowed [{' OR '.join(RERUN_KEYS)}]: the"
+                " options --skip-nodes/--failed-nodes and the -D properties say different"
+                " things",
+                hint="give the nodes to skip (or failed nodes only) one way, not both",
+            )
+        skip, failed_nodes = from_conf
     # the rerun's own keys steer this rerun only; the application path cannot change
     new = {
         k: v

@@ -56,24 +56,32 @@ EXIT_FILE_EXISTS = "EB0502"
 # tell a job still running here from one whose host is gone (decision 0003). It passes that
 # engine's kill request (``$1.kill``) on as SIGTERM to the group (itself excepted: it goes on
 # beating), and as SIGKILL two beats later. Its sleep is a waited-for child, so the wrapper's
-# closing SIGTERM ends it at once; a SIGTERM lost before its trap is set (dash) is made up for
-# by the exit record, which ends the loop too. The wrapper waits for it: no zombie is left
-# for an init that may not reap (a container's). A failed sleep ends it rather than spin.
-_TRAP = "'command kill -KILL $! 2>/dev/null; command wait; exit 0'"
+# closing SIGTERM ends it at once; a SIGTERM or SIGHUP before the exit record (the job's own
+# ``kill 0``) only cuts its sleep short. A SIGTERM lost before its trap is set (dash) is made
+# up for by the exit record (or its ``.tmp``), which ends the loop too. The wrapper waits for
+# it: no zombie is left for an init that may not reap (a container's); only when not even the
+# ``.tmp`` could be made (a full file system) does it SIGKILL the loop rather than wait for
+# ever. A failed sleep ends the loop rather than spin.
+_TRAP = (
+    "'command kill -KILL $! 2>/dev/null; command wait $! 2>/dev/null;"
+    ' command test -e "$1" -o -e "$1.tmp" && exit 0\''
+)
 WRAPPER_SCRIPT = (
     "trap : HUP INT QUIT TERM\n"
-    'case "$3" in 0) ;; *) (trap ' + _TRAP + " TERM; n=0; k=0\n"
-    '  while command test ! -e "$1" && command kill -0 $$; do\n'
+    'case "$3" in 0) ;; *) (trap ' + _TRAP + " HUP TERM; n=0; k=0\n"
+    '  while command test ! -e "$1" -a ! -e "$1.tmp" && command kill -0 $$; do\n'
     '    if command test -e "$1.kill"; then k=$((k + 1)); case $k in\n'
     "      1) trap '' TERM; command kill -TERM 0; trap " + _TRAP + " TERM ;;\n"
     "      3) command kill -KILL 0 ;; esac; fi\n"
     '    n=$((n + 1)); command printf \'%s %d\\n\' "$3" "$n" >"$1.beat"\n'
-    '    PATH=/usr/bin:/bin command sleep "$3" & command wait $! || exit 0\n'
+    '    PATH=/usr/bin:/bin command sleep "$3" & command wait $!; s=$?\n'
+    '    command test "$s" -eq 0 || command test "$s" -gt 128 || exit 0\n'
     "  done) </dev/null >/dev/null 2>&1 & ;; esac\n"
     'command cd "$2" && (shift 3; exec "$@"); r=$?\n'
     'command printf \'%d\\n\' "$r" >"$1.tmp" &&'
     ' PATH=/usr/bin:/bin command mv -f "$1.tmp" "$1"\n'
     "command kill -TERM 0 2>/dev/null\n"
+    'command test -e "$1" -o -e "$1.tmp" || case "$3" in 0) ;; *) command kill -KILL $! ;; esac\n'
     "command wait\n"
     'exit "$r"\n'
 )

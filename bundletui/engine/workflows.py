@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import glob
 import json
 import logging
 import os
@@ -194,7 +195,9 @@ class WorkflowRunner:
 
     def pending(self) -> bool:
         """Work for the next tick (running processes alone need none until they end)."""
-        room = len(self.running) + len(self.spawns) < self.engine.config.max_workers
+        room = (
+            len(self.running) + len(self.remote) + len(self.spawns) < self.engine.config.max_workers
+        )
         return bool(
             self.completions
             or self.remote_done
@@ -316,7 +319,8 @@ class WorkflowRunner:
                         self._guard(tx, f"advance {wf_id}", self._advance_after, tx, wf_id, nodes)
             if (
                 len(self.launchable)
-                and len(self.running) + len(self.spawns) < self.engine.config.max_workers
+                and len(self.running) + len(self.remote) + len(self.spawns)
+                < self.engine.config.max_workers
             ):
                 launched = self._launch_some(tx, budget, deadline)
                 budget -= max(launched, 1)
@@ -536,7 +540,10 @@ class WorkflowRunner:
         for nid in self.launchable.ordered():
             if count >= budget or time.monotonic() >= deadline:
                 break
-            if len(self.running) + len(self.spawns) >= self.engine.config.max_workers:
+            if (
+                len(self.running) + len(self.remote) + len(self.spawns)
+                >= self.engine.config.max_workers
+            ):
                 break
             node = jobs.get(tx.conn, NodeRow, nid)
             if node is None or node.status != N.READY:
@@ -1028,7 +1035,15 @@ class WorkflowRunner:
         for node in jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,)):
             if what == "kill":
                 self._kill_node(tx, node)
-            elif node.pid is not None and node.id not in self.remote:  # ours to signal
+            elif node.id in self.remote:
+                log.warning(
+                    "%s runs on host %s, whose processes this engine cannot reach: %s"
+                    " not passed on to it",
+                    node.id,
+                    self.foreign.get(node.id, ("another host", None))[0],
+                    "suspend --freeze" if what == "stop" else "resume (SIGCONT)",
+                )
+            elif node.pid is not None:  # ours to signal
                 pid, ticks = node.pid, node.start_ticks
                 fn = processes.stop_group if what == "stop" else processes.continue_group
                 self.engine.after_commit.append(functools.partial(fn, pid, start_ticks=ticks))
@@ -1253,27 +1268,43 @@ class WorkflowRunner:
         node = jobs.get(tx.conn, NodeRow, nid)
         if node is None or node.status != N.RUNNING or self._attempt_exit_path(node) != exit_path:
             log.info(
-                "%s: the attempt %s ended on another host after it was replaced", nid, exit_path
+                "%s: attempt %s ended on another host after its node was killed, rerun or"
+                " retried; ignored",
+                nid,
+                exit_path,
             )
             return
-        if status is None and nid in self.foreign:
-            self.foreign[nid] = (self.foreign[nid][0], silent)
+        if status is None:
+            if nid in self.foreign:
+                self.foreign[nid] = (self.foreign[nid][0], silent)
+            # judged gone: should its host only have paused (a VM, a frozen cgroup), the job
+            # is stopped within a beat of its coming back, not run on beside the retry
+            self.engine.after_commit.append(functools.partial(_ask_kill, nid, exit_path))
         self.completions.append((nid, status, None, None))
 
     def _ask_kills_again(self, tx: Tx, watched: list[jobs.KillWatch]) -> None:
-        """Kills recorded for jobs on another host whose engine died before it wrote their
-        request (or whose request is lost): asked again. Their rows go as seen to."""
-        for pid, wf_id, name in watched:
+        """Kills recorded for jobs on another host: the engine died before it wrote their
+        request, or a rerun took the job off its node first (``kill W`` then ``rerun W`` with
+        no engine running). Every attempt of the node that another host started and that has
+        no exit record is asked again (their rows go with the other watched kills, as seen
+        to); the node's current attempt only while the node is not RUNNING."""
+        here = socket.gethostname()
+        for _pid, wf_id, name in watched:
             node = jobs.get(tx.conn, NodeRow, f"{wf_id}@{name}")
             if node is None:
                 continue
-            exit_path = self._attempt_exit_path(node)
-            owner = processes.launch_host(exit_path)
-            if owner is None or owner == socket.gethostname():
-                continue
-            if processes.read_exit(exit_path) is None and processes.read_beat(exit_path):
-                self.engine.after_commit.append(functools.partial(_ask_kill, node.id, exit_path))
-            self._seen_to.append((pid, wf_id, name))
+            current = self._attempt_exit_path(node)
+            for host in Path(current).parent.glob(f"{glob.escape(name)}.*.*.host"):
+                exit_path = str(host)[: -len(".host")] + ".exit"
+                if exit_path == current and node.status == N.RUNNING:
+                    continue  # the rerun's own attempt
+                owner = processes.launch_host(exit_path)
+                if owner is None or owner == here or processes.read_exit(exit_path) is not None:
+                    continue
+                if processes.read_beat(exit_path) is not None:
+                    self.engine.after_commit.append(
+                        functools.partial(_ask_kill, node.id, exit_path)
+                    )
 
 
 # ----------------------------------------------------------------------------- helpers

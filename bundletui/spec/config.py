@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -496,29 +497,57 @@ def resolve_app_path(
         path = Path(base_dir if base_dir is not None else os.getcwd()) / path
     path = Path(os.path.normpath(path))
     read_code = _READ_CODE[kind]
-    if path.is_dir():
-        candidate = path / DEFAULT_FILE[kind]
-        if not candidate.is_file():
-            raise SpecError(
-                read_code,
-                _READ_TEXT[read_code].format(f"{path} holds no {DEFAULT_FILE[kind]}"),
-                hint=f"put a {DEFAULT_FILE[kind]} in that directory or name the file itself",
-                file=source or None,
-            )
-        return candidate
-    if not path.is_file():
-        there = path.exists()  # a pipe or a device: it exists, and is not a file to read
-        raise SpecError(
-            read_code,
-            _READ_TEXT[read_code].format(
-                f"{path} {'is not a regular file' if there else 'does not exist'}"
-            ),
-            hint="name the XML file itself (not a device or a pipe)"
-            if there
-            else "check the application path (relative paths start at the config file's directory)",
-            file=source or None,
+
+    def refuse(what: str, hint: str) -> SpecError:
+        return SpecError(
+            read_code, _READ_TEXT[read_code].format(what), hint=hint, file=source or None
         )
-    return path
+
+    found, why = _file_kind(path)
+    if found == "dir":
+        candidate = path / DEFAULT_FILE[kind]
+        found, why = _file_kind(candidate)
+        if found == "file":
+            return candidate
+        if why is not None:
+            raise refuse(f"{candidate}: {why}", _UNREADABLE_HINT)
+        raise refuse(
+            f"{path} holds no {DEFAULT_FILE[kind]}",
+            f"put a {DEFAULT_FILE[kind]} in that directory or name the file itself",
+        )
+    if found == "file":
+        return path
+    if why is not None:  # a permission, a loop of links: not "does not exist"
+        raise refuse(f"{path}: {why}", _UNREADABLE_HINT)
+    if found == "other":  # a pipe or a device: it exists, and is not a file to read
+        raise refuse(
+            f"{path} is not a regular file", "name the XML file itself (not a device or a pipe)"
+        )
+    raise refuse(
+        f"{path} does not exist",
+        "check the application path (relative paths start at the config file's directory)",
+    )
+
+
+_UNREADABLE_HINT = (
+    "check the permissions of the path and of each directory above it, and that no symbolic"
+    " link on it points back at itself"
+)
+
+
+def _file_kind(path: Path) -> tuple[str, str | None]:
+    """What is at ``path`` ("file", "dir", "other", "missing"), and why it cannot be looked
+    at (a permission, a loop of links: kept apart from "missing", which Path.is_file()'s
+    silence would not)."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing", None
+    except OSError as exc:
+        return "missing", exc.strerror or str(exc)
+    if stat.S_ISDIR(st.st_mode):
+        return "dir", None
+    return ("file" if stat.S_ISREG(st.st_mode) else "other"), None
 
 
 @dataclass(frozen=True, slots=True)

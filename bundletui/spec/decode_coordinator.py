@@ -222,6 +222,14 @@ def _dataset(doc: XmlDocument, el: Element, resolver: Resolver) -> Dataset:
     )
     template = resolver.text(xmlsafe.text(tmpl_el), tmpl_at)
     uri_template = tidy_uri(refuse_leftover_el(template, tmpl_at).strip())
+    if not uri_template:  # every instance would be "" and count as present at once
+        raise tmpl_at.error(
+            "E1003",
+            f"Invalid coordinator application attributes, dataset [{name}] has an empty"
+            " uri-template",
+            hint="give the directory of each instance, e.g."
+            " <uri-template>${landing}/raw/${YEAR}/${MONTH}/${DAY}</uri-template>",
+        )
     flag_el = xmlsafe.child(el, "done-flag")
     done_flag = (
         "_SUCCESS"

@@ -79,7 +79,11 @@ def default_landing(home: Path | None = None) -> str:
     if home is None:
         env = os.environ.get("BUNDLETUI_HOME")
         home = Path(env) if env else Path.home() / ".bundletui"
-    return str((home.expanduser() / "landing").resolve())
+    landing = home.expanduser() / "landing"
+    try:
+        return str(landing.resolve())
+    except (OSError, RuntimeError):  # a loop of links: the store's open says so, if it matters
+        return os.path.abspath(landing)
 
 
 def _load(path: Path, defines: Iterable[str], clock: Clock, home: Path | None) -> Loaded:

@@ -81,7 +81,16 @@ def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
 
 
 def resolve_home(home: str | Path | None) -> Path:
-    return Path(home).expanduser().resolve() if home else default_home().resolve()
+    path = Path(home).expanduser() if home else default_home()
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as exc:  # a symbolic link loop (ELOOP; RuntimeError < 3.13)
+        raise StoreError(
+            "EB002",
+            f"cannot use {path} as the store's home: {getattr(exc, 'strerror', None) or exc}",
+            hint="it is a loop of symbolic links: point --home (or BUNDLETUI_HOME) at a"
+            " directory, or at a link that ends in one",
+        ) from None
 
 
 #: ``bundletui run -v``: every status a transaction wrote, logged once it has committed.

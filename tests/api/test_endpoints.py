@@ -985,6 +985,32 @@ def test_a_connection_that_sends_no_request_is_closed(
     partial.close()
 
 
+def test_a_request_whose_body_never_comes_is_closed(
+    http: httpx.Client, bare: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA: a request that promised a body (Content-Length: 100) and sent 5 bytes was held
+    open for good (400 of them held 424 fds). Its connection is closed after the deadline."""
+    from bundletui.api import _protocol
+
+    monkeypatch.setattr(_protocol, "REQUEST_BODY_TIMEOUT", 1.0)
+    host, port = bare.handle.host, bare.handle.port
+    short = socket.create_connection((host, int(port)), timeout=10)
+    short.sendall(
+        b"POST /oozie/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\n"
+        b"Content-Length: 100\r\n\r\n<conf"
+    )
+    started = time.monotonic()
+    data = short.recv(1000)
+    while data and not data.endswith(b"\r\n\r\n") and b"HTTP/1.1" not in data:
+        data += short.recv(1000)  # whatever it answers, the connection then ends
+    rest = b"x"
+    while rest:
+        rest = short.recv(1000)
+    assert 0.8 < time.monotonic() - started < 6
+    assert http.get("versions").status_code == 200
+    short.close()
+
+
 ECHO_WF = """<dag-app xmlns="uri:bundletui:dag:1.0" name="echo">
   <job name="say"><shell><exec>echo</exec><argument>said-${when}</argument></shell></job>
 </dag-app>

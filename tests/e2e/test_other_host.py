@@ -26,8 +26,8 @@ BUNDLETUI = str(Path(sys.executable).with_name("bundletui"))
 
 WORKFLOW = """<dag-app xmlns="uri:bundletui:dag:1.0" name="slow">
   <job name="a"><shell><exec>sh</exec><argument>-c</argument>
-    <argument>echo START >> "$1"; sleep 8; echo END >> "$1"</argument>
-    <argument>sh</argument><argument>${count}</argument></shell></job>
+    <argument>echo START >> "$1"; sleep "$2"; echo END >> "$1"</argument>
+    <argument>sh</argument><argument>${count}</argument><argument>${secs}</argument></shell></job>
   <job name="b"><depends>a</depends><shell><exec>sh</exec><argument>-c</argument>
     <argument>echo b >> "$1"</argument><argument>sh</argument><argument>${count}</argument></shell></job>
 </dag-app>
@@ -93,47 +93,61 @@ class Hosts:
         raise AssertionError("job a's wrapper is not running")
 
     @contextmanager
-    def run(self) -> Iterator[Hosts]:
+    def run(self, *, secs: int = 8, standby: bool = True) -> Iterator[Hosts]:
+        """Job a runs ``secs`` seconds; ``standby``: the other host's engine waits meanwhile
+        and takes over, else it is started by :meth:`start_other`, with no engine between."""
         app = self.tmp / "app"
         app.mkdir()
         (app / "workflow.xml").write_text(WORKFLOW)
         props = self.tmp / "job.properties"
-        props.write_text(f"oozie.wf.application.path={app}\ncount={self.count}\n")
+        props.write_text(f"oozie.wf.application.path={app}\ncount={self.count}\nsecs={secs}\n")
         self.wf = self.cli("submit", str(props), "--start").strip()
-        logs = (self.tmp / "a.log").open("w"), (self.tmp / "b.log").open("w")
-        procs: list[subprocess.Popen[bytes]] = []
+        self.logs = (self.tmp / "a.log").open("w"), (self.tmp / "b.log").open("w")
+        self.procs: list[subprocess.Popen[bytes]] = []
         try:
             first = subprocess.Popen(
-                [BUNDLETUI, "run", "--lease-ttl", "2"], env=self.env, stdout=logs[0], stderr=logs[0]
+                [BUNDLETUI, "run", "--lease-ttl", "2"],
+                env=self.env,
+                stdout=self.logs[0],
+                stderr=self.logs[0],
             )
-            procs.append(first)
+            self.procs.append(first)
             # the first engine holds the lease (and starts job a) before the other host's starts
             _wait(lambda: "engine active" in (self.tmp / "a.log").read_text(), 20, "the first")
-            other = ["unshare", "--uts", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
-            script = 'hostname other-host && exec "$0" run --lease-ttl 2'
-            procs.append(
-                subprocess.Popen(
-                    [*other, "sh", "-c", script, BUNDLETUI],
-                    env=self.env,
-                    stdout=logs[1],
-                    stderr=logs[1],
-                )
-            )
+            if standby:
+                self.start_other()
             _wait(lambda: "START" in self._count(), 20, "job a to start")
-            _wait(lambda: "standby" in self.second_log(), 20, "the other's standby")
+            if standby:
+                _wait(lambda: "standby" in self.second_log(), 20, "the other's standby")
             os.kill(first.pid, signal.SIGKILL)  # job a's process lives on, on "this" host
             first.wait(10)
             yield self
         finally:
-            for p in procs:
+            for p in self.procs:
                 if p.poll() is None:
                     p.send_signal(signal.SIGTERM)
                     try:
                         p.wait(10)
                     except subprocess.TimeoutExpired:
                         p.kill()
-            for f in logs:
+            for f in self.logs:
                 f.close()
+
+    def start_other(self) -> None:
+        other = ["unshare", "--uts", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
+        script = 'hostname other-host && exec "$0" run --lease-ttl 2'
+        self.procs.append(
+            subprocess.Popen(
+                [*other, "sh", "-c", script, BUNDLETUI],
+                env=self.env,
+                stdout=self.logs[1],
+                stderr=self.logs[1],
+            )
+        )
+
+    def attempt(self, node: str, run: int = 0, attempt: int = 1) -> Path:
+        """The exit file of an attempt (its .host, .exit.beat, .exit.kill beside it)."""
+        return self.home / "logs" / self.wf / f"{node}.{run}.{attempt}.exit"
 
     def _count(self) -> str:
         return self.count.read_text() if self.count.exists() else ""
@@ -173,6 +187,22 @@ def test_a_job_whose_host_died_is_failed_once_its_beat_stops(tmp_path: Path) -> 
         ) in str(info["errorMessage"]), info
         assert "has not beaten for" in h.second_log()
         assert h._count().split() == ["START"]
+        # should that host only have paused, the job stops within a beat of its return
+        assert Path(f"{h.attempt('a')}.kill").exists()
+
+
+def test_a_job_on_a_host_that_paused_and_came_back_is_stopped_not_run_on(tmp_path: Path) -> None:
+    """QA: the first host froze (a VM paused) past the stale time, the second engine judged
+    its job gone and went on; when the host came back, the job ran on to its end beside
+    whatever the second engine started. The verdict leaves a kill request for its beat loop."""
+    with Hosts(tmp_path).run(secs=12) as h:
+        group = h.job_group()
+        os.killpg(group, signal.SIGSTOP)  # the host pauses (its engine is gone)
+        _wait(h.ended, 40, "the verdict")
+        assert h.info(f"{h.wf}@a")["errorCode"] == "EB0503"
+        os.killpg(group, signal.SIGCONT)  # ...and comes back
+        _wait(lambda: not _group_alive(group), 10, "the job to be stopped")
+        assert h._count().split() == ["START"]  # stopped, never reached its END
 
 
 def test_a_kill_reaches_a_job_running_on_the_first_host(tmp_path: Path) -> None:
@@ -184,16 +214,35 @@ def test_a_kill_reaches_a_job_running_on_the_first_host(tmp_path: Path) -> None:
         assert h.info(h.wf)["status"] == "KILLED"
         # the job's wrapper passed the request on: its group is gone within a beat or two
 
-        def gone() -> bool:  # no live member (a zombie waiting for init counts as gone)
-            for pid in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                if int(fields[2]) == group and fields[0] not in ("Z", "X"):
-                    return False
-            return True
-
-        _wait(gone, 10, "job a's group to end on the first host")
+        _wait(lambda: not _group_alive(group), 10, "job a's group to end on the first host")
         assert "asked its wrapper to stop it" in h.second_log()
         assert h._count().split() == ["START"]
+
+
+def test_a_kill_given_with_no_engine_then_a_rerun_reaches_the_job_on_the_first_host(
+    tmp_path: Path,
+) -> None:
+    """QA: ``kill W`` then ``rerun W`` while no engine ran; the engine that then started on
+    another host looked for the old job in its own /proc only, and the old job ran on beside
+    the rerun's. The old attempt's kill request is written for its beat loop."""
+    with Hosts(tmp_path).run(secs=30, standby=False) as h:
+        group = h.job_group()
+        h.cli("kill", h.wf)
+        h.cli("rerun", h.wf)
+        h.start_other()
+        _wait(lambda: not _group_alive(group), 20, "the old job to be stopped")
+        _wait(lambda: h._count().split()[:2] == ["START", "START"], 20, "the rerun's job")
+        assert Path(f"{h.attempt('a')}.kill").exists()
+        h.cli("kill", h.wf)
+
+
+def _group_alive(group: int) -> bool:
+    """A live member of the process group (a zombie waiting for init does not count)."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            return True
+    return False

@@ -886,3 +886,26 @@ async def test_watch_beats_judges_a_job_gone_once_its_beat_stops(tmp_path: Path)
 def test_spawn_refuses_a_negative_beat(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="beat must be >= 0"):
         Job(tmp_path).start(["true"], beat=-1)
+
+
+@pytest.mark.parametrize("sig", ["TERM", "HUP"])
+async def test_a_job_signalling_its_own_group_does_not_stop_the_beat(
+    tmp_path: Path, sig: str
+) -> None:
+    """QA: a job's ``kill 0`` (which it survives) reached the beat loop, which ended: an engine
+    on another host then read the live job as gone, and its retry ran beside it."""
+    job = Job(tmp_path)
+    launched = job.start(
+        ["sh", "-c", f"trap '' {sig}; sleep 0.3; kill -{sig} 0; sleep 1"], beat=0.1
+    )
+    await asyncio.sleep(0.8)  # past the job's kill 0
+    before = read_beat(job.exit)
+    await asyncio.sleep(0.3)
+    assert read_beat(job.exit) != before  # still beating
+    watcher = ProcessWatcher()
+    try:
+        _pid, status = await wait_for(lambda cb: watcher.watch_child(launched, cb))
+    finally:
+        watcher.close()
+    assert status == ExitStatus(0)
+    wait_until(lambda: group_members(launched.pgid) == [], 5)
