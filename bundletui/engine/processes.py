@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import os
 import re
@@ -273,29 +274,24 @@ def record_launch_host(exit_path: str | os.PathLike[str]) -> None:
         f.write(socket.gethostname() + "\n")
 
 
-_beats: bool | None = None
-
-
+@functools.cache
 def _can_beat() -> bool:
     """The beat loop needs a ``sleep`` in /usr/bin or /bin that takes fractions (GNU,
     busybox's usual build). Asked once; without one, jobs run without a beat (said once)."""
-    global _beats
-    if _beats is None:
-        sleep = shutil.which("sleep", path="/usr/bin:/bin")
-        try:
-            ok = sleep is not None and (
-                subprocess.run([sleep, "0.01"], capture_output=True, timeout=5).returncode == 0
-            )
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        if not ok:
-            log.warning(
-                "no sleep in /usr/bin or /bin that takes fractions of a second: shell jobs run"
-                " without a beat, so an engine on another host judges them by their exit"
-                " record alone"
-            )
-        _beats = ok
-    return _beats
+    sleep = shutil.which("sleep", path="/usr/bin:/bin")
+    try:
+        ok = sleep is not None and (
+            subprocess.run([sleep, "0.01"], capture_output=True, timeout=5).returncode == 0
+        )
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    if not ok:
+        log.warning(
+            "no sleep in /usr/bin or /bin that takes fractions of a second: shell jobs run"
+            " without a beat, so an engine on another host judges them by their exit record"
+            " alone"
+        )
+    return ok
 
 
 def read_beat(exit_path: str | os.PathLike[str]) -> tuple[float, bytes] | None:

@@ -195,9 +195,7 @@ class WorkflowRunner:
 
     def pending(self) -> bool:
         """Work for the next tick (running processes alone need none until they end)."""
-        room = (
-            len(self.running) + len(self.remote) + len(self.spawns) < self.engine.config.max_workers
-        )
+        room = self._workers() < self.engine.config.max_workers
         return bool(
             self.completions
             or self.remote_done
@@ -207,6 +205,11 @@ class WorkflowRunner:
             or self.spawns
             or (len(self.launchable) and room)
         )
+
+    def _workers(self) -> int:
+        """Shell jobs that take a ``--max-workers`` slot: running here, on another host (found
+        at a takeover), or about to start."""
+        return len(self.running) + len(self.remote) + len(self.spawns)
 
     def busy(self) -> bool:
         return bool(
@@ -317,11 +320,7 @@ class WorkflowRunner:
                     nodes = self.finished.pop(wf_id, None)
                     if nodes is not None:
                         self._guard(tx, f"advance {wf_id}", self._advance_after, tx, wf_id, nodes)
-            if (
-                len(self.launchable)
-                and len(self.running) + len(self.remote) + len(self.spawns)
-                < self.engine.config.max_workers
-            ):
+            if len(self.launchable) and self._workers() < self.engine.config.max_workers:
                 launched = self._launch_some(tx, budget, deadline)
                 budget -= max(launched, 1)
                 progressed = progressed or launched > 0
@@ -540,10 +539,7 @@ class WorkflowRunner:
         for nid in self.launchable.ordered():
             if count >= budget or time.monotonic() >= deadline:
                 break
-            if (
-                len(self.running) + len(self.remote) + len(self.spawns)
-                >= self.engine.config.max_workers
-            ):
+            if self._workers() >= self.engine.config.max_workers:
                 break
             node = jobs.get(tx.conn, NodeRow, nid)
             if node is None or node.status != N.READY:
@@ -678,9 +674,7 @@ class WorkflowRunner:
             wf = jobs.workflow_head(tx.conn, wf.parent_id) if wf.parent_id else None
 
     def _fs_journal(self, wf: WorkflowRow, node: NodeRow) -> str:
-        _out, _err, exit_path = attempt_paths(
-            wfcmd.log_dir(self.engine.db, wf.id), node.name, node.run, node.attempt
-        )
+        exit_path = self._attempt_exit_path(node)
         return exit_path.replace(".exit", ".fsjournal")
 
     def _cwd(self, wf: WorkflowRow) -> Path:
@@ -1135,8 +1129,6 @@ class WorkflowRunner:
     # ------------------------------------------------------------------ recovery
 
     def recover(self, tx: Tx) -> None:
-        store = self.engine.store
-        assert store is not None
         for node in jobs.select(tx.conn, NodeRow, "status = 'RUNNING'"):
             wf = jobs.workflow_head(tx.conn, node.wf_id)
             if wf is None:
@@ -1144,18 +1136,16 @@ class WorkflowRunner:
             spec = index_of(self.app(tx, wf)).by_name[node.name]
             if not isinstance(spec.action, ShellAction):
                 continue  # sub-workflows finish on their own; fs nodes never stay RUNNING
-            _out, _err, exit_path = attempt_paths(
-                wfcmd.log_dir(store, wf.id), node.name, node.run, node.attempt
-            )
+            exit_path = self._attempt_exit_path(node)
             owner = processes.launch_host(exit_path)
             if owner is not None and owner != socket.gethostname():
                 # started by an engine on another host: its process is out of our sight (a
                 # pid here is not its pid). Its wrapper's beat says whether it still runs
                 # there: it is watched until its exit record comes, or its beat stops
+                self.foreign[node.id] = (owner, None)
                 beat = processes.read_beat(exit_path)
                 if beat is not None and processes.read_exit(exit_path) is None:
                     interval = beat[0] or self.engine.config.lease_ttl
-                    self.foreign[node.id] = (owner, None)
                     self.remote[node.id] = exit_path
                     self._to_watch.append((node.id, exit_path, interval))
                     log.warning(
@@ -1166,7 +1156,6 @@ class WorkflowRunner:
                         interval,
                     )
                     continue
-                self.foreign[node.id] = (owner, None)
                 if beat is None:  # no beat (an older wrapper, or none could be written)
                     log.warning(
                         "job %s was started on host %s, whose processes this engine cannot"
