@@ -233,6 +233,8 @@ class Store:
         database: it is refused, never given our tables. An empty one is no store either,
         unless this open may make one."""
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if not version and not create:
+            version = self._version_once_made()
         if version:
             try:  # ours has a meta table with the stamp of its ids, since the first schema
                 ours = self.conn.execute("SELECT 1 FROM meta WHERE key = 'stamp'").fetchone()
@@ -264,6 +266,19 @@ class Store:
                 f" [{other[0]}] and no bundletui schema)",
                 hint="point --home at a directory of its own; bundletui makes bundletui.db there",
             )
+
+    def _version_once_made(self) -> int:
+        """An empty file may be a store another process is making this moment (an engine
+        started just before a submit, CI saw EB001 "the file is empty"): its making is one
+        write transaction, so waiting for the write lock waits for it to commit."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:  # read-only, or still locked: judged as it is
+            return 0
+        try:
+            return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            self.conn.execute("ROLLBACK")
 
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]

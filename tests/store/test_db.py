@@ -404,6 +404,37 @@ def test_an_empty_database_left_by_a_failed_first_submit_is_no_store_to_a_reader
     Store(tmp_path).close()  # a submit may still make the store there
 
 
+def test_a_store_another_process_is_making_is_waited_for_not_called_empty(
+    tmp_path: Path,
+) -> None:
+    """CI: ``bundletui run`` started on a new home and a ``submit`` just after it; the submit
+    saw the engine's file before its schema committed and failed EB001 "the file is empty".
+    A reader waits for the making to commit (here a creator that takes 0.3 s)."""
+    import threading
+    import time
+
+    from bundletui.store.db import _statements
+
+    maker = sqlite3.connect(
+        tmp_path / "bundletui.db", isolation_level=None, check_same_thread=False
+    )
+    maker.execute("PRAGMA journal_mode=WAL")
+    maker.execute("BEGIN IMMEDIATE")
+    for number, script in enumerate(MIGRATIONS):
+        for statement in _statements(script):
+            maker.execute(statement)
+        maker.execute(f"PRAGMA user_version={number + 1}")
+    maker.execute("INSERT INTO meta(key, value) VALUES ('rev', '0'), ('id_seq', '0')")
+    maker.execute("INSERT INTO meta(key, value) VALUES ('stamp', 'ab'), ('clock', 'real')")
+    assert (tmp_path / "bundletui.db").stat().st_size > 0
+    threading.Timer(0.3, maker.execute, ("COMMIT",)).start()
+    t0 = time.monotonic()
+    with Store(tmp_path, create=False) as store:
+        assert store.meta("stamp") == "ab"
+    assert time.monotonic() - t0 >= 0.25
+    maker.close()
+
+
 def test_a_store_is_not_migrated_under_a_live_engine_of_an_older_bundletui(
     tmp_path: Path,
 ) -> None:
