@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bundletui"
 RANK = {
     "errors": 0,
     "_procfs": 0,
+    "_host": 0,
     "model": 1,
     "spec": 2,
     "store": 3,

@@ -30,12 +30,12 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bundletui._host import this_host
 from bundletui._procfs import proc_stat
 from bundletui.errors import EngineError
 
@@ -271,7 +271,7 @@ def record_launch_host(exit_path: str | os.PathLike[str]) -> None:
     that takes the store over cannot see its process (its pids are not ours), and says so
     when it judges the job by what it can see."""
     with open(host_path(exit_path), "w", encoding="utf-8") as f:
-        f.write(socket.gethostname() + "\n")
+        f.write(this_host() + "\n")
 
 
 @functools.cache
@@ -315,7 +315,7 @@ def request_kill(exit_path: str | os.PathLike[str]) -> bool:
     within one beat. False when the request could not be written."""
     try:
         with open(os.fspath(exit_path) + ".kill", "w", encoding="utf-8") as f:
-            f.write(socket.gethostname() + "\n")
+            f.write(this_host() + "\n")
     except OSError:
         return False
     return True

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bundletui._host import host_label, this_host
 from bundletui.engine.heap import Due, DueHeap
 from bundletui.errors import BundletuiError, EngineError, StoreError
 from bundletui.model.clock import Clock, RealClock, SimulatedClock, from_ms, to_ms
@@ -307,7 +308,7 @@ class Engine:
                     self.store,
                     self.holder,
                     os.getpid(),
-                    socket.gethostname(),
+                    this_host(),
                     self.config.clock or "real",
                     to_ms(self.real_clock.now()),
                     ttl_ms,
@@ -331,7 +332,7 @@ class Engine:
                 log.warning(
                     "another engine holds the store (pid %s on %s); waiting as standby",
                     other.pid,
-                    other.host,
+                    host_label(other.host),
                 )
                 announced = True
             if not stalled and other.expires <= to_ms(self.real_clock.now()):

@@ -19,7 +19,6 @@ import logging
 import os
 import re
 import signal
-import socket
 import sqlite3
 import time
 from collections import OrderedDict
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bundletui._host import host_label, same_host
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.nodes import app_of, node_finished, node_retry
 from bundletui.commands.propagate import workflow_finished
@@ -1138,7 +1138,8 @@ class WorkflowRunner:
                 continue  # sub-workflows finish on their own; fs nodes never stay RUNNING
             exit_path = self._attempt_exit_path(node)
             owner = processes.launch_host(exit_path)
-            if owner is not None and owner != socket.gethostname():
+            if owner is not None and not same_host(owner):
+                owner = host_label(owner)
                 # started by an engine on another host: its process is out of our sight (a
                 # pid here is not its pid). Its wrapper's beat says whether it still runs
                 # there: it is watched until its exit record comes, or its beat stops
@@ -1277,7 +1278,6 @@ class WorkflowRunner:
         no engine running). Every attempt of the node that another host started and that has
         no exit record is asked again (their rows go with the other watched kills, as seen
         to); the node's current attempt only while the node is not RUNNING."""
-        here = socket.gethostname()
         for _pid, wf_id, name in watched:
             node = jobs.get(tx.conn, NodeRow, f"{wf_id}@{name}")
             if node is None:
@@ -1288,7 +1288,7 @@ class WorkflowRunner:
                 if exit_path == current and node.status == N.RUNNING:
                     continue  # the rerun's own attempt
                 owner = processes.launch_host(exit_path)
-                if owner is None or owner == here or processes.read_exit(exit_path) is not None:
+                if owner is None or same_host(owner) or processes.read_exit(exit_path) is not None:
                     continue
                 if processes.read_beat(exit_path) is not None:
                     self.engine.after_commit.append(

@@ -12,7 +12,6 @@ import contextlib
 import getpass
 import logging
 import os
-import socket
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bundletui._host import host_label, same_host
 from bundletui._procfs import proc_stat, started_ms
 from bundletui.errors import StoreError
 from bundletui.model.clock import Clock, RealClock, to_ms
@@ -346,7 +346,7 @@ class Store:
         if row is None:
             return
         pid, host, acquired, expires = row
-        if host == socket.gethostname():
+        if same_host(host):
             st = proc_stat(pid) if pid != os.getpid() else None
             started = started_ms(st) if st is not None and st.state not in ("Z", "X") else None
             live = started is not None and started <= acquired + 1_000
@@ -357,7 +357,7 @@ class Store:
                 "EB009",
                 f"store {self.path} has schema {version} and this bundletui uses"
                 f" {len(MIGRATIONS)}: migrating it would change it under the engine that runs"
-                f" on it (pid {pid} on {host}); nothing was changed",
+                f" on it (pid {pid} on {host_label(host)}); nothing was changed",
                 hint="stop that engine (an older bundletui) first; then any command migrates"
                 " the store, and a new engine takes its running jobs over",
             )

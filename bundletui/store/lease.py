@@ -7,11 +7,11 @@ lease is about processes being alive, not about schedule time.
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from bundletui._host import same_host, this_host
 from bundletui._procfs import holds_open, proc_stat, started_ms
 from bundletui.store.db import MIGRATIONS, Store, StoreError, Tx
 
@@ -94,7 +94,7 @@ def _held_by_other(current: Lease | None, holder: str, now_ms: int, host: str, p
 def _elsewhere(lease: Lease, host: str, path: str | Path) -> bool:
     """The holder runs on this host without this store open: the row came with a copy of
     the store (a backup restored to another home), and its engine runs on the original."""
-    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
+    if not same_host(lease.host, host) or lease.pid <= 0 or lease.pid == os.getpid():
         return False
     return holds_open(lease.pid, path) is False
 
@@ -137,7 +137,7 @@ def alive_here(lease: Lease, host: str) -> bool:
     stopped (Ctrl-Z, SIGSTOP) or stalled, not gone, and would go on starting jobs when it
     resumes. A zombie, or a pid reused since (a process started after the lease was taken),
     does not count. Only another host's holder is judged by its lease's expiry alone."""
-    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
+    if not same_host(lease.host, host) or lease.pid <= 0 or lease.pid == os.getpid():
         return False  # another engine of this process (a console's thread): its lease decides
     st = proc_stat(lease.pid)
     if st is None or st.state in ("Z", "X"):
@@ -166,8 +166,8 @@ def holder_process(lease: Lease, path: str | Path | None = None) -> str:
     The console's header asks at every refresh, so this reads ``/proc/<pid>/stat`` once: whether the
     process is the lease's (:func:`alive_here`'s rule, which reads the boot time too) is asked
     once per process."""
-    host = socket.gethostname()
-    if lease.host != host or lease.pid <= 0 or lease.pid == os.getpid():
+    host = this_host()
+    if not same_host(lease.host, host) or lease.pid <= 0 or lease.pid == os.getpid():
         return "unknown"
     st = proc_stat(lease.pid)
     if st is None or st.state in ("Z", "X"):  # exited (a zombie: killed, not yet reaped)
@@ -191,7 +191,7 @@ _HOLDS: dict[tuple[int, int, int, str | None], bool] = {}
 
 def _dead_here(lease: Lease, host: str) -> bool:
     """The holder ran on this host and its process is gone (kill -9): no need to wait the TTL."""
-    if lease.host != host or lease.pid <= 0:
+    if not same_host(lease.host, host) or lease.pid <= 0:
         return False
     try:
         os.kill(lease.pid, 0)

@@ -38,6 +38,7 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Label, Log, Static, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from bundletui._host import host_label
 from bundletui.commands import dispatch
 from bundletui.commands.base import Ctx
 from bundletui.commands.queries import one_line
@@ -913,7 +914,7 @@ class MainScreen(Screen[None]):
                     "bold red",
                 )
             if status.state == "standby":
-                who = f" pid {self.lease.pid}@{self.lease.host}" if self.lease else ""
+                who = f" pid {self.lease.pid}@{host_label(self.lease.host)}" if self.lease else ""
                 return (
                     f"engine: standby (in console; lease held by{who})",
                     "engine: standby (in console)",
@@ -922,7 +923,7 @@ class MainScreen(Screen[None]):
             return f"engine: {status.state} (in console)", f"engine: {status.state}", "yellow"
         if lease is not None and not late and holder != "gone":
             return (
-                f"engine: active (attached to pid {lease.pid}@{lease.host})",
+                f"engine: active (attached to pid {lease.pid}@{host_label(lease.host)})",
                 f"engine: active (pid {lease.pid})",
                 "green",
             )
@@ -939,9 +940,7 @@ class MainScreen(Screen[None]):
             elif holder == "gone":
                 text = f"engine: none (pid {lease.pid} exited, lease expired {since} ago{hint})"
             else:
-                text = (
-                    f"engine: none (pid {lease.pid}@{lease.host}'s lease expired {since} ago{hint})"
-                )
+                text = f"engine: none (pid {lease.pid}@{host_label(lease.host)}'s lease expired {since} ago{hint})"
             return text, "engine: none", "bold red"
         if self.config.read_only:  # no command is sent from here: nothing waits
             return "engine: none", "engine: none", "yellow"
@@ -1668,7 +1667,7 @@ class MainScreen(Screen[None]):
             # what the new engine will find: a live lease, or a late one whose holder still
             # runs here (stopped), is held; an expired one, or a dead holder's, is taken over
             if holder != "gone" and (not late or holder in ("alive", "stopped")):
-                other = f"pid {lease.pid}@{lease.host}"
+                other = f"pid {lease.pid}@{host_label(lease.host)}"
         refusal = console.engine_refusal()
         if refusal is not None:  # said now, not "started" with the failure in the header
             self.notify(refusal, severity="error", timeout=10)
@@ -1702,7 +1701,7 @@ class MainScreen(Screen[None]):
             lines.append(f"engine log       {self.alias(str(embedded.log_path))}")
         elif self.lease is not None:
             lines.append(
-                f"engine           pid {self.lease.pid}@{self.lease.host} ({self.lease.mode})"
+                f"engine           pid {self.lease.pid}@{host_label(self.lease.host)} ({self.lease.mode})"
             )
         return "\n".join(lines)
 

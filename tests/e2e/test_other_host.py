@@ -60,7 +60,10 @@ class Hosts:
     """A workflow whose job a the first host's engine started, and an engine on another host
     that has just taken the store over (the first one was kill -9-ed)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, *, same_name: bool = False) -> None:
+        """``same_name``: the other host has this host's name (a container with the host's
+        network, or a fixed ``--hostname``) but pids of its own."""
+        self.same_name = same_name
         self.tmp = tmp_path
         self.home, self.count = tmp_path / "home", tmp_path / "count"
         self.env = {**os.environ, "BUNDLETUI_HOME": str(self.home)}
@@ -119,6 +122,8 @@ class Hosts:
             _wait(lambda: "START" in self._count(), 20, "job a to start")
             if standby:
                 _wait(lambda: "standby" in self.second_log(), 20, "the other's standby")
+                time.sleep(1)  # a lease taken from a live engine would be lost by now
+                assert "lease lost" not in (self.tmp / "a.log").read_text()
             os.kill(first.pid, signal.SIGKILL)  # job a's process lives on, on "this" host
             first.wait(10)
             yield self
@@ -134,8 +139,11 @@ class Hosts:
                 f.close()
 
     def start_other(self) -> None:
-        other = ["unshare", "--uts", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
-        script = 'hostname other-host && exec "$0" run --lease-ttl 2'
+        other = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM"]
+        script = 'exec "$0" run --lease-ttl 2'
+        if not self.same_name:
+            other.insert(1, "--uts")
+            script = f"hostname other-host && {script}"
         self.procs.append(
             subprocess.Popen(
                 [*other, "sh", "-c", script, BUNDLETUI],
@@ -156,14 +164,26 @@ class Hosts:
         return self.info(self.wf)["status"] in ("SUCCEEDED", "FAILED", "KILLED")
 
 
+def _first_host(h: Hosts) -> str:
+    """The first host as the other one names it."""
+    host = subprocess.run(["hostname"], capture_output=True, text=True).stdout.strip()
+    return f"{host} (another container or machine of that name)" if h.same_name else host
+
+
+@pytest.mark.parametrize("same_name", [False, True], ids=["other-name", "same-name"])
 def test_a_job_still_running_on_the_first_host_is_waited_for_and_not_run_twice(
-    tmp_path: Path,
+    tmp_path: Path, same_name: bool
 ) -> None:
-    with Hosts(tmp_path).run() as h:
+    """same-name, QA: an engine in another pid namespace under this host's name (a container
+    with ``--network host``) judged the first engine's lease and jobs by its own /proc, found
+    them dead, took the store over beside the live engine and would rerun its jobs. Host
+    records carry the kernel's boot id and pid namespace: it waits as a standby (the run
+    waits for "standby" in its log), then treats the jobs as another host's."""
+    with Hosts(tmp_path, same_name=same_name).run() as h:
         _wait(lambda: "runs on host" in h.second_log(), 20, "the takeover")
         assert "END" not in h._count()  # taken over while job a still ran on the first host
         _wait(h.ended, 40, "the workflow to end under the second engine")
-        host = subprocess.run(["hostname"], capture_output=True, text=True).stdout.strip()
+        host = _first_host(h)
         said = h.second_log()
         assert f"job {h.wf}@a runs on host {host}, whose processes this engine cannot see" in said
         assert "waiting for its exit record while its wrapper beats (every 2 s)" in said
@@ -173,14 +193,17 @@ def test_a_job_still_running_on_the_first_host_is_waited_for_and_not_run_twice(
         assert h._count().split() == ["START", "END", "b"]
 
 
-def test_a_job_whose_host_died_is_failed_once_its_beat_stops(tmp_path: Path) -> None:
-    with Hosts(tmp_path).run() as h:
+@pytest.mark.parametrize("same_name", [False, True], ids=["other-name", "same-name"])
+def test_a_job_whose_host_died_is_failed_once_its_beat_stops(
+    tmp_path: Path, same_name: bool
+) -> None:
+    with Hosts(tmp_path, same_name=same_name).run() as h:
         os.killpg(h.job_group(), signal.SIGKILL)  # the first host is gone, with its job
         _wait(lambda: "runs on host" in h.second_log(), 20, "the takeover")
         _wait(h.ended, 40, "the workflow to end under the second engine")
         info = h.info(f"{h.wf}@a")
         assert info["status"] in ("FAILED", "ERROR") and info["errorCode"] == "EB0503", info
-        host = subprocess.run(["hostname"], capture_output=True, text=True).stdout.strip()
+        host = _first_host(h)
         assert (
             f"no exit record, and its wrapper on host {host} stopped beating (8 s without a"
             " beat): that host or the job is gone"
@@ -195,7 +218,7 @@ def test_a_job_on_a_host_that_paused_and_came_back_is_stopped_not_run_on(tmp_pat
     """QA: the first host froze (a VM paused) past the stale time, the second engine judged
     its job gone and went on; when the host came back, the job ran on to its end beside
     whatever the second engine started. The verdict leaves a kill request for its beat loop."""
-    with Hosts(tmp_path).run(secs=12) as h:
+    with Hosts(tmp_path).run(secs=20) as h:
         group = h.job_group()
         os.killpg(group, signal.SIGSTOP)  # the host pauses (its engine is gone)
         _wait(h.ended, 40, "the verdict")
