@@ -53,5 +53,5 @@ def host_label(recorded: str) -> str:
     this host, that it is another one of the same name."""
     name, _, key = recorded.partition("/")
     if key and name == socket.gethostname() and not same_host(recorded):
-        return f"{name} (another container or machine of that name)"
+        return f"{name} (another container or machine of that name, or before a reboot)"
     return name

@@ -26,7 +26,10 @@ def test_a_same_named_other_host_is_said_to_be_another_one() -> None:
     name = socket.gethostname()
     assert host_label(this_host()) == name
     assert host_label("db7/abc") == "db7"
-    assert host_label(f"{name}/0000000000") == f"{name} (another container or machine of that name)"
+    assert (
+        host_label(f"{name}/0000000000")
+        == f"{name} (another container or machine of that name, or before a reboot)"
+    )
 
 
 def test_a_lease_of_a_same_named_host_whose_pid_is_not_seen_here_is_not_taken(

@@ -167,7 +167,11 @@ class Hosts:
 def _first_host(h: Hosts) -> str:
     """The first host as the other one names it."""
     host = subprocess.run(["hostname"], capture_output=True, text=True).stdout.strip()
-    return f"{host} (another container or machine of that name)" if h.same_name else host
+    return (
+        f"{host} (another container or machine of that name, or before a reboot)"
+        if h.same_name
+        else host
+    )
 
 
 @pytest.mark.parametrize("same_name", [False, True], ids=["other-name", "same-name"])
