@@ -257,6 +257,8 @@ def job_get(store: Store, call: Call) -> Reply:
     show = call.params.get("show")
     show = "info" if show is None or not show.strip() else show.strip()
     tz = call.params.timezone()
+    if show in ("info", "status", "definition"):
+        _no_scope(call.params, f"show={show}")
     if show == "info":
         return Reply(info(store, call, tz))
     if show == "status":

@@ -301,7 +301,10 @@ def run(kind: str, argv: list[str]) -> int:
         _notes(args, table)
         if kind == "job":
             assert args.operation is not None
-            JOB_OPERATIONS[args.operation](front)
+            operation = JOB_OPERATIONS[args.operation]
+            if args.operation not in SCOPED_OPERATIONS and operation is not op_unsupported:
+                _no_scope(front, args.operation)
+            operation(front)
         elif kind == "admin":
             admin_command(front)
         elif kind == "version":
@@ -634,9 +637,13 @@ def op_dryrun(front: Front) -> None:
 # ----------------------------------------------------------------------------- job: controls
 
 
+# the operations -action / -date scope (a coordinator's actions); any other refuses them
+SCOPED_OPERATIONS = frozenset({"suspend", "resume", "kill", "ignore", "rerun", "log", "errorlog"})
+
+
 def _no_scope(front: Front, op: str) -> None:
     """-action / -date where the operation takes none: refused, not ignored (QA: the whole
-    job was acted on)."""
+    job was acted on; a -submit with -action made a job)."""
     for name in ("action", "date"):
         if front.args.has(name):
             raise CliError(f"Invalid options provided for {op}: -{name} is not valid with -{op}")
@@ -655,7 +662,6 @@ def _scope(front: Front, op: str) -> tuple[str | None, str | None]:
 def op_start(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    _no_scope(front, "start")
     dispatch.start(front.ctx(), _value(front, "start"))
 
 
@@ -688,7 +694,6 @@ def op_kill(front: Front) -> None:
 def op_change(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    _no_scope(front, "change")
     job_id = _value(front, "change")
     value = front.args.get("value")
     if value is None:

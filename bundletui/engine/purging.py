@@ -1,7 +1,11 @@
-"""Oozie's PurgeService in the engine (``run --purge``): every hour, the ended jobs past their
-days go, one batch per tick, so the write lock is held for one batch at a time.
+"""Oozie's PurgeService in the engine (``run --purge``): every hour of real time (as Oozie's
+service, whatever the engine's clock), the ended jobs past their days go, one batch per tick,
+so the write lock is held for one batch at a time.
 
 The first look comes a little after the engine starts, not at once: a restart serves first.
+A run that ends by itself (``--until``, ``--exit-when-idle``) looks at once, and once more
+before it stops: a simulated month is purged as of its end (QA: the README said so, and no
+round came).
 """
 
 from __future__ import annotations
@@ -33,22 +37,32 @@ class PurgeService:
         # files go on a thread of their own: a year-long coordinator's 8,760 directories
         # removed on the loop held up launches and completions for seconds (QA)
         self._files = ThreadPoolExecutor(1, thread_name_prefix="bundletui-purge")
-        self._first_round = False
+        self._must_finish = False  # a round the engine may not stop before
+        self._last_done = False
 
     def install(self) -> None:
         # a run that ends by itself (--exit-when-idle, --until) purges first, at once, and is
         # not idle before that round is over: it stopped before the round's 10 s (QA)
         config = self.engine.config
-        self._first_round = config.exit_when_idle or config.until is not None
-        first = 0.0 if self._first_round else FIRST_PURGE_AFTER
+        self._must_finish = config.exit_when_idle or config.until is not None
+        first = 0.0 if self._must_finish else FIRST_PURGE_AFTER
         self.engine.every("purge", PURGE_INTERVAL, self.batch, first=first)
-        self.engine.busy_checks.append(lambda: self._first_round)
+        self.engine.busy_checks.append(lambda: self._must_finish)
+        self.engine.before_stop.append(self._last_round)
         self.engine.shutdown_hooks.append(self._files.shutdown)  # a batch's files, not lost
+
+    def _last_round(self) -> bool:
+        """The round before the engine stops, once (a round under way is finished first)."""
+        if self._last_done:
+            return False
+        self._last_done = self._must_finish = True
+        self.engine.soon("purge")
+        return True
 
     def batch(self, tx: Tx) -> None:
         if self.engine.safe_mode:  # no job is changed in SAFEMODE, by any face (README)
             log.warning("purge skipped: the system is in SAFEMODE; the next round is in an hour")
-            self._first_round = False
+            self._must_finish = False
             return
         found, self.cursor = purge_batch(tx, self.engine.db, self.days, self.cursor, tx.now_ms)
         if found:
@@ -63,7 +77,7 @@ class PurgeService:
         self._files.submit(_remove, self.engine.db, found.workflows)
 
     def _round_over(self) -> None:
-        self._first_round = False
+        self._must_finish = False
         done, self.round, self.cursor = self.round, Purged(), Cursor()
         if done.workflows or done.coordinators or done.bundles:
             log.info(

@@ -103,6 +103,9 @@ class Engine:
         self._housekeeping_first: dict[str, float] = {}
 
         self.shutdown_hooks: list[Callable[[], None]] = []
+        # asked when a run that ends by itself (--until, --exit-when-idle) is about to stop:
+        # True = work was started that must be done first (the purge's last round)
+        self.before_stop: list[Callable[[], bool]] = []
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = False
@@ -546,9 +549,13 @@ class Engine:
                 await self._idle()
                 continue
             if self._until_reached():
+                if self._work_before_stop():
+                    continue
                 log.info("reached --until %s; stopping", self.config.until)
                 break
             if self._idle_for_good():
+                if self._work_before_stop():
+                    continue
                 log.info("nothing runs, waits or is due; stopping (--exit-when-idle)")
                 break
 
@@ -563,6 +570,9 @@ class Engine:
                     self._jump(to_ms(self.config.until))
                     continue
             await self._idle()
+
+    def _work_before_stop(self) -> bool:
+        return any([hook() for hook in self.before_stop])  # every hook asked, not the first
 
     def _busy(self) -> bool:
         return any(check() for check in self.busy_checks)

@@ -570,6 +570,11 @@ def test_put_errors(http: httpx.Client, bare: Live) -> None:
     oozie_error(scoped, 400, "E0302")
     assert "action=change takes no action scope" in scoped.json()["message"]
     assert http.get(f"v2/job/{cid}").json()["concurrency"] != 7
+    # QA: a read's scope was dropped too: the whole job's info, status or definition came
+    for show in ("info", "status", "definition"):
+        read = http.get(f"v2/job/{cid}", params={"show": show, "type": "action", "scope": "1"})
+        oozie_error(read, 400, "E0302")
+        assert f"show={show} takes no action scope" in read.json()["message"]
     oozie_error(
         http.put(
             f"v2/job/{cid}",

@@ -435,11 +435,22 @@ def test_an_action_or_date_scope_is_never_dropped(fresh: World) -> None:
         ("-start", w, "-action", "1"),
         ("-change", c, "-value", "concurrency=3", "-action", "1"),
         ("-suspend", c, "-action", "1", "-date", date),
+        # QA: the reads and a submission dropped it (-submit -action 1 made a job)
+        ("-submit", "-config", str(fresh.apps.workflow_props), "-action", "1"),
+        ("-run", "-config", str(fresh.apps.workflow_props), "-date", date),
+        ("-dryrun", "-config", str(fresh.apps.hourly_props), "-action", "1"),
+        ("-info", c, "-action", "1"),
+        ("-info", c, "-date", date),
+        ("-definition", c, "-date", date),
+        ("-configcontent", c, "-action", "1"),
+        ("-auditlog", c, "-action", "1"),
     ):
         out = oozie(fresh.home, "oozie", "job", *args)
         assert out.code == 255 and out.stderr.startswith("Error: "), (args, out)
+        assert "Invalid" in out.stderr, (args, out)
         assert "Traceback" not in out.stderr
     assert (status(fresh, w), status(fresh, c)) == ("PREP", "RUNNING")
+    assert oozie(fresh.home, "oozie", "jobs").stdout.count("-W ") == 1  # nothing submitted
     # on a coordinator the scope is taken: its chosen actions only
     out = oozie(fresh.home, "oozie", "job", "-suspend", c, "-action", "1")
     assert out.code == 255 and "E1100" in out.stderr, out  # @1 SUCCEEDED: nothing to suspend

@@ -240,6 +240,19 @@ def test_run_purge_that_ends_by_itself_purges_first(bt: Bt4) -> None:
     assert bt.sql("SELECT count(*) FROM wf_jobs") == [(0,)] and not (bt.home / "logs" / wf).exists()
 
 
+def test_run_purge_that_ends_by_itself_purges_again_before_it_stops(bt: Bt4) -> None:
+    """QA (README): "at once, and before stopping": no round came before stopping, so a
+    simulated month run with ``--until`` left the jobs that had aged past their days in it."""
+    bt.sim(JAN1, JAN1)
+    wf = bt.submit_job(_workflow(bt), start=True)
+    bt.sim(JAN1, "2026-01-01T00:01Z")  # it ended a minute ago: too young for wf=1 at the start
+    run = bt.cli("run", "--clock", "simulated", "--until", "2026-01-05T00:00Z", "--purge", "wf=1")
+    said = run.stdout + run.stderr
+    assert said.count("purged 1 workflow(s)") == 1, said
+    assert said.index("purged 1 workflow(s)") < said.index("reached --until"), said
+    assert bt.sql("SELECT count(*) FROM wf_jobs") == [(0,)] and not (bt.home / "logs" / wf).exists()
+
+
 def test_run_purge_skips_its_round_in_safemode(bt: Bt4) -> None:
     """SAFEMODE changes no job through any face, the engine's purge included: the round is
     skipped, said in the log, and the jobs stay."""
