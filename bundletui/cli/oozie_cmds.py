@@ -1163,9 +1163,8 @@ def op_configcontent(front: Front) -> None:
     from bundletui.commands import queries
 
     job_id = _value(front, "configcontent")
-    if not job_id.endswith(("-C", "-W", "-B")):
-        say(f"ERROR:  job id [{job_id}] doesn't end with either C or W or B")
-        return
+    if not job_id.endswith(("-C", "-W", "-B")):  # Oozie's text; exit 255, not its 0 (QA)
+        raise CliError(f"job id [{job_id}] doesn't end with either C or W or B")
     say(str(queries.job_info(front.store.conn, job_id, length=0).get("conf")))
 
 
@@ -1244,11 +1243,21 @@ def _print_audit(front: Front, job_id: str, *, errors_only: bool) -> None:
         )
 
 
+_UNSUPPORTED_INSTEAD = {
+    "poll": "watch a job with: bundletui info <id>, or the console",
+    "update": "kill the coordinator and submit the new definition, or change its endtime,"
+    " concurrency or pausetime with -change",
+    **dict.fromkeys(
+        ("slaenable", "sladisable", "slachange"),
+        "bundletui keeps no SLA; a coordinator's timeout and its actions' TIMEDOUT status"
+        " are the nearest",
+    ),
+}
+
+
 def op_unsupported(front: Front) -> None:
-    raise CliError(
-        f"-{front.args.operation} is not supported by bundletui "
-        "(watch a job with: bundletui info <id>, or the console)"
-    )
+    op = front.args.operation
+    raise CliError(f"-{op} is not supported by bundletui ({_UNSUPPORTED_INSTEAD[str(op)]})")
 
 
 JOB_OPERATIONS: dict[str, Callable[[Front], None]] = {

@@ -869,7 +869,11 @@ def rerun_rows(
             "E1018", f"coordinator {coord.id} is {coord.status}: no actions are materialized"
         )
     if coord.status == J.IGNORED:
-        raise CommandError.from_template("E1018", f"coordinator {coord.id} is IGNORED")
+        raise CommandError.from_template(
+            "E1018",
+            f"coordinator {coord.id} is IGNORED",
+            hint=f"bring it back first: bundletui change {coord.id} --value status=RUNNING",
+        )
     try:
         rows = select_actions(tx.conn, coord, actions=actions, dates=dates, ended=True)
     except CommandError as exc:

@@ -48,7 +48,10 @@ def main() -> int:
     p.add_argument("--clicks", type=int, default=200)
     p.add_argument("--seed", type=int, default=7)
     a = p.parse_args()
-    start = datetime.strptime(a.start, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+    try:
+        start = datetime.strptime(a.start, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC)
+    except ValueError:
+        p.error(f"--start {a.start!r} is not yyyy-MM-ddTHH:mmZ, e.g. 2026-01-01T00:00Z")
     rng = random.Random(a.seed)
     for i in range(a.hours):
         part = drop(a.landing, start + timedelta(hours=i), rng, a.clicks)

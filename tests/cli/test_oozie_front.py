@@ -398,6 +398,12 @@ def test_oozie_operations_without_a_counterpart_say_so(world: World) -> None:
     out = oozie(world.home, "oozie", "job", "-poll", world.coord, "-interval", "1")
     assert out.code == 255
     assert out.stderr.startswith("Error: -poll is not supported by bundletui")
+    assert "bundletui info <id>" in out.stderr
+    # QA: -update's hint was -poll's ("watch a job"), which does not help
+    out = oozie(world.home, "oozie", "job", "-update", world.coord)
+    assert out.code == 255 and "kill the coordinator and submit the new definition" in out.stderr
+    out = oozie(world.home, "oozie", "job", "-slaenable", world.coord)
+    assert out.code == 255 and "bundletui keeps no SLA" in out.stderr
 
 
 def test_definition_and_configcontent(world: World) -> None:
@@ -407,6 +413,10 @@ def test_definition_and_configcontent(world: World) -> None:
     out = oozie(world.home, "oozie", "job", "-configcontent", world.coord)
     assert out.stdout.startswith("<configuration>") and "<name>throttle</name>" in out.stdout
     assert "\\x0d" not in out.stdout and out.stdout.splitlines()[1] == "  <property>"
+    # QA: a path where the id goes printed Oozie's ERROR line on stdout and exited 0
+    out = oozie(world.home, "oozie", "job", "-configcontent", "/tmp/job.properties")
+    assert out.code == 255 and out.stdout == ""
+    assert "job id [/tmp/job.properties] doesn't end with either C or W or B" in out.stderr
 
 
 # ----------------------------------------------------------------------------- controls

@@ -96,7 +96,7 @@ class Hosts:
         raise AssertionError("job a's wrapper is not running")
 
     @contextmanager
-    def run(self, *, secs: int = 8, standby: bool = True) -> Iterator[Hosts]:
+    def run(self, *, secs: int = 15, standby: bool = True) -> Iterator[Hosts]:
         """Job a runs ``secs`` seconds; ``standby``: the other host's engine waits meanwhile
         and takes over, else it is started by :meth:`start_other`, with no engine between."""
         app = self.tmp / "app"
@@ -186,7 +186,7 @@ def test_a_job_still_running_on_the_first_host_is_waited_for_and_not_run_twice(
     with Hosts(tmp_path, same_name=same_name).run() as h:
         _wait(lambda: "runs on host" in h.second_log(), 20, "the takeover")
         assert "END" not in h._count()  # taken over while job a still ran on the first host
-        _wait(h.ended, 40, "the workflow to end under the second engine")
+        _wait(h.ended, 60, "the workflow to end under the second engine")
         host = _first_host(h)
         said = h.second_log()
         assert f"job {h.wf}@a runs on host {host}, whose processes this engine cannot see" in said
@@ -204,7 +204,7 @@ def test_a_job_whose_host_died_is_failed_once_its_beat_stops(
     with Hosts(tmp_path, same_name=same_name).run() as h:
         os.killpg(h.job_group(), signal.SIGKILL)  # the first host is gone, with its job
         _wait(lambda: "runs on host" in h.second_log(), 20, "the takeover")
-        _wait(h.ended, 40, "the workflow to end under the second engine")
+        _wait(h.ended, 60, "the workflow to end under the second engine")
         info = h.info(f"{h.wf}@a")
         assert info["status"] in ("FAILED", "ERROR") and info["errorCode"] == "EB0503", info
         host = _first_host(h)
@@ -225,7 +225,7 @@ def test_a_job_on_a_host_that_paused_and_came_back_is_stopped_not_run_on(tmp_pat
     with Hosts(tmp_path).run(secs=20) as h:
         group = h.job_group()
         os.killpg(group, signal.SIGSTOP)  # the host pauses (its engine is gone)
-        _wait(h.ended, 40, "the verdict")
+        _wait(h.ended, 60, "the verdict")
         assert h.info(f"{h.wf}@a")["errorCode"] == "EB0503"
         os.killpg(group, signal.SIGCONT)  # ...and comes back
         _wait(lambda: not _group_alive(group), 10, "the job to be stopped")

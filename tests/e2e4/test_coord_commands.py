@@ -630,6 +630,10 @@ def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_aft
     assert bt.status(coord_id) == "IGNORED"
     r = bt.fails("change", coord_id, "--value", "concurrency=2", code="E1016")
     assert f"{coord_id} is IGNORED" in r.stderr, r  # Oozie's message says "killed"
+    r = bt.fails("rerun", coord_id, "--action", "1-4", code="E1018")  # QA: said no way out
+    assert f"hint: bring it back first: bundletui change {coord_id} --value status=RUNNING" in (
+        r.stderr
+    ), r
     bt.cli("change", coord_id, "--value", "status=RUNNING")
     assert bt.status(coord_id) == "FAILED"
     # QA (s): a FAILED coordinator refused the rerun (E1100), so "fix it, rerun" could not

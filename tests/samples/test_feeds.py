@@ -77,3 +77,15 @@ def test_the_readme_recipe_runs_the_ingest_hour_by_hour(tmp_path: Path) -> None:
     finally:
         engine.terminate()
         engine.wait(10)
+
+
+def test_the_feeder_refuses_a_start_without_a_time_in_one_line(tmp_path: Path) -> None:
+    """QA: ``--start 2026-01-01`` (no time) was a traceback."""
+    r = subprocess.run(
+        [sys.executable, str(FEEDS / "feeder.py"), "--landing", str(tmp_path), "--start",
+         "2026-01-01", "--hours", "1"],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--start '2026-01-01' is not yyyy-MM-ddTHH:mmZ, e.g. 2026-01-01T00:00Z" in r.stderr
+    assert list(tmp_path.iterdir()) == []
