@@ -185,6 +185,9 @@ def _usage_error(exc: Any) -> None:
         )
     elif exc.ctx is not None:
         typer.echo(f"  hint: see {exc.ctx.command_path} --help", err=True)
+    else:  # raised while parsing (an option with no value, QA): no context, but a command
+        command = " ".join(["bundletui", *(a for a in sys.argv[1:2] if not a.startswith("-"))])
+        typer.echo(f"  hint: see {command} --help", err=True)
 
 
 def _oozie_style_option(message: str) -> str | None:

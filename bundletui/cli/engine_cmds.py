@@ -152,6 +152,7 @@ def register(app: typer.Typer) -> None:
             handlers=[_log_handler()],
         )
         logging.getLogger("watchfiles").setLevel(logging.WARNING)
+        logging.getLogger("asyncio").setLevel(logging.INFO)  # -v: not its "Using selector"
         config = EngineConfig(
             home=resolve_home(home),
             landing=landing,

@@ -141,7 +141,7 @@ def register(app: typer.Typer) -> None:
             defaults=submit_defaults(where),
         )
         ctx = Ctx(store or Store(where), face="cli")
-        again = resubmission_note(ctx.store.conn, loaded)
+        again = resubmission_note(ctx.store.conn, loaded, start=start)
         job_id = submit_loaded(ctx, loaded, start=start)
         typer.echo(job_id)
         if again is not None:

@@ -478,7 +478,7 @@ USAGE = {
     "job": (
         "bundletui oozie job <OPTIONS> : job operations\n"
         "  -submit | -run | -dryrun   with -config <file.properties|.xml> [-D name=value ...]\n"
-        "  -start|-suspend|-resume|-kill|-info|-definition|-log|-errorlog|-auditlog <id>\n"
+        "  -start|-suspend|-resume|-kill|-info|-definition|-configcontent|-log|-errorlog|-auditlog <id>\n"
         "  -kill <coordId> -action 1,3-4 | -date d1::d2\n"
         "  -change <id> -value endtime=..;concurrency=..;pausetime=..;status=RUNNING\n"
         "  -rerun <id>  coordinator: -action|-date [-refresh] [-nocleanup] [-failed] [-config|-D]\n"
@@ -1607,7 +1607,7 @@ def register(app: typer.Typer) -> None:
 
     @oozie.command("admin", context_settings=_PASS_THROUGH, add_help_option=False)
     def admin(ctx: typer.Context) -> None:
-        """Admin: -status, -systemmode NORMAL|NOWEBSERVICE|SAFEMODE, -version."""
+        """Admin: -status, -systemmode NORMAL|NOWEBSERVICE|SAFEMODE, -version, -purge SPEC."""
         raise typer.Exit(run("admin", list(ctx.args)))
 
     @oozie.command("help", context_settings=_PASS_THROUGH, add_help_option=False)

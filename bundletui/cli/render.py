@@ -97,6 +97,10 @@ def render_info(store: Store, job_id: str, data: dict[str, Any]) -> None:
                 _text(_node_error(a)),
             )
         out.print(table)
+        if "total" in data:  # a page of the nodes (--len / --offset)
+            shown, first = len(data["actions"]), data["offset"]
+            page = f"{first}-{first + shown - 1}" if shown else "none"
+            out.print(f"Showing nodes {page} of {data['total']}", markup=False)
         return
     if kind is IdKind.WORKFLOW_NODE:
         _kv(

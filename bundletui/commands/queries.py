@@ -258,6 +258,8 @@ def job_info(
         if offset > 1 or (length or 0) > 0:
             first = max(offset, 1) - 1
             stop = first + length if length is not None and length > 0 else None
+            # ours, as a coordinator's: a page says how many there are (QA: nodes were hidden)
+            data["total"], data["offset"] = len(data["actions"]), first + 1
             data["actions"] = data["actions"][first:stop]
         return data
     if kind is IdKind.WORKFLOW_NODE:

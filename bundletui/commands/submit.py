@@ -43,10 +43,13 @@ def submit_loaded(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
     return bundles.submit(ctx, loaded, start=start)
 
 
-def resubmission_note(conn: sqlite3.Connection, loaded: Loaded) -> str | None:
+def resubmission_note(
+    conn: sqlite3.Connection, loaded: Loaded, *, start: bool = False
+) -> str | None:
     """Before a submit: when its external id names a job of its kind already, the note that
-    says the submit will return that job and store nothing, and whether the application
-    differs (a reused key, not a retry)."""
+    says the submit will return that job and store nothing (starting it, with ``start``, if
+    it is a bundle or workflow still in PREP), and whether the application differs (a reused
+    key, not a retry)."""
     if not loaded.external_id:
         return None
     table: type[BundleRow | CoordRow | WorkflowRow] = {
@@ -57,9 +60,11 @@ def resubmission_note(conn: sqlite3.Connection, loaded: Loaded) -> str | None:
     earlier = jobs.job_by_external_id(conn, table, loaded.external_id)
     if earlier is None:
         return None
+    started = start and loaded.kind is not AppKind.COORDINATOR and earlier.status == "PREP"
     note = (
         f"note: external id {loaded.external_id} names {earlier.id} ({earlier.app_name}),"
-        " submitted before: that job is returned and nothing new is stored"
+        f" submitted before: that job is returned{', and started (it was PREP)' if started else ''};"
+        " nothing new is stored"
     )
     if (earlier.app_name, earlier.app_path) != (loaded.app.name, loaded.app_path):
         note += (

@@ -85,6 +85,7 @@ class Engine:
         self.heap = DueHeap()
         self.outbox_handlers: dict[str, OutboxHandler] = {}
         self.due_handlers: dict[str, DueHandler] = {}
+        self._asked_to_stop = False  # Ctrl-C, SIGTERM, the console
         self.after_commit: list[Callable[[], object]] = []
         self._warmed = False
         self._active_at = time.monotonic()  # when a tick last did something
@@ -195,7 +196,7 @@ class Engine:
         self._outbox_dirty = True
 
     def request_stop(self) -> None:
-        self._stop = True
+        self._stop = self._asked_to_stop = True
         self.wake()
 
     @property
@@ -256,6 +257,11 @@ class Engine:
                 watch = asyncio.create_task(self._on_lease_lost(lost))
                 try:
                     await self._main_loop()
+                    if self._asked_to_stop:  # QA: Ctrl-C left the log ending at "active"
+                        log.info(
+                            "stopping, as asked: running jobs keep running, and the next engine"
+                            " on this store takes them over"
+                        )
                 finally:
                     watch.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
@@ -287,7 +293,7 @@ class Engine:
         before = {sig: signal.getsignal(sig) for sig in sigs}
 
         def on_signal(_sig: int, _frame: object) -> None:
-            self._stop = True
+            self._stop = self._asked_to_stop = True
 
         for sig in sigs:
             loop.add_signal_handler(sig, self.request_stop)

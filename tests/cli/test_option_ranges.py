@@ -157,6 +157,8 @@ def test_a_bundle_info_refuses_paging_rather_than_ignoring_it(
             ("info", "0000001-000000000000000-bundletui-x-W", "--order", "desc"),
             "E0302: Invalid parameter [--filter / --order apply to a coordinator's actions]",
         ),
+        # QA: an option with no value had no hint line
+        (("jobs", "--home"), "E0302: option '--home' requires an argument."),
     ],
 )
 def test_an_option_value_the_command_line_can_tell_is_wrong_exits_2(

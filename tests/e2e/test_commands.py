@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -128,7 +129,18 @@ def chain_job_left_running(bt: Bt, tmp_path: Path) -> tuple[str, int, int]:
     wait_for(lambda: "first" in job_pids(tmp_path / "pids"), 10, "first job started")
     job, grandchild = job_pids(tmp_path / "pids")["first"]
     assert engine.stop() == 0
+    # QA: the log ended at "engine active", saying nothing of the stop or of the jobs left
+    assert "stopping, as asked: running jobs keep running" in engine.log()
     return wf, job, grandchild
+
+
+def test_a_verbose_engine_logs_its_own_lines_and_its_stop(bt: Bt) -> None:
+    """QA: ``run -v`` opened with asyncio's "Using selector: EpollSelector"."""
+    engine = bt.engine("-v")
+    engine.wait_active()
+    assert engine.stop() == 0
+    said = engine.log()
+    assert "Using selector" not in said and "stopping, as asked" in said, said
 
 
 def test_freeze_and_resume_without_an_engine_say_when_they_reach_the_jobs(
@@ -951,3 +963,25 @@ def test_suspend_or_resume_of_a_node_points_to_its_workflow(bt: Bt, tmp_path: Pa
         r = bt.cli(verb, f"{wf}@first", check=False)
         assert r.code == 2 and "E0302" in r.stderr, r
         assert f"{verb} its workflow: bundletui {verb} {wf}" in " ".join(r.stderr.split()), r
+
+
+def test_a_page_of_a_workflows_nodes_says_how_many_there_are(bt: Bt, tmp_path: Path) -> None:
+    """QA: ``info W --len 1 --offset 2`` cut the node table with no word that nodes were
+    hidden; a coordinator's page says "Showing 1-2 of N"."""
+    (tmp_path / "wf.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="three">'
+        + "".join(f'<job name="{n}"><shell><exec>true</exec></shell></job>' for n in "abc")
+        + "</dag-app>"
+    )
+    (tmp_path / "job.properties").write_text("oozie.wf.application.path=wf.xml\n")
+    wf = bt.submit(tmp_path / "job.properties")  # no engine: its nodes wait, READY
+    page = bt.cli("info", wf, "--len", "1", "--offset", "2").stdout
+    assert page.splitlines()[-1] == "Showing nodes 2-2 of 3" and "\nb " in page, page
+    assert bt.cli("info", wf, "--offset", "9").stdout.splitlines()[-1] == "Showing nodes none of 3"
+    assert "Showing" not in bt.cli("info", wf).stdout  # the whole table: nothing hidden
+    data = json.loads(bt.cli("info", wf, "--len", "2", "--json").stdout)
+    assert (data["total"], data["offset"], [a["name"] for a in data["actions"]]) == (
+        3,
+        1,
+        ["a", "b"],
+    )

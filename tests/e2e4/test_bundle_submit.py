@@ -184,9 +184,15 @@ def test_req_08_an_external_id_makes_resubmission_idempotent(bt: Bt4) -> None:
     # QA: "submit and start" again returned the PREP job and left it PREP, silently: it is
     # started now (and a started one is left as it is)
     assert bt.status(first) == "PREP"
-    assert bt.submit_job(config, start=True, extra=("--external-id", "nightly-2026-01-01")) == first
-    assert bt.status(first) == "RUNNING"
-    assert bt.submit_job(config, start=True, extra=("--external-id", "nightly-2026-01-01")) == first
+    again_args = ("submit", str(config), "-D", f"trace={bt.trace}", "--start")
+    r = bt.cli(*again_args, "--external-id", "nightly-2026-01-01")
+    assert r.stdout.strip() == first and bt.status(first) == "RUNNING"
+    # QA: the note said "nothing new is stored" and not that the job was started
+    assert f"names {first} (reqs), submitted before: that job is returned, and started (it was" in (
+        r.stderr
+    ), r.stderr
+    r = bt.cli(*again_args, "--external-id", "nightly-2026-01-01")
+    assert r.stdout.strip() == first and "that job is returned; nothing new" in r.stderr
     assert bt.sql("SELECT count(*) FROM bundle_jobs")[0][0] == 2
 
 
