@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,17 @@ class PurgeService:
         return True
 
     def batch(self, tx: Tx) -> None:
+        try:
+            self._batch(tx)
+        except sqlite3.Error:
+            raise  # the tick is tried again, as any work that needs the store
+        except Exception:
+            # logged by the engine; a run that ends by itself must not wait for this round
+            # for ever (review: --until never stopped after a purge that failed)
+            self._must_finish = False
+            raise
+
+    def _batch(self, tx: Tx) -> None:
         if self.engine.safe_mode:  # no job is changed in SAFEMODE, by any face (README)
             log.warning("purge skipped: the system is in SAFEMODE; the next round is in an hour")
             self._must_finish = False

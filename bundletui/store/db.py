@@ -13,6 +13,7 @@ import getpass
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -165,6 +166,8 @@ class Store:
             )
         try:
             self.home.mkdir(parents=True, exist_ok=True)
+            if create and not self.path.exists():
+                _make_whole(self.path)
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, timeout=30.0, check_same_thread=False
             )
@@ -233,8 +236,6 @@ class Store:
         database: it is refused, never given our tables. An empty one is no store either,
         unless this open may make one."""
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        if not version and not create:
-            version = self._version_once_made()
         if version:
             try:  # ours has a meta table with the stamp of its ids, since the first schema
                 ours = self.conn.execute("SELECT 1 FROM meta WHERE key = 'stamp'").fetchone()
@@ -267,19 +268,6 @@ class Store:
                 hint="point --home at a directory of its own; bundletui makes bundletui.db there",
             )
 
-    def _version_once_made(self) -> int:
-        """An empty file may be a store another process is making this moment (an engine
-        started just before a submit, CI saw EB001 "the file is empty"): its making is one
-        write transaction, so waiting for the write lock waits for it to commit."""
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError:  # read-only, or still locked: judged as it is
-            return 0
-        try:
-            return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-        finally:
-            self.conn.execute("ROLLBACK")
-
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
         if version > len(MIGRATIONS):
@@ -310,11 +298,7 @@ class Store:
                     rebuilt = rebuilt or statement.lstrip().upper().startswith("DROP TABLE")
                 self.conn.execute(f"PRAGMA user_version={number + 1}")
             if version == 0:
-                created = RealClock().now()
-                self.conn.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)",
-                    [("rev", "0"), ("id_seq", "0"), ("stamp", stamp(created)), ("clock", "real")],
-                )
+                _first_meta(self.conn)
             # over the whole store (1.8 s at a million workflows): only when a table was rebuilt
             broken = self.conn.execute("PRAGMA foreign_key_check").fetchone() if rebuilt else None
             if broken is not None:
@@ -519,6 +503,45 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _first_meta(conn: sqlite3.Connection) -> None:
+    conn.executemany(
+        "INSERT INTO meta(key, value) VALUES (?, ?)",
+        [("rev", "0"), ("id_seq", "0"), ("stamp", stamp(RealClock().now())), ("clock", "real")],
+    )
+
+
+def _make_whole(path: Path) -> None:
+    """A new store is made whole in a file of its own beside ``path``, then linked there
+    (never over a store another process made first): no process ever opens one half made.
+    Made in place, an engine's store was seen by a submit started just after it between the
+    file's creation and its schema's commit (EB001 "the file is empty", in CI); and a
+    reader's wait for the lock there could fail the creator's switch to WAL."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")  # kept in the file's header
+        conn.execute("BEGIN")
+        for script in MIGRATIONS:
+            for statement in _statements(script):
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version={len(MIGRATIONS)}")
+        _first_meta(conn)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()  # the last connection: its WAL is checkpointed into the file, and removed
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass  # another process made it first: that one is the store
+    except OSError:  # a file system without hard links
+        if not path.exists():
+            os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
 
 
 def store_exists(home: str | Path | None) -> bool:
