@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bundletui._host import host_label, same_host
+from bundletui._host import host_label, same_host, this_host
 from bundletui._procfs import proc_stat, started_ms
 from bundletui.errors import StoreError
 from bundletui.model.clock import Clock, RealClock, to_ms
@@ -518,7 +518,8 @@ def _make_whole(path: Path) -> None:
     Made in place, an engine's store was seen by a submit started just after it between the
     file's creation and its schema's commit (EB001 "the file is empty", in CI); and a
     reader's wait for the lock there could fail the creator's switch to WAL."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    _remove_dead_makers_files(path)
+    tmp = path.with_name(f".{path.name}.{_kernel()}.{os.getpid()}.{threading.get_ident()}.new")
     conn = sqlite3.connect(tmp, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=WAL")  # kept in the file's header
@@ -540,6 +541,22 @@ def _make_whole(path: Path) -> None:
             os.replace(tmp, path)
     finally:
         for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+
+
+def _kernel() -> str:
+    """This host's key (boot and pid namespace), for names of files only it may clean up."""
+    return this_host().partition("/")[2] or "here"
+
+
+def _remove_dead_makers_files(path: Path) -> None:
+    """What a maker killed half-way left (kill -9 while it made the store): its process is
+    gone, so its file will never be linked in. Only this kernel's and pid namespace's: a
+    maker in another container is not seen in our /proc."""
+    for leftover in path.parent.glob(f".{path.name}.{_kernel()}.*.new*"):
+        pid = leftover.name.split(".")[4]
+        if pid.isdigit() and proc_stat(int(pid)) is None:
             with contextlib.suppress(OSError):
                 leftover.unlink()
 

@@ -445,6 +445,22 @@ def test_a_store_being_made_is_never_seen_half_made(tmp_path: Path) -> None:
     assert seen == {"whole, maker exit 0": 60}, seen
 
 
+def test_a_maker_killed_half_way_leaves_nothing_once_a_store_is_made(tmp_path: Path) -> None:
+    """A maker killed (-9) while it made the store left its file of its own: the next maker
+    removes it. Not another container's (its pid is not in our /proc), nor a live maker's."""
+    from bundletui._host import this_host
+
+    key = this_host().partition("/")[2]
+    dead = tmp_path / f".bundletui.db.{key}.999999999.1.new"
+    live = tmp_path / f".bundletui.db.{key}.{os.getpid()}.1.new"
+    other = tmp_path / ".bundletui.db.0000000000.999999999.1.new"
+    for f in (dead, Path(f"{dead}-journal"), live, other):
+        f.write_bytes(b"")
+    Store(tmp_path).close()
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+    assert left == sorted([live.name, other.name])
+
+
 def test_a_store_is_not_migrated_under_a_live_engine_of_an_older_bundletui(
     tmp_path: Path,
 ) -> None:
