@@ -177,7 +177,6 @@ def serve_in_thread(
         raise ApiError("EB0702", f"the API server on {host}:{port} did not start")
     bound = sock.getsockname()
     handle = ApiHandle(host, int(bound[1]), thread, server, api, token)
-    log.debug("API on %s%s", handle.url, " (bearer token required)" if token else "")
     if not token and not is_loopback(str(bound[0])):
         log.warning(
             "the API on %s is reachable from other machines and needs no token: anyone who "

@@ -182,6 +182,14 @@ class Args:
         return value
 
 
+def _names_option(token: str, table: dict[str, Opt]) -> bool:
+    if not token.startswith("-") or token in ("-", "--"):
+        return False
+    return token.lstrip("-").partition("=")[0] in table or (
+        token.startswith("-D") and not token.startswith("--")
+    )
+
+
 def parse_args(argv: list[str], table: dict[str, Opt], *, need_operation: bool) -> Args:
     """Oozie's spelling: ``-name``, ``--name``, ``-name=value``, ``-D k=v`` and ``-Dk=v``."""
     args = Args()
@@ -206,9 +214,9 @@ def parse_args(argv: list[str], table: dict[str, Opt], *, need_operation: bool) 
         if opt.value:
             if eq:
                 value = inline
-            elif i < len(argv):
+            elif i < len(argv) and not _names_option(argv[i], table):
                 value, i = argv[i], i + 1
-            else:
+            else:  # as commons-cli: an option next is no value (QA: -action --home H)
                 raise UsageError(f"Missing argument for option: {name}")
             if name in args.values:
                 args.dropped.append((name, value))
@@ -722,6 +730,7 @@ def op_rerun(front: Front) -> None:
     if kind is IdKind.WORKFLOW:
         from bundletui.commands.workflows import rerun_keys
 
+        _no_scope(front, "rerun")  # a workflow's whole run (QA: dropped, and rerun)
         conf = _rerun_conf(front)
         skip, failed = rerun_keys(conf)
         dispatch.rerun(front.ctx(), job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)

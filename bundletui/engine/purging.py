@@ -53,8 +53,9 @@ class PurgeService:
         self.engine.shutdown_hooks.append(self._files.shutdown)  # a batch's files, not lost
 
     def _last_round(self) -> bool:
-        """The round before the engine stops, once (a round under way is finished first)."""
-        if self._last_done:
+        """The round before the engine stops, once (a round under way is finished first).
+        None in SAFEMODE: the first round said so already."""
+        if self._last_done or self.engine.safe_mode:
             return False
         self._last_done = self._must_finish = True
         self.engine.soon("purge")
@@ -73,7 +74,12 @@ class PurgeService:
 
     def _batch(self, tx: Tx) -> None:
         if self.engine.safe_mode:  # no job is changed in SAFEMODE, by any face (README)
-            log.warning("purge skipped: the system is in SAFEMODE; the next round is in an hour")
+            config = self.engine.config
+            ends = config.exit_when_idle or config.until is not None
+            log.warning(
+                "purge skipped: the system is in SAFEMODE%s",
+                "" if ends else "; the next round is in an hour",
+            )
             self._must_finish = False
             return
         found, self.cursor = purge_batch(tx, self.engine.db, self.days, self.cursor, tx.now_ms)

@@ -227,6 +227,8 @@ class Engine:
             self._check_clock()
             await self._acquire_lease()
             if self._stop:
+                if self._asked_to_stop and self.state == "standby":  # QA: it said nothing
+                    log.info("standby stopping, as asked: it never took the store over")
                 return
             try:
                 # again: while this engine stood by, another may have moved the store's clock

@@ -43,6 +43,7 @@ _LOCK_STEP_MS = 250
 
 _KINDS = {
     "bundle_jobs": "bundle",
+    "bundle_actions": "bundle action",
     "coord_jobs": "coordinator",
     "coord_actions": "action",
     "wf_jobs": "workflow",
@@ -168,6 +169,8 @@ class Store:
             self.home.mkdir(parents=True, exist_ok=True)
             if create and not self.path.exists():
                 _make_whole(self.path)
+            elif create:  # an engine's open: what a maker killed half-way left (QA)
+                _remove_dead_makers_files(self.path)
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, timeout=30.0, check_same_thread=False
             )

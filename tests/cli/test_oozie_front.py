@@ -394,6 +394,20 @@ def test_usage_errors(world: World) -> None:
         assert "bundletui oozie job <OPTIONS>" in out.stderr
 
 
+def test_an_option_followed_by_another_option_is_missing_its_value(world: World) -> None:
+    """QA: ``-kill C -action --home H`` took ``--home`` as the scope and then said
+    "Unrecognized argument: H"; commons-cli says the value is missing."""
+    home = str(world.home)
+    for args in (
+        ("-kill", world.coord, "-action", "--home", home),
+        ("-info", world.coord, "-len", "-offset", "2"),
+        ("-kill", world.coord, "-date", "-action", "1"),
+    ):
+        out = oozie(world.home, "oozie", "job", *args)
+        assert out.code == 255, out
+        assert f"Missing argument for option: {args[2].lstrip('-')}" in out.stderr, out.stderr
+
+
 def test_oozie_operations_without_a_counterpart_say_so(world: World) -> None:
     out = oozie(world.home, "oozie", "job", "-poll", world.coord, "-interval", "1")
     assert out.code == 255
@@ -454,6 +468,8 @@ def test_an_action_or_date_scope_is_never_dropped(fresh: World) -> None:
         ("-definition", c, "-date", date),
         ("-configcontent", c, "-action", "1"),
         ("-auditlog", c, "-action", "1"),
+        ("-rerun", w, "-action", "1", "-D", "oozie.wf.rerun.failnodes=true"),  # QA: rerun
+        ("-rerun", w, "-date", date, "-D", "oozie.wf.rerun.failnodes=true"),
     ):
         out = oozie(fresh.home, "oozie", "job", *args)
         assert out.code == 255 and out.stderr.startswith("Error: "), (args, out)

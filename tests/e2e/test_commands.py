@@ -135,9 +135,14 @@ def chain_job_left_running(bt: Bt, tmp_path: Path) -> tuple[str, int, int]:
 
 
 def test_a_verbose_engine_logs_its_own_lines_and_its_stop(bt: Bt) -> None:
-    """QA: ``run -v`` opened with asyncio's "Using selector: EpollSelector"."""
+    """QA: ``run -v`` opened with asyncio's "Using selector: EpollSelector"; a standby
+    stopped with nothing in its log after "waiting as standby"."""
     engine = bt.engine("-v")
     engine.wait_active()
+    standby = bt.engine(wait=False)
+    standby.wait_log("waiting as standby")
+    assert standby.stop() == 0
+    assert "standby stopping, as asked" in standby.log(), standby.log()
     assert engine.stop() == 0
     said = engine.log()
     assert "Using selector" not in said and "stopping, as asked" in said, said

@@ -251,6 +251,12 @@ def test_run_purge_that_ends_by_itself_purges_again_before_it_stops(bt: Bt4) -> 
     assert said.count("purged 1 workflow(s)") == 1, said
     assert said.index("purged 1 workflow(s)") < said.index("reached --until"), said
     assert bt.sql("SELECT count(*) FROM wf_jobs") == [(0,)] and not (bt.home / "logs" / wf).exists()
+    # in SAFEMODE: skipped, said once, with no "next round" for a run that is stopping (QA)
+    bt.cli("oozie", "admin", "-systemmode", "SAFEMODE")
+    run = bt.cli("run", "--clock", "simulated", "--until", "2026-01-06T00:00Z", "--purge", "wf=1")
+    said = run.stdout + run.stderr
+    assert said.count("purge skipped: the system is in SAFEMODE") == 1, said
+    assert "next round" not in said and "reached --until" in said, said
 
 
 def test_run_purge_skips_its_round_in_safemode(bt: Bt4) -> None:

@@ -459,6 +459,13 @@ def test_a_maker_killed_half_way_leaves_nothing_once_a_store_is_made(tmp_path: P
     Store(tmp_path).close()
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
     assert left == sorted([live.name, other.name])
+    # QA: killed while another process made the store, so no later maker came: an engine's
+    # open (one that may make a store) removes it too; a reader's does not write
+    dead.write_bytes(b"")
+    Store(tmp_path, create=False).close()
+    assert dead.exists()
+    Store(tmp_path).close()
+    assert not dead.exists()
 
 
 def test_a_store_is_not_migrated_under_a_live_engine_of_an_older_bundletui(
