@@ -33,6 +33,11 @@ def _key() -> str:
     return hashlib.sha1(f"{boot} {pidns}".encode()).hexdigest()[:10]
 
 
+def host_key() -> str:
+    """The key alone, for names of files only this host may clean up ("here" without one)."""
+    return _key() or "here"
+
+
 def this_host() -> str:
     """The record of this host, as written into leases and attempts' ``.host`` files."""
     key = _key()

@@ -39,13 +39,15 @@ class PurgeService:
         # removed on the loop held up launches and completions for seconds (QA)
         self._files = ThreadPoolExecutor(1, thread_name_prefix="bundletui-purge")
         self._must_finish = False  # a round the engine may not stop before
+        self._ends_by_itself = False  # --until, --exit-when-idle (known at install)
         self._last_done = False
 
     def install(self) -> None:
         # a run that ends by itself (--exit-when-idle, --until) purges first, at once, and is
         # not idle before that round is over: it stopped before the round's 10 s (QA)
         config = self.engine.config
-        self._must_finish = config.exit_when_idle or config.until is not None
+        self._ends_by_itself = config.exit_when_idle or config.until is not None
+        self._must_finish = self._ends_by_itself
         first = 0.0 if self._must_finish else FIRST_PURGE_AFTER
         self.engine.every("purge", PURGE_INTERVAL, self.batch, first=first)
         self.engine.busy_checks.append(lambda: self._must_finish)
@@ -74,11 +76,9 @@ class PurgeService:
 
     def _batch(self, tx: Tx) -> None:
         if self.engine.safe_mode:  # no job is changed in SAFEMODE, by any face (README)
-            config = self.engine.config
-            ends = config.exit_when_idle or config.until is not None
             log.warning(
                 "purge skipped: the system is in SAFEMODE%s",
-                "" if ends else "; the next round is in an hour",
+                "" if self._ends_by_itself else "; the next round is in an hour",
             )
             self._must_finish = False
             return

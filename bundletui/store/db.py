@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bundletui._host import host_label, same_host, this_host
+from bundletui._host import host_key, host_label, same_host
 from bundletui._procfs import proc_stat, started_ms
 from bundletui.errors import StoreError
 from bundletui.model.clock import Clock, RealClock, to_ms
@@ -167,10 +167,10 @@ class Store:
             )
         try:
             self.home.mkdir(parents=True, exist_ok=True)
-            if create and not self.path.exists():
-                _make_whole(self.path)
-            elif create:  # an engine's open: what a maker killed half-way left (QA)
+            if create:  # an open that may make the store (an engine's, a first submit's)
                 _remove_dead_makers_files(self.path)
+                if not self.path.exists():
+                    _make_whole(self.path)
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, timeout=30.0, check_same_thread=False
             )
@@ -294,14 +294,7 @@ class Store:
             raise
         try:
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-            rebuilt = False
-            for number in range(version, len(MIGRATIONS)):
-                for statement in _statements(MIGRATIONS[number]):
-                    self.conn.execute(statement)
-                    rebuilt = rebuilt or statement.lstrip().upper().startswith("DROP TABLE")
-                self.conn.execute(f"PRAGMA user_version={number + 1}")
-            if version == 0:
-                _first_meta(self.conn)
+            rebuilt = _apply_migrations(self.conn, version)
             # over the whole store (1.8 s at a million workflows): only when a table was rebuilt
             broken = self.conn.execute("PRAGMA foreign_key_check").fetchone() if rebuilt else None
             if broken is not None:
@@ -508,11 +501,21 @@ class Store:
         self.close()
 
 
-def _first_meta(conn: sqlite3.Connection) -> None:
-    conn.executemany(
-        "INSERT INTO meta(key, value) VALUES (?, ?)",
-        [("rev", "0"), ("id_seq", "0"), ("stamp", stamp(RealClock().now())), ("clock", "real")],
-    )
+def _apply_migrations(conn: sqlite3.Connection, version: int) -> bool:
+    """The migrations after ``version``, in the caller's transaction (and a new store's
+    first meta rows); whether one rebuilt a table (its references are then checked)."""
+    rebuilt = False
+    for number in range(version, len(MIGRATIONS)):
+        for statement in _statements(MIGRATIONS[number]):
+            conn.execute(statement)
+            rebuilt = rebuilt or statement.lstrip().upper().startswith("DROP TABLE")
+        conn.execute(f"PRAGMA user_version={number + 1}")
+    if version == 0:
+        conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?)",
+            [("rev", "0"), ("id_seq", "0"), ("stamp", stamp(RealClock().now())), ("clock", "real")],
+        )
+    return rebuilt
 
 
 def _make_whole(path: Path) -> None:
@@ -521,17 +524,12 @@ def _make_whole(path: Path) -> None:
     Made in place, an engine's store was seen by a submit started just after it between the
     file's creation and its schema's commit (EB001 "the file is empty", in CI); and a
     reader's wait for the lock there could fail the creator's switch to WAL."""
-    _remove_dead_makers_files(path)
-    tmp = path.with_name(f".{path.name}.{_kernel()}.{os.getpid()}.{threading.get_ident()}.new")
+    tmp = path.with_name(f".{path.name}.{host_key()}.{os.getpid()}.{threading.get_ident()}.new")
     conn = sqlite3.connect(tmp, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=WAL")  # kept in the file's header
         conn.execute("BEGIN")
-        for script in MIGRATIONS:
-            for statement in _statements(script):
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version={len(MIGRATIONS)}")
-        _first_meta(conn)
+        _apply_migrations(conn, 0)
         conn.execute("COMMIT")
     finally:
         conn.close()  # the last connection: its WAL is checkpointed into the file, and removed
@@ -548,16 +546,11 @@ def _make_whole(path: Path) -> None:
                 leftover.unlink()
 
 
-def _kernel() -> str:
-    """This host's key (boot and pid namespace), for names of files only it may clean up."""
-    return this_host().partition("/")[2] or "here"
-
-
 def _remove_dead_makers_files(path: Path) -> None:
     """What a maker killed half-way left (kill -9 while it made the store): its process is
     gone, so its file will never be linked in. Only this kernel's and pid namespace's: a
     maker in another container is not seen in our /proc."""
-    for leftover in path.parent.glob(f".{path.name}.{_kernel()}.*.new*"):
+    for leftover in path.parent.glob(f".{path.name}.{host_key()}.*.new*"):
         pid = leftover.name.split(".")[4]
         if pid.isdigit() and proc_stat(int(pid)) is None:
             with contextlib.suppress(OSError):
