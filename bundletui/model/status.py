@@ -148,3 +148,33 @@ NODE_OOZIE_STATUS: dict[NodeStatus, str] = {
     NodeStatus.KILLED: "KILLED",
     NodeStatus.SKIPPED: "PREP",  # never started (a path not taken): not OK, which says it ran
 }
+
+
+# What has ended, whatever the kind of job: no status name is live for one kind and ended for
+# another (IGNORED ends an action and, short of a status=RUNNING change, a coordinator).
+_ENDED = frozenset(
+    {
+        *JOB_TERMINAL,
+        JobStatus.IGNORED,
+        *ACTION_TERMINAL,
+        *WORKFLOW_TERMINAL,
+        *NODE_TERMINAL,
+    }
+)
+
+
+def has_ended(status: str) -> bool:
+    """Has a job (bundle, coordinator, action, workflow or node) in ``status`` ended? False for
+    every status in which it may still run or write: PREP*, RUNNING*, SUSPENDED* (a drained
+    suspend lets running nodes finish), PAUSED*, WAITING, READY, SUBMITTED."""
+    return status in _ENDED
+
+
+def takes_pause_time(status: str, *, bundle: bool) -> bool:
+    """May ``change --value pausetime=…`` set or clear the pause time of a bundle (``bundle``)
+    or a coordinator in ``status``? A bundle's until it has ended (E1312); a coordinator's
+    unless it is KILLED or IGNORED (E1016: only status=RUNNING changes those), so a SUCCEEDED,
+    FAILED or DONEWITHERROR coordinator still takes one."""
+    if bundle:
+        return status not in JOB_TERMINAL
+    return status not in (JobStatus.KILLED, JobStatus.IGNORED)

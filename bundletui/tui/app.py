@@ -45,12 +45,7 @@ from bundletui.commands.queries import one_line
 from bundletui.engine.service import EngineConfig, check_clock
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import Clock, RealClock, from_ms, to_ms
-from bundletui.model.status import (
-    ACTION_TERMINAL,
-    COORD_SUSPENDED,
-    NODE_TERMINAL,
-    WORKFLOW_TERMINAL,
-)
+from bundletui.model.status import COORD_SUSPENDED, has_ended
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Totals, TreeRow
 from bundletui.store.db import DB_NAME, Store
@@ -707,8 +702,21 @@ class MainScreen(Screen[None]):
                 )
 
         self._in_thread(
-            lambda: self.backend.info(item_id, kind), then, group="details", exclusive=True
+            lambda: self._details_info(item_id, kind), then, group="details", exclusive=True
         )
+
+    def _details_info(self, item_id: str, kind: str) -> dict[str, Any]:
+        """The job's info JSON, and for a coordinator with READY actions the first of them
+        (its ``waitingFor`` is the commands' answer to what holds them, which the details'
+        why repeats rather than work it out again)."""
+        info = self.backend.info(item_id, kind)
+        if kind == COORD and (info.get("counts") or {}).get("READY"):
+            numbers = self.backend.action_numbers(item_id, ("READY",))
+            with contextlib.suppress(BundletuiError):  # purged since: no hold said then
+                if numbers:
+                    first = self.backend.info(f"{item_id}@{numbers[0]}", ACTION)
+                    info["actions"] = [*(info.get("actions") or []), first]
+        return info
 
     def _bottom_target(self) -> tuple[str, str] | None:
         item = self._tree_item()
@@ -821,7 +829,7 @@ class MainScreen(Screen[None]):
         status = item.row.status
         empty = (
             f"(no output: {status} without writing any; in-process actions such as fs write none)"
-            if status in _FINISHED
+            if has_ended(status)
             else "(no output yet)"
         )
 
@@ -1227,28 +1235,34 @@ class MainScreen(Screen[None]):
             return
         target = targets[0]
 
-        def open_dialog(actions: str) -> None:
+        def open_dialog(prefill: tuple[str, int | None]) -> None:
+            actions, last = prefill
             coords = ""
             if target.kind == BUNDLE:
                 kids = self.model.items[target.id].children or []
                 coords = ",".join(self.model.items[k].name for k in kids if k in self.model.items)
             self.app.push_screen(
                 RerunDialog(
-                    target, actions=actions, coordinators=coords, note=self._resumes(target)
+                    target,
+                    actions=actions,
+                    coordinators=coords,
+                    note=self._resumes(target),
+                    last_action=last,
                 ),
                 lambda choice: self._rerun(target, choice),
             )
 
+        def coord_prefill() -> tuple[str, int | None]:
+            # its failed actions, and its last number: the dialog checks a scope against it,
+            # as the command does
+            failed = self.backend.action_numbers(target.id, ("FAILED", "KILLED", "TIMEDOUT"))
+            last = self.backend.info(target.id, COORD).get("lastActionNumber")
+            return number_ranges(failed), last if isinstance(last, int) else None
+
         if target.kind == COORD:
-            self._in_thread(
-                lambda: number_ranges(
-                    self.backend.action_numbers(target.id, ("FAILED", "KILLED", "TIMEDOUT"))
-                ),
-                open_dialog,
-                group="prefill",
-            )
+            self._in_thread(coord_prefill, open_dialog, group="prefill")
         else:
-            open_dialog("")
+            open_dialog(("", None))
 
     def _resumes(self, target: Target) -> str:
         """A rerun of a suspended coordinator's actions resumes it (as Oozie's rerun does):
@@ -1300,7 +1314,7 @@ class MainScreen(Screen[None]):
             return
         item_id, kind = item.id, item.kind
         self._in_thread(
-            lambda: self.backend.info(item_id, kind),
+            lambda: self._details_info(item_id, kind),
             lambda info: self._open_text(
                 f"details: {item_id}",
                 pages.page(kind, info, self.alias, self.config.read_only),
@@ -1377,10 +1391,9 @@ class MainScreen(Screen[None]):
         def sources() -> list[LogFile]:
             return backend.log_files(kind, item_id, link)
 
-        def live() -> bool:
+        def live() -> bool:  # a suspended workflow's running nodes still write
             current = self.model.items.get(item_id)
-            status = current.status if current is not None else item.status
-            return status in ("RUNNING", "READY", "WAITING", "SUBMITTED", "PREP")
+            return not has_ended(current.status if current is not None else item.status)
 
         self.app.push_screen(
             LogScreen(
@@ -1790,10 +1803,6 @@ class MainScreen(Screen[None]):
             self._load_page(coord_id, 1)
         else:
             self._refresh_bottom()
-
-
-# the statuses of a workflow, a node or an action that has ended
-_FINISHED = frozenset({*WORKFLOW_TERMINAL, *NODE_TERMINAL, *ACTION_TERMINAL})
 
 
 def freeze_garbage() -> None:

@@ -12,6 +12,8 @@ from typing import Any
 
 from rich.text import Text
 
+from bundletui.model.status import COORD_SUSPENDED, JOB_LIVE, JOB_TERMINAL
+from bundletui.model.transitions import Event, Machine, allowed
 from bundletui.tui.labels import counts_text, error_text, status_text
 from bundletui.tui.printable import printable
 
@@ -70,6 +72,12 @@ def _timeout(minutes: object) -> str:
 
 def _same(text: str) -> str:
     return text
+
+
+def _paused(status: str) -> bool:
+    """PREPPAUSED, PAUSED or PAUSEDWITHERROR: held by a pause time, which clearing (or moving)
+    lifts; a bundle's statuses are a coordinator's."""
+    return allowed(Machine.COORDINATOR, status, Event.UNPAUSE)
 
 
 # what a key does, said as the command that does it when the console is read-only (its
@@ -183,22 +191,23 @@ def _bundle_why(info: dict[str, Any]) -> str:
         return "a command is being carried out on its coordinators"
     if status == "PREP":
         return f"waits for its kick-off time {_t(info.get('kickoffTime'))}"
-    if status in ("PREPPAUSED", "PAUSED", "PAUSEDWITHERROR"):
+    if _paused(status):
         return f"paused: the pause time {_t(info.get('pauseTime'))} has passed"
-    if status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR"):
+    if status in COORD_SUSPENDED:  # a bundle's statuses are a coordinator's
         return "suspended: r resumes it and its coordinators"
-    if status in ("SUCCEEDED", "DONEWITHERROR", "KILLED", "FAILED"):
+    if status in JOB_TERMINAL:
         return f"finished {status}"
     coords = info.get("bundleCoordJobs") or []
-    busy = [c["coordJobName"] for c in coords if c["status"] not in ("SUCCEEDED", "KILLED")]
+    # not ended: a FAILED, DONEWITHERROR or IGNORED coordinator is no more active than a
+    # SUCCEEDED or KILLED one
+    busy = [c["coordJobName"] for c in coords if c["status"] in JOB_LIVE]
     text = f"running: {len(busy)} of {len(coords)} coordinators still active"
     # "active" is not "running": a paused or suspended coordinator under a RUNNING bundle
     # launches nothing, and its name says which one to look at
     held = [
         f"{c['coordJobName']} {c['status']}"
         for c in coords
-        if c["status"] in ("PAUSED", "PAUSEDWITHERROR", "PREPPAUSED")
-        or c["status"] in ("SUSPENDED", "SUSPENDEDWITHERROR", "PREPSUSPENDED")
+        if _paused(c["status"]) or c["status"] in COORD_SUSPENDED
     ]
     if held:
         text += f" ({', '.join(held[:4])}{', …' if len(held) > 4 else ''})"
@@ -297,7 +306,7 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
     reasons: list[str] = []
     if info.get("pending"):
         reasons.append("a command is being carried out on its actions")
-    suspended = status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR")
+    suspended = status in COORD_SUSPENDED
     if suspended:
         reasons.append("suspended: nothing materializes or launches until r resumes it")
     if mat.get("heldBy") and not mat.get("done") and not (suspended and _is_status(mat)):
@@ -305,11 +314,9 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
     waiting = counts.get("WAITING", 0)
     if waiting:
         reasons.append(f"{waiting} action(s) WAITING for inputs")
-    ready = counts.get("READY", 0)
-    active = counts.get("RUNNING", 0) + counts.get("SUBMITTED", 0)
-    limit = info.get("concurrency", -1)
-    if ready and isinstance(limit, int) and 0 <= limit <= active:
-        reasons.append(f"{ready} READY held by concurrency {active}/{limit}")
+    held = _ready_held(info, counts.get("READY", 0), suspended)
+    if held:
+        reasons.append(held)
     if reasons:
         return "; ".join(reasons), False
     if mat.get("stopped"):  # ended early: said, with how to resume it
@@ -317,6 +324,30 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
     if mat.get("done"):
         return f"every action is materialized; {status}", True
     return f"materializing: next action at {_t(mat.get('next'))}", True
+
+
+def _ready_held(info: dict[str, Any], ready: int, suspended: bool) -> str | None:
+    """What holds the READY actions, as the commands say it (``waitingFor`` of a READY action
+    in ``info["actions"]``: the coordinator's status, SAFEMODE, then its concurrency), not
+    worked out here again; None when nothing holds them, or when no READY action came with
+    ``info``."""
+    held = next(
+        (
+            a["waitingFor"]
+            for a in info.get("actions") or []
+            if a.get("status") == "READY" and a.get("waitingFor")
+        ),
+        None,
+    )
+    if not ready or held is None:
+        return None
+    reason = held.get("reason")
+    if reason == "launch" or (reason == "coordinator" and suspended):  # free, or said already
+        return None
+    if reason == "concurrency":
+        return f"{ready} READY held by concurrency {held.get('running')}/{held.get('limit')}"
+    # the coordinator's status or SAFEMODE; an action's own LAST_ONLY deadline left out
+    return f"{ready} READY held: {str(held.get('detail', reason)).split('; ')[0]}"
 
 
 def _is_status(mat: dict[str, Any]) -> bool:
@@ -334,11 +365,11 @@ def _event_why(info: dict[str, Any]) -> tuple[str, bool]:
     reasons: list[str] = []
     if info.get("pending"):
         reasons.append("a command is being carried out on its actions")
-    if status in ("PREPSUSPENDED", "SUSPENDED", "SUSPENDEDWITHERROR"):
+    if status in COORD_SUSPENDED:
         reasons.append(
             "suspended: its trigger ignores events (what lands now never fires it) until r resumes it"
         )
-    elif status in ("PREPPAUSED", "PAUSED", "PAUSEDWITHERROR"):
+    elif _paused(status):
         reasons.append(
             f"paused since {_t(info.get('pauseTime'))}: fires nothing until p moves or clears"
             f" the pause time; events are kept ({_events(mat)} so far) and fire then"
@@ -365,7 +396,7 @@ def _event_why(info: dict[str, Any]) -> tuple[str, bool]:
     if discarded:  # why the schedule reads *WITHERROR
         jobs = "job" if discarded == 1 else "jobs"
         reasons.append(f"{discarded} {jobs} discarded at the timeout (TIMEDOUT)")
-    if status in ("SUCCEEDED", "DONEWITHERROR", "KILLED", "FAILED", "IGNORED"):
+    if status not in JOB_LIVE:  # ended, or IGNORED
         return "; ".join([f"finished {status}", *reasons]), status == "SUCCEEDED"
     if mat.get("done"):
         return "; ".join([*reasons, f"fires no more (its end time has passed); {status}"]), False

@@ -288,13 +288,20 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(
-        self, target: Target, *, actions: str = "", coordinators: str = "", note: str = ""
+        self,
+        target: Target,
+        *,
+        actions: str = "",
+        coordinators: str = "",
+        note: str = "",
+        last_action: int | None = None,
     ) -> None:
         super().__init__()
         self.target = target
         self.prefill_actions = actions
         self.prefill_coordinators = coordinators
         self.note = note  # what else the rerun does (a suspended coordinator is resumed)
+        self.last_action = last_action  # a coordinator's highest action number, when known
 
     def compose(self) -> ComposeResult:
         kind = self.target.kind
@@ -380,8 +387,8 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
         actions = self._value("#actions") or None
         dates = self._value("#dates") or None
         coordinators = self._value("#coordinators") or None
-        for problem in (
-            check_action_scope(actions or ""),
+        for problem in (  # the command's own parsers, its words
+            check_action_scope(actions or "", self.last_action, self.target.id),
             check_date_scope(dates or ""),
         ):
             if problem:

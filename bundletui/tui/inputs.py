@@ -10,6 +10,7 @@ import shlex
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from bundletui.commands.coordinators import parse_action_scope, parse_date_scope
 from bundletui.errors import BundletuiError
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 
@@ -141,27 +142,38 @@ def suggestions() -> list[str]:
 
 
 # ----------------------------------------------------------------------------- rerun scopes
+# Read by the rerun command's own parsers, so the dialog takes exactly what the command takes
+# (``1,2,`` is 1,2; ``0`` and ``5-3`` are refused) and says why in the command's words.
 
-_SCOPE = re.compile(r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$")
 
-
-def check_action_scope(text: str) -> str | None:
-    """None when ``1,3-5`` style text is valid (or empty), else the reason."""
-    if not text.strip() or _SCOPE.match(text):
+def check_action_scope(text: str, upto: int | None = None, coord_id: str = "") -> str | None:
+    """None when the command takes ``text`` as an action scope (or it is empty), else its
+    error and hint. ``upto``: the coordinator's last action number, which the command checks
+    a scope against (``1-999999999`` refused before it is spelled out); when it is not known,
+    a number past it is left to the command to refuse."""
+    if not text.strip():
         return None
-    return "action numbers look like 1,3-5"
+    try:
+        parse_action_scope(text, 0 if upto is None else upto, coord_id)
+    except BundletuiError as exc:
+        if upto is None and exc.code == "E0605":  # past "0 actions": not known, not wrong
+            return None
+        return exc.describe()
+    return None
 
 
 def check_date_scope(text: str) -> str | None:
-    """None when ``d1::d2,d3`` is valid (or empty), else the reason."""
+    """None when the command takes ``d1::d2,d3`` (or it is empty), else its error and hint."""
     if not text.strip():
         return None
-    for part in text.split(","):
-        for end in part.split("::"):
-            try:
-                parse_oozie_time(end.strip(), what="date")
-            except BundletuiError:
-                return f"dates look like 2026-01-01T00:00Z::2026-01-02T00:00Z, not {end.strip()!r}"
+    try:
+        if not parse_date_scope(text):  # only commas: the command refuses an empty scope
+            return (
+                f"E0302: Invalid parameter [date scope {text.strip()!r}]\n"
+                "  hint: give nominal times and ranges, e.g. 2026-01-01T00:00Z::2026-01-02T00:00Z"
+            )
+    except BundletuiError as exc:
+        return exc.describe()
     return None
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bundletui.model.clock import from_ms
+from bundletui.model.status import JOB_PREP, takes_pause_time
 from bundletui.model.transitions import Event, Machine, allowed
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Changes, TreeRow
 
@@ -36,8 +37,6 @@ FAULTS = frozenset(
     }
 )
 ACTION_FAULTS = ("FAILED", "KILLED", "TIMEDOUT")
-PAUSED = frozenset({"PAUSED", "PAUSEDWITHERROR", "PREPPAUSED"})
-JOB_DONE = frozenset({"SUCCEEDED", "DONEWITHERROR", "KILLED", "FAILED", "IGNORED"})
 _SECTION = {BUNDLE: 0, COORD: 1, WORKFLOW: 2}
 KIND_NAME = {
     BUNDLE: "bundle",
@@ -593,14 +592,14 @@ def availability(
         if kind in _MACHINE:
             if allowed(_MACHINE[kind], status, event):
                 return ENABLED
-            if action == "resume" and status in PAUSED and kind in (BUNDLE, COORD):
+            if action == "resume" and allowed(_MACHINE[kind], status, Event.UNPAUSE):
                 # a pause time holds it, not a suspend: say which key lifts that
                 return _grey(f"resume: {what}: its pause time holds it; p moves or clears it")
             return _grey(f"{action}: {what}")
-        if kind == ACTION:
-            want = "RUNNING" if action == "suspend" else "SUSPENDED"
-            if status == want and item.row.link:
+        if kind == ACTION:  # its workflow, which it follows: as the command, by the table
+            if allowed(Machine.ACTION, status, event) and item.row.link:
                 return ENABLED
+            want = "RUNNING" if action == "suspend" else "SUSPENDED"  # the table's one source
             return _grey(
                 f"{action}: {what} (only a {want} action's workflow can be {past_tense(action)})"
             )
@@ -631,20 +630,28 @@ def availability(
                 )
             return ENABLED
         if kind == COORD:
-            if status in ("PREP", "PREPSUSPENDED", "PREPPAUSED", "IGNORED"):
-                return _grey(f"rerun: {what}: no actions to rerun")
-            if not _coord_reruns(status):
+            if not _coord_reruns(status):  # the table the command decides by
+                if status in JOB_PREP:
+                    return _grey(f"rerun: {what}: no actions to rerun")
+                if status == "IGNORED":  # the command's hint
+                    return _grey(f"rerun: {what}: bring it back first (change status=RUNNING)")
                 return _grey(f"rerun: {what} ({_a(status)} coordinator's actions cannot be rerun)")
-            done = ("TIMEDOUT", "SUCCEEDED", "KILLED", "FAILED", "IGNORED")
-            if not any(item.counts.get(s) for s in done):
+            # an action the command reruns when named (a SKIPPED one too)
+            if not any(
+                n and allowed(Machine.ACTION, s, Event.RERUN) for s, n in item.counts.items()
+            ):
                 return _grey("rerun: coordinator has no finished actions yet")
             return ENABLED
         return _grey("rerun: select the node's workflow (rerun it with skip or failed nodes)")
     if action == "pause":
         if kind in (BUNDLE, COORD):
-            if status in JOB_DONE:
-                return _grey(f"pause: {what}")
-            return ENABLED
+            # as ``bundletui change ID --value pausetime=…`` takes it: a coordinator that
+            # SUCCEEDED, FAILED or DONEWITHERROR still does, a bundle only until it has ended
+            if takes_pause_time(status, bundle=kind == BUNDLE):
+                return ENABLED
+            if kind == COORD:  # KILLED or IGNORED: E1016
+                return _grey(f"pause: {what} (only status=RUNNING changes it)")
+            return _grey(f"pause: {what}")
         return _grey(
             f"pause: a pause time belongs to bundles and coordinators, not {_a(KIND_NAME[kind])}"
         )

@@ -190,7 +190,9 @@ async def test_kill_an_action_then_rerun_it(env: Env) -> None:
         dialog = h.app.screen
         assert dialog.query_one("#actions", Input).value == "5"
         dialog.query_one("#actions", Input).value = "5-"
-        assert dialog.choice() == "action numbers look like 1,3-5"
+        assert dialog.choice() == (  # the command's error and hint
+            "E0302: Invalid parameter [action scope 5-]\n  hint: use numbers and ranges, e.g. 1,3-4"
+        )
         dialog.query_one("#actions", Input).value = "5"
         dialog.query_one("#refresh").value = True  # type: ignore[attr-defined]
         dialog.query_one("#cancel", Button).focus()

@@ -197,7 +197,8 @@ def item(row: TreeRow, **counts: int):  # type: ignore[no-untyped-def]
         (coord("C", None, "RUNNING"), "resume", "greyed", "resume: coordinator is RUNNING"),
         (coord("C", None, "SUSPENDED"), "resume", "enabled", ""),
         (coord("C", None, "SUCCEEDED"), "kill", "greyed", "kill: coordinator is SUCCEEDED"),
-        (coord("C", None, "SUCCEEDED"), "pause", "greyed", "pause: coordinator is SUCCEEDED"),
+        (coord("C", None, "SUCCEEDED"), "pause", "enabled", ""),  # as `change` takes it
+        (coord("C", None, "KILLED"), "pause", "greyed", "pause: coordinator is KILLED"),
         (coord("C", None, "PREP"), "rerun", "greyed", "no actions to rerun"),
         (coord("C", None, "RUNNING"), "rerun", "greyed", "no finished actions yet"),
         (bundle("B", "PREP"), "suspend", "enabled", ""),
@@ -285,9 +286,9 @@ def test_commands() -> None:
 
 def test_scopes() -> None:
     assert check_action_scope("1,3-5") is None and check_action_scope("") is None
-    assert check_action_scope("1-") == "action numbers look like 1,3-5"
+    assert (check_action_scope("1-") or "").startswith("E0302: Invalid parameter [action scope")
     assert check_date_scope("2026-01-01T00:00Z::2026-01-02T00:00Z") is None
-    assert "dates look like" in (check_date_scope("yesterday") or "")
+    assert "date scope yesterday" in (check_date_scope("yesterday") or "")
     assert number_ranges([7, 1, 2, 3, 9, 10]) == "1-3,7,9-10"
 
 
