@@ -106,15 +106,9 @@ def jobs_get(store: Store, call: Call) -> Reply:
 
 
 def job_type(params: Params) -> str:
-    """Oozie's ``jobtype`` test is ``contains``: ``wf`` (default), ``coord…``, ``bundle``."""
-    raw = params.text("jobtype").lower()
-    if "bundle" in raw:
-        return "bundle"
-    if "coord" in raw:
-        return "coordinator"
-    if raw in ("", "workflow", "workflows") or "wf" in raw:
-        return "wf"
-    raise bad_value("jobtype", params.get("jobtype"), "jobtype is wf, coordinator or bundle")
+    """``jobtype``: ``wf`` (default), ``coordinator`` or ``bundle``, read as ``oozie jobs
+    -jobtype`` reads it (:func:`bundletui.commands.queries.job_kind`)."""
+    return queries.job_kind(params.get("jobtype"))
 
 
 def listing(store: Store, params: Params) -> dict[str, Any]:
@@ -126,7 +120,7 @@ def listing(store: Store, params: Params) -> dict[str, Any]:
     flt, nothing = _without_premater(params.get("filter") or "")
     tz = params.timezone()
     if nothing:
-        return {_ENVELOPE[kind]: [], "total": 0, "offset": offset, "len": length}
+        return {queries.LISTING_ENVELOPE[kind]: [], "total": 0, "offset": offset, "len": length}
     if kind == "wf":
         return queries.list_workflows(store.conn, flt, offset, length, tz)
     return coord_queries.list_jobs(store.conn, kind, flt, offset, length, tz=tz)
@@ -146,10 +140,6 @@ def _without_premater(text: str) -> tuple[str, bool]:
     return ";".join(kept), len(premater) == len(statuses)
 
 
-_ENVELOPE = {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}
-_ID_KEY = {"wf": "id", "coordinator": "coordJobId", "bundle": "bundleJobId"}
-
-
 def jobs_put(store: Store, call: Call) -> Reply:
     """Bulk ``kill|suspend|resume`` of the jobs a filter selects (one page of them); jobs whose
     status does not allow it are skipped, as Oozie's bulk commands do."""
@@ -164,10 +154,11 @@ def jobs_put(store: Store, call: Call) -> Reply:
     kind = job_type(call.params)
     page = listing(store, call.params)
     ctx = Ctx(store, face="api", user=call.user)
-    done = dispatch.bulk(ctx, action, [item[_ID_KEY[kind]] for item in page[_ENVELOPE[kind]]])
+    id_key, envelope = queries.LISTING_ID_KEY[kind], queries.LISTING_ENVELOPE[kind]
+    done = dispatch.bulk(ctx, action, [item[id_key] for item in page[envelope]])
     items = [_summary(store, kind, job_id) for job_id in done]
     return Reply(
-        {_ENVELOPE[kind]: items, "total": len(items), "offset": page["offset"], "len": page["len"]}
+        {envelope: items, "total": len(items), "offset": page["offset"], "len": page["len"]}
     )
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from bundletui.cli._common import HomeOpt, err, handle_errors, on_command_line
-from bundletui.errors import BundletuiError, UsageError
+from bundletui.errors import BundletuiError, CommandError, UsageError
 from bundletui.store.db import Store, resolve_home
 
 
@@ -20,7 +20,7 @@ def _need_terminal() -> None:
     engine running: refuse it, as nothing is lost by saying so."""
     for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
         if stream is None or not stream.isatty():
-            raise BundletuiError(
+            raise CommandError(  # not a usage mistake: exit 1, as a refused command
                 "EB602",
                 f"the console needs a terminal, and its standard {name} is not one",
                 hint="run it in a terminal (over SSH: ssh -t host bundletui console); for a "

@@ -15,7 +15,7 @@ import typer
 from rich.logging import RichHandler
 
 from bundletui.cli._common import HomeOpt, handle_errors, on_command_line, sqlite_error
-from bundletui.errors import BundletuiError, UsageError
+from bundletui.errors import BundletuiError, EngineError, UsageError
 from bundletui.model.timeutil import option_time
 from bundletui.store.db import resolve_home
 
@@ -196,7 +196,7 @@ def register(app: typer.Typer) -> None:
             said = sqlite_error(exc)
             if said is None:
                 raise
-            raise BundletuiError(
+            raise EngineError(  # the store failed under the engine: it stopped
                 said.code,
                 said.message.replace(
                     "nothing was changed",

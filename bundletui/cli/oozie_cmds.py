@@ -2,14 +2,23 @@
 printed the way Oozie's own CLI does (oozie.md §6), so an operator's scripts keep working when
 ``oozie`` becomes ``bundletui oozie``.
 
-Oozie's options are single-dash words (``-info ID``, ``-len 5``), which click does not parse, so
-the argv of these two commands is parsed here, from one table per command. Every action calls
-the same commands as the rest of the CLI (dispatch, submit_loaded, load_job, queries,
-coord_queries); only the printing is Oozie's: ``job: <id>``, the ``Job ID : …`` blocks with a
-132-dash ruler, fixed-width tables, ``Error: <code> : <code>: <message>`` on stderr and exit
-code 255 (Oozie's ``System.exit(-1)``). ``-oozie URL`` (and ``-auth``/``-doas``/``-debug``) are
-accepted and ignored with a note: bundletui works on its local store (``--home`` /
-``BUNDLETUI_HOME``).
+Oozie's options are single-dash words (``-info ID``, ``-len 5``). click could declare those
+(``@click.option("-info")``), but it would not parse them as Oozie's CLI does, with Apache
+commons-cli: the first value of an option given twice is kept (click keeps the last); the
+operations are one mutually exclusive group, exactly one of them required (``The option 'kill'
+was specified but an option from this group has already been selected: 'info'``); an option
+that takes a value and is followed by another option has none (``Missing argument for option:
+action``, where click takes the next option as the value); a word that is no option is
+``Unrecognized argument: …``; and all of them are ``Invalid sub-command: …`` plus the usage,
+exit 255, not click's messages and exit 2. So the argv of these commands is parsed here, from
+one table per command (:func:`parse_args`).
+
+Every action calls the same commands as the rest of the CLI (dispatch, submit_loaded, load_job,
+queries, coord_queries); only the printing is Oozie's: ``job: <id>``, the ``Job ID : …``
+blocks with a 132-dash ruler, fixed-width tables, ``Error: <code> : <code>: <message>`` on
+stderr and exit code 255 (Oozie's ``System.exit(-1)``). ``-oozie URL`` (and
+``-auth``/``-doas``/``-debug``) are accepted and ignored with a note: bundletui works on its
+local store (``--home`` / ``BUNDLETUI_HOME``).
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ import typer
 from typer.core import TyperGroup
 
 from bundletui.cli._common import printable
-from bundletui.errors import BundletuiError, path_error
+from bundletui.errors import BundletuiError, CommandError, UsageError, path_error
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.timeutil import in_zone
 
@@ -49,12 +58,16 @@ COORD_ACTIONS = (43, 10, 37, 10, 21, 21)
 WFS_OF_ACTION = (41, 10, 24, 24)
 
 
-class UsageError(Exception):
-    """Oozie's ParseException: ``Invalid sub-command: …`` plus the usage."""
+class ParseError(UsageError):
+    """Oozie's ParseException (commons-cli's): printed as Oozie does, ``Invalid sub-command:
+    <message>`` plus the usage, exit 255; the code (E0302 an option or argument that is not
+    valid there, E0305 one that is missing) is not printed, Oozie's text having none."""
 
 
-class CliError(Exception):
-    """Oozie's OozieCLIException raised by the client itself: ``Error: …``."""
+class CliError(UsageError):
+    """Oozie's OozieCLIException raised by the client itself: printed as Oozie does, ``Error:
+    <message>``, exit 255; the code (E0302, E0303, E0304, E0305, E0702) is not printed,
+    Oozie's text having none."""
 
 
 # ----------------------------------------------------------------------------- option tables
@@ -178,7 +191,7 @@ class Args:
         except ValueError:
             value = None
         if value is None or not -(2**31) <= value < 2**31:  # Java's Integer.parseInt
-            raise CliError(f'For input string: "{text}" (-{name} takes a number)')
+            raise CliError("E0304", f'For input string: "{text}" (-{name} takes a number)')
         return value
 
 
@@ -202,39 +215,40 @@ def parse_args(argv: list[str], table: dict[str, Opt], *, need_operation: bool) 
             if len(token) == 2:
                 i += 1
             if pair is None:
-                raise UsageError("Missing argument for option: D")
+                raise ParseError("E0305", "Missing argument for option: D")
             args.defines.append(pair)
             continue
         if not token.startswith("-") or token in ("-", "--"):
-            raise UsageError(f"Unrecognized argument: {token}")
+            raise ParseError("E0302", f"Unrecognized argument: {token}")
         name, eq, inline = token.lstrip("-").partition("=")
         opt = table.get(name)
         if opt is None:
-            raise UsageError(f"Unrecognized option: {token}")
+            raise ParseError("E0302", f"Unrecognized option: {token}")
         if opt.value:
             if eq:
                 value = inline
             elif i < len(argv) and not _names_option(argv[i], table):
                 value, i = argv[i], i + 1
             else:  # as commons-cli: an option next is no value (QA: -action --home H)
-                raise UsageError(f"Missing argument for option: {name}")
+                raise ParseError("E0305", f"Missing argument for option: {name}")
             if name in args.values:
                 args.dropped.append((name, value))
             args.values.setdefault(name, value)
         else:
             if eq:
-                raise UsageError(f"Option -{name} takes no argument")
+                raise ParseError("E0302", f"Option -{name} takes no argument")
             args.flags.add(name)
         if opt.action:
             if args.operation is not None and args.operation != name:
-                raise UsageError(
+                raise ParseError(
+                    "E0302",
                     f"The option '{name}' was specified but an option from this group has "
-                    f"already been selected: '{args.operation}'"
+                    f"already been selected: '{args.operation}'",
                 )
             args.operation = name
     if need_operation and args.operation is None:
         ops = ", ".join(f"-{n}" for n, o in table.items() if o.action)
-        raise UsageError(f"Missing required option: one of {ops}")
+        raise ParseError("E0305", f"Missing required option: one of {ops}")
     return args
 
 
@@ -292,7 +306,7 @@ def _zone(tzid: str) -> tzinfo:
     try:
         zone = parse_timezone(tzid)
     except BundletuiError as exc:  # a display option, not a coordinator attribute (E1003)
-        raise BundletuiError(
+        raise UsageError(
             "E0303", f"Invalid parameter value, [timezone] = [{tzid}]", hint=exc.hint
         ) from None
     # UTC under the name the user gave it: Java prints "GMT" or "UTC" as asked.
@@ -323,13 +337,13 @@ def run(kind: str, argv: list[str]) -> int:
             jobs_command(front)
         sys.stdout.flush()
         return 0
-    except UsageError as exc:
-        print(f"Invalid sub-command: {exc}", file=sys.stderr)
+    except ParseError as exc:
+        print(f"Invalid sub-command: {exc.message}", file=sys.stderr)
         print(file=sys.stderr)
         print(USAGE[kind], file=sys.stderr)
         return EXIT_ERROR
     except CliError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        print(f"Error: {exc.message}", file=sys.stderr)
         for note in getattr(exc, "__notes__", ()):
             print(f"  note: {note}", file=sys.stderr)
         return EXIT_ERROR
@@ -591,14 +605,14 @@ def _conf_args(front: Front) -> tuple[str | None, list[str]]:
         # OozieCLI: isConfigurationSpecified() says no without -D; with -D, getConfiguration()
         # then refuses the missing file
         if front.args.defines:
-            raise CliError(f"configuration file [{config}] not found")
-        missing = CliError("configuration is not specified")  # Oozie's words, for scripts
+            raise CliError("E0702", f"configuration file [{config}] not found")
+        missing = CliError("E0305", "configuration is not specified")  # Oozie's words, for scripts
         missing.add_note(f"the -config file {config} does not exist")
         raise missing
     if config is None and not front.args.defines:
-        raise CliError("configuration is not specified")
+        raise CliError("E0305", "configuration is not specified")
     if config is not None and not config.endswith((".properties", ".xml")):
-        raise CliError("configuration must be a '.properties' or a '.xml' file")
+        raise CliError("E0303", "configuration must be a '.properties' or a '.xml' file")
     return config, front.args.defines
 
 
@@ -654,15 +668,18 @@ def _no_scope(front: Front, op: str) -> None:
     job was acted on; a -submit with -action made a job)."""
     for name in ("action", "date"):
         if front.args.has(name):
-            raise CliError(f"Invalid options provided for {op}: -{name} is not valid with -{op}")
+            raise CliError(
+                "E0302", f"Invalid options provided for {op}: -{name} is not valid with -{op}"
+            )
 
 
 def _scope(front: Front, op: str) -> tuple[str | None, str | None]:
     action, date = front.args.get("action"), front.args.get("date")
     if action is not None and date is not None:
         raise CliError(
+            "E0302",
             f"Invalid options provided for {op}: either date or action expected. "
-            "Don't use both at the same time."
+            "Don't use both at the same time.",
         )
     return action, date
 
@@ -705,7 +722,7 @@ def op_change(front: Front) -> None:
     job_id = _value(front, "change")
     value = front.args.get("value")
     if value is None:
-        raise CliError("-value option needs to be specified for -change option")
+        raise CliError("E0305", "-value option needs to be specified for -change option")
     dispatch.change(front.ctx(), job_id, value)
 
 
@@ -715,7 +732,7 @@ def op_ignore(front: Front) -> None:
     job_id = _value(front, "ignore")
     action, date = _scope(front, "ignore")
     if front.args.has("action") and not action:
-        raise CliError("-action is empty")
+        raise CliError("E0305", "-action is empty")
     ids = dispatch.ignore(front.ctx(), job_id, actions=action, dates=date)
     print_coord_actions_status(front, [i for i in ids if "@" in i])
 
@@ -738,7 +755,8 @@ def op_rerun(front: Front) -> None:
     if kind is IdKind.BUNDLE:
         if a.has("action"):
             raise CliError(
-                "Invalid options provided for bundle rerun. action is not valid for bundle rerun"
+                "E0302",
+                "Invalid options provided for bundle rerun. action is not valid for bundle rerun",
             )
         coords, dates = a.get("coordinator"), a.get("date")
         notes: list[str] = []
@@ -770,11 +788,12 @@ def op_rerun(front: Front) -> None:
     action, date = a.get("action"), a.get("date")
     if action is not None and date is not None:
         raise CliError(
+            "E0302",
             "Invalid options provided for rerun: either date or action expected. "
-            "Don't use both at the same time."
+            "Don't use both at the same time.",
         )
     if action is None and date is None:
-        raise CliError("Invalid options provided for rerun: date or action expected.")
+        raise CliError("E0305", "Invalid options provided for rerun: date or action expected.")
     notes = []
     ids = dispatch.rerun(
         front.ctx(),
@@ -847,7 +866,7 @@ def op_info(front: Front) -> None:
     conn = front.store.conn
     if job_id.endswith("-B"):
         if a.has("filter"):
-            raise CliError("Filter option is currently not supported for a Bundle job")
+            raise CliError("E0302", "Filter option is currently not supported for a Bundle job")
         print_bundle_job(front, queries.job_info(conn, job_id))
     elif job_id.endswith("-C"):
         offset = a.int_value("offset")
@@ -866,15 +885,15 @@ def op_info(front: Front) -> None:
             print_wfs_of_action(front, job_id)
             return
         if a.has("filter"):
-            raise CliError("Filter option is not supported for a Coordinator action")
+            raise CliError("E0302", "Filter option is not supported for a Coordinator action")
         print_coord_action(front, queries.job_info(conn, job_id))
     elif "-W@" in job_id:
         if a.has("filter"):
-            raise CliError("Filter option is not supported for a Workflow action")
+            raise CliError("E0302", "Filter option is not supported for a Workflow action")
         print_workflow_action(front, queries.job_info(conn, job_id))
     else:
         if a.has("filter"):
-            raise CliError("Filter option is currently not supported for a Workflow job")
+            raise CliError("E0302", "Filter option is currently not supported for a Workflow job")
         data = queries.job_info(
             conn,
             job_id,
@@ -1173,7 +1192,7 @@ def op_configcontent(front: Front) -> None:
 
     job_id = _value(front, "configcontent")
     if not job_id.endswith(("-C", "-W", "-B")):  # Oozie's text; exit 255, not its 0 (QA)
-        raise CliError(f"job id [{job_id}] doesn't end with either C or W or B")
+        raise CliError("E0303", f"job id [{job_id}] doesn't end with either C or W or B")
     say(str(queries.job_info(front.store.conn, job_id, length=0).get("conf")))
 
 
@@ -1191,15 +1210,16 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
     kind = kind_of(job_id)
     if kind is not IdKind.COORDINATOR and (a.has("action") or a.has("date")):
         raise CliError(
+            "E0302",
             "Invalid options provided for log retrieval. action and date are valid only for "
-            "coordinator job log retrieval"
+            "coordinator job log retrieval",
         )
     wf_ids: list[str] = []
     nodes: list[Any] = []
     if kind is IdKind.WORKFLOW_NODE:
         node = jobs.get(store.conn, NodeRow, job_id)
         if node is None:
-            raise BundletuiError.from_template("E0605", job_id)
+            raise CommandError.from_template("E0605", job_id)
         nodes = [node]
     elif kind is IdKind.WORKFLOW:
         jobs.must_get(store.conn, WorkflowRow, job_id)
@@ -1266,7 +1286,9 @@ _UNSUPPORTED_INSTEAD = {
 
 def op_unsupported(front: Front) -> None:
     op = front.args.operation
-    raise CliError(f"-{op} is not supported by bundletui ({_UNSUPPORTED_INSTEAD[str(op)]})")
+    raise CliError(
+        "E0302", f"-{op} is not supported by bundletui ({_UNSUPPORTED_INSTEAD[str(op)]})"
+    )
 
 
 JOB_OPERATIONS: dict[str, Callable[[Front], None]] = {
@@ -1298,22 +1320,7 @@ def jobs_command(front: Front) -> None:
     from bundletui.commands import coord_queries, queries
 
     a = front.args
-    jobtype = (a.get("jobtype") or "wf").strip().lower()
-    kind = (
-        "wf"
-        if "wf" in jobtype
-        else "coordinator"
-        if jobtype.startswith("coord")
-        else "bundle"
-        if jobtype.startswith("bundle")
-        else None
-    )
-    if kind is None:
-        raise BundletuiError(
-            "E0303",
-            f"Invalid parameter value, [jobtype] = [{jobtype}]",
-            hint="use -jobtype wf, coordinator or bundle",
-        )
+    kind = queries.job_kind(a.get("jobtype"))  # as the API reads jobtype=
     offset = max(a.int_value("offset") or 1, 1)
     length = a.int_value("len") or 0
     length = length if length > 0 else 50
@@ -1323,9 +1330,7 @@ def jobs_command(front: Front) -> None:
         data = queries.list_workflows(conn, flt, offset, length)
     else:
         data = coord_queries.list_jobs(conn, kind, flt, offset, length)
-    items: list[dict[str, Any]] = data[
-        {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}[kind]
-    ]
+    items: list[dict[str, Any]] = data[queries.LISTING_ENVELOPE[kind]]
     bulk = next((op for op in ("kill", "suspend", "resume") if a.has(op)), None)
     if bulk is not None:
         queries.check_bulk_filter(
@@ -1346,7 +1351,7 @@ def _bulk(front: Front, op: str, kind: str, items: list[dict[str, Any]]) -> list
     """Apply -kill/-suspend/-resume to each listed job; the ones it applied to, as they are now."""
     from bundletui.commands import dispatch, queries
 
-    key = {"wf": "id", "coordinator": "coordJobId", "bundle": "bundleJobId"}[kind]
+    key = queries.LISTING_ID_KEY[kind]
     done = dispatch.bulk(front.ctx(), op, [item[key] for item in items])
     return [queries.job_info(front.store.conn, job_id, length=0) for job_id in done]
 

@@ -298,6 +298,37 @@ def _must(conn: sqlite3.Connection, cls: type, job_id: str) -> Any:
 # ----------------------------------------------------------------------------- listings
 
 
+#: a listing's envelope and its items' id key, by :func:`job_kind` (oozie.md §7.2, §7.3)
+LISTING_ENVELOPE = {"wf": "workflows", "coordinator": "coordinatorjobs", "bundle": "bundlejobs"}
+LISTING_ID_KEY = {"wf": "id", "coordinator": "coordJobId", "bundle": "bundleJobId"}
+
+
+def job_kind(text: str | None) -> str:
+    """A listing's ``jobtype`` (``oozie jobs -jobtype``, ``GET|PUT /jobs?jobtype=``) as
+    ``wf``, ``coordinator`` or ``bundle``: one reading for every face.
+
+    Oozie's server (V1JobsServlet.getJobs) tests ``contains("wf")``, then ``"coord"``, then
+    ``"bundle"``; its CLI lower-cases the value first and lists coordinators and bundles on
+    ``startsWith`` only, but sends the value as given to the server for a bulk -kill,
+    -suspend or -resume. Read here as the server reads it, lower-cased as the CLI does, so
+    ``WF``, ``coord``, ``coordinators`` and ``xcoordinator`` all say what they mean. Absent or
+    blank is ``wf`` (Oozie's default), and so are ``workflow`` and ``workflows``, the word
+    the rest of bundletui uses (``bundletui jobs --type workflow``). Anything else is E0303:
+    Oozie's CLI would list nothing and exit 0, and its server answers no listing."""
+    kind = (text or "").strip().lower()
+    if kind in ("", "workflow", "workflows") or "wf" in kind:
+        return "wf"
+    if "coord" in kind:
+        return "coordinator"
+    if "bundle" in kind:
+        return "bundle"
+    raise CommandError(
+        "E0303",
+        f"Invalid parameter value, [jobtype] = [{text}]",
+        hint="jobtype is wf, coordinator or bundle",
+    )
+
+
 # a filter is a few names or statuses; thousands are a script gone wrong (each one a term of
 # the query, whose tree SQLite caps at a depth of 1,000)
 FILTER_LIMIT = 500
