@@ -22,9 +22,9 @@ from bundletui.model.apps import BundleApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind, bundle_action_id
 from bundletui.model.rollup import BundleRollupInput, bundle_rollup
-from bundletui.model.status import JOB_LIVE, JOB_TERMINAL, JobStatus
+from bundletui.model.status import COORD_SUSPENDED, JOB_TERMINAL, JobStatus
 from bundletui.model.timeutil import format_oozie_time
-from bundletui.model.transitions import BUNDLE_TABLE, Children, Event, Machine, decide
+from bundletui.model.transitions import Children, Event, Machine, allowed, decide, sources
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
 from bundletui.store.rows import BundleActionRow, BundleRow, CoordRow
@@ -63,7 +63,7 @@ def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
                     start_tx(tx, ctx.effects, existing, Event.START, store=ctx.store)
                 return existing.id
         bundle_id = ctx.store.next_id(tx, JobKind.BUNDLE, loaded.user)
-        decide(Machine.BUNDLE, None, Event.SUBMIT)
+        created = decide(Machine.BUNDLE, None, Event.SUBMIT).to
         jobs.insert(
             tx,
             BundleRow,
@@ -73,7 +73,7 @@ def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
                 "app_path": loaded.app_path,
                 "external_id": loaded.external_id,
                 "user": loaded.user,
-                "status": J.PREP,
+                "status": created,
                 "kickoff_time": to_ms(app.kickoff_time) if app.kickoff_time else None,
                 "created_time": tx.now_ms,
                 "conf": json.dumps(dict(loaded.conf)),
@@ -140,12 +140,14 @@ def start_tx(
     if late is not None:
         submit_args["crons_from"] = late
     if not enabled:
+        failed = decide(Machine.BUNDLE, bundle.status, Event.NO_CHILDREN, bundle.id).to
         jobs.update(
-            tx, BundleRow, bundle.id, status=J.FAILED, start_time=tx.now_ms, end_time=tx.now_ms
+            tx, BundleRow, bundle.id, status=failed, start_time=tx.now_ms, end_time=tx.now_ms
         )
         error = CommandError.from_template("E1318", bundle.id)
         _engine_error(tx, "start", bundle.id, {}, f'{error} (every coordinator is enabled="false")')
         return
+    child = decide(Machine.COORDINATOR, None, Event.SUBMIT).to  # as it will be submitted
     for coord in enabled:
         jobs.insert(
             tx,
@@ -154,7 +156,7 @@ def start_tx(
                 "id": bundle_action_id(bundle.id, coord.name),
                 "bundle_id": bundle.id,
                 "coord_name": coord.name,
-                "status": J.PREP,
+                "status": child,
                 "pending": 1,
                 "critical": int(coord.critical),
             },
@@ -213,11 +215,9 @@ def submit_child_tx(
         return None
     app = app_of(bundle)
     coord = next(c for c in app.coordinators if c.name == name)
-    status = {
-        J.PREPSUSPENDED: J.PREPSUSPENDED,
-        J.SUSPENDED: J.PREPSUSPENDED,
-        J.SUSPENDEDWITHERROR: J.PREPSUSPENDED,
-    }.get(JobStatus(bundle.status), J.PREP)
+    status = decide(Machine.COORDINATOR, None, Event.SUBMIT).to
+    if bundle.status in COORD_SUSPENDED:  # a suspended bundle's child is born suspended
+        status = decide(Machine.COORDINATOR, status, Event.SUSPEND).to
     # Loading it, or registering it (an event schedule whose feed clashes with one submitted
     # since the bundle was), may refuse it: the child fails, and the bundle says why.
     tx.savepoint("child")
@@ -265,9 +265,10 @@ def _child_failed(
     jobs.update(tx, BundleActionRow, ba.id, status=J.FAILED, pending=0)
     event = Event.CRITICAL_CHILD_FAILED if critical else Event.CHILD_FAILED
     current = jobs.must_get(tx.conn, BundleRow, bundle.id)
+    # the table's rows for a child's failed submit; any other status is left to the roll-up
     t = (
         decide(Machine.BUNDLE, current.status, event, bundle.id)
-        if (current.status, event) in _CHILD_FAIL_FROM
+        if allowed(Machine.BUNDLE, current.status, event)
         else None
     )
     if t is not None:
@@ -284,12 +285,6 @@ def _child_failed(
     note = f"coordinator {ba.coord_name} failed to submit: {exc.code}: {exc.message}"
     _engine_error(tx, "submit", bundle.id, {"coordinator": ba.coord_name}, note)
     rollup_tx(tx, effects, bundle.id)
-
-
-# the table's rows for a child's failed submit (any other status is left to the roll-up)
-_CHILD_FAIL_FROM = {
-    key for key in BUNDLE_TABLE if key[1] in (Event.CRITICAL_CHILD_FAILED, Event.CHILD_FAILED)
-}
 
 
 # ----------------------------------------------------------------------------- roll-up
@@ -412,7 +407,7 @@ def kill_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
         jobs.must_get(tx.conn, BundleRow, bundle.id),
         "coord.kill",
         Event.KILL,
-        only={str(s) for s in JOB_LIVE},
+        only=set(sources(Machine.COORDINATOR, Event.KILL)),
     )
     rollup_tx(tx, effects, bundle.id)
 
@@ -441,7 +436,7 @@ def resume_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     if t.children is Children.RESUME:
         from bundletui.commands.schedules import resume_horizon
 
-        only = {J.SUSPENDED, J.SUSPENDEDWITHERROR, J.PREPSUSPENDED}
+        only = sources(Machine.COORDINATOR, Event.RESUME)
         horizon = resume_horizon(tx, _live_children(tx, bundle.id))
         _cascade(
             tx,
@@ -500,16 +495,15 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
                 f"Invalid bundle job change value {value}, end time is before kick-off time",
             )
         fields["end_time"] = end
-        if bundle.status == J.SUCCEEDED:
-            fields["status"] = J.RUNNING
-        elif bundle.status in (J.DONEWITHERROR, J.FAILED):
-            fields["status"] = J.RUNNINGWITHERROR
+        if allowed(Machine.BUNDLE, bundle.status, Event.CHANGE_END):  # ended: runs on to it
+            t = decide(Machine.BUNDLE, bundle.status, Event.CHANGE_END, bundle.id)
+            fields["status"] = t.to
     jobs.update(tx, BundleRow, bundle.id, **fields)
     current = jobs.must_get(tx.conn, BundleRow, bundle.id)
     if (
         "pause_time" in fields
         and (fields["pause_time"] is None or fields["pause_time"] > tx.now_ms)
-        and current.status in (J.PAUSED, J.PAUSEDWITHERROR, J.PREPPAUSED)
+        and allowed(Machine.BUNDLE, current.status, Event.UNPAUSE)
     ):
         t = decide(Machine.BUNDLE, current.status, Event.UNPAUSE, bundle.id)
         jobs.update(tx, BundleRow, bundle.id, status=t.to)

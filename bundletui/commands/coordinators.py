@@ -42,7 +42,7 @@ from bundletui.model.timeutil import (
     parse_oozie_time,
     skip_deadline_ms,
 )
-from bundletui.model.transitions import Event, Machine, decide
+from bundletui.model.transitions import Event, Machine, allowed, decide
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
 
@@ -135,13 +135,15 @@ def create_coordinator_tx(
     *,
     bundle_id: str | None = None,
     pause_time: int | None = None,
-    status: JobStatus = J.PREP,
+    status: str | None = None,
     events_from: int | None = None,
 ) -> str:
-    """``events_from``: an event schedule's horizon, when a bundle's start command took it."""
+    """``status``: the one a bundle's child is born in (PREPSUSPENDED in a suspended bundle),
+    else the table's for a submit; ``events_from``: an event schedule's horizon, when a
+    bundle's start command took it."""
     app: CoordinatorApp = loaded.app
     coord_id = store.next_id(tx, JobKind.COORDINATOR, loaded.user)
-    decide(Machine.COORDINATOR, None, Event.SUBMIT)
+    created = decide(Machine.COORDINATOR, None, Event.SUBMIT).to
     jobs.insert(
         tx,
         CoordRow,
@@ -153,7 +155,7 @@ def create_coordinator_tx(
             "external_id": loaded.external_id if bundle_id is None else None,
             "user": loaded.user,
             "kind": "event" if app.events is not None else "time",
-            "status": str(status),
+            "status": status or created,
             "frequency": app.frequency.json_frequency,
             "time_unit": app.frequency.json_time_unit,
             "timezone": app.timezone,
@@ -279,28 +281,14 @@ def action_workflow_changed(tx: Tx, effects: Effects, act_id: str, wf: WorkflowR
         W.SUSPENDED: Event.SUSPEND,
         W.RUNNING: Event.RESUME,
     }.get(WorkflowStatus(wf.status))
-    if event is None:
-        return
-    if event is Event.SUSPEND and action.status != A.RUNNING:
-        return
-    if event is Event.RESUME and action.status != A.SUSPENDED:
-        return
-    if action.status in ACTION_TERMINAL:
-        return
+    if event is None or not allowed(Machine.ACTION, action.status, event):
+        return  # e.g. an action that ended already, or a resume of one that was not suspended
     fields: dict[str, Any] = {}
     if event is Event.FAIL:
         fields = {
             "error_code": wf.error_code or "E0711",
             "error_message": wf.error_message or f"workflow {wf.id} failed",
         }
-    if event is Event.KILL and action.status not in (
-        A.WAITING,
-        A.READY,
-        A.SUBMITTED,
-        A.RUNNING,
-        A.SUSPENDED,
-    ):
-        return
     to = move_action(tx, action, event, **fields)
     coord, counts = _rollup(tx, effects, action.coord_id)
     if to not in ACTION_TERMINAL or coord.kind == "event" or counts.get(A.READY):
@@ -421,8 +409,6 @@ _ACTIVE = f"status IN ({','.join('?' * len(ACTION_ACTIVE))})"
 # what a ``d1::d2`` range of a rerun takes (Oozie's GET_TERMINATED_ACTIONS_FOR_DATES): the
 # actions still in flight are passed over, and SKIPPED ones too (only named ones rerun)
 _RERUN_RANGE = (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
-# what a rerun takes when named (Oozie's isTerminalStatus)
-_RERUNNABLE = frozenset((*_RERUN_RANGE, A.SKIPPED))
 
 
 def select_actions(
@@ -523,7 +509,7 @@ def _kill_action(tx: Tx, effects: Effects, action: ActionRow) -> None:
             event_store.move_job(tx, job, "DISCARDED", held_by="action KILLED")
     if action.external_id:
         wf = jobs.get(tx.conn, WorkflowRow, action.external_id)
-        if wf is not None and wf.status in (W.PREP, W.RUNNING, W.SUSPENDED):
+        if wf is not None and allowed(Machine.WORKFLOW, wf.status, Event.KILL):
             wfcmd.kill_tx(tx, effects, wf)
 
 
@@ -616,14 +602,15 @@ def hold_actions(
     console suspends an action's workflow). Each must be running (or suspended); one that is
     not refuses the command, with nothing changed."""
     command = "resume" if resume else "suspend"
-    want = A.SUSPENDED if resume else A.RUNNING
+    event = Event.RESUME if resume else Event.SUSPEND
+    want = A.SUSPENDED if resume else A.RUNNING  # the one status the table takes it from
 
     def body(tx: Tx) -> list[str]:
         coord = load(tx, coord_id)
         rows = select_actions(tx.conn, coord, actions=actions, dates=dates)
         for action in rows:
             wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
-            if action.status != want or wf is None:
+            if wf is None or not allowed(Machine.ACTION, action.status, event):
                 raise fail(
                     "E1100",
                     f"{command} of {action.id}: it is {action.status}",
@@ -772,10 +759,8 @@ def change_tx(
         fields["done_materialization"] = (
             1 if (next_mat is not None and next_mat >= end) or end <= coord.start_time else 0
         )
-        if fields["done_materialization"] == 0 and coord.status in (
-            J.SUCCEEDED,
-            J.DONEWITHERROR,
-            J.FAILED,
+        if fields["done_materialization"] == 0 and allowed(
+            Machine.COORDINATOR, coord.status, Event.CHANGE_END
         ):
             t = decide(Machine.COORDINATOR, coord.status, Event.CHANGE_END, coord.id)
             coord = set_status(tx, effects, coord, t.to, **fields)
@@ -796,10 +781,8 @@ def change_tx(
             pause = None
         jobs.update(tx, CoordRow, coord.id, pause_time=pause)
         current = jobs.must_coord_head(tx.conn, coord.id)
-        if (pause is None or pause > now) and current.status in (
-            J.PAUSED,
-            J.PAUSEDWITHERROR,
-            J.PREPPAUSED,
+        if (pause is None or pause > now) and allowed(
+            Machine.COORDINATOR, current.status, Event.UNPAUSE
         ):
             t = decide(Machine.COORDINATOR, current.status, Event.UNPAUSE, coord.id)
             set_status(tx, effects, current, t.to)
@@ -885,7 +868,8 @@ def rerun_rows(
             hint=f"a date range reruns the actions in it that have ended; see them with: "
             f"bundletui info {coord.id}",
         ) from None
-    not_done = [r for r in rows if r.status not in _RERUNNABLE]
+    # what a rerun takes when named (Oozie's isTerminalStatus): the action table's RERUN rows
+    not_done = [r for r in rows if not allowed(Machine.ACTION, r.status, Event.RERUN)]
     if not_done:
         raise CommandError(
             "E1018",
@@ -924,7 +908,7 @@ def rerun_tx(
         conf = {key: expanded[key] for key in conf}
     t = (
         decide(Machine.COORDINATOR, coord.status, Event.RERUN, coord.id)
-        if coord.status in _RERUN_FROM
+        if allowed(Machine.COORDINATOR, coord.status, Event.RERUN)
         else None
     )
     app = app_of(coord, tx.conn)
@@ -1007,22 +991,6 @@ def _pinned_plan(stored: dict[str, Any]) -> str | None:
     if ins == list(plan.data_ins):
         return None
     return json.dumps({"plan": plan._replace(data_ins=tuple(ins)).to_dict()})
-
-
-_RERUN_FROM = frozenset(
-    {
-        J.SUCCEEDED,
-        J.SUSPENDED,
-        J.RUNNING,
-        J.PAUSED,
-        J.PAUSEDWITHERROR,
-        J.RUNNINGWITHERROR,
-        J.SUSPENDEDWITHERROR,
-        J.DONEWITHERROR,
-        J.FAILED,
-        J.KILLED,
-    }
-)
 
 
 def _cleanup(uri: str) -> None:

@@ -19,8 +19,8 @@ from bundletui.model import codec
 from bundletui.model.apps import NodeType, WorkflowApp, WorkflowForm
 from bundletui.model.clock import Clock
 from bundletui.model.ids import JobKind, node_id
-from bundletui.model.status import NODE_TERMINAL, NodeStatus, WorkflowStatus
-from bundletui.model.transitions import Event, Machine, decide
+from bundletui.model.status import NodeStatus, WorkflowStatus
+from bundletui.model.transitions import Event, Machine, decide, sources, target
 from bundletui.model.wfgraph import suspend_point
 from bundletui.store import jobs
 from bundletui.store.db import Store, Tx
@@ -117,8 +117,8 @@ def create_workflow_tx(
     """Write a workflow job (PREP, or RUNNING when ``start``) and its nodes (WAITING; a started
     DAG's roots READY, since its first pass would only make them so)."""
     wf_id = store.next_id(tx, JobKind.WORKFLOW, sub.user)
-    decide(Machine.WORKFLOW, None, Event.SUBMIT)
-    status = decide(Machine.WORKFLOW, W.PREP, Event.START).to if start else W.PREP
+    created = decide(Machine.WORKFLOW, None, Event.SUBMIT).to
+    status = decide(Machine.WORKFLOW, created, Event.START).to if start else created
     jobs.insert(
         tx,
         WorkflowRow,
@@ -149,7 +149,8 @@ def create_workflow_tx(
             # once whatever launched it (a coordinator action) has recorded it and can follow
             roots = []
     is_root = set(roots)
-    ready = decide(Machine.NODE, N.WAITING, Event.DEPS_MET).to
+    waiting = decide(Machine.NODE, None, Event.SUBMIT).to
+    ready = decide(Machine.NODE, waiting, Event.DEPS_MET).to
     jobs.insert_nodes(
         tx,
         [
@@ -158,7 +159,7 @@ def create_workflow_tx(
                 wf_id,
                 n.name,
                 str(n.type),
-                ready if n.name in is_root else N.WAITING,
+                ready if n.name in is_root else waiting,
             )
             for n in sub.app.nodes
         ],
@@ -261,24 +262,11 @@ def kill_tx(tx: Tx, effects: Effects, wf: WorkflowRow, *, message: str | None = 
         end_time=tx.now_ms,
         error_message=message or wf.error_message,
     )
-    # a node waiting out its retry interval has run: its kill ends it; the others never started
-    jobs.update_where(
-        tx,
-        NodeRow,
-        "wf_id = ? AND status = 'READY' AND attempt > 0",
-        (wf.id,),
-        status=N.KILLED,
-        due_time=None,
-        ended=tx.now_ms,
-    )
-    jobs.update_where(
-        tx,
-        NodeRow,
-        "wf_id = ? AND status IN ('WAITING', 'READY')",
-        (wf.id,),
-        status=N.KILLED,
-        due_time=None,
-    )
+    # the nodes the table lets a kill reach, but RUNNING ones (the engine's signal kills those,
+    # one by one): a node waiting out its retry interval has run, its kill ends it; the others
+    # never started
+    idle = sources(Machine.NODE, Event.KILL) - {N.RUNNING}
+    jobs.end_nodes_in(tx, wf.id, idle, target(Machine.NODE, idle, Event.KILL))
     if jobs.count(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf.id,)):
         effects.signal_workflow(tx, wf.id, "kill")
     for child in _running_children(tx, wf.id):
@@ -359,12 +347,12 @@ def rerun_tx(
             # its kill is still queued for the engine, which finds jobs by their nodes' pids:
             # kept apart, so that the kill (or an engine start) still reaches this job
             jobs.watch_kill(tx, n.pid, wf.id, n.name)
-        decide(Machine.NODE, n.status, Event.RERUN, n.id) if n.status in NODE_TERMINAL else None
+        again = decide(Machine.NODE, n.status, Event.RERUN, n.id)
         jobs.update(
             tx,
             NodeRow,
             n.id,
-            status=N.WAITING,
+            status=again.to,
             attempt=0,
             run=wf.run + 1,
             pid=None,
@@ -411,10 +399,11 @@ def _reconcile_nodes(
     dropped = [n.id for n in nodes if n.name not in kinds]
     if dropped:
         jobs.delete_nodes(tx, dropped)
+    created = decide(Machine.NODE, None, Event.SUBMIT).to
     jobs.insert_nodes(
         tx,
         [
-            (node_id(wf.id, name), wf.id, name, kind, N.WAITING)
+            (node_id(wf.id, name), wf.id, name, kind, created)
             for name, kind in kinds.items()
             if name not in have
         ],

@@ -33,7 +33,7 @@ from bundletui.model.status import (
     JobStatus,
 )
 from bundletui.model.timeutil import iter_nominal_times
-from bundletui.model.transitions import Event, Machine, decide
+from bundletui.model.transitions import Event, Machine, allowed, decide
 from bundletui.spec.materialize import local_exists
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -194,7 +194,7 @@ class CoordinatorService:
         pause = coord.pause_time
         if pause is None:
             return coord
-        if pause <= now and coord.status in (J.PREP, J.RUNNING, J.RUNNINGWITHERROR):
+        if pause <= now and allowed(Machine.COORDINATOR, coord.status, Event.PAUSE):
             t = decide(Machine.COORDINATOR, coord.status, Event.PAUSE, coord.id)
             return coordcmd.set_status(tx, self.engine.effects, coord, t.to)
         if pause > now:
@@ -463,7 +463,11 @@ class CoordinatorService:
 
     def on_timeout(self, tx: Tx, aid: str) -> None:
         action = jobs.get(tx.conn, ActionRow, aid)
-        if action is None or action.status != A.WAITING or action.timeout_at is None:
+        if (
+            action is None
+            or not allowed(Machine.ACTION, action.status, Event.TIMEOUT)
+            or action.timeout_at is None
+        ):
             return
         if tx.now_ms < action.timeout_at:
             self.engine.heap.push(action.timeout_at, "action.timeout", aid)
@@ -493,7 +497,7 @@ class CoordinatorService:
 
     def on_skip(self, tx: Tx, aid: str) -> None:
         action = jobs.get(tx.conn, ActionRow, aid)
-        if action is None or action.status not in (A.WAITING, A.READY):
+        if action is None or not allowed(Machine.ACTION, action.status, Event.SKIP):
             return
         coord = jobs.must_coord_head(tx.conn, action.coord_id)
         deadline = coordcmd.skip_deadline(coord, coordcmd.app_of(coord, tx.conn), action)

@@ -347,11 +347,14 @@ class WorkflowRunner:
             self._advance(tx, wf_id)
             return
 
+        seen: dict[str, tuple[str, str | None]] = {}  # the statuses the step was decided on
+
         def lookup(names: set[str]) -> dict[str, NodeStatus]:
-            return {k: NodeStatus(v[0]) for k, v in jobs.node_states(tx.conn, wf_id, names).items()}
+            seen.update(jobs.node_states(tx.conn, wf_id, names))
+            return {k: NodeStatus(seen[k][0]) for k in names if k in seen}
 
         step = advance_dag_after(app, nodes, lookup)
-        self._apply(tx, wf, app, step)
+        self._apply(tx, wf, app, step, seen)
         counts = jobs.node_counts(tx.conn, wf_id)
         if not any(counts.get(s) for s in (N.WAITING, N.READY, N.RUNNING)):
             bad = any(counts.get(s) for s in (N.FAILED, N.DEPENDENT_FAILED, N.KILLED))
@@ -426,19 +429,19 @@ class WorkflowRunner:
                     self._kill_node(tx, node)
                     continue
             if name == at:
-                decide(Machine.NODE, status, Event.FAIL, nid)
                 jobs.update(
                     tx,
                     NodeRow,
                     nid,
-                    status=N.FAILED,
+                    status=decide(Machine.NODE, status, Event.FAIL, nid).to,
                     started=tx.now_ms,
                     ended=tx.now_ms,
                     error_code=exc.code,
                     error_message=exc.located,
                 )
             elif status in (N.WAITING, N.READY):
-                jobs.update(tx, NodeRow, nid, status=decide(Machine.NODE, status, Event.SKIP).to)
+                t = decide(Machine.NODE, status, Event.SKIP, nid)
+                jobs.update(tx, NodeRow, nid, status=t.to)
                 self.launchable.discard(nid)
         self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, exc.located))
 
@@ -450,25 +453,23 @@ class WorkflowRunner:
         step: Step,
         states: dict[str, tuple[str, str | None]] | None = None,
     ) -> None:
-        def current(name: str) -> str:
-            if states is not None and name in states:
-                return states[name][0]
-            return N.WAITING
+        def move(name: str, event: Event) -> str:
+            """The node's new status, from the table (a node not in ``states`` is WAITING)."""
+            current = states[name][0] if states is not None and name in states else N.WAITING
+            return decide(Machine.NODE, current, event, node_id(wf.id, name)).to
 
         for name in step.ready:
             nid = node_id(wf.id, name)
-            decide(Machine.NODE, current(name), Event.DEPS_MET, nid)
-            jobs.update(tx, NodeRow, nid, status=N.READY)
+            jobs.update(tx, NodeRow, nid, status=move(name, Event.DEPS_MET))
             self.launchable.add(nid, wf.priority)
         for name in step.dependent_failed:
             nid = node_id(wf.id, name)
-            decide(Machine.NODE, current(name), Event.DEP_FAILED, nid)
             bad = step.failed_dependency.get(name)
             jobs.update(
                 tx,
                 NodeRow,
                 nid,
-                status=N.DEPENDENT_FAILED,
+                status=move(name, Event.DEP_FAILED),
                 ended=tx.now_ms,
                 # which one, as JobControl's "depending job … failed" (QA (p): unsaid)
                 error_message=f"dependency [{bad}] did not succeed" if bad else None,
@@ -479,14 +480,14 @@ class WorkflowRunner:
                 tx,
                 NodeRow,
                 node_id(wf.id, name),
-                status=N.SUCCEEDED,
+                status=move(name, Event.PASS),
                 transition=to,
                 started=tx.now_ms,
                 ended=tx.now_ms,
             )
         for name in step.skipped:
             nid = node_id(wf.id, name)
-            jobs.update(tx, NodeRow, nid, status=N.SKIPPED)
+            jobs.update(tx, NodeRow, nid, status=move(name, Event.SKIP))
             self.launchable.discard(nid)
         if step.ready:
             self._suspend_at(tx, wf, step.ready)
@@ -1044,12 +1045,12 @@ class WorkflowRunner:
 
     def _kill_node(self, tx: Tx, node: NodeRow) -> None:
         """Record the kill, then signal the process group after the commit."""
-        decide(Machine.NODE, node.status, Event.KILL, node.id)
+        t = decide(Machine.NODE, node.status, Event.KILL, node.id)
         jobs.update(
             tx,
             NodeRow,
             node.id,
-            status=N.KILLED,
+            status=t.to,
             ended=tx.now_ms,
             error_code="E0726",
             error_message="killed",
@@ -1185,8 +1186,9 @@ class WorkflowRunner:
                 self._kill_node(tx, node)
             else:
                 # Marked RUNNING but the engine died before starting it: start it now (same attempt).
+                t = decide(Machine.NODE, node.status, Event.RECOVER, node.id)
                 jobs.update(
-                    tx, NodeRow, node.id, status=N.READY, attempt=node.attempt - 1, started=None
+                    tx, NodeRow, node.id, status=t.to, attempt=node.attempt - 1, started=None
                 )
                 self._mark_launchable(tx, node)
         for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):

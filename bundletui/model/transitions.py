@@ -8,6 +8,7 @@ nodes Hadoop JobControl. An illegal move raises :class:`ModelError` carrying Ooz
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -25,6 +26,7 @@ class Event(StrEnum):
     SUBMIT = "SUBMIT"
     START = "START"  # user start (bundle, workflow)
     KICKOFF = "KICKOFF"  # bundle kick-off time reached
+    NO_CHILDREN = "NO_CHILDREN"  # bundle started (or kicked off) with no enabled coordinator
     MATERIALIZE = "MATERIALIZE"  # coordinator: start time reached, first action materialized
     MATERIALIZE_FAILED = "MATERIALIZE_FAILED"
     PAUSE = "PAUSE"  # pause time reached
@@ -51,6 +53,8 @@ class Event(StrEnum):
     DEPS_MET = "DEPS_MET"
     DEP_FAILED = "DEP_FAILED"
     RETRY = "RETRY"
+    PASS = "PASS"  # a control node (start, decision, fork, join, kill, end) reached and passed
+    RECOVER = "RECOVER"  # engine start: a node marked RUNNING whose process never started
 
 
 class Children(StrEnum):
@@ -144,6 +148,8 @@ BUNDLE_TABLE: dict[tuple[str, str], Transition] = {
     ("", E.SUBMIT): Transition(J.PREP),
     (J.PREP, E.START): Transition(J.RUNNING, C.SUBMIT),
     (J.PREP, E.KICKOFF): Transition(J.RUNNING, C.SUBMIT),
+    # oozie.md §1.3: a start that finds no enabled coordinator fails the bundle (E1318)
+    (J.PREP, E.NO_CHILDREN): Transition(J.FAILED),
     (J.RUNNING, E.CRITICAL_CHILD_FAILED): Transition(J.FAILED, C.KILL),
     (J.RUNNING, E.CHILD_FAILED): Transition(J.RUNNINGWITHERROR),
     (J.RUNNING, E.CHILDREN_DONE): Transition(J.SUCCEEDED),
@@ -243,11 +249,27 @@ NODE_TABLE: dict[tuple[str, str], Transition] = {
     (N.READY, E.DEP_FAILED): Transition(N.DEPENDENT_FAILED),
     (N.WAITING, E.SKIP): Transition(N.SKIPPED),
     (N.READY, E.SKIP): Transition(N.SKIPPED),
+    # A control node does its work the moment the walk reaches it and moves on (oozie.md §5.2:
+    # start, a decision's case, a fork's paths, a join once every path arrived, end, kill); it
+    # never runs, so it goes from WAITING straight to SUCCEEDED, its transition recorded.
+    (N.WAITING, E.PASS): Transition(N.SUCCEEDED),
+    # Engine start: a node the dead engine marked RUNNING (attempt counted) but whose process
+    # it never started (no wrapper found, no exit record) is READY again, for the same attempt.
+    (N.RUNNING, E.RECOVER): Transition(N.READY),
     **{(s, E.KILL): Transition(N.KILLED) for s in (N.WAITING, N.READY, N.RUNNING)},
     **{
         (s, E.RERUN): Transition(N.WAITING)
         for s in (N.SUCCEEDED, N.FAILED, N.DEPENDENT_FAILED, N.KILLED, N.SKIPPED)
     },
+    # A rerun (of an ended workflow, oozie.md §5.4) starts every node it does not keep over,
+    # whatever its status. Not only the ended ones:
+    # - RUNNING: a ``kill`` while no engine ran leaves a running node RUNNING until an engine
+    #   sends the signal; the rerun takes the node, and the kill stays watched for the job.
+    # - WAITING: a node the definition, read again for the rerun, added (its row is made
+    #   WAITING just before); starting it over changes nothing but its run.
+    # - READY: none is left in an ended workflow (its end skips or kills them), but a stray
+    #   one starts over like the rest rather than make the workflow refuse every rerun.
+    **{(s, E.RERUN): Transition(N.WAITING) for s in (N.RUNNING, N.READY, N.WAITING)},
 }
 
 TABLES: dict[Machine, dict[tuple[str, str], Transition]] = {
@@ -289,11 +311,11 @@ def decide(machine: Machine, current: str | None, event: Event, job_id: str = ""
         code = "E1100"  # "finished or failed or killed" only when it is; else a plain precondition
 
     who = f"{machine} {job_id}".strip()
-    allowed = sorted({src for (src, ev) in TABLES[machine] if ev == event and src})
+    legal = sorted(sources(machine, event))
     said = SAID.get(event, event.lower().replace("_", " "))
     hint = (
-        f"{said} applies to a {machine} in: {', '.join(allowed)}"
-        if allowed
+        f"{said} applies to a {machine} in: {', '.join(legal)}"
+        if legal
         else f"a {machine} never takes {said}"
     )
     raise ModelError(code, f"{said} is not allowed: {who} is {current or 'new'}", hint=hint)
@@ -310,6 +332,22 @@ SAID = {
 def allowed(machine: Machine, current: str | None, event: Event) -> bool:
     """The non-raising form, for faces that grey out keys."""
     return (current or "", event) in TABLES[machine]
+
+
+def sources(machine: Machine, event: Event) -> frozenset[str]:
+    """Every status ``event`` applies to, for a write of many rows at once (``status IN …``)."""
+    return frozenset(src for (src, ev) in TABLES[machine] if ev == event and src)
+
+
+def target(machine: Machine, among: Iterable[str], event: Event) -> str:
+    """The one status ``event`` takes every status of ``among`` to (a write of many rows at once
+    gives them one new status); refused, as :func:`decide` refuses, for a status that may not
+    take ``event``, and a ValueError when the table's rows for them end in different ones."""
+    given = sorted(among)
+    ends = {decide(machine, src, event).to for src in given}
+    if len(ends) != 1:
+        raise ValueError(f"{event} takes a {machine} in {given} to {sorted(ends)}")
+    return ends.pop()
 
 
 def events_from(machine: Machine, current: str) -> list[Event]:

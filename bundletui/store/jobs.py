@@ -401,6 +401,22 @@ def delete_nodes(tx: Tx, node_ids: Sequence[str]) -> None:
     tx.conn.executemany("DELETE FROM wf_nodes WHERE id = ?", [(n,) for n in node_ids])
 
 
+def end_nodes_in(tx: Tx, wf_id: str, among: Iterable[str], to: str) -> int:
+    """A workflow's nodes whose status is one of ``among`` move to ``to`` (not one of them), all
+    at once: the statuses and ``to`` come from the caller's transition table (a kill of the nodes
+    no process runs for). Their retry is no longer due; a node that has run (``attempt`` > 0:
+    one waiting out its retry interval) ends now, one that never started gets no end time."""
+    statuses = sorted(among)
+    if not statuses:
+        return 0
+    where = f"wf_id = ? AND status IN ({','.join('?' * len(statuses))})"
+    params = (wf_id, *statuses)
+    ran = update_where(
+        tx, NodeRow, f"{where} AND attempt > 0", params, status=to, due_time=None, ended=tx.now_ms
+    )
+    return ran + update_where(tx, NodeRow, where, params, status=to, due_time=None)
+
+
 def workflow_priority(conn: sqlite3.Connection, wf_id: str) -> int:
     row = conn.execute("SELECT priority FROM wf_jobs WHERE id = ?", (wf_id,)).fetchone()
     return int(row[0]) if row else 0
