@@ -22,7 +22,13 @@ from bundletui.model.apps import BundleApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind, bundle_action_id
 from bundletui.model.rollup import BundleRollupInput, bundle_rollup
-from bundletui.model.status import COORD_SUSPENDED, JOB_TERMINAL, JobStatus
+from bundletui.model.status import (
+    COORD_SUSPENDED,
+    COORD_UNCHANGEABLE,
+    JOB_TERMINAL,
+    JobStatus,
+    takes_pause_time,
+)
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.model.transitions import Children, Event, Machine, allowed, decide, sources
 from bundletui.store import jobs
@@ -454,10 +460,7 @@ def resume_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
 def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
     """``pausetime=…`` / ``endtime=…`` (oozie.md §1.5), forwarded to every non-KILLED coordinator."""
     changes = coordcmd.parse_change(value, ("pausetime", "endtime"), "E1317", bundle.id)
-    if (
-        bundle.status in (J.SUCCEEDED, J.FAILED, J.KILLED, J.DONEWITHERROR)
-        and "pausetime" in changes
-    ):
+    if "pausetime" in changes and not takes_pause_time(bundle.status, bundle=True):
         raise fail(
             "E1312",
             bundle.id,
@@ -522,7 +525,7 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
 
 # a bundle change passes these by: Oozie's BundleJobChangeXCommand reads only un-ignored
 # bundle actions, and a killed coordinator refuses every change (E1016)
-UNCHANGED_CHILDREN = frozenset({J.KILLED, J.IGNORED})
+UNCHANGED_CHILDREN = COORD_UNCHANGEABLE
 
 
 def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:

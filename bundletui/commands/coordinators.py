@@ -31,6 +31,7 @@ from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import (
     ACTION_ACTIVE,
     ACTION_TERMINAL,
+    COORD_UNCHANGEABLE,
     ActionStatus,
     JobStatus,
     WorkflowStatus,
@@ -705,7 +706,7 @@ def change_tx(
                 f"Invalid coordinator job change value {value}, {key} needs a value",
                 hint=f"{key}=<value>",
             )
-    if coord.status in (J.KILLED, J.IGNORED) and set(changes) - {"status"}:
+    if coord.status in COORD_UNCHANGEABLE and set(changes) - {"status"}:
         raise fail(  # Oozie's one template for both: the hint says which it is
             "E1016",
             hint=f"{coord.id} is {coord.status}: only status=RUNNING can change a killed or "

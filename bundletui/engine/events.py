@@ -362,7 +362,7 @@ class EventService:
             "events": [_event_json(r) for r in rows],
         }
         aid = action_id(coord.id, number)
-        decide(Machine.ACTION, None, Ev.SUBMIT)
+        created = decide(Machine.ACTION, None, Ev.SUBMIT).to
         jobs.insert(
             tx,
             ActionRow,
@@ -372,7 +372,7 @@ class EventService:
                 "action_number": number,
                 "nominal_time": nominal,
                 "created_time": tx.now_ms,
-                "status": A.WAITING,
+                "status": created,
                 "trigger": json.dumps(fired),
             },
         )

@@ -170,6 +170,11 @@ def has_ended(status: str) -> bool:
     return status in _ENDED
 
 
+# A coordinator that takes no change but ``status=RUNNING`` (Oozie's E1016): its end time,
+# pause time and concurrency are kept as they were when it was killed or ignored.
+COORD_UNCHANGEABLE = frozenset({JobStatus.KILLED, JobStatus.IGNORED})
+
+
 def takes_pause_time(status: str, *, bundle: bool) -> bool:
     """May ``change --value pausetime=…`` set or clear the pause time of a bundle (``bundle``)
     or a coordinator in ``status``? A bundle's until it has ended (E1312); a coordinator's
@@ -177,4 +182,4 @@ def takes_pause_time(status: str, *, bundle: bool) -> bool:
     FAILED or DONEWITHERROR coordinator still takes one."""
     if bundle:
         return status not in JOB_TERMINAL
-    return status not in (JobStatus.KILLED, JobStatus.IGNORED)
+    return status not in COORD_UNCHANGEABLE

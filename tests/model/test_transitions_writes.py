@@ -173,6 +173,8 @@ WRITERS = [
     "commands/bundles.py",
     "commands/coordinators.py",
     "commands/nodes.py",
+    "commands/propagate.py",
+    "engine/events.py",
 ]
 # the job tables with a machine (a bundle action row mirrors its coordinator's status)
 MACHINE_ROWS = {"BundleRow", "CoordRow", "ActionRow", "WorkflowRow", "NodeRow"}
