@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
-from xml.sax.saxutils import escape
 
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import Node, NodeType, WorkflowApp, WorkflowForm
@@ -21,6 +20,7 @@ from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
 from bundletui.model.timeutil import format_rfc822, parse_oozie_time
+from bundletui.spec.config import configuration_xml
 from bundletui.store import jobs
 from bundletui.store.clockstate import store_now_ms
 from bundletui.store.rows import NodeRow, WorkflowRow
@@ -31,11 +31,8 @@ def rfc822(ms: int | None, tz: str = "GMT") -> str | None:
 
 
 def conf_xml(conf: dict[str, str]) -> str:
-    body = "".join(
-        f"\r\n  <property>\r\n    <name>{escape(k)}</name>\r\n    <value>{escape(v)}</value>\r\n  </property>"
-        for k, v in conf.items()
-    )
-    return f"<configuration>{body}\r\n</configuration>"
+    """As Oozie's API prints a job's configuration (Java's line ends)."""
+    return configuration_xml(conf, "\r\n")
 
 
 # ----------------------------------------------------------------------------- workflows

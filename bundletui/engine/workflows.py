@@ -1385,15 +1385,11 @@ def _expand_env(value: str, environ: Mapping[str, str]) -> str:
 
 
 def _write_conf_xml(path: Path, conf: Mapping[str, str]) -> None:
-    from xml.sax.saxutils import escape
+    from bundletui.spec.config import configuration_xml
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = "".join(
-        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
-        for k, v in conf.items()
-    )
     # UTF-8, said in the file, whatever the engine's locale (a latin-1 one failed the job)
-    text = f'<?xml version="1.0" encoding="UTF-8"?>\n<configuration>\n{body}</configuration>\n'
+    text = f'<?xml version="1.0" encoding="UTF-8"?>\n{configuration_xml(conf)}\n'
     path.write_text(text, encoding="utf-8")
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from urllib.parse import unquote, urlsplit
+from xml.sax.saxutils import escape as _xml_escape
 
 from bundletui.errors import TEMPLATES, SpecError
 from bundletui.model.localized import (
@@ -177,6 +178,20 @@ _APP_PROPERTY = {
     "coordinator-app": "oozie.coord.application.path",
     "bundle-app": "oozie.bundle.application.path",
 }
+
+
+def configuration_xml(conf: Mapping[str, object], newline: str = "\n") -> str:
+    """``conf`` as Hadoop's ``<configuration>`` text, the shape Oozie prints (a property's name
+    and value each on a line of their own): one writer for the API's job configuration (with
+    Java's ``\r\n``), EL's ``toConfigurationStr`` and the action configuration file."""
+    lines = ["<configuration>"]
+    for key, value in conf.items():
+        lines.append("  <property>")
+        lines.append(f"    <name>{_xml_escape(str(key))}</name>")
+        lines.append(f"    <value>{_xml_escape(str(value))}</value>")
+        lines.append("  </property>")
+    lines.append("</configuration>")
+    return newline.join(lines)
 
 
 def parse_hadoop_xml(data: bytes, file: str = "", *, keep_empty: bool = False) -> dict[str, str]:

@@ -13,9 +13,9 @@ The child's shell action writes its arguments (the child's job properties) and c
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from bundletui.spec.config import parse_hadoop_xml
 from tests.e2e4.conftest import Bt4
 
 PARENT = """<?xml version="1.0" encoding="UTF-8"?>
@@ -86,11 +86,10 @@ CHILD = """<?xml version="1.0" encoding="UTF-8"?>
 </workflow-app>
 """
 
-_PROPERTY = re.compile(r"<name>([^<]*)</name><value>([^<]*)</value>")
-
 
 def action_conf(path: Path) -> dict[str, str]:
-    return dict(_PROPERTY.findall(path.read_text()))
+    """The action configuration file as a job reads it (through the safe XML parser)."""
+    return parse_hadoop_xml(path.read_bytes(), str(path), keep_empty=True)
 
 
 def test_global_reaches_sub_workflow_actions_and_their_children(bt: Bt4, tmp_path: Path) -> None:

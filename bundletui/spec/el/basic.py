@@ -15,8 +15,8 @@ import functools
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
-from xml.sax.saxutils import escape as _xml_text_escape
 
+from bundletui.spec.config import configuration_xml
 from bundletui.spec.el import javaregex
 from bundletui.spec.el.coerce import el_function, java_double_str, to_string
 
@@ -219,14 +219,8 @@ def _timeless_functions(xml_escape: bool) -> dict[str, Callable[..., Any]]:
 
     def to_configuration_str(value: object) -> str:
         mapping = _require_map(value, "toConfigurationStr")
-        lines = ["<configuration>"]
-        for key, val in mapping.items():
-            lines.append("  <property>")
-            lines.append(f"    <name>{_xml_text_escape(to_string(key))}</name>")
-            lines.append(f"    <value>{_xml_text_escape(to_string(val))}</value>")
-            lines.append("  </property>")
-        lines.append("</configuration>")
-        return _finish("\n".join(lines), xml_escape)
+        text = configuration_xml({to_string(k): to_string(v) for k, v in mapping.items()})
+        return _finish(text, xml_escape)
 
     return {
         "firstNotNull": el_function(object, object)(first_not_null),
