@@ -30,6 +30,7 @@ import re
 import resource
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -488,6 +489,25 @@ def kill_group(pgid: int, sig: int = signal.SIGTERM, *, start_ticks: int | None 
     no exit record — the engine records the kill itself before sending it.
     """
     return _signal_group(pgid, sig, start_ticks)
+
+
+def kill_running_jobs(conn: sqlite3.Connection, wait: float = 5.0) -> int:
+    """SIGTERM the group of every job the store ``conn`` has open says is RUNNING (each
+    checked by its leader's start ticks), then wait up to ``wait`` seconds for the groups to
+    go; returns how many are left. For a store about to be thrown away (the console's
+    ``--demo`` home): an engine stops with its jobs running, and nobody else would end them."""
+    from bundletui.store import jobs
+    from bundletui.store.rows import NodeRow
+
+    running = jobs.select(conn, NodeRow, "status = 'RUNNING' AND pid IS NOT NULL")
+    groups = [(n.pid, n.start_ticks) for n in running if n.pid]
+    for pid, ticks in groups:
+        kill_group(pid, start_ticks=ticks)
+    end = time.monotonic() + wait
+    while groups and time.monotonic() < end:
+        groups = [(p, t) for p, t in groups if kill_group(p, 0, start_ticks=t)]
+        time.sleep(0.05)
+    return len(groups)
 
 
 def stop_group(pgid: int, *, start_ticks: int | None = None) -> bool:

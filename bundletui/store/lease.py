@@ -10,6 +10,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from bundletui._host import same_host, this_host
 from bundletui._procfs import holds_open, proc_stat, started_ms
@@ -203,11 +204,44 @@ def _dead_here(lease: Lease, host: str) -> bool:
     return st is not None and st.state in ("Z", "X")  # killed, not yet reaped
 
 
+#: What :func:`lease_state` says of the store's engine, as every face shows it:
+#: ``none``: no lease row (no engine has held the store, or the last one let it go);
+#: ``active``: the lease is live and its holder, if it runs on this host, still exists;
+#: ``hung``: the lease ran out but its holder still runs here (a stall): nothing takes over;
+#: ``stopped``: the same, and the holder is stopped (SIGSTOP, Ctrl-Z);
+#: ``gone``: its holder ran on this host and has exited (or the pid is another process's
+#: now, or it runs without this store open: the lease came with a copy), whatever its lease;
+#: ``expired``: the lease ran out and nothing here can say more (another host's holder).
+EngineState = Literal["none", "active", "hung", "stopped", "gone", "expired"]
+
+#: The states in which an engine holds the store: a new one waits as a standby, and a
+#: command's change is the engine's to act on (once it resumes, for hung or stopped).
+HOLDING: frozenset[EngineState] = frozenset({"active", "hung", "stopped"})
+
+
+def lease_state(lease: Lease | None, now_ms: int, path: str | Path | None = None) -> EngineState:
+    """What ``lease`` (read earlier: the console reads it in its poll) says of its engine at
+    ``now_ms`` (real wall-clock ms), given the store's ``path`` (see :func:`holder_process`).
+    The one rule behind the console's header, its ``:engine start``, whether it runs an engine
+    of its own, and whether a command's change waits for one."""
+    if lease is None:
+        return "none"
+    process = holder_process(lease, path)
+    if process == "gone":  # killed here (kill -9): gone at once, not when its lease runs out
+        return "gone"
+    if lease.expires > now_ms:
+        return "active"
+    if process == "unknown":
+        return "expired"
+    return "stopped" if process == "stopped" else "hung"
+
+
+def engine_state(conn: sqlite3.Connection, now_ms: int) -> EngineState:
+    """:func:`lease_state` of the store ``conn`` has open, read now."""
+    return lease_state(read_lease(conn), now_ms, store_path(conn))
+
+
 def engine_running(conn: sqlite3.Connection, now_ms: int) -> bool:
     """Whether an engine holds the store: its lease is live, or its process still runs here
     (stopped, or stalled past its lease). A command's change waits in the store otherwise."""
-    lease = read_lease(conn)
-    if lease is None:
-        return False
-    process = holder_process(lease, store_path(conn))
-    return process in ("alive", "stopped") or (process == "unknown" and lease.expires > now_ms)
+    return engine_state(conn, now_ms) in HOLDING

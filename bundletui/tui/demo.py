@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -85,21 +84,12 @@ class Demo:
         shutil.rmtree(self.home, ignore_errors=True)
 
     def _stop_jobs(self, wait: float = 5.0) -> None:
-        from bundletui.engine.processes import kill_group
-        from bundletui.store import jobs
-        from bundletui.store.rows import NodeRow
+        from bundletui.engine.processes import kill_running_jobs
 
-        if not (self.home / "bundletui.db").exists():
+        if not (self.home / DB_NAME).exists():
             return
         with Store(self.home) as store:
-            running = jobs.select(store.conn, NodeRow, "status = 'RUNNING' AND pid IS NOT NULL")
-        groups = [(n.pid, n.start_ticks) for n in running if n.pid]
-        for pid, ticks in groups:
-            kill_group(pid, start_ticks=ticks)
-        end = RealClock().monotonic() + wait
-        while groups and RealClock().monotonic() < end:
-            groups = [(p, t) for p, t in groups if kill_group(p, 0, start_ticks=t)]
-            time.sleep(0.05)
+            kill_running_jobs(store.conn, wait)
 
 
 def check_demo_home(home: Path | None) -> None:

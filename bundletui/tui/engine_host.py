@@ -18,7 +18,7 @@ from bundletui.engine.service import Engine, EngineConfig
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock, to_ms
 from bundletui.store.db import Store
-from bundletui.store.lease import Lease, holder_process, read_lease
+from bundletui.store.lease import Lease, lease_state, read_lease
 
 # refusals of the engine's clock options (EB201 a simulated clock without a start time, EB203 a
 # simulated store without --clock): `bundletui console` takes --clock/--start-time as `run` does
@@ -36,9 +36,7 @@ def live_lease(home: Path) -> Lease | None:
         lease = read_lease(store.conn)
     finally:
         store.close()
-    if lease is None or lease.expires <= to_ms(RealClock().now()):
-        return None
-    return None if holder_process(lease, store.path) == "gone" else lease
+    return lease if lease_state(lease, to_ms(RealClock().now()), store.path) == "active" else None
 
 
 def ago(ms: int) -> str:

@@ -1,9 +1,14 @@
-"""How jobs look: status text *and* colour (NO_COLOR keeps the text), counts as glyph+number."""
+"""How jobs look: status text *and* colour (NO_COLOR keeps the text), counts as glyph+number;
+and how the audit log's rows read."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from rich.text import Text
 
+from bundletui.commands.queries import one_line
 from bundletui.model.clock import from_ms
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW
 from bundletui.tui.model import MORE, ConsoleModel, Item
@@ -187,3 +192,39 @@ def _cut(text: Text, width: int | None) -> Text:
     if width is not None and text.cell_len > width:
         text.truncate(max(width, 1), overflow="ellipsis")
     return text
+
+
+def audit_text(rows: list[Any]) -> Text:
+    """Audit rows, one a line: when, face, user, command, result, target, values, error."""
+    out = Text()
+    for r in rows:
+        when = f"{from_ms(r.time):%m-%d %H:%M:%S}"
+        out.append(f"{when} ", style="dim")
+        out.append(f"{r.face:<7} {one_line(r.user):<8} {r.command:<8} ")
+        out.append(r.result, style="green" if r.result == "ok" else "red")
+        if r.target:
+            out.append(f" {r.target}", style="dim")
+        values = audit_values(r.args)
+        if values:
+            out.append(f" {values}")
+        if r.error:
+            out.append(f" {one_line(r.error)}", style="red")
+        out.append("\n")
+    return out
+
+
+def audit_values(args: str | None) -> str:
+    """A command's values as the audit row stored them (JSON), said ``name=value``: the
+    ``pausetime=…`` of a change, the actions of a rerun; unset options are left out."""
+    try:
+        values = json.loads(args or "{}")
+    except ValueError:
+        return one_line(args or "")
+    if not isinstance(values, dict):
+        return one_line(str(values))
+    said = [
+        f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"
+        for k, v in values.items()
+        if v not in (None, False, "", [], {})
+    ]
+    return one_line(" ".join(said))

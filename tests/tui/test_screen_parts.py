@@ -1,0 +1,80 @@
+"""MainScreen is put together from mixins, one a concern (bundletui/tui/screen_state.py): each
+key still reaches its action, no Textual handler is defined twice (Textual would run both),
+every ``:`` verb has its handler; and ``--demo``'s clean-up ends the jobs its home still runs
+through the engine's function, not by signalling them itself."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime
+from pathlib import Path
+
+from bundletui.engine.service import EngineConfig
+from bundletui.store import jobs
+from bundletui.store.db import Store
+from bundletui.store.rows import NodeRow
+from bundletui.tui.app import ConsoleApp, ConsoleConfig, MainScreen
+from bundletui.tui.demo import Demo
+from bundletui.tui.engine_host import EmbeddedEngine
+from bundletui.tui.inputs import COMMANDS
+from bundletui.tui.screen_state import ScreenState
+from tests.tui.conftest import Env, submit
+
+
+def _parts() -> list[type]:
+    return [c for c in MainScreen.__mro__[1:] if issubclass(c, ScreenState)]
+
+
+def test_every_binding_reaches_an_action_of_the_screen() -> None:
+    for binding in MainScreen.BINDINGS:
+        action = getattr(binding, "action", None)
+        assert action is not None
+        name = action.partition("(")[0]
+        assert callable(getattr(MainScreen, f"action_{name}", None)), name
+
+
+def test_no_handler_or_action_is_defined_in_two_parts() -> None:
+    seen: dict[str, str] = {}
+    for part in [MainScreen, *_parts()]:
+        for name, value in vars(part).items():
+            handler = name.startswith(("on_", "action_", "_on_")) or name == "check_action"
+            if callable(value) and (handler or hasattr(value, "_textual_on")):
+                assert name not in seen, f"{name}: {seen[name]} and {part.__name__}"
+                seen[name] = part.__name__
+    assert {"on_key", "check_action", "action_kill", "on_descendant_focus"} <= set(seen)
+
+
+def test_every_command_verb_has_a_handler(tmp_path: Path) -> None:
+    Store(tmp_path).close()
+    app = ConsoleApp(ConsoleConfig(home=tmp_path, engine="none", auto_poll=False))
+    try:
+        screen = MainScreen(app.config, app.backend, app)
+        assert set(screen._verbs()) == set(COMMANDS)
+    finally:
+        app.backend.close()
+
+
+def test_the_demos_clean_up_ends_the_jobs_its_home_still_runs(env: Env) -> None:
+    submit(env, "sleepy")
+    engine = EmbeddedEngine(EngineConfig(home=env.home, landing=env.landing))
+    engine.start_thread()
+    try:
+        end = time.monotonic() + 30
+        with Store(env.home) as store:
+            while not (running := jobs.select(store.conn, NodeRow, "status = 'RUNNING'")):
+                assert time.monotonic() < end, "nap did not start"
+                time.sleep(0.05)
+    finally:
+        engine.stop()  # the engine stops; its job goes on running
+    pid = running[0].pid
+    assert pid is not None
+    os.killpg(pid, 0)  # still there
+    Demo(env.home, env.landing, "", datetime(2024, 1, 1), temporary=True).cleanup()
+    assert not env.home.exists()
+    assert not Path(f"/proc/{pid}").exists() or _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rpartition(b")")[2].split()[0] in (b"Z", b"X")
