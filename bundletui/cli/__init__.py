@@ -31,7 +31,8 @@ def version() -> None:
 
 
 def _register() -> None:
-    from bundletui.cli import console_cmds, engine_cmds, job_cmds, oozie_cmds, spec_cmds
+    from bundletui.cli import console_cmds, engine_cmds, job_cmds, spec_cmds
+    from bundletui.cli import oozie as oozie_cmds
 
     spec_cmds.register(app)
     job_cmds.register(app)

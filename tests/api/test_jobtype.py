@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bundletui.cli import oozie_cmds
+from bundletui.cli.oozie import runner as oozie_cmds
 from bundletui.commands import queries
 from bundletui.commands.base import Ctx
 from bundletui.commands.submit import submit_loaded

@@ -19,7 +19,16 @@ import pytest
 from typer.testing import CliRunner
 
 from bundletui import errors
-from bundletui.cli import _register, app, console_cmds, oozie_cmds
+from bundletui.cli import _register, app, console_cmds
+from bundletui.cli.oozie.args import _TABLES, JOB_OPTIONS, parse_args
+from bundletui.cli.oozie.controls import SCOPED_OPERATIONS, _no_scope
+from bundletui.cli.oozie.errors import CliError, ParseError
+from bundletui.cli.oozie.front import Front, _zone
+from bundletui.cli.oozie.job_text import op_log
+from bundletui.cli.oozie.jobs import jobs_command
+from bundletui.cli.oozie.operations import JOB_OPERATIONS
+from bundletui.cli.oozie.runner import run
+from bundletui.cli.oozie.usage import USAGE
 from bundletui.store.db import Store
 
 _register()
@@ -27,7 +36,7 @@ _register()
 
 def run_oozie(kind: str, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     capsys.readouterr()
-    code = oozie_cmds.run(kind, list(argv))
+    code = run(kind, list(argv))
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -57,8 +66,8 @@ def test_a_parse_error_is_a_usage_error_with_a_code(
     argv: list[str], code: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(errors.UsageError) as caught:
-        oozie_cmds.parse_args(argv, oozie_cmds.JOB_OPTIONS, need_operation=True)
-    assert isinstance(caught.value, oozie_cmds.ParseError)
+        parse_args(argv, JOB_OPTIONS, need_operation=True)
+    assert isinstance(caught.value, ParseError)
     assert caught.value.code == code and caught.value.message.startswith(message)
     assert caught.value.layer == "cli"
     # printed as Oozie prints commons-cli's ParseException: no code, the usage, 255
@@ -66,7 +75,7 @@ def test_a_parse_error_is_a_usage_error_with_a_code(
     assert (status, out) == (255, "")
     first, blank, usage = err.split("\n", 2)
     assert first == f"Invalid sub-command: {caught.value.message}"
-    assert blank == "" and usage == oozie_cmds.USAGE["job"] + "\n"
+    assert blank == "" and usage == USAGE["job"] + "\n"
 
 
 def test_a_client_error_is_a_usage_error_with_a_code(
@@ -106,17 +115,17 @@ def test_a_client_error_is_a_usage_error_with_a_code(
         status, out, err = run_oozie(kind, *argv, capsys=capsys)
         # Oozie's OozieCLIException text, byte for byte, and 255
         assert (status, out, err) == (255, "", f"Error: {message}\n"), argv
-        args = oozie_cmds.parse_args(argv, oozie_cmds._TABLES[kind], need_operation=kind == "job")
-        front = oozie_cmds.Front(args, tmp_path / "home")
+        args = parse_args(argv, _TABLES[kind], need_operation=kind == "job")
+        front = Front(args, tmp_path / "home")
         with pytest.raises(errors.UsageError) as caught:
             if kind == "jobs":
-                oozie_cmds.jobs_command(front)
+                jobs_command(front)
             else:
                 assert args.operation is not None
-                if args.operation not in oozie_cmds.SCOPED_OPERATIONS:
-                    oozie_cmds._no_scope(front, args.operation)
-                oozie_cmds.JOB_OPERATIONS[args.operation](front)
-        assert isinstance(caught.value, oozie_cmds.CliError), argv
+                if args.operation not in SCOPED_OPERATIONS:
+                    _no_scope(front, args.operation)
+                JOB_OPERATIONS[args.operation](front)
+        assert isinstance(caught.value, CliError), argv
         assert (caught.value.code, caught.value.message) == (code, message)
 
 
@@ -136,7 +145,7 @@ def test_the_notes_of_a_client_error_are_still_printed(
 
 def test_a_bad_display_zone_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(errors.UsageError) as caught:
-        oozie_cmds._zone("Bogus/Zone")
+        _zone("Bogus/Zone")
     assert caught.value.code == "E0303"
     assert caught.value.message == "Invalid parameter value, [timezone] = [Bogus/Zone]"
 
@@ -146,9 +155,9 @@ def test_an_unknown_workflow_action_log_is_a_command_error(
 ) -> None:
     Store(tmp_path / "home").close()
     node = "0000000-000000000000000-bundletui-W@nope"
-    args = oozie_cmds.parse_args(["-log", node], oozie_cmds.JOB_OPTIONS, need_operation=True)
+    args = parse_args(["-log", node], JOB_OPTIONS, need_operation=True)
     with pytest.raises(errors.CommandError) as caught:
-        oozie_cmds.op_log(oozie_cmds.Front(args, tmp_path / "home"))
+        op_log(Front(args, tmp_path / "home"))
     assert (caught.value.code, caught.value.message) == ("E0605", f"Action does not exist [{node}]")
     status, out, err = run_oozie(
         "job", "-log", node, "-home", str(tmp_path / "home"), capsys=capsys

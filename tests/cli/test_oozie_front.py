@@ -811,7 +811,7 @@ def test_validate_says_what_oozie_says(tmp_path: Path) -> None:
 def test_a_hint_keeps_a_native_commands_options_as_written() -> None:
     """The front spells hints' options its way (``-action``), but a native command quoted in
     a hint must still run as written (QA (y): ``bundletui rerun C -action 1-8`` was refused)."""
-    from bundletui.cli.oozie_cmds import front_hint
+    from bundletui.cli.oozie.errors import front_hint
 
     hint = "rerun actions (bundletui rerun X-C --action 1-8) or move its end (--value endtime=…)"
     assert front_hint(hint) == (

@@ -385,7 +385,8 @@ def test_a_time_late_in_9999_east_of_gmt_is_in_the_year_10000() -> None:
     """QA (aj): ``9999-12-31T23:59Z`` (a "forever" end) shown in Asia/Tokyo overflowed
     Python's dates: a traceback in ``oozie job -info -timezone``, a 500 from the API. Java
     prints the year 10000."""
-    from bundletui.cli.oozie_cmds import _zone, java_date, mask_date
+    from bundletui.cli.oozie.format import java_date, mask_date
+    from bundletui.cli.oozie.front import _zone
     from bundletui.model.timeutil import format_rfc822
 
     end = datetime(9999, 12, 31, 23, 59, tzinfo=UTC)
