@@ -32,7 +32,7 @@ from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store, current_user, resolve_home, store_exists
 from bundletui.store.lease import engine_running, stopped_holder
-from bundletui.store.rows import ActionRow, BundleRow, CoordRow, NodeRow, WorkflowRow
+from bundletui.store.rows import BundleRow, NodeRow, WorkflowRow
 
 _PURGE_DEFAULTS = purge_cmd.PurgeDays()
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
@@ -533,9 +533,7 @@ def register(app: typer.Typer) -> None:
             return
         if kind is IdKind.BUNDLE:
             store_jobs.must_get(store.conn, BundleRow, job_id)  # E0604 for an unknown one
-            names = ", ".join(
-                c.id for c in store_jobs.select(store.conn, CoordRow, "bundle_id = ?", (job_id,))
-            )
+            names = ", ".join(c.id for c in store_jobs.coord_children(store.conn, job_id))
             raise CommandError(
                 "E0302",
                 f"Invalid parameter [{job_id}]: a bundle runs no process of its own; its"
@@ -600,9 +598,7 @@ def _print_coordinator_logs(
 
     coord = store_jobs.must_coord_head(store.conn, coord_id)
     if actions is None and dates is None:
-        rows = store_jobs.select(
-            store.conn, ActionRow, "coord_id = ?", (coord_id,), order="action_number"
-        )
+        rows = store_jobs.actions_of(store.conn, coord_id)
     else:
         rows = coordcmd.select_actions(store.conn, coord, actions=actions, dates=dates)
     printed = 0

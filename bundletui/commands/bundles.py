@@ -302,9 +302,7 @@ def coordinator_changed(tx: Tx, effects: Effects, coord: CoordRow, *, acted: boo
     the status did not change. Then the bundle rolls up, in this same transaction."""
     if not coord.bundle_id:
         return
-    rows = jobs.select(
-        tx.conn, BundleActionRow, "bundle_id = ? AND coord_id = ?", (coord.bundle_id, coord.id)
-    )
+    rows = jobs.bundle_actions_of_coord(tx.conn, coord.bundle_id, coord.id)
     for ba in rows:
         pending = max(ba.pending - 1, 0) if acted else ba.pending
         if ba.status != coord.status or pending != ba.pending:
@@ -376,7 +374,7 @@ def _cascade(
     ``pending_too``: also a live child whose last command has not acted yet — its status is not
     the one that command will give it (a resume right after a suspend must follow it)."""
     n = 0
-    for ba in jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,)):
+    for ba in jobs.bundle_actions(tx.conn, bundle.id):
         queued = pending_too and ba.pending > 0 and ba.status not in JOB_TERMINAL
         if only is not None and ba.status not in only and not queued:
             continue
@@ -395,9 +393,7 @@ def _cascade(
 def _live_children(tx: Tx, bundle_id: str) -> list[CoordRow]:
     """The bundle's coordinators that have not ended."""
     out = []
-    for ba in jobs.select(
-        tx.conn, BundleActionRow, "bundle_id = ? AND coord_id IS NOT NULL", (bundle_id,)
-    ):
+    for ba in jobs.bundle_actions_with_coord(tx.conn, bundle_id):
         coord = jobs.coord_head(tx.conn, ba.coord_id or "")
         if coord is not None and coord.status not in JOB_TERMINAL:
             out.append(coord)
@@ -533,9 +529,7 @@ def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: s
     E1320. Ours is carried out by the engine later, so each coordinator's change is tried here
     in a savepoint and undone: a refusal fails the whole command, with nothing changed."""
     errors: list[str] = []
-    for ba in jobs.select(
-        tx.conn, BundleActionRow, "bundle_id = ? AND coord_id IS NOT NULL", (bundle.id,)
-    ):
+    for ba in jobs.bundle_actions_with_coord(tx.conn, bundle.id):
         coord = jobs.coord_head(tx.conn, ba.coord_id or "")
         if coord is None or coord.status in UNCHANGED_CHILDREN:
             continue
@@ -598,7 +592,7 @@ def rerun_tx(
     names = {n.strip() for n in (coordinators or "").split(",") if n.strip()}
     queued: list[str] = []  # the coordinators whose rerun the engine runs
     passed: list[str] = []  # why each coordinator in scope reruns nothing
-    children = jobs.select(tx.conn, BundleActionRow, "bundle_id = ?", (bundle.id,))
+    children = jobs.bundle_actions(tx.conn, bundle.id)
     for ba in children:
         if names and ba.coord_name not in names:
             continue

@@ -13,6 +13,7 @@ costs O(page), not O(actions).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -24,9 +25,10 @@ from bundletui.commands.coordinators import app_of, skip_deadline
 from bundletui.commands.queries import (
     EXTRA_KEYS,
     FILTER_LIMIT,
+    WF_FILTER_KEYS,
     JobFilter,
     conf_xml,
-    created_and_sort,
+    listing_page,
     one_line,
     rfc822,
 )
@@ -67,12 +69,12 @@ from bundletui.model.status import (
 )
 from bundletui.model.timeutil import parse_oozie_time
 from bundletui.store import events as event_store
-from bundletui.store import jobs
+from bundletui.store import filters, jobs
 from bundletui.store.clockstate import store_now_ms
 from bundletui.store.db import system_mode
+from bundletui.store.filters import ACTION_ORDERS, ActionOrder
 from bundletui.store.rows import (
     ActionRow,
-    BundleActionRow,
     BundleRow,
     CoordRow,
     NodeRow,
@@ -294,10 +296,8 @@ def bundle_json(
     }
     if not with_coordinators:
         return out
-    actions = jobs.select(conn, BundleActionRow, "bundle_id = ?", (bundle.id,), order="rowid")
-    coords = {
-        c.id: c for c in jobs.select(conn, CoordRow, "bundle_id = ?", (bundle.id,), order="rowid")
-    }
+    actions = jobs.bundle_actions(conn, bundle.id, ordered=True)
+    coords = {c.id: c for c in jobs.coord_children(conn, bundle.id, ordered=True)}
     listed: list[dict[str, Any]] = []
     for ba in actions:
         coord = coords.pop(ba.coord_id, None) if ba.coord_id else None
@@ -976,7 +976,7 @@ def action_json(
 
 
 _CLAUSE = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|!=|=|<|>)(.*)$")
-_COLUMN = {"status": "status", "nominaltime": "nominal_time"}
+_KEYS = ("status", "nominaltime")
 
 
 @dataclass(frozen=True)
@@ -999,7 +999,7 @@ class ActionFilter:
                     f"invalid element [{token.strip()}]; elements are <key><comparator><value>",
                 )
             key, op, raw = m.group(1).lower(), m.group(2), m.group(3).strip()
-            if key not in _COLUMN:
+            if key not in _KEYS:
                 raise _filter_error(
                     text,
                     f'invalid filter [{m.group(1)}]; valid filters are "status" and "nominaltime"',
@@ -1035,17 +1035,6 @@ class ActionFilter:
             )
         return cls(equals, others)
 
-    def sql(self) -> tuple[str, list[Any]]:
-        where: list[str] = []
-        params: list[Any] = []
-        for key, values in self.equals.items():
-            where.append(f"{_COLUMN[key]} IN ({','.join('?' * len(values))})")
-            params += values
-        for key, op, value in self.others:
-            where.append(f"{_COLUMN[key]} {'<>' if op == '!=' else op} ?")
-            params.append(value)
-        return " AND ".join(where), params
-
     def statuses(self) -> set[str] | None:
         """The statuses it selects, when it is on status only (else None: count the rows)."""
         if "nominaltime" in self.equals or any(k == "nominaltime" for k, _, _ in self.others):
@@ -1061,9 +1050,6 @@ def _filter_error(text: str, why: str) -> CommandError:
         f"Invalid job filter [{text}], {why}",
         hint="e.g. --filter 'status=WAITING;status=READY;nominaltime>=2024-01-01T00:00Z'",
     )
-
-
-_PAGE_ORDER = {"nominal": "nominal_time {}", "status": "status {}, nominal_time DESC"}
 
 
 def action_page(
@@ -1082,29 +1068,27 @@ def action_page(
     direction = (order or "asc").strip().lower()
     if direction not in ("asc", "desc"):
         raise fail("E0303", "order", order, hint="order is asc (default) or desc")
-    if by not in _PAGE_ORDER:
-        raise fail("E0303", "by", by, hint=f"by is {' or '.join(_PAGE_ORDER)}")
+    if by not in ACTION_ORDERS:
+        raise fail("E0303", "by", by, hint=f"by is {' or '.join(ACTION_ORDERS)}")
     flt = ActionFilter.parse(filter_text)
     counts = jobs.action_counts(conn, coord.id)
-    clause, params = flt.sql()
-    where = "coord_id = ?" + (f" AND {clause}" if clause else "")
-    params = [coord.id, *params]
     chosen = flt.statuses()
     if chosen is not None:
         total = sum(n for s, n in counts.items() if s in chosen)
     else:
-        total = jobs.count(conn, ActionRow, where, params)
+        total = filters.count_filtered_actions(conn, coord.id, flt.equals, flt.others)
     start = max(int(offset or 1), 1)
     limit = None if length is None or length < 0 else int(length)
     rows: list[ActionRow] = []
     if limit != 0:
-        rows = jobs.select(
+        rows = filters.filtered_actions(
             conn,
-            ActionRow,
-            where,
-            params,
-            order=_PAGE_ORDER[by].format(direction.upper()),
-            limit=-1 if limit is None else limit,
+            coord.id,
+            flt.equals,
+            flt.others,
+            by=_order_by(by),
+            descending=direction == "desc",
+            limit=limit,
             offset=start - 1,
         )
     holds = Holds.of(conn, coord, counts)
@@ -1133,31 +1117,28 @@ def action_position(
     action = jobs.get(conn, ActionRow, action_id)
     if action is None or action.coord_id != coord_id:
         return None
-    desc = (order or "asc").strip().lower() == "desc"
     # the actions before it, counted on the indexes (numbering them all took a second at 1M)
-    if by == "status":  # status in the order asked, then the newest first (as _PAGE_ORDER)
-        where = f"status {'>' if desc else '<'} ? OR (status = ? AND nominal_time > ?)"
-        params: tuple[Any, ...] = (action.status, action.status, action.nominal_time)
-    else:
-        where, params = f"nominal_time {'>' if desc else '<'} ?", (action.nominal_time,)
-    return jobs.count(conn, ActionRow, f"coord_id = ? AND ({where})", (coord_id, *params)) + 1
+    before = filters.actions_before(
+        conn,
+        coord_id,
+        status=action.status,
+        nominal_time=action.nominal_time,
+        by=_order_by(by),
+        descending=(order or "asc").strip().lower() == "desc",
+    )
+    return before + 1
+
+
+def _order_by(by: str) -> ActionOrder:
+    return "status" if by == "status" else "nominal"
 
 
 # ----------------------------------------------------------------------------- listings
 
 
-COORD_FILTER_COLUMNS = {
-    "status": "status",
-    "name": "app_name",
-    "user": "user",
-    "id": "id",
-    "group": "grp",
-    "frequency": "frequency",
-    "unit": "time_unit",
-}
-BUNDLE_FILTER_COLUMNS = {
-    k: v for k, v in COORD_FILTER_COLUMNS.items() if k not in ("frequency", "unit")
-}
+#: the keys of a coordinator and of a bundle listing's filter, beside :data:`EXTRA_KEYS`
+COORD_FILTER_KEYS = (*WF_FILTER_KEYS, "frequency", "unit")
+BUNDLE_FILTER_KEYS = WF_FILTER_KEYS
 _UNITS = {"months": "MONTH", "days": "DAY", "hours": "MINUTE", "minutes": "MINUTE"}
 
 
@@ -1174,27 +1155,26 @@ def list_jobs(
     """``jobs -jobtype coordinator|bundle``: Oozie's envelope, newest first (§7.3)."""
     if kind not in ("coordinator", "bundle"):
         raise fail("E0303", "jobtype", kind, hint="use wf, coordinator or bundle")
-    columns = COORD_FILTER_COLUMNS if kind == "coordinator" else BUNDLE_FILTER_COLUMNS
-    flt = JobFilter.parse(filter_text, [*columns, *EXTRA_KEYS])
+    keys = COORD_FILTER_KEYS if kind == "coordinator" else BUNDLE_FILTER_KEYS
+    flt = JobFilter.parse(filter_text, [*keys, *EXTRA_KEYS])
     clauses = _checked_clauses(flt, filter_text, kind)
-    where, params = JobFilter(
-        {k: v for k, v in clauses.items() if k in columns or k == "text"}
-    ).sql(columns)
-    where, params, sort = created_and_sort(conn, clauses, where, params, filter_text, now_ms)
     start = max(int(offset or 1), 1)
     size = int(length) if length and length > 0 else 50
-    order_by = f"{sort} DESC, id DESC"
+    page = functools.partial(
+        listing_page,
+        conn,
+        clauses=clauses,
+        keys=keys,
+        text=filter_text,
+        limit=size,
+        offset=start - 1,
+        now_ms=now_ms,
+    )
     if kind == "coordinator":
-        total = jobs.count(conn, CoordRow, where, params)
-        coords = jobs.select(
-            conn, CoordRow, where, params, order=order_by, limit=size, offset=start - 1
-        )
+        total, coords = page(CoordRow)
         items = [coordinator_json(conn, c, tz=tz) for c in coords]
         return {"coordinatorjobs": items, "total": total, "offset": start, "len": size}
-    total = jobs.count(conn, BundleRow, where, params)
-    bundles = jobs.select(
-        conn, BundleRow, where, params, order=order_by, limit=size, offset=start - 1
-    )
+    total, bundles = page(BundleRow)
     items = [bundle_json(conn, b, with_coordinators=False, tz=tz) for b in bundles]
     return {"bundlejobs": items, "total": total, "offset": start, "len": size}
 

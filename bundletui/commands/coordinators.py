@@ -50,7 +50,7 @@ from bundletui.store.db import Store, Tx
 if TYPE_CHECKING:
     from bundletui.spec.load import Loaded
 
-from bundletui.store.rows import ActionRow, BundleActionRow, CoordRow, WorkflowRow
+from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
 
 J = JobStatus
 A = ActionStatus
@@ -314,12 +314,7 @@ def _outputs_written(tx: Tx, effects: Effects, action: ActionRow) -> None:
     if not readers:
         return
     coords = set()
-    for reader in jobs.select(
-        tx.conn,
-        ActionRow,
-        f"id IN ({','.join('?' * len(readers))}) AND status = 'WAITING'",
-        tuple(readers),
-    ):
+    for reader in jobs.waiting_actions(tx.conn, readers):
         jobs.update(tx, ActionRow, reader.id, held_by=None)
         coords.add(reader.coord_id)
     for coord_id in sorted(coords):
@@ -406,7 +401,6 @@ def _date_parts(text: str) -> list[tuple[datetime, datetime, bool]]:
     return out
 
 
-_ACTIVE = f"status IN ({','.join('?' * len(ACTION_ACTIVE))})"
 # what a ``d1::d2`` range of a rerun takes (Oozie's GET_TERMINATED_ACTIONS_FOR_DATES): the
 # actions still in flight are passed over, and SKIPPED ones too (only named ones rerun)
 _RERUN_RANGE = (A.TIMEDOUT, A.SUCCEEDED, A.KILLED, A.FAILED, A.IGNORED)
@@ -444,13 +438,7 @@ def select_actions(
         )
     if actions is not None:
         numbers = parse_action_scope(actions, coord.last_action_number, coord.id)
-        rows = jobs.select(
-            conn,
-            ActionRow,
-            f"coord_id = ? AND action_number IN ({','.join('?' * len(numbers))})",
-            (coord.id, *numbers),
-            order="action_number",
-        )
+        rows = jobs.actions_by_numbers(conn, coord.id, numbers)
         found = {r.action_number for r in rows}
         missing = [n for n in numbers if n not in found]
         if missing:
@@ -473,13 +461,7 @@ def select_actions(
         only: tuple[str, ...] = (
             ACTION_ACTIVE if active else (_RERUN_RANGE if ended and ranged else ())
         )
-        status = f" AND status IN ({','.join('?' * len(only))})" if only else ""
-        for row in jobs.select(
-            conn,
-            ActionRow,
-            f"coord_id = ? AND nominal_time BETWEEN ? AND ?{status}",
-            (coord.id, to_ms(a), to_ms(b), *only),
-        ):
+        for row in jobs.actions_between(conn, coord.id, to_ms(a), to_ms(b), only):
             found_by_id.setdefault(row.id, row)
     if not found_by_id:
         ranged = any(r for _a, _b, r in ranges)
@@ -516,12 +498,7 @@ def _kill_action(tx: Tx, effects: Effects, action: ActionRow) -> None:
 
 def kill_tx(tx: Tx, effects: Effects, coord: CoordRow) -> None:
     t = decide(Machine.COORDINATOR, coord.status, Event.KILL, coord.id)
-    for action in jobs.select(
-        tx.conn,
-        ActionRow,
-        f"coord_id = ? AND {_ACTIVE}",
-        (coord.id, *ACTION_ACTIVE),
-    ):
+    for action in jobs.active_actions(tx.conn, coord.id):
         _kill_action(tx, effects, action)
     set_status(tx, effects, coord, t.to, done_materialization=1, pending=0)
 
@@ -543,9 +520,7 @@ def kill_actions_tx(
 def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow, *, freeze: bool = False) -> None:
     """``freeze``: the running workflows are frozen (SIGSTOP), as ``suspend WF --freeze``."""
     t = decide(Machine.COORDINATOR, coord.status, Event.SUSPEND, coord.id)
-    for action in jobs.select(
-        tx.conn, ActionRow, "coord_id = ? AND status = 'RUNNING'", (coord.id,)
-    ):
+    for action in jobs.running_actions(tx.conn, coord.id):
         move_action(tx, action, Event.SUSPEND)
         wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
         if wf is not None and wf.status == W.RUNNING:
@@ -560,9 +535,7 @@ def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow, *, freeze: bool = Fals
 def resume_tx(tx: Tx, effects: Effects, coord: CoordRow, events_from: int | None = None) -> None:
     """``events_from``: an event schedule's horizon, taken by a bundle's resume command."""
     t = decide(Machine.COORDINATOR, coord.status, Event.RESUME, coord.id)
-    for action in jobs.select(
-        tx.conn, ActionRow, "coord_id = ? AND status = 'SUSPENDED'", (coord.id,)
-    ):
+    for action in jobs.suspended_actions(tx.conn, coord.id):
         move_action(tx, action, Event.RESUME)
         wf = jobs.get(tx.conn, WorkflowRow, action.external_id or "")
         if wf is not None and wf.status == W.SUSPENDED:
@@ -805,13 +778,7 @@ def change_tx(
 
 def _delete_unstarted(tx: Tx, coord: CoordRow, limit_ms: int) -> None:
     """WAITING/READY actions at or after the new end/pause are deleted; others are an error (E1022)."""
-    rows = jobs.select(
-        tx.conn,
-        ActionRow,
-        "coord_id = ? AND nominal_time >= ?",
-        (coord.id, limit_ms),
-        order="action_number",
-    )
+    rows = jobs.actions_from(tx.conn, coord.id, limit_ms)
     busy = [r for r in rows if r.status not in (A.WAITING, A.READY)]
     if busy:
         raise fail(
@@ -1014,7 +981,7 @@ def rerun(ctx: Ctx, coord_id: str, notes: list[str] | None = None, **kw: Any) ->
 def _no_bundle_command_queued(tx: Tx, coord: CoordRow) -> None:
     """A bundle command (a kill, a suspend) queued for this coordinator and not yet run by the
     engine would act after a rerun accepted now, and undo it unseen: refused until it ran."""
-    queued = jobs.select(tx.conn, BundleActionRow, "coord_id = ? AND pending > 0", (coord.id,))
+    queued = jobs.pending_bundle_actions(tx.conn, coord.id)
     if queued:
         raise QueuedError(
             "E1018",

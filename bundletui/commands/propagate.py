@@ -38,12 +38,7 @@ def _sub_workflow_changed(tx: Tx, effects: Effects, parent_id: str, child: Workf
     parent = jobs.get(tx.conn, WorkflowRow, parent_id)
     if parent is None:
         return
-    rows = jobs.select(
-        tx.conn,
-        NodeRow,
-        "wf_id = ? AND external_id = ? AND status = 'RUNNING'",
-        (parent_id, child.id),
-    )
+    rows = jobs.nodes_running_child(tx.conn, parent_id, child.id)
     if parent.status == W.KILLED:
         # The parent's kill reached the child first (kill cascades in one transaction): the
         # sub-workflow node is killed with its workflow, not failed by its child.

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import Any, TypeVar
 
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.apps import Node, NodeType, WorkflowApp, WorkflowForm
@@ -21,9 +21,12 @@ from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
 from bundletui.model.timeutil import format_rfc822, parse_oozie_time
 from bundletui.spec.config import configuration_xml
-from bundletui.store import jobs
+from bundletui.store import filters, jobs
 from bundletui.store.clockstate import store_now_ms
+from bundletui.store.filters import ListingSort
 from bundletui.store.rows import NodeRow, WorkflowRow
+
+R = TypeVar("R")
 
 
 def rfc822(ms: int | None, tz: str = "GMT") -> str | None:
@@ -363,55 +366,37 @@ class JobFilter:
             )
         return cls(clauses)
 
-    def sql(self, columns: dict[str, str]) -> tuple[str, list[Any]]:
-        where: list[str] = []
-        params: list[Any] = []
-        for key, values in self.clauses.items():
-            if key == "text":
-                ors = []
-                for v in values:
-                    ors.append("(app_name LIKE ? OR user LIKE ? OR id = ?)")
-                    params += [f"%{v}%", f"%{v}%", v]
-                where.append("(" + " OR ".join(ors) + ")")
-                continue
-            column = columns.get(key)
-            if column is None:
-                continue
-            where.append(f"{column} IN ({','.join('?' * len(values))})")
-            params += [v.upper() if key == "status" else v for v in values]
-        return (" AND ".join(where) or "1"), params
 
-
-WF_FILTER_COLUMNS = {
-    "status": "status",
-    "name": "app_name",
-    "user": "user",
-    "id": "id",
-    "group": "grp",
-}
+#: the keys of a workflow listing's filter, beside :data:`EXTRA_KEYS`
+WF_FILTER_KEYS = ("status", "name", "user", "id", "group")
 
 
 EXTRA_KEYS = ("text", "startcreatedtime", "endcreatedtime", "sortby")
 _RELATIVE = re.compile(r"^-(\d+)([dhm])$")
-_SORT = {"createdtime": "created_time", "lastmodifiedtime": "last_modified"}
+_SORT: dict[str, ListingSort] = {"createdtime": "created", "lastmodifiedtime": "modified"}
 
 
-def created_and_sort(
+def listing_page(
     conn: sqlite3.Connection,
+    cls: type[R],
     clauses: dict[str, list[str]],
-    where: str,
-    params: list[Any],
+    keys: Sequence[str],
     text: str,
+    *,
+    limit: int,
+    offset: int,
     now_ms: int | None = None,
-) -> tuple[str, list[Any], str]:
-    """``startcreatedtime`` / ``endcreatedtime`` (absolute or ``-2d``/``-3h``/``-5m``) and
-    ``sortby`` (createdTime | lastModifiedTime), shared by every listing (oozie.md §6.2)."""
+) -> tuple[int, list[R]]:
+    """(total, the page) of a listing of ``cls`` for a filter's checked ``clauses``: those on
+    ``keys`` and ``text`` match, statuses in any case; ``startcreatedtime`` /
+    ``endcreatedtime`` (absolute or ``-2d``/``-3h``/``-5m``) bound the created time, and
+    ``sortby`` (createdTime | lastModifiedTime) sorts, in every listing (oozie.md §6.2)."""
     now = now_ms if now_ms is not None else store_now_ms(conn)
-    for key, op in (("startcreatedtime", ">="), ("endcreatedtime", "<=")):
-        for value in clauses.get(key, []):
-            where += f" AND created_time {op} ?"
-            params.append(_created_time(value, now, text))
-    sort = "created_time"
+    created = {
+        key: [_created_time(value, now, text) for value in clauses.get(key, [])]
+        for key in ("startcreatedtime", "endcreatedtime")
+    }
+    sort: ListingSort = "created"
     for value in clauses.get("sortby", []):
         if value.lower() not in _SORT:
             raise CommandError(
@@ -419,7 +404,21 @@ def created_and_sort(
                 f"Invalid jobs filter [{text}], invalid sortby [{value}]; use createdTime or lastModifiedTime",
             )
         sort = _SORT[value.lower()]
-    return where, params, sort
+    match = {
+        k: [v.upper() for v in values] if k == "status" else values
+        for k, values in clauses.items()
+        if k in keys or k == "text"
+    }
+    return filters.job_listing(
+        conn,
+        cls,
+        match,
+        created_from=created["startcreatedtime"],
+        created_to=created["endcreatedtime"],
+        sort=sort,
+        limit=limit,
+        offset=offset,
+    )
 
 
 def _created_time(value: str, now_ms: int, text: str) -> int:
@@ -446,7 +445,7 @@ def list_workflows(
     *,
     now_ms: int | None = None,
 ) -> dict[str, Any]:
-    flt = JobFilter.parse(filter_text, [*WF_FILTER_COLUMNS, *EXTRA_KEYS])
+    flt = JobFilter.parse(filter_text, [*WF_FILTER_KEYS, *EXTRA_KEYS])
     for value in flt.clauses.get("status", []):
         if value.upper() not in WorkflowStatus.__members__:
             raise CommandError(
@@ -454,46 +453,18 @@ def list_workflows(
                 f"Invalid jobs filter [{filter_text}], invalid status [{value}]",
                 hint=f"a workflow's status is one of {', '.join(WorkflowStatus)}",
             )
-    where, params = JobFilter(
-        {k: v for k, v in flt.clauses.items() if k in WF_FILTER_COLUMNS or k == "text"}
-    ).sql(WF_FILTER_COLUMNS)
-    where, params, sort = created_and_sort(conn, flt.clauses, where, params, filter_text, now_ms)
-    return _listing(
+    total, rows = listing_page(
         conn,
         WorkflowRow,
-        where,
-        params,
-        offset,
-        length,
-        "workflows",
-        lambda row: workflow_json(conn, row, with_actions=False, tz=tz),
-        order=f"{sort} DESC, id DESC",
-    )
-
-
-def _listing(
-    conn: sqlite3.Connection,
-    cls: type,
-    where: str,
-    params: list[Any],
-    offset: int,
-    length: int,
-    envelope: str,
-    to_json: Callable[[Any], dict[str, Any]],
-    *,
-    order: str = "created_time DESC, id DESC",
-) -> dict[str, Any]:
-    total = jobs.count(conn, cls, where, params)
-    rows: list[Any] = jobs.select(
-        conn,
-        cls,
-        where,
-        params,
-        order=order,
+        flt.clauses,
+        WF_FILTER_KEYS,
+        filter_text,
         limit=length,
         offset=max(offset - 1, 0),
+        now_ms=now_ms,
     )
-    return {envelope: [to_json(r) for r in rows], "total": total, "offset": offset, "len": length}
+    items = [workflow_json(conn, row, with_actions=False, tz=tz) for row in rows]
+    return {"workflows": items, "total": total, "offset": offset, "len": length}
 
 
 # ----------------------------------------------------------------------------- audit log

@@ -267,7 +267,7 @@ def kill_tx(tx: Tx, effects: Effects, wf: WorkflowRow, *, message: str | None = 
     # never started
     idle = sources(Machine.NODE, Event.KILL) - {N.RUNNING}
     jobs.end_nodes_in(tx, wf.id, idle, target(Machine.NODE, idle, Event.KILL))
-    if jobs.count(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf.id,)):
+    if jobs.running_node_count(tx.conn, wf.id):
         effects.signal_workflow(tx, wf.id, "kill")
     for child in _running_children(tx, wf.id):
         if child.status not in (W.SUCCEEDED, W.FAILED, W.KILLED):

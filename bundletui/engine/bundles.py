@@ -155,11 +155,7 @@ class BundleService:
         return handler
 
     def recover(self, tx: Tx) -> None:
-        for bundle in jobs.select(
-            tx.conn,
-            BundleRow,
-            "status IN ('PREP','RUNNING','RUNNINGWITHERROR','PREPPAUSED','PAUSED','PAUSEDWITHERROR')",
-        ):
+        for bundle in jobs.bundles_to_schedule(tx.conn):
             if bundle.status == J.PREP:
                 self.engine.heap.push(bundle.kickoff_time or tx.now_ms, "bundle.kickoff", bundle.id)
             if bundle.pause_time is not None:

@@ -534,23 +534,16 @@ class CoordinatorService:
         skipping = execution in (ExecutionOrder.LAST_ONLY, ExecutionOrder.NONE)
         if slots <= 0 and not skipping:
             return True
-        order = "ASC" if execution is ExecutionOrder.FIFO else "DESC"
+        newest_first = execution is not ExecutionOrder.FIFO
         clean = True
         limit = None if skipping else slots
         ready: list[ActionRow] = []
         if counts.get(A.READY):
-            ready = jobs.select(
-                tx.conn,
-                ActionRow,
-                "coord_id = ? AND status = 'READY'",
-                (coord.id,),
-                order=f"nominal_time {order}",
-                limit=limit,
-            )
+            ready = jobs.ready_actions(tx.conn, coord.id, newest_first=newest_first, limit=limit)
         unwritten = {v["id"]: v for v in fresh}
         if unwritten:
             ready.extend(_unwritten_row(v) for v in fresh)
-            ready.sort(key=lambda a: a.nominal_time, reverse=order == "DESC")
+            ready.sort(key=lambda a: a.nominal_time, reverse=newest_first)
             ready = ready if limit is None else ready[:limit]
         app = coordcmd.app_of(coord, tx.conn)
         written: set[str] = set()
@@ -699,11 +692,7 @@ class CoordinatorService:
     # ------------------------------------------------------------------ recovery
 
     def recover(self, tx: Tx) -> None:
-        for coord in jobs.select(
-            tx.conn,
-            CoordRow,
-            "status IN ('PREP','RUNNING','RUNNINGWITHERROR','PAUSED','PAUSEDWITHERROR','SUSPENDED','SUSPENDEDWITHERROR','PREPPAUSED','PREPSUSPENDED')",
-        ):
+        for coord in jobs.live_coordinators(tx.conn):
             if (
                 coord.status in (J.PREP, J.RUNNING, J.RUNNINGWITHERROR)
                 and not coord.done_materialization
@@ -720,7 +709,7 @@ class CoordinatorService:
                 self.engine.heap.push(coord.pause_time, "coord.pause", coord.id)
             if coord.status in (J.RUNNING, J.RUNNINGWITHERROR):
                 self.mark(coord.id)
-        for action in jobs.select(tx.conn, ActionRow, "status = 'WAITING'"):
+        for action in jobs.waiting_actions(tx.conn):
             self.check.add(action.id)  # files may have landed while we were down
         for coord_id in jobs.coords_with_ready(tx.conn):
             self.mark(coord_id)

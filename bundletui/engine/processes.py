@@ -497,9 +497,8 @@ def kill_running_jobs(conn: sqlite3.Connection, wait: float = 5.0) -> int:
     go; returns how many are left. For a store about to be thrown away (the console's
     ``--demo`` home): an engine stops with its jobs running, and nobody else would end them."""
     from bundletui.store import jobs
-    from bundletui.store.rows import NodeRow
 
-    running = jobs.select(conn, NodeRow, "status = 'RUNNING' AND pid IS NOT NULL")
+    running = jobs.running_nodes_with_pid(conn)
     groups = [(n.pid, n.start_ticks) for n in running if n.pid]
     for pid, ticks in groups:
         kill_group(pid, start_ticks=ticks)

@@ -1027,7 +1027,7 @@ class WorkflowRunner:
     def signal(self, tx: Tx, wf_id: str, what: str) -> None:
         if what == "kill":
             self._kill_watched(tx, wf_id)
-        for node in jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,)):
+        for node in jobs.running_nodes(tx.conn, wf_id):
             if what == "kill":
                 self._kill_node(tx, node)
             elif node.id in self.remote:
@@ -1130,7 +1130,7 @@ class WorkflowRunner:
     # ------------------------------------------------------------------ recovery
 
     def recover(self, tx: Tx) -> None:
-        for node in jobs.select(tx.conn, NodeRow, "status = 'RUNNING'"):
+        for node in jobs.running_nodes(tx.conn):
             wf = jobs.workflow_head(tx.conn, node.wf_id)
             if wf is None:
                 continue
@@ -1191,7 +1191,7 @@ class WorkflowRunner:
                     tx, NodeRow, node.id, status=t.to, attempt=node.attempt - 1, started=None
                 )
                 self._mark_launchable(tx, node)
-        for node in jobs.select(tx.conn, NodeRow, "status = 'READY'"):
+        for node in jobs.ready_nodes(tx.conn):
             self._queue_ready(tx, node)
         watched = jobs.watched_kills(tx.conn)
         self._ask_kills_again(tx, watched)
@@ -1206,7 +1206,7 @@ class WorkflowRunner:
                 )
             )
             self._seen_to.extend(watched)  # deleted by the first tick, after the SIGKILLs
-        for wf in jobs.select(tx.conn, WorkflowRow, "status = 'RUNNING'"):
+        for wf in jobs.running_workflows(tx.conn):
             self.dirty[wf.id] = None
         if self.adopt:
             self.engine.after_commit.append(self._adopt_all)
@@ -1429,7 +1429,7 @@ class _ElEnv:
                 wf,
                 self._runner.conf(tx, wf),
                 lambda name: jobs.get(tx.conn, NodeRow, node_id(wf.id, name)),
-                lambda: jobs.select(tx.conn, NodeRow, "wf_id = ? AND status = 'FAILED'", (wf.id,)),
+                lambda: jobs.failed_nodes(tx.conn, wf.id),
                 self._current,
                 lambda name: index_of(self._runner.app(tx, wf)).by_name.get(name),
             )

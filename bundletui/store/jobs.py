@@ -1,5 +1,10 @@
 """Row-level reads and writes for the job tables. Only this package speaks SQL.
 
+:func:`select`, :func:`count` and :func:`update_where` take a raw WHERE clause: they are the
+store's own building blocks. Outside ``store/`` a query has a name and typed arguments
+(:func:`running_nodes`, :func:`actions_by_numbers`, the listings in
+:mod:`bundletui.store.filters`, ...): ``tests/test_layers.py`` holds every other layer to that.
+
 Writes go through a :class:`Tx` so that every row written records the transaction's ``rev`` and
 ``last_modified``; that is what lets pollers fetch only what changed.
 """
@@ -8,10 +13,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from bundletui.errors import StoreError
+from bundletui.model.status import ACTION_ACTIVE
 from bundletui.store.db import Tx
 from bundletui.store.events import LIVE_FEED
 from bundletui.store.rows import (
@@ -224,6 +230,40 @@ def children_workflows(conn: sqlite3.Connection, parent_id: str) -> list[Workflo
     return select(conn, WorkflowRow, "parent_id = ?", (parent_id,), order="created_time")
 
 
+def running_workflows(conn: sqlite3.Connection) -> list[WorkflowRow]:
+    return select(conn, WorkflowRow, "status = 'RUNNING'")
+
+
+def running_nodes(conn: sqlite3.Connection, wf_id: str | None = None) -> list[NodeRow]:
+    """The RUNNING nodes of one workflow, or of every workflow."""
+    if wf_id is None:
+        return select(conn, NodeRow, "status = 'RUNNING'")
+    return select(conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,))
+
+
+def running_node_count(conn: sqlite3.Connection, wf_id: str) -> int:
+    return count(conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,))
+
+
+def running_nodes_with_pid(conn: sqlite3.Connection) -> list[NodeRow]:
+    """The RUNNING nodes whose process has started (the store knows its group)."""
+    return select(conn, NodeRow, "status = 'RUNNING' AND pid IS NOT NULL")
+
+
+def nodes_running_child(conn: sqlite3.Connection, wf_id: str, child_id: str) -> list[NodeRow]:
+    """A workflow's RUNNING sub-workflow nodes that run the workflow ``child_id``."""
+    where = "wf_id = ? AND external_id = ? AND status = 'RUNNING'"
+    return select(conn, NodeRow, where, (wf_id, child_id))
+
+
+def ready_nodes(conn: sqlite3.Connection) -> list[NodeRow]:
+    return select(conn, NodeRow, "status = 'READY'")
+
+
+def failed_nodes(conn: sqlite3.Connection, wf_id: str) -> list[NodeRow]:
+    return select(conn, NodeRow, "wf_id = ? AND status = 'FAILED'", (wf_id,))
+
+
 def audit_rows(
     conn: sqlite3.Connection, target: str | None = None, limit: int = 100
 ) -> list[AuditRow]:
@@ -233,6 +273,106 @@ def audit_rows(
 
 
 # ----------------------------------------------------------------------------- coordinators
+
+
+def live_coordinators(conn: sqlite3.Connection) -> list[CoordRow]:
+    """The coordinators that have not ended (IGNORED ones neither)."""
+    return select(
+        conn,
+        CoordRow,
+        "status IN ('PREP','RUNNING','RUNNINGWITHERROR','PAUSED','PAUSEDWITHERROR','SUSPENDED','SUSPENDEDWITHERROR','PREPPAUSED','PREPSUSPENDED')",
+    )
+
+
+def actions_of(conn: sqlite3.Connection, coord_id: str) -> list[ActionRow]:
+    """Every action of a coordinator, by number."""
+    return select(conn, ActionRow, "coord_id = ?", (coord_id,), order="action_number")
+
+
+def actions_by_numbers(
+    conn: sqlite3.Connection, coord_id: str, numbers: Sequence[int]
+) -> list[ActionRow]:
+    """Those of the actions numbered ``numbers`` that exist, by number."""
+    return select(
+        conn,
+        ActionRow,
+        f"coord_id = ? AND action_number IN ({','.join('?' * len(numbers))})",
+        (coord_id, *numbers),
+        order="action_number",
+    )
+
+
+def actions_between(
+    conn: sqlite3.Connection,
+    coord_id: str,
+    first_ms: int,
+    last_ms: int,
+    statuses: Sequence[str] = (),
+) -> list[ActionRow]:
+    """The actions of nominal times ``first_ms`` to ``last_ms`` (both included), of one of
+    ``statuses`` when some are given."""
+    status = f" AND status IN ({','.join('?' * len(statuses))})" if statuses else ""
+    return select(
+        conn,
+        ActionRow,
+        f"coord_id = ? AND nominal_time BETWEEN ? AND ?{status}",
+        (coord_id, first_ms, last_ms, *statuses),
+    )
+
+
+def actions_from(conn: sqlite3.Connection, coord_id: str, nominal_ms: int) -> list[ActionRow]:
+    """The actions at or after a nominal time, by number."""
+    return select(
+        conn,
+        ActionRow,
+        "coord_id = ? AND nominal_time >= ?",
+        (coord_id, nominal_ms),
+        order="action_number",
+    )
+
+
+_ACTIVE = f"status IN ({','.join('?' * len(ACTION_ACTIVE))})"
+
+
+def active_actions(conn: sqlite3.Connection, coord_id: str) -> list[ActionRow]:
+    """A coordinator's actions that have not ended (:data:`ACTION_ACTIVE`)."""
+    return select(conn, ActionRow, f"coord_id = ? AND {_ACTIVE}", (coord_id, *ACTION_ACTIVE))
+
+
+def running_actions(conn: sqlite3.Connection, coord_id: str) -> list[ActionRow]:
+    return select(conn, ActionRow, "coord_id = ? AND status = 'RUNNING'", (coord_id,))
+
+
+def suspended_actions(conn: sqlite3.Connection, coord_id: str) -> list[ActionRow]:
+    return select(conn, ActionRow, "coord_id = ? AND status = 'SUSPENDED'", (coord_id,))
+
+
+def ready_actions(
+    conn: sqlite3.Connection, coord_id: str, *, newest_first: bool, limit: int | None
+) -> list[ActionRow]:
+    """A coordinator's READY actions by nominal time, the first ``limit`` (None: all)."""
+    return select(
+        conn,
+        ActionRow,
+        "coord_id = ? AND status = 'READY'",
+        (coord_id,),
+        order=f"nominal_time {'DESC' if newest_first else 'ASC'}",
+        limit=limit,
+    )
+
+
+def waiting_actions(
+    conn: sqlite3.Connection, among: Collection[str] | None = None
+) -> list[ActionRow]:
+    """The WAITING actions, of every coordinator or those of the ids ``among``."""
+    if among is None:
+        return select(conn, ActionRow, "status = 'WAITING'")
+    return select(
+        conn,
+        ActionRow,
+        f"id IN ({','.join('?' * len(among))}) AND status = 'WAITING'",
+        tuple(among),
+    )
 
 
 def action_counts(conn: sqlite3.Connection, coord_id: str) -> dict[str, int]:
@@ -348,6 +488,46 @@ def coord_name_and_bundle(conn: sqlite3.Connection, coord_id: str) -> tuple[str,
         "SELECT app_name, bundle_id FROM coord_jobs WHERE id = ?", (coord_id,)
     ).fetchone()
     return None if row is None else (row[0], row[1])
+
+
+def bundles_to_schedule(conn: sqlite3.Connection) -> list[BundleRow]:
+    """The bundles with a kick-off or a pause still to come: not ended, not suspended."""
+    return select(
+        conn,
+        BundleRow,
+        "status IN ('PREP','RUNNING','RUNNINGWITHERROR','PREPPAUSED','PAUSED','PAUSEDWITHERROR')",
+    )
+
+
+def bundle_actions(
+    conn: sqlite3.Connection, bundle_id: str, *, ordered: bool = False
+) -> list[BundleActionRow]:
+    """A bundle's actions (one a coordinator it names); ``ordered``: in the bundle's order."""
+    order = "rowid" if ordered else ""
+    return select(conn, BundleActionRow, "bundle_id = ?", (bundle_id,), order=order)
+
+
+def coord_children(
+    conn: sqlite3.Connection, bundle_id: str, *, ordered: bool = False
+) -> list[CoordRow]:
+    """A bundle's coordinator jobs; ``ordered``: in the order they were written."""
+    return select(conn, CoordRow, "bundle_id = ?", (bundle_id,), order="rowid" if ordered else "")
+
+
+def bundle_actions_with_coord(conn: sqlite3.Connection, bundle_id: str) -> list[BundleActionRow]:
+    """A bundle's actions whose coordinator job was written."""
+    return select(conn, BundleActionRow, "bundle_id = ? AND coord_id IS NOT NULL", (bundle_id,))
+
+
+def bundle_actions_of_coord(
+    conn: sqlite3.Connection, bundle_id: str, coord_id: str
+) -> list[BundleActionRow]:
+    return select(conn, BundleActionRow, "bundle_id = ? AND coord_id = ?", (bundle_id, coord_id))
+
+
+def pending_bundle_actions(conn: sqlite3.Connection, coord_id: str) -> list[BundleActionRow]:
+    """The bundle actions of a coordinator with a command the engine has not run yet."""
+    return select(conn, BundleActionRow, "coord_id = ? AND pending > 0", (coord_id,))
 
 
 def critical_submit_failed(conn: sqlite3.Connection, bundle_id: str) -> bool:
