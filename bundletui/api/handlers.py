@@ -19,9 +19,8 @@ from bundletui.commands import admin as admin_cmd
 from bundletui.commands import coord_queries, dispatch, queries
 from bundletui.commands.base import Ctx
 from bundletui.commands.workflows import rerun_keys
-from bundletui.errors import ApiError, BundletuiError
+from bundletui.errors import ApiError
 from bundletui.model.ids import IdKind, kind_of
-from bundletui.model.status import JOB_LIVE, JOB_PREP
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store
 
@@ -322,15 +321,7 @@ def job_put(store: Store, call: Call) -> Reply:
     if action in ("start", "change", "dryrun"):
         _no_scope(p, f"action={action}")
     if action == "start":
-        try:
-            dispatch.start(ctx, job_id)
-        except BundletuiError as exc:
-            if not (exc.code == "E1100" and kind is IdKind.BUNDLE and _started(store, job_id)):
-                raise
-            # submitted with no kick-off time, it started by itself (Oozie's kick-off service
-            # does the same); Oozie's BundleStartXCommand then drops the start (a failed
-            # precondition is logged, the call answers 200; here the audit log keeps the
-            # refusal), and clients that submit and then start, as oozie-api does, rely on it
+        dispatch.start(ctx, job_id, started_ok=True)  # Oozie's: a started bundle is left
     elif action in ("suspend", "resume"):
         # pyoozie suspends a C@n as type=action&scope=n: that action's workflow, never the
         # whole coordinator (Oozie's servlet ignores the scope)
@@ -435,7 +426,8 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
             nocleanup=p.boolean("nocleanup"),
             notes=notes,
         )
-        return _bundle_rerun_reply(store, job_id, coords, notes)
+        # names the bundle lacks, and coordinators passed over by dates (Oozie: 200, no body)
+        return Reply({"warnings": notes}) if notes else Reply()
     actions, dates = _scope(p)
     skipped: list[str] = []
     ids = dispatch.rerun(
@@ -455,24 +447,6 @@ def rerun(store: Store, ctx: Ctx, call: Call, kind: IdKind) -> Reply:
             reply.body["warnings"] = skipped
         return reply
     return Reply()
-
-
-def _bundle_rerun_reply(store: Store, bundle_id: str, given: str | None, notes: list[str]) -> Reply:
-    """Oozie's bundle rerun passes over ``coord-scope`` names the bundle lacks, and by dates
-    the coordinators that cannot rerun (200, no body); a mistyped name or a passed-over feed
-    would then go without a word, so the reply says which, in a JSON body (as ``bundletui
-    rerun`` warns on stderr)."""
-    known = store_jobs.bundle_coordinator_names(store.conn, bundle_id)
-    names = dict.fromkeys(n.strip() for n in (given or "").split(","))
-    unknown = [n for n in names if n and n not in known]
-    warnings = list(notes)
-    if unknown:
-        warnings.insert(
-            0,
-            f"bundle {bundle_id} has no coordinator named {', '.join(unknown)};"
-            f" its coordinators: {', '.join(known)}",
-        )
-    return Reply({"warnings": warnings}) if warnings else Reply()
 
 
 def job_dryrun(store: Store, call: Call) -> Reply:
@@ -520,9 +494,3 @@ def _conf_of(data: dict[str, Any]) -> dict[str, str]:
     if not text:
         return {}
     return parse_hadoop_xml(text.encode("utf-8"), "<stored configuration>", keep_empty=True)
-
-
-def _started(store: Store, bundle_id: str) -> bool:
-    """A bundle that has started and not ended: a start asked of it again changes nothing."""
-    status = queries.job_info(store.conn, bundle_id, length=0)["status"]
-    return status in JOB_LIVE - JOB_PREP

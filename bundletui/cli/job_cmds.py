@@ -55,21 +55,6 @@ def submit_defaults(home: Path) -> dict[str, str]:
     return {"landing": str(home / "landing")}
 
 
-def _warn_unknown_coordinators(store: Store, bundle_id: str, given: str) -> None:
-    """Oozie's bundle rerun passes over names it does not know, and so does this one; a
-    mistyped name then reruns nothing without a word, so the operator is told."""
-    known = store_jobs.bundle_coordinator_names(store.conn, bundle_id)
-    unknown = [
-        n for n in dict.fromkeys(x.strip() for x in given.split(",")) if n and n not in known
-    ]
-    if unknown:
-        err.print(
-            f"Warning: bundle {bundle_id} has no coordinator named {', '.join(unknown)};"
-            f" its coordinators: {', '.join(known)}",
-            markup=False,
-        )
-
-
 def _note_without_engine(ctx: Ctx, what: str) -> None:
     """Processes are signalled by an engine: without one, or with one stopped (Ctrl-Z,
     SIGSTOP), say when it will happen."""
@@ -310,8 +295,6 @@ def register(app: typer.Typer) -> None:
                 typer.echo(rid)
         for note in notes:
             err.print(f"Warning: {note}", markup=False)
-        if coordinator and kind_of(job_id) is IdKind.BUNDLE:
-            _warn_unknown_coordinators(ctx.store, job_id, coordinator)
 
     @app.command()
     @handle_errors

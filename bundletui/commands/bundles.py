@@ -25,6 +25,8 @@ from bundletui.model.rollup import BundleRollupInput, bundle_rollup
 from bundletui.model.status import (
     COORD_SUSPENDED,
     COORD_UNCHANGEABLE,
+    JOB_LIVE,
+    JOB_PREP,
     JOB_TERMINAL,
     JobStatus,
     takes_pause_time,
@@ -181,6 +183,12 @@ def start(ctx: Ctx, bundle_id: str) -> None:
         None,
         lambda tx: start_tx(tx, ctx.effects, load(tx, bundle_id), store=ctx.store),
     )
+
+
+def has_started(ctx: Ctx, bundle_id: str) -> bool:
+    """Started and not ended: a start asked of it again would change nothing."""
+    status = jobs.must_get(ctx.store.conn, BundleRow, bundle_id).status
+    return status in JOB_LIVE - JOB_PREP
 
 
 def start_horizon(tx: Tx, store: Store, bundle: BundleRow, as_of: int | None = None) -> int | None:
@@ -652,6 +660,23 @@ def rerun_tx(
     ended = bundle.end_time if bundle.status not in JOB_TERMINAL else None
     jobs.update(tx, BundleRow, bundle.id, status=t.to, pending=1, end_time=ended)
     return queued, passed
+
+
+def unknown_coordinators_note(conn: Any, bundle_id: str, given: str | None) -> str | None:
+    """Oozie's bundle rerun passes over names it does not know, and so does ours; a mistyped
+    name then reruns nothing without a word, so every face tells the operator which."""
+    if not given:
+        return None
+    known = jobs.bundle_coordinator_names(conn, bundle_id)
+    unknown = [
+        n for n in dict.fromkeys(x.strip() for x in given.split(",")) if n and n not in known
+    ]
+    if not unknown:
+        return None
+    return (
+        f"bundle {bundle_id} has no coordinator named {', '.join(unknown)};"
+        f" its coordinators: {', '.join(known)}"
+    )
 
 
 def _nothing_to_rerun(

@@ -22,14 +22,22 @@ def _kind(job_id: str) -> IdKind:
     return kind
 
 
-def start(ctx: Ctx, job_id: str) -> None:
+def start(ctx: Ctx, job_id: str, *, started_ok: bool = False) -> None:
+    """``started_ok``: a bundle that already started (by itself, with no kick-off time) is
+    left as it is, as Oozie's BundleStartXCommand drops the start (its failed precondition
+    logged, the call answered 200); the audit log keeps the refusal. Clients that submit and
+    then start, as oozie-api does, rely on it; the CLI's ``start`` says it instead."""
     kind = _kind(job_id)
     if kind is IdKind.WORKFLOW:
         wf.start(ctx, job_id)
     elif kind is IdKind.BUNDLE:
         from bundletui.commands import bundles
 
-        bundles.start(ctx, job_id)
+        try:
+            bundles.start(ctx, job_id)
+        except (CommandError, ModelError) as exc:
+            if not (started_ok and exc.code == "E1100" and bundles.has_started(ctx, job_id)):
+                raise
     else:
         raise fail(
             "E0303",
@@ -268,6 +276,8 @@ def rerun(
             nocleanup=nocleanup,
         )
         if notes is not None:
+            unknown = bundles.unknown_coordinators_note(ctx.store.conn, job_id, coordinators)
+            notes += [unknown] if unknown else []
             notes += [f"passed over coordinator {why}" for why in passed]
         return [job_id, *queued]  # the coordinators whose rerun the engine runs (E1018: none)
     raise fail(

@@ -55,3 +55,22 @@ def test_an_acceptable_change_goes_down_to_every_coordinator(tmp_path: Path) -> 
         "SELECT count(*) FROM outbox WHERE kind = 'coord.change'"
     ).fetchone()[0]
     assert queued == len(coords)
+
+
+def test_a_rerun_naming_a_coordinator_the_bundle_lacks_notes_it_for_every_face(
+    tmp_path: Path,
+) -> None:
+    """The native CLI, the Oozie front and the API print the commands' notes; the name a
+    bundle lacks is one of them (each face worked it out for itself, the API in its own words)."""
+    from bundletui.commands import dispatch
+
+    store, bundle_id, coords = started_bundle(tmp_path)
+    ingest = next(c for c in coords if c.app_name == "ingest")
+    add_actions(store, ingest.id, [ActionSpec("2026-01-01T00:00Z", "SUCCEEDED")])
+    notes: list[str] = []
+    dispatch.rerun(Ctx(store), bundle_id, coordinators="ingest,ingets", notes=notes)
+    names = ", ".join(sorted(c.app_name for c in coords))
+    assert notes[0] == (
+        f"bundle {bundle_id} has no coordinator named ingets; its coordinators: {names}"
+    )
+    assert bundles.unknown_coordinators_note(store.conn, bundle_id, "ingest, rollup") is None

@@ -44,12 +44,9 @@ def op_rerun(front: Front) -> None:
             nocleanup=a.has("nocleanup"),
             notes=notes,
         )
-        for note in notes:  # by dates, a coordinator that cannot rerun is passed over
+        for note in notes:  # names the bundle lacks; by dates, coordinators passed over
             print(f"note: {note}", file=sys.stderr)
-        if coords:  # names the bundle lacks are passed over (as Oozie does): say which
-            from bundletui.cli.job_cmds import _warn_unknown_coordinators
-
-            _warn_unknown_coordinators(front.store, job_id, coords)
+        if coords:
             say(
                 f"Coordinators [{coords}] of bundle {job_id} are scheduled to rerun on date "
                 f"ranges [{mask_none(dates)}]."
