@@ -14,7 +14,7 @@ from pathlib import Path
 from bundletui.commands import coord_queries, queries
 from bundletui.commands import coordinators as coordcmd
 from bundletui.commands import workflows as wfcmd
-from bundletui.engine.workflows import attempt_paths
+from bundletui.commands.workflows import attempt_paths
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import jobs
 from bundletui.store.db import Store

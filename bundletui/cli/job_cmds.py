@@ -619,7 +619,7 @@ def _print_logs(
 def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only: bool) -> None:
     """Run ``run``'s files of each node, attempt after attempt (they are kept after a rerun;
     the store keeps only the current run, so the attempts are the files found)."""
-    from bundletui.engine.workflows import attempt_paths
+    from bundletui.commands.workflows import attempt_paths
 
     # the workflow's run, not its nodes': a node a rerun skipped keeps its old run number
     newest = store_jobs.must_get(store.conn, WorkflowRow, nodes[0].wf_id).run
@@ -658,7 +658,7 @@ def _print_node_log(
 ) -> None:
     """Print one node's log, attempt after attempt; with ``follow``, keep printing until the
     node ends, moving on to each new attempt's files when it is retried."""
-    from bundletui.engine.workflows import attempt_paths
+    from bundletui.commands.workflows import attempt_paths
 
     shown = 0  # the attempt whose files are being printed (0: none yet)
     positions: dict[str, int] = {}

@@ -105,6 +105,12 @@ def log_dir(store: Store, wf_id: str) -> Path:
     return store.home / "logs" / wf_id
 
 
+def attempt_paths(log_dir: Path, name: str, run: int, attempt: int) -> tuple[str, str, str]:
+    """An attempt's stdout, stderr and exit record: the engine writes them, the faces read them."""
+    base = log_dir / f"{name}.{run}.{attempt}"
+    return f"{base}.out", f"{base}.err", f"{base}.exit"
+
+
 def create_workflow_tx(
     tx: Tx,
     store: Store,

@@ -278,8 +278,7 @@ class Backend:
 
     def log_files(self, kind: str, item_id: str, link: str | None) -> list[LogFile]:
         """The stdout/stderr files of a node, or of every node a workflow has run."""
-        from bundletui.commands.workflows import log_dir
-        from bundletui.engine.workflows import attempt_paths
+        from bundletui.commands.workflows import attempt_paths, log_dir
 
         def body(conn: Any) -> list[NodeRow]:
             if kind == ch.NODE:

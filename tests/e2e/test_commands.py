@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from bundletui._procfs import proc_stat
+from bundletui.commands.workflows import attempt_paths
 from bundletui.engine.processes import ExitStatus, read_exit
-from bundletui.engine.workflows import KILL_GRACE, attempt_paths
+from bundletui.engine.wf_signals import KILL_GRACE
 from tests.e2e.conftest import (
     BUNDLETUI,
     FIXTURES,

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from bundletui.commands import workflows as wfcmd
+from bundletui.commands.workflows import attempt_paths
 from bundletui.engine import processes
-from bundletui.engine.workflows import attempt_paths
 from bundletui.store import jobs
 from bundletui.store.db import Store
 from bundletui.store.rows import NodeRow

@@ -39,9 +39,9 @@ W = WorkflowStatus
 @pytest.mark.parametrize(
     ("machine", "src", "event", "to"),
     [
-        # engine/workflows.py _apply: a control node passed by the walk
+        # engine/wf_advance.py _apply: a control node passed by the walk
         (Machine.NODE, N.WAITING, E.PASS, N.SUCCEEDED),
-        # engine/workflows.py recover: RUNNING but never started
+        # engine/wf_recovery.py recover: RUNNING but never started
         (Machine.NODE, N.RUNNING, E.RECOVER, N.READY),
         # commands/workflows.py rerun_tx: every node not kept starts over, live ones too
         (Machine.NODE, N.RUNNING, E.RERUN, N.WAITING),
@@ -168,6 +168,7 @@ def test_change_end_is_one_rule_for_bundles_and_coordinators() -> None:
 ROOT = Path(__file__).resolve().parents[2] / "bundletui"
 WRITERS = [
     "engine/workflows.py",
+    *(f"engine/{p.name}" for p in sorted((ROOT / "engine").glob("wf_*.py"))),
     "engine/coordinators.py",
     "commands/workflows.py",
     "commands/bundles.py",
