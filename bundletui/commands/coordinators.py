@@ -944,7 +944,7 @@ def _skipped_at_once(
 def _pinned_plan(stored: dict[str, Any]) -> str | None:
     """Without ``--refresh``, latest() / future() stay as they were first resolved (only
     ``--refresh`` re-evaluates them, oozie.md §2.6): the resolved URIs become the plan's."""
-    from bundletui.spec.materialize import ActionPlan
+    from bundletui.spec.action_plan import ActionPlan
 
     resolved = stored.get("data_in") or {}
     if not stored.get("plan") or not resolved:

@@ -34,7 +34,7 @@ from bundletui.model.status import (
 )
 from bundletui.model.timeutil import iter_nominal_times
 from bundletui.model.transitions import Event, Machine, allowed, decide
-from bundletui.spec.materialize import local_exists
+from bundletui.spec.datasets import local_exists
 from bundletui.store import jobs
 from bundletui.store.db import Tx
 from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow, columns, replace_row

@@ -44,8 +44,9 @@ from bundletui.model.ids import JobKind, job_id, stamp
 from bundletui.model.timeutil import format_oozie_time, option_time
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import expand_conf, load_job_config, parse_overrides
+from bundletui.spec.datasets import local_exists
 from bundletui.spec.load import Loaded, load_app, load_bundle_coordinator, load_configured
-from bundletui.spec.materialize import compile_coordinator, iter_actions, local_exists
+from bundletui.spec.materialize import compile_coordinator, iter_actions
 from bundletui.spec.xmlsafe import AppKind
 
 __all__ = ["default_landing", "dryrun", "dryrun_coordinator"]

@@ -54,13 +54,13 @@ from bundletui.spec.el.coerce import wrong_count
 from bundletui.spec.el.evaluator import reachable
 from bundletui.spec.el.nodes import Call, ExprPart, Literal
 from bundletui.spec.el.parser import parse_template
-from bundletui.spec.located import line_of
-from bundletui.spec.materialize import (
+from bundletui.spec.instance_exprs import (
     InstanceProbe,
     NotAnInstance,
     check_instance_call,
     check_instance_range,
 )
+from bundletui.spec.located import line_of
 from bundletui.spec.submit_el import DATE_VARIABLES, SubmitResolver
 from bundletui.spec.workflow_el import check_workflow_el, runtime_variables
 from bundletui.spec.xmlsafe import EVENTS_NAMESPACE, AppKind, XmlDocument, load_document

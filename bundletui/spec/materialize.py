@@ -2,91 +2,44 @@
 
 Used by ``bundletui dryrun`` and by the engine's materializer, so both agree to the byte.
 Nothing here touches the store or reads the clock; the file system is reached only through
-the ``exists(path) -> bool`` callback the caller passes (:func:`local_exists` is the one for
-local paths and ``file://`` URIs).
+the ``exists`` callback the caller passes. All times are aware UTC ``datetime``::
 
-API (all times aware UTC ``datetime``)::
-
-    plan = plan_action(app, conf, coord_id=cid, number=n, nominal=t, actual=created,
-                       exists=exists)                       # action creation (materialization)
-    check = check_inputs(app, plan, now=now, exists=exists) # input check, every minute
+    plan = plan_action(app, conf, coord_id=cid, number=n, nominal=t, actual=created)
+    check = check_inputs(app, plan, now=now, exists=exists)  # every minute until READY
     if check.ready:
         conf = run_conf(app, conf, plan, check, coord_id=cid, action_id=plan.action_id,
-                        user=user, now=now)                 # action start: the workflow's conf
-
-* :func:`plan_action` — **creation phase** (oozie.md §2.5, §3.2). Every data-in resolved to its
-  instance URIs in Oozie's order (``<instance>`` elements in document order, a range newest
-  first), each with its done-flag path (``uri/flag``, or the URI when the flag is empty);
-  ``latest()``/``future()`` are not resolvable yet and are kept as :class:`Pending` (their EL
-  text is ``Pending.text``, e.g. ``${coord:latest(0)}``); data-outs resolved. Instances before
-  the dataset's initial instance are dropped. ``exists`` is not consulted (nothing at creation
-  depends on the file system) and may be ``None``. The :class:`ActionPlan` is plain data
-  (``to_dict``/``from_dict``) so the engine can store it.
-* :func:`check_inputs` — **input check** (§2.4, §2.7). Checks the done-flag paths and
-  resolves latest (from the action's actual time) and future (from its nominal time) against
-  ``exists``, then decides READY. By default (no input logic) as Oozie's
-  CoordActionInputCheckXCommand: all data-ins complete; paths are checked in plan order up to
-  the first missing one, which is reported *with every path after it* (not checked, as in
-  Oozie's missingDependencies), and latest/future are resolved only once every path exists.
-  With ``<input-logic>`` every path is checked, and ``and``
-  (all), ``or`` (first child in document order that is satisfied; a child still inside its
-  ``wait`` holds the ``or``), ``combine`` (instance i of the first data-in, else of the next),
-  ``min`` (enough instances), ``wait`` (minutes from max(nominal, created)); min/wait inherit
-  from the parent. :class:`InputCheck` carries the missing paths, the still-unresolved EL, and
-  the URIs ``coord:dataIn`` returns per data-in and per named operator: a data-in's resolved
-  latest/future URIs first, then its others (Oozie prepends them when it resolves them).
-* :func:`run_conf` — **action start**. The coordinator's ``<action><workflow><configuration>``
-  values evaluated (``coord:dataIn``, ``dataOut``, ``nominalTime``, ``actualTime``,
-  ``formatTime``, job properties as ``${name}``; ``wf:``/``fs:``… functions are left for the
-  workflow), laid over the job configuration, with ``oozie.wf.application.path`` set to the
-  workflow app path and the coordinator/bundle app-path properties removed (a workflow
-  submission names exactly one application). :func:`workflow_conf` returns only the resolved
-  ``<configuration>`` entries (what ``dryrun`` shows).
-* :func:`iter_actions` — (number, nominal time) of the actions a coordinator materializes,
-  from :func:`bundletui.model.timeutil.iter_nominal_times`.
+                        user=user, now=now)                  # the workflow's conf
 
 Speed: each (app, conf) pair is compiled once (instance expressions reduced to calls, URI
 templates split, the start-phase function table built) and cached by object identity, so keep
-passing the same ``app``/``conf`` objects and do not mutate ``conf``. Datasets on a fixed
-grid (minute/hour steps, or day/week steps in a fixed-offset zone) take an arithmetic path for
-``current`` with URIs cached per instance index. A compiled coordinator is not thread-safe.
+passing the same ``app``/``conf`` objects and do not mutate ``conf``. A compiled coordinator
+is not thread-safe.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
-from types import MappingProxyType
-from typing import Any, NamedTuple
-from urllib.parse import unquote, urlsplit
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 from bundletui.errors import BundletuiError, SpecError
 from bundletui.model import instances
-from bundletui.model.apps import CoordinatorApp, DataIn, Dataset, InputLogic, LogicOp
-from bundletui.model.frequency import TimeUnit
+from bundletui.model.apps import CoordinatorApp, DataIn
 from bundletui.model.ids import action_id as make_action_id
-from bundletui.model.timeutil import (
-    calendar_unit,
-    format_oozie_time,
-    iter_nominal_times,
-    parse_oozie_time,
-    parse_timezone,
-)
+from bundletui.model.timeutil import format_oozie_time, iter_nominal_times
+from bundletui.spec.action_plan import ActionPlan, DataInPlan, DataOutPlan, InputCheck, Pending
 from bundletui.spec.coord_el import (
-    INSTANCE_SPEC_NAMES,
     SLA_CONSTANTS,
     CoordELEnv,
     InstanceCall,
     Phase,
     coord_functions,
-    instance_spec_functions,
     java_format,
     parse_el_time,
 )
+from bundletui.spec.datasets import ExistsFn, _DatasetPlanner
 from bundletui.spec.el import (
     BASIC_CONSTANTS,
     Deferred,
@@ -97,28 +50,34 @@ from bundletui.spec.el import (
     has_el,
     property_variables,
 )
+from bundletui.spec.input_logic import _TRUE, _evaluate, _named_nodes
+from bundletui.spec.instance_exprs import (
+    _END_OF,
+    _EPOCH,
+    _check_range_ends,
+    _creation_context,
+    _e1010,
+    _future_args,
+    _InstanceExpr,
+    _latest_args,
+    _offset_unit,
+    _out_of_calendar,
+    _start_only,
+)
 from bundletui.spec.located import line_of
 
 __all__ = [
     "ActionPlan",
     "CompiledCoordinator",
-    "DataInPlan",
-    "DataOutPlan",
     "ExistsFn",
     "InputCheck",
-    "Pending",
     "check_inputs",
     "compile_coordinator",
     "iter_actions",
-    "local_exists",
     "plan_action",
     "run_conf",
     "workflow_conf",
 ]
-
-ExistsFn = Callable[[str], bool]
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_EMPTY: Mapping[str, tuple[str, ...] | None] = MappingProxyType({})
 
 # Properties that name an application; the workflow's conf keeps only its own.
 _APP_PATH_KEYS = (
@@ -128,486 +87,6 @@ _APP_PATH_KEYS = (
 )
 WF_APP_PATH = "oozie.wf.application.path"
 _LATER_PREFIXES = ("wf:", "fs:", "hadoop:", "hcat:")
-
-
-# --------------------------------------------------------------------------- plan data
-
-
-class Pending(NamedTuple):
-    """A ``latest``/``future`` instance (or range) that the input check resolves."""
-
-    kind: str  # "latest" | "future"
-    start: int
-    end: int
-    limit: int = 0  # future: how many instances to look ahead
-
-    @property
-    def text(self) -> str:
-        """Oozie's echo of the unresolved call."""
-        if self.kind == "latest":
-            if self.start == self.end:
-                return f"${{coord:latest({self.start})}}"
-            return f"${{coord:latestRange({self.start},{self.end})}}"
-        if self.start == self.end:
-            return f"${{coord:future({self.start}, {self.limit})}}"
-        return f"${{coord:futureRange({self.start}, {self.end}, {self.limit})}}"
-
-
-class DataInPlan(NamedTuple):
-    """One data-in at creation: resolved URIs (Oozie order), their done paths, pending parts."""
-
-    name: str
-    dataset: str
-    uris: tuple[str, ...]
-    done_paths: tuple[str, ...]
-    pending: tuple[Pending, ...] = ()
-
-
-class DataOutPlan(NamedTuple):
-    name: str
-    dataset: str
-    uris: tuple[str, ...]
-
-
-class ActionPlan(NamedTuple):
-    """A materialized coordinator action (the creation phase's result)."""
-
-    number: int
-    nominal: datetime
-    actual: datetime
-    action_id: str
-    data_ins: tuple[DataInPlan, ...] = ()
-    data_outs: tuple[DataOutPlan, ...] = ()
-
-    @property
-    def dependencies(self) -> tuple[str, ...]:
-        """Every done-flag path of the resolved instances, data-in by data-in."""
-        out: list[str] = []
-        for d in self.data_ins:
-            out.extend(d.done_paths)
-        return tuple(out)
-
-    @property
-    def unresolved(self) -> tuple[str, ...]:
-        """The latest/future EL still to resolve."""
-        return tuple(p.text for d in self.data_ins for p in d.pending)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "nominal": format_oozie_time(self.nominal),
-            "actual": self.actual.astimezone(UTC).isoformat(),
-            "action_id": self.action_id,
-            "data_ins": [
-                {
-                    "name": d.name,
-                    "dataset": d.dataset,
-                    "uris": list(d.uris),
-                    "done_paths": list(d.done_paths),
-                    "pending": [[p.kind, p.start, p.end, p.limit] for p in d.pending],
-                }
-                for d in self.data_ins
-            ],
-            "data_outs": [
-                {"name": d.name, "dataset": d.dataset, "uris": list(d.uris)} for d in self.data_outs
-            ],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ActionPlan:
-        return cls(
-            number=int(data["number"]),
-            nominal=parse_oozie_time(data["nominal"]),
-            actual=datetime.fromisoformat(data["actual"]).astimezone(UTC),
-            action_id=data["action_id"],
-            data_ins=tuple(
-                DataInPlan(
-                    d["name"],
-                    d["dataset"],
-                    tuple(d["uris"]),
-                    tuple(d["done_paths"]),
-                    tuple(Pending(k, int(s), int(e), int(lim)) for k, s, e, lim in d["pending"]),
-                )
-                for d in data.get("data_ins", ())
-            ),
-            data_outs=tuple(
-                DataOutPlan(d["name"], d["dataset"], tuple(d["uris"]))
-                for d in data.get("data_outs", ())
-            ),
-        )
-
-
-class InputCheck(NamedTuple):
-    """The input check's verdict for one action at one moment."""
-
-    ready: bool
-    missing: tuple[str, ...] = ()  # done-flag paths that do not exist (plan order)
-    unresolved: tuple[str, ...] = ()  # latest/future EL not resolvable yet
-    data_in: Mapping[str, tuple[str, ...] | None] = _EMPTY
-    waiting_until: datetime | None = None  # when a pending input-logic wait= runs out
-    waiting_for: str | None = None  # the data-in (or combine) that wait= holds the action for
-
-    @property
-    def missing_dependencies(self) -> tuple[str, ...]:
-        """Missing paths, then unresolved EL: what Oozie shows as missing dependencies."""
-        return self.missing + self.unresolved
-
-
-# --------------------------------------------------------------------------- file system
-
-
-def local_exists(uri: str) -> bool:
-    """Existence of a local path or ``file://`` URI; other schemes (hdfs://…) never exist."""
-    if uri.startswith("/"):
-        return os.path.exists(uri)
-    if uri.startswith("file:"):
-        if uri.startswith("file:///"):
-            path = uri[7:]
-        elif uri.startswith("file://localhost/"):
-            path = uri[16:]
-        else:
-            parts = urlsplit(uri)
-            if parts.netloc:
-                return False
-            path = parts.path
-        return os.path.exists(unquote(path) if "%" in path else path)
-    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", uri):
-        return False
-    return os.path.exists(uri)
-
-
-# --------------------------------------------------------------------------- datasets
-
-_VAR = re.compile(r"\$\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}")
-_FIELDS = ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE")
-_CACHE_LIMIT = 500_000
-
-
-class _UriTemplate:
-    """A uri-template compiled to one ``str.format`` call; ``${YEAR}``…``${MINUTE}`` come from
-    the instance time in UTC (§3.2), other ``${name}`` stay as written."""
-
-    __slots__ = ("_fmt",)
-
-    _SPECS = ("{0}", "{1:02d}", "{2:02d}", "{3:02d}", "{4:02d}")
-
-    def __init__(self, text: str) -> None:
-        parts: list[str] = []
-        pos = 0
-        for m in _VAR.finditer(text):
-            parts.append(_brace(text[pos : m.start()]))
-            name = m.group(1)
-            parts.append(
-                self._SPECS[_FIELDS.index(name)] if name in _FIELDS else _brace(m.group(0))
-            )
-            pos = m.end()
-        parts.append(_brace(text[pos:]))
-        self._fmt = "".join(parts)
-
-    def render(self, t: datetime) -> str:
-        u = t if t.tzinfo is UTC else t.astimezone(UTC)
-        return self._fmt.format(u.year, u.month, u.day, u.hour, u.minute)
-
-
-def _brace(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
-
-
-class _DatasetPlanner:
-    """A dataset's instance grid with URI / done-path caches."""
-
-    def __init__(self, ds: Dataset) -> None:
-        self.ds = ds
-        self.initial = instances.initial_instance(ds)
-        tz = parse_timezone(ds.timezone)
-        unit = calendar_unit(ds.frequency.unit)
-        f = ds.frequency.value
-        step: timedelta | None = None
-        if unit is TimeUnit.MINUTE:
-            step = timedelta(minutes=f)
-        elif unit is TimeUnit.HOUR:
-            step = timedelta(hours=f)
-        elif isinstance(tz, timezone) and unit in (TimeUnit.DAY, TimeUnit.WEEK):
-            step = timedelta(days=f * (7 if unit is TimeUnit.WEEK else 1))
-        self.step = step  # fixed grid: instance k is initial + k*step exactly
-        self.flag = ds.done_flag
-        self.template = _UriTemplate(ds.uri_template.strip())
-        self._by_time: dict[datetime, tuple[str, str]] = {}
-        # fixed grid: URIs and done paths of instances base, base+1, ... as flat lists
-        self._base = 0
-        self._uris: list[str] = []
-        self._dones: list[str] = []
-
-    def pair(self, t: datetime) -> tuple[str, str]:
-        """(uri, done path) of the instance at ``t``."""
-        hit = self._by_time.get(t)
-        if hit is None:
-            if len(self._by_time) > _CACHE_LIMIT:
-                self._by_time.clear()
-            uri = self.template.render(t)
-            hit = (uri, f"{uri}/{self.flag}" if self.flag else uri)
-            self._by_time[t] = hit
-        return hit
-
-    def _fill(self, lo: int, hi: int) -> None:
-        """Make instances lo..hi (fixed grid) available in the flat lists."""
-        size = len(self._uris)
-        if not size or lo < self._base or lo > self._base + size or size > _CACHE_LIMIT:
-            self._base, self._uris, self._dones = lo, [], []
-        assert self.step is not None
-        initial, step, render, flag = self.initial, self.step, self.template.render, self.flag
-        i = self._base + len(self._uris)
-        while i <= hi:
-            uri = render(initial + step * i)
-            self._uris.append(uri)
-            self._dones.append(f"{uri}/{flag}" if flag else uri)
-            i += 1
-
-    def current_uris(
-        self, nominal: datetime, a: int, b: int
-    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """URIs and done paths of ``current(a)..current(b)``, newest first."""
-        if self.step is None or a > b:
-            pairs = [self.pair(t) for t in instances.current_range(self.ds, nominal, a, b)]
-            return tuple([p[0] for p in pairs]), tuple([p[1] for p in pairs])
-        if nominal < self.initial:
-            return (), ()
-        k = (nominal - self.initial) // self.step
-        hi = k + b
-        if hi < 0:
-            return (), ()
-        lo = k + a if k + a > 0 else 0
-        if lo < self._base or hi >= self._base + len(self._uris):
-            self._fill(lo, hi)
-        first, last = hi - self._base, lo - self._base - 1  # newest first: a reversed slice
-        if last < 0:
-            return tuple(self._uris[first::-1]), tuple(self._dones[first::-1])
-        return tuple(self._uris[first:last:-1]), tuple(self._dones[first:last:-1])
-
-    def current_pairs(self, nominal: datetime, a: int, b: int) -> list[tuple[str, str]]:
-        """``current(a)..current(b)`` newest first, as (uri, done path) pairs."""
-        uris, dones = self.current_uris(nominal, a, b)
-        return list(zip(uris, dones, strict=True))
-
-    def exists_fn(self, exists: ExistsFn) -> Callable[[datetime], bool]:
-        return lambda t: exists(self.pair(t)[1])
-
-
-# --------------------------------------------------------------------------- instance expressions
-
-
-class _InstanceExpr:
-    """One ``<instance>``/``<start-instance>``/``<end-instance>`` text, reduced to a call."""
-
-    __slots__ = ("static", "template", "text")
-
-    def __init__(self, text: str, ctx: ELContext, env: CoordELEnv) -> None:
-        self.text = text.strip()
-        self.template: Template = compile_template(self.text)
-        self.static: InstanceCall | None = None
-        env.nominal = env.actual = None  # probe: action-dependent functions defer
-        res = self.template.resolve(ctx)
-        if res.complete:
-            self.static = _as_call(res.value, self.text)
-        elif not any(name in INSTANCE_SPEC_NAMES for name, _n in self.template.calls):
-            # deferred, and no instance function in it (coord:nominalTime(), coord:dataIn):
-            # whatever the action, it is not one instance (refused at submit, not per action)
-            raise _not_an_instance(self.text)
-
-    def call(self, ctx: ELContext) -> InstanceCall:
-        if self.static is not None:
-            return self.static
-        res = self.template.resolve(ctx)
-        if not res.complete:
-            raise SpecError(
-                "E1004",
-                f"Expression language evaluation error, cannot resolve instance [{self.text}]",
-            )
-        return _as_call(res.value, self.text)
-
-
-class NotAnInstance(SpecError):
-    """An instance element whose value is not one instance function call."""
-
-
-def _as_call(value: Any, text: str) -> InstanceCall:
-    if isinstance(value, InstanceCall):
-        return value
-    raise _not_an_instance(text)
-
-
-def _not_an_instance(text: str) -> NotAnInstance:
-    return NotAnInstance(
-        "E1010",
-        f"Invalid data in coordinator xml. [instance [{text}] must be one instance function "
-        "such as ${coord:current(-1)}]",
-        hint="use coord:current, offset, latest, future, absolute or endOf* (one per element)",
-    )
-
-
-_RANGE_START_ONLY = ("absolute", "endOfDays", "endOfWeeks", "endOfMonths")
-_END_OF = {"endOfDays": TimeUnit.DAY, "endOfWeeks": TimeUnit.WEEK, "endOfMonths": TimeUnit.MONTH}
-_OFFSET_UNITS = ("MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "YEAR")
-
-
-def _out_of_calendar(kind: str, name: str) -> SpecError:
-    return _e1010(
-        f"{kind} [{name}]: an instance falls outside the calendar (years 1 to 9999)",
-        hint="check the numbers given to coord:current / offset / future in this event",
-    )
-
-
-def _e1010(detail: str, hint: str | None = None) -> SpecError:
-    return SpecError("E1010", f"Invalid data in coordinator xml. [{detail}]", hint=hint)
-
-
-def _offset_unit(text: str) -> TimeUnit:
-    if text not in _OFFSET_UNITS:
-        raise SpecError(
-            "E1004",
-            f"Expression language evaluation error, coord:offset: [{text}] is not a time unit",
-            hint="use MINUTE, HOUR, DAY, WEEK, MONTH or YEAR",
-        )
-    return TimeUnit(text)
-
-
-def _latest_args(a: int, b: int) -> Pending:
-    if a > 0 or b > 0:
-        raise SpecError(
-            "E1004",
-            "Expression language evaluation error, latest:n must be less than or equal to 0",
-            hint="latest(0) is the newest existing instance, latest(-1) the one before",
-        )
-    if a > b:
-        raise _e1010(
-            f"start-instance should be equal or earlier than the end-instance: latest({a}) "
-            f"and latest({b})"
-        )
-    return Pending("latest", a, b)
-
-
-def _future_args(a: int, b: int, limit: int) -> Pending:
-    if a < 0 or b < 0:
-        raise SpecError(
-            "E1004",
-            "Expression language evaluation error, future:n must be greater than or equal to 0",
-        )
-    if limit <= 0:
-        raise SpecError(
-            "E1004", "Expression language evaluation error, future:instance must be greater than 0"
-        )
-    if a > b:
-        raise _e1010(
-            f"start-instance should be equal or earlier than the end-instance: future({a}) "
-            f"and future({b})"
-        )
-    return Pending("future", a, b, limit)
-
-
-# --------------------------------------------------------------------------- submit checks
-
-
-class InstanceProbe:
-    """Instance expressions reduced to calls without an action, as the engine's compile step
-    reduces them (:class:`CompiledCoordinator`): what ``submit`` can check before any action
-    exists. :meth:`call` is None for an expression that depends on the action (it is checked
-    when the action is made); it raises what compiling the coordinator would raise."""
-
-    def __init__(self, app: CoordinatorApp, conf: Mapping[str, str]) -> None:
-        self._app = app
-        variables = {**BASIC_CONSTANTS, **SLA_CONSTANTS, **property_variables(conf)}
-        self._env, self._ctx = _creation_context(
-            app, conf, variables, lambda: self._env.actual or _EPOCH
-        )
-
-    def call(self, dataset: str, text: str) -> InstanceCall | None:
-        self._env.dataset = self._app.dataset(dataset)
-        return _InstanceExpr(text, self._ctx, self._env).static
-
-
-def _creation_context(
-    app: CoordinatorApp,
-    conf: Mapping[str, str],
-    variables: Mapping[str, Any],
-    now: Callable[[], datetime],
-) -> tuple[CoordELEnv, ELContext]:
-    """The creation phase's EL: its env (functions read ``env.dataset``) and its table."""
-    env = CoordELEnv(
-        coord_timezone=app.timezone, app_name=app.name, user=conf.get("user.name", ""), conf=conf
-    )
-    functions: dict[str, Callable[..., Any]] = {
-        **basic_functions(now),
-        **coord_functions(env, Phase.CREATION),
-        **instance_spec_functions(),
-    }
-    return env, ELContext(dict(variables), functions)
-
-
-_FIXED_MINUTES = {TimeUnit.MINUTE: 1, TimeUnit.HOUR: 60}
-
-
-def check_instance_call(call: InstanceCall) -> None:
-    """What making any action would refuse in one ``<instance>`` whose call is known now
-    (literal arguments): the errors :meth:`CompiledCoordinator.plan` raises, raised earlier.
-    (latest/future in a data-out is left to the action, as Oozie leaves it.)"""
-    kind, args = call.kind, call.args
-    if kind == "offset":
-        _offset_unit(args[1])
-    elif kind in ("latest", "latestRange"):
-        _latest_args(args[0], args[-1])
-    elif kind == "future":
-        _future_args(args[0], args[0], args[1])
-    elif kind == "futureRange":
-        _future_args(args[0], args[1], args[2])
-    elif kind == "currentRange" and args[0] > args[1]:
-        raise instances.current_order_error(args[0], args[1])
-    elif kind in _RANGE_START_ONLY:
-        raise _start_only(kind)
-
-
-def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
-    """What making any action would refuse in a ``<start-instance>`` / ``<end-instance>``
-    pair whose calls are known now: a range function at either end, a mix Oozie does not
-    support, a start after the end (current, latest, future, and offsets whose units compare
-    without a calendar)."""
-    _check_range_ends(start, end)
-    a, b = start.args, end.args
-    if start.kind == "current" and a[0] > b[0]:
-        raise instances.current_order_error(a[0], b[0])
-    if start.kind == "latest":
-        _latest_args(a[0], b[0])
-    elif start.kind == "future":
-        _future_args(a[0], b[0], b[1])
-    elif start.kind == "offset":
-        unit_a, unit_b = _offset_unit(a[1]), _offset_unit(b[1])
-        if unit_a is unit_b:
-            later = a[0] > b[0]
-        elif unit_a in _FIXED_MINUTES and unit_b in _FIXED_MINUTES:
-            later = a[0] * _FIXED_MINUTES[unit_a] > b[0] * _FIXED_MINUTES[unit_b]
-        else:  # days, months…: how long depends on the calendar; the action checks it
-            later = False
-        if later:
-            raise instances.offset_order_error(a[0], unit_a, b[0], unit_b)
-
-
-def _check_range_ends(start: InstanceCall, end: InstanceCall) -> None:
-    """Single instances at both ends, of kinds Oozie lets a range mix."""
-    for call, where in ((start, "start-instance"), (end, "end-instance")):
-        if call.kind.endswith("Range"):
-            raise _e1010(
-                f"{where} cannot be a range function (coord:{call.kind})",
-                hint="write single instances in start-instance and end-instance",
-            )
-    instances.check_range_kinds(start.kind, end.kind)
-
-
-def _start_only(kind: str) -> SpecError:
-    """E1010 for absolute / endOf* given where a single instance is read."""
-    return _e1010(
-        f"coord:{kind}() is only supported as start-instance with end-instance coord:current(n)",
-        hint="<start-instance>${coord:" + kind + "(...)}</start-instance>"
-        "<end-instance>${coord:current(0)}</end-instance>",
-    )
 
 
 # --------------------------------------------------------------------------- compiled app
@@ -1058,104 +537,6 @@ class CompiledCoordinator:
         return conf
 
 
-# --------------------------------------------------------------------------- input logic
-
-_TRUE, _FALSE, _WAITING = "true", "false", "waiting"
-
-
-@dataclass
-class _Result:
-    status: str
-    uris: list[str] = field(default_factory=list)
-
-
-def _named_nodes(node: InputLogic) -> list[InputLogic]:
-    """The operators ``coord:dataIn`` can name: any with a ``name``, a ``<data-in>`` under
-    ``<input-logic>`` included, as Oozie's InputLogicParser.parseWithName finds them."""
-    out = [node] if node.name else []
-    for child in node.children:
-        out.extend(_named_nodes(child))
-    return out
-
-
-def _verdict(
-    found_all: bool,
-    available: list[str],
-    min_: int | None,
-    wait: int | None,
-    now: datetime | None,
-    base: datetime,
-    waiting: list[tuple[datetime, str]],
-    what: str,
-) -> _Result:
-    """Oozie's getEvalResult: all found, or at least ``min``; ``wait`` holds a shortfall."""
-    if (
-        not found_all
-        and wait is not None
-        and wait > 0
-        and now is not None
-        and (now - base) // timedelta(minutes=1) < wait
-    ):
-        with contextlib.suppress(OverflowError):  # runs out after year 9999: no wake-up
-            waiting.append((base + timedelta(minutes=wait), what))
-        return _Result(_WAITING)
-    if found_all or (min_ is not None and min_ > 0 and len(available) >= min_) or min_ == 0:
-        return _Result(_TRUE, available)
-    return _Result(_FALSE)
-
-
-def _evaluate(
-    node: InputLogic,
-    entries: Mapping[str, list[tuple[str, bool]]],
-    min_: int | None,
-    wait: int | None,
-    now: datetime | None,
-    base: datetime,
-    waiting: list[tuple[datetime, str]],
-) -> _Result:
-    """Evaluate an input-logic node; ``now=None`` treats every wait as elapsed (start phase)."""
-    m = node.min if node.min is not None else min_
-    w = node.wait if node.wait is not None else wait
-    if node.op is LogicOp.DATA_IN:
-        available: list[str] = []
-        found_all = True
-        for uri, ok in entries.get(node.dataset or "", []):
-            if ok:
-                available.append(uri)
-            else:
-                found_all = False
-                if m is None:
-                    break
-        return _verdict(found_all, available, m, w, now, base, waiting, node.dataset or "")
-    if node.op is LogicOp.COMBINE:
-        lists = [entries.get(c.dataset or "", []) for c in node.children]
-        first = lists[0] if lists else []
-        available = []
-        for i in range(len(first)):
-            pick = next((lst[i][0] for lst in lists if i < len(lst) and lst[i][1]), None)
-            if pick is not None:
-                available.append(pick)
-            elif m is None:
-                break
-        what = "combine(" + ", ".join(c.dataset or "" for c in node.children) + ")"
-        return _verdict(len(available) == len(first), available, m, w, now, base, waiting, what)
-    results: list[_Result] = []
-    for child in node.children:
-        r = _evaluate(child, entries, m, w, now, base, waiting)
-        if node.op is LogicOp.OR:
-            if r.status != _FALSE:
-                return r
-            continue
-        if r.status == _FALSE:
-            return r
-        results.append(r)
-    if node.op is LogicOp.OR:
-        return _Result(_FALSE)
-    if any(r.status == _WAITING for r in results):
-        return _Result(_WAITING)
-    return _Result(_TRUE, [u for r in results for u in r.uris])
-
-
 # --------------------------------------------------------------------------- module API
 
 _COMPILED: dict[tuple[int, int], tuple[CoordinatorApp, Mapping[str, str], CompiledCoordinator]] = {}
@@ -1195,7 +576,8 @@ def plan_action(
     actual: datetime,
     exists: ExistsFn | None = None,
 ) -> ActionPlan:
-    """Creation phase: the action's data-in / data-out instances (see the module docstring)."""
+    """Creation phase: the action's data-in / data-out instances, in the order
+    :mod:`bundletui.spec.action_plan` describes."""
     del exists  # nothing at creation depends on the file system
     return compile_coordinator(app, conf).plan(
         coord_id=coord_id, number=number, nominal=nominal, actual=actual
@@ -1220,7 +602,8 @@ def workflow_conf(
     user: str,
     now: datetime,
 ) -> dict[str, str]:
-    """The coordinator's ``<configuration>`` entries evaluated in the action-start phase."""
+    """The coordinator's ``<configuration>`` entries evaluated in the action-start phase (what
+    ``dryrun`` shows); ``wf:``/``fs:``… calls are left as written, for the workflow."""
     return compile_coordinator(app, conf).workflow_conf(
         plan, check, coord_id=coord_id, action_id=action_id, user=user, now=now
     )

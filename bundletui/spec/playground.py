@@ -37,6 +37,7 @@ from bundletui.model.timeutil import (
 )
 from bundletui.spec.config import parse_overrides
 from bundletui.spec.coord_el import SLA_CONSTANTS, CoordELEnv, Phase, coord_functions
+from bundletui.spec.datasets import local_exists
 from bundletui.spec.decode_common import refuse_leftover_el
 from bundletui.spec.el import (
     BASIC_CONSTANTS,
@@ -47,7 +48,6 @@ from bundletui.spec.el import (
     property_variables,
     to_el_string,
 )
-from bundletui.spec.materialize import local_exists
 from bundletui.spec.resolver import Where
 from bundletui.spec.submit_el import FREQUENCY_FUNCTIONS, SubmitResolver
 

@@ -29,8 +29,8 @@ from bundletui.spec.coord_el import (
     instance_spec_functions,
     java_format,
 )
+from bundletui.spec.datasets import local_exists
 from bundletui.spec.el import ELContext, basic_functions, evaluate, render
-from bundletui.spec.materialize import local_exists
 
 T = parse_oozie_time
 LA = "America/Los_Angeles"

@@ -20,15 +20,12 @@ from bundletui.model.apps import CoordinatorApp, Dataset
 from bundletui.model.clock import SimulatedClock
 from bundletui.model.frequency import Frequency, TimeUnit
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
+from bundletui.spec.action_plan import ActionPlan, InputCheck, Pending
+from bundletui.spec.datasets import _DatasetPlanner, local_exists
 from bundletui.spec.load import Loaded, load_app
 from bundletui.spec.materialize import (
-    ActionPlan,
-    InputCheck,
-    Pending,
-    _DatasetPlanner,
     check_inputs,
     iter_actions,
-    local_exists,
     plan_action,
     run_conf,
     workflow_conf,
