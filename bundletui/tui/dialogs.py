@@ -395,6 +395,11 @@ class RerunDialog(ModalScreen[RerunChoice | None]):
                 return problem
         if kind == "coord" and not actions and not dates:
             return "give action numbers or dates"
+        if kind == "coord" and actions and dates:  # the command's E0302, in its words
+            return (
+                "E0302: Invalid parameter [both an action and a date scope]\n"
+                "  hint: give action numbers or dates, not both"
+            )
         if kind == "bundle" and not coordinators and not dates:
             return "give coordinator names, or dates for all of them"
         if kind == "bundle" and self._value("#typed") != self.target.name:

@@ -251,4 +251,9 @@ async def test_the_rerun_dialog_refuses_and_takes_the_scopes_the_command_does(en
         box.value = "1,2,"  # type: ignore[attr-defined]
         got = dialog.choice()
         assert isinstance(got, RerunChoice) and got.actions == "1,2,", got
+        # both scopes: the command refuses them together (E0302), and so does the dialog
+        dates = dialog.query_one("#dates")
+        dates.value = "2026-01-01T00:00Z"  # type: ignore[attr-defined]
+        got = dialog.choice()
+        assert isinstance(got, str) and "both an action and a date scope" in got, got
         await h.press("escape")
