@@ -25,6 +25,21 @@ def app_of(app_json: str) -> WorkflowApp:
     return codec.loads(app_json, WorkflowApp)
 
 
+def node_killed(tx: Tx, node: NodeRow) -> None:
+    """Record a node killed (Oozie's E0726): by a kill of its workflow, whether the engine then
+    signals its process or the node's sub-workflow was killed with its parent."""
+    t = decide(Machine.NODE, node.status, Event.KILL, node.id)
+    jobs.update(
+        tx,
+        NodeRow,
+        node.id,
+        status=t.to,
+        ended=tx.now_ms,
+        error_code="E0726",
+        error_message="killed",
+    )
+
+
 def node_finished(
     tx: Tx,
     effects: Effects,

@@ -7,13 +7,12 @@ roll-up -> bundle action -> bundle roll-up.
 from __future__ import annotations
 
 from bundletui.commands.effects import Effects
-from bundletui.commands.nodes import node_finished
+from bundletui.commands.nodes import node_finished, node_killed
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import WorkflowStatus
-from bundletui.model.transitions import Event, Machine, decide
 from bundletui.store import jobs
 from bundletui.store.db import Tx
-from bundletui.store.rows import NodeRow, WorkflowRow
+from bundletui.store.rows import WorkflowRow
 
 W = WorkflowStatus
 
@@ -43,16 +42,7 @@ def _sub_workflow_changed(tx: Tx, effects: Effects, parent_id: str, child: Workf
         # The parent's kill reached the child first (kill cascades in one transaction): the
         # sub-workflow node is killed with its workflow, not failed by its child.
         for node in rows:
-            t = decide(Machine.NODE, node.status, Event.KILL, node.id)
-            jobs.update(
-                tx,
-                NodeRow,
-                node.id,
-                status=t.to,
-                ended=tx.now_ms,
-                error_code="E0726",
-                error_message="killed",
-            )
+            node_killed(tx, node)
         return
     ok = child.status == W.SUCCEEDED
     for node in rows:

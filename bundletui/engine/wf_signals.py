@@ -9,10 +9,10 @@ import signal
 import time
 
 from bundletui.commands import workflows as wfcmd
+from bundletui.commands.nodes import node_killed
 from bundletui.engine import processes
 from bundletui.engine.wf_state import RunnerState
 from bundletui.model.status import WorkflowStatus
-from bundletui.model.transitions import Event, Machine, decide
 from bundletui.store import jobs
 from bundletui.store.db import Tx
 from bundletui.store.rows import NodeRow, WorkflowRow
@@ -45,16 +45,7 @@ class SignalsMixin(RunnerState):
 
     def _kill_node(self, tx: Tx, node: NodeRow) -> None:
         """Record the kill, then signal the process group after the commit."""
-        t = decide(Machine.NODE, node.status, Event.KILL, node.id)
-        jobs.update(
-            tx,
-            NodeRow,
-            node.id,
-            status=t.to,
-            ended=tx.now_ms,
-            error_code="E0726",
-            error_message="killed",
-        )
+        node_killed(tx, node)
         self.launchable.discard(node.id)
         # launched in this tick, its process not started yet (it starts after the commit): it
         # never starts. A fork sibling's EL error killed it, and it ran on untracked (QA (an))
