@@ -16,7 +16,7 @@ from typing import Literal
 
 from bundletui.model.clock import from_ms
 from bundletui.model.status import JOB_PREP, takes_pause_time
-from bundletui.model.transitions import Event, Machine, allowed
+from bundletui.model.transitions import Event, Machine, allowed, sources
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Changes, TreeRow
 
 MORE = "more"
@@ -599,7 +599,7 @@ def availability(
         if kind == ACTION:  # its workflow, which it follows: as the command, by the table
             if allowed(Machine.ACTION, status, event) and item.row.link:
                 return ENABLED
-            want = "RUNNING" if action == "suspend" else "SUSPENDED"  # the table's one source
+            want = " or ".join(sorted(sources(Machine.ACTION, event)))  # the table's sources
             return _grey(
                 f"{action}: {what} (only a {want} action's workflow can be {past_tense(action)})"
             )
