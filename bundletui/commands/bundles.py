@@ -522,14 +522,11 @@ def change_tx(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
         "coord.change",
         Event.SUSPEND,
         {"value": value, "as_of": tx.now_ms},
-        only={str(s) for s in JobStatus if s not in UNCHANGED_CHILDREN},
+        # passed by: Oozie's BundleJobChangeXCommand reads only un-ignored bundle actions, and a
+        # killed coordinator refuses every change (E1016)
+        only={str(s) for s in JobStatus if s not in COORD_UNCHANGEABLE},
     )
     effects.wake_bundle(tx, bundle.id)
-
-
-# a bundle change passes these by: Oozie's BundleJobChangeXCommand reads only un-ignored
-# bundle actions, and a killed coordinator refuses every change (E1016)
-UNCHANGED_CHILDREN = COORD_UNCHANGEABLE
 
 
 def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: str) -> None:
@@ -539,7 +536,7 @@ def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: s
     errors: list[str] = []
     for ba in jobs.bundle_actions_with_coord(tx.conn, bundle.id):
         coord = jobs.coord_head(tx.conn, ba.coord_id or "")
-        if coord is None or coord.status in UNCHANGED_CHILDREN:
+        if coord is None or coord.status in COORD_UNCHANGEABLE:
             continue
         tx.savepoint("child_check")
         try:
