@@ -89,15 +89,19 @@ class ScreenState(Screen[None]):
 
         def job() -> None:
             result = fn()
-            if not get_current_worker().is_cancelled and not self.closing:
-                self.app.call_from_thread(self._guarded, then, result)
+            worker = get_current_worker()
+            if not worker.is_cancelled and not self.closing:
+                self.app.call_from_thread(self._guarded, worker, then, result)
 
         return self.run_worker(
             job, thread=True, group=group, exclusive=exclusive, exit_on_error=False
         )
 
-    def _guarded(self, then: Callable[[T], None], result: T) -> None:
-        if not self.closing:
+    def _guarded(self, worker: Worker[None], then: Callable[[T], None], result: T) -> None:
+        # asked again on the UI thread: an exclusive worker started after this one read its
+        # result (a `[` pressed while a poll's reload was on its way) cancels it here, and
+        # the stale page must not overwrite the page asked for
+        if not self.closing and not worker.is_cancelled:
             then(result)
 
     # ------------------------------------------------------------------ paths

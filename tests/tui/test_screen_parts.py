@@ -78,3 +78,31 @@ def test_the_demos_clean_up_ends_the_jobs_its_home_still_runs(env: Env) -> None:
 def _zombie(pid: int) -> bool:
     with open(f"/proc/{pid}/stat", "rb") as f:
         return f.read().rpartition(b")")[2].split()[0] in (b"Z", b"X")
+
+
+async def test_a_result_read_before_an_exclusive_restart_is_not_shown(env: Env) -> None:
+    """The CI flake of the paged action table: a poll's reload of page 2 had its result and
+    was on its way to the UI thread when `[` asked for page 1 (cancelling it). The stale page
+    was shown anyway, the next poll read its offset, and page 1 never came. A result now
+    reaches the screen only if its worker is still wanted when the UI thread takes it."""
+    import threading
+
+    from tests.tui.conftest import console
+
+    async with console(env) as h:
+        screen = h.main
+        shown: list[str] = []
+        go = threading.Event()
+
+        def slow() -> str:
+            go.wait(5)
+            return "stale"
+
+        screen._in_thread(slow, shown.append, group="probe", exclusive=True)
+        await h.pilot.pause(0.2)  # its thread runs, and waits for `go`
+        go.set()
+        time.sleep(0.3)  # the UI thread is busy: the result waits in call_from_thread
+        screen._in_thread(lambda: "fresh", shown.append, group="probe", exclusive=True)
+        await h.until(lambda: shown, what="a result")
+        await h.pilot.pause(0.2)
+        assert shown == ["fresh"]
