@@ -11,10 +11,8 @@ from __future__ import annotations
 from datetime import UTC
 from pathlib import Path
 
-from bundletui.commands import coord_queries, queries
 from bundletui.commands import coordinators as coordcmd
-from bundletui.commands import workflows as wfcmd
-from bundletui.commands.workflows import attempt_paths
+from bundletui.commands import logs, queries
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import jobs
 from bundletui.store.db import Store
@@ -61,18 +59,13 @@ def job_log(
 
 
 def _nodes(store: Store, job_id: str, kind: IdKind | None) -> list[NodeRow]:
+    """A node's own files (not a sub-workflow's), or the nodes of a workflow that ran, in the
+    order they ran (not the definition's): the total cap serves the latest first. An action
+    that launched no workflow yet has none: an empty log, as Oozie's for such an action."""
+    found = logs.log_nodes(store.conn, job_id)
     if kind is IdKind.WORKFLOW_NODE:
-        node = jobs.get(store.conn, NodeRow, job_id)
-        return [node] if node is not None else []
-    wf_id = job_id
-    if kind is IdKind.COORD_ACTION:
-        launched = coord_queries.launched_workflow(store.conn, job_id)
-        if launched is None:
-            return []  # launched no workflow yet: an empty log, as Oozie's for such an action
-        wf_id = launched
-    # in the order they ran (not the definition's): the total cap serves the latest first
-    ran = [n for n in jobs.workflow_nodes(store.conn, wf_id) if n.attempt > 0]
-    return sorted(ran, key=lambda n: n.started or 0)
+        return list(found.nodes)
+    return sorted(found.ran, key=lambda n: n.started or 0)
 
 
 def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str:
@@ -83,17 +76,14 @@ def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str
     pieces: list[tuple[str | None, Path]] = []  # (heading, file)
     many = len(nodes) > 1
     for node in nodes:
-        last = max(node.attempt, 1)
-        for attempt in range(1, last + 1):  # a retried node's earlier attempts too, in order
-            out_path, err_path, _ = attempt_paths(
-                wfcmd.log_dir(store, node.wf_id), node.name, node.run, attempt
-            )
+        every = logs.attempts(store, node)  # a retried node's earlier attempts too, in order
+        for files in every:
             heading = None
-            if many or last > 1:
-                status = node.status if attempt == last else "ended"
-                heading = f"── {node.name} ({status}, attempt {attempt})\n"
-            for name in [err_path] if stderr_only else [out_path, err_path]:
-                pieces.append((heading, Path(name)))
+            if many or len(every) > 1:
+                status = node.status if files.last else "ended"
+                heading = f"── {node.name} ({status}, attempt {files.attempt})\n"
+            for path in [files.err] if stderr_only else [files.out, files.err]:
+                pieces.append((heading, path))
                 heading = None
     budget = MAX_TOTAL_BYTES
     tails: list[str] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +23,6 @@ from bundletui.cli._common import (
 )
 from bundletui.commands import dispatch, queries
 from bundletui.commands import purge as purge_cmd
-from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx
 from bundletui.errors import CommandError, UsageError
 from bundletui.model.clock import RealClock, from_ms, to_ms
@@ -525,44 +525,28 @@ def register(app: typer.Typer) -> None:
                 f" the commands run on it: bundletui oozie job -auditlog {job_id}",
                 usage=True,
             )
-        if kind is IdKind.WORKFLOW_NODE:
-            node = store_jobs.get(store.conn, NodeRow, job_id)
-            if node is None:
-                raise CommandError.from_template(
-                    "E0605",
-                    job_id,
-                    hint="see the workflow's nodes with: bundletui info "
-                    + job_id.rpartition("@")[0],
-                )
-            nodes = [node]
-            child = _sub_workflow_of(node)
-            if child is not None:  # its output is its jobs': the child's logs
-                if run is not None:
-                    raise CommandError(
-                        "E0302",
-                        f"Invalid parameter [--run]: {job_id} runs sub-workflow {child}, whose "
-                        "logs are its own jobs'",
-                        hint=f"bundletui log {child} --run N (bundletui info {child} shows its runs)",
-                    )
-                err.print(f"{job_id} is sub-workflow {child}: its jobs' logs", markup=False)
-                nodes = store_jobs.workflow_nodes(store.conn, child)
-        elif kind is IdKind.WORKFLOW:
-            wf = store_jobs.must_get(store.conn, WorkflowRow, job_id)
-            nodes = store_jobs.workflow_nodes(store.conn, wf.id)
-        else:
-            from bundletui.commands.coord_queries import no_workflow_yet, workflow_of
+        from bundletui.commands import logs
 
-            if (why := no_workflow_yet(store.conn, job_id)) is not None:
-                err.print(why, markup=False)  # the action is there: it has no log yet
-                return
-            wf_id = workflow_of(store.conn, job_id)
-            nodes = store_jobs.workflow_nodes(store.conn, wf_id)
+        found = logs.log_nodes(store.conn, job_id, sub_workflow=True)
+        if found.no_workflow is not None:
+            err.print(found.no_workflow, markup=False)  # the action is there: it has no log yet
+            return
+        if (child := found.sub_workflow) is not None:  # its output is its jobs': the child's logs
+            if run is not None:
+                raise CommandError(
+                    "E0302",
+                    f"Invalid parameter [--run]: {job_id} runs sub-workflow {child}, whose "
+                    "logs are its own jobs'",
+                    hint=f"bundletui log {child} --run N (bundletui info {child} shows its runs)",
+                )
+            err.print(f"{job_id} is sub-workflow {child}: its jobs' logs", markup=False)
+        nodes = list(found.nodes)
         if run is not None:
             _print_run_logs(store, nodes, run, stderr_only=stderr_only)
             return
         many = len(nodes) > 1  # a workflow's nodes get headings, even when one has run
         if not follow and many:  # following a workflow also waits for the nodes still to come
-            nodes = [n for n in nodes if n.attempt > 0]
+            nodes = found.ran
             if not nodes:
                 err.print(f"{job_id}: no node has run yet", markup=False)
         _print_logs(store, nodes, follow=follow, stderr_only=stderr_only, header=many)
@@ -578,6 +562,7 @@ def _print_coordinator_logs(
     id as the API's ``show=log&type=action`` heads them; an action with no workflow yet is
     passed over."""
     from bundletui.commands import coordinators as coordcmd
+    from bundletui.commands import logs
 
     coord = store_jobs.must_coord_head(store.conn, coord_id)
     if actions is None and dates is None:
@@ -588,11 +573,11 @@ def _print_coordinator_logs(
     for row in rows:
         if not row.external_id:
             continue
-        every = store_jobs.workflow_nodes(store.conn, row.external_id)
+        found = logs.log_nodes(store.conn, row.id)
         _heading_line()
         out.print(f"[bold]── {row.id}[/bold] ({row.status}, workflow {row.external_id})")
-        nodes = [n for n in every if n.attempt > 0]
-        _print_logs(store, nodes, follow=False, stderr_only=stderr_only, header=len(every) > 1)
+        header = len(found.nodes) > 1
+        _print_logs(store, found.ran, follow=False, stderr_only=stderr_only, header=header)
         printed += 1
     if not printed:
         err.print(
@@ -603,14 +588,8 @@ def _print_coordinator_logs(
         )
 
 
-def _sub_workflow_of(node: NodeRow) -> str | None:
-    """The workflow a sub-workflow node started (its external id), else None."""
-    ext = node.external_id
-    return ext if ext and kind_of(ext) is IdKind.WORKFLOW else None
-
-
 def _print_logs(
-    store: Store, nodes: list[NodeRow], *, follow: bool, stderr_only: bool, header: bool
+    store: Store, nodes: Sequence[NodeRow], *, follow: bool, stderr_only: bool, header: bool
 ) -> None:
     for node in nodes:
         _print_node_log(store, node, follow=follow, stderr_only=stderr_only, header=header)
@@ -619,7 +598,7 @@ def _print_logs(
 def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only: bool) -> None:
     """Run ``run``'s files of each node, attempt after attempt (they are kept after a rerun;
     the store keeps only the current run, so the attempts are the files found)."""
-    from bundletui.commands.workflows import attempt_paths
+    from bundletui.commands import logs
 
     # the workflow's run, not its nodes': a node a rerun skipped keeps its old run number
     newest = store_jobs.must_get(store.conn, WorkflowRow, nodes[0].wf_id).run
@@ -631,23 +610,18 @@ def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only
         )
     printed = False
     for node in nodes:
-        step = 1
-        while True:
-            out_path, err_path, _ = attempt_paths(
-                wfcmd.log_dir(store, node.wf_id), node.name, run, step
-            )
-            paths = [err_path] if stderr_only else [out_path, err_path]
-            if not any(Path(p).exists() for p in paths):
+        for files in logs.attempts(store, node, run):
+            paths = [files.err] if stderr_only else [files.out, files.err]
+            if not any(p.exists() for p in paths):
                 break
             _heading_line()
             if len(nodes) > 1:
-                out.print(f"[bold]── {node.name}[/bold] (run {run}, attempt {step})")
-            elif step > 1:
-                err.print(f"── {node.name}: attempt {step}", markup=False)
+                out.print(f"[bold]── {node.name}[/bold] (run {run}, attempt {files.attempt})")
+            elif files.attempt > 1:
+                err.print(f"── {node.name}: attempt {files.attempt}", markup=False)
             for p in paths:
-                _cat(Path(p), 0)
+                _cat(p, 0)
             printed = True
-            step += 1
     if not printed:
         names = nodes[0].id if len(nodes) == 1 else nodes[0].wf_id
         err.print(f"{names}: no log files of run {run} (a node that did not run then has none)")
@@ -658,43 +632,39 @@ def _print_node_log(
 ) -> None:
     """Print one node's log, attempt after attempt; with ``follow``, keep printing until the
     node ends, moving on to each new attempt's files when it is retried."""
-    from bundletui.commands.workflows import attempt_paths
+    from bundletui.commands import logs
 
     shown = 0  # the attempt whose files are being printed (0: none yet)
-    positions: dict[str, int] = {}
+    positions: dict[Path, int] = {}
     current: NodeRow | None = node
     while current is not None:
-        attempt = max(current.attempt, 1) if not follow or current.attempt > 0 else 0
+        started = not follow or current.attempt > 0  # followed, a node yet to start has none
         # every attempt of this run, in order (a retried node's earlier failures explain it);
         # a retry may start and end between two polls: each attempt in between is printed too
-        first = shown + 1
-        for step in range(first, attempt + 1) if attempt != shown else ():
+        for files in logs.attempts(store, current)[shown:] if started else ():
             for p in positions:  # the rest of the previous attempt
-                positions[p] = _cat(Path(p), positions[p])
-            out_path, err_path, _ = attempt_paths(
-                wfcmd.log_dir(store, node.wf_id), node.name, node.run, step
-            )
-            positions = dict.fromkeys([err_path] if stderr_only else [out_path, err_path], 0)
+                positions[p] = _cat(p, positions[p])
+            positions = dict.fromkeys([files.err] if stderr_only else [files.out, files.err], 0)
             if header or shown:
                 _heading_line()
             if header:
-                status = current.status if step == attempt else "ended"
-                child = _sub_workflow_of(current)
+                status = current.status if files.last else "ended"
+                child = logs.sub_workflow_of(current)
                 sub = f" → sub-workflow {child}: bundletui log {child}" if child else ""
-                out.print(f"[bold]── {node.name}[/bold] ({status}, attempt {step}){sub}")
+                out.print(f"[bold]── {node.name}[/bold] ({status}, attempt {files.attempt}){sub}")
             elif shown:
-                err.print(f"── {node.name}: attempt {step}", markup=False)
-            shown = step
+                err.print(f"── {node.name}: attempt {files.attempt}", markup=False)
+            shown = files.attempt
         live = follow and current.status in LIVE
         for p in positions:
-            positions[p] = _cat(Path(p), positions[p], final=not live)
+            positions[p] = _cat(p, positions[p], final=not live)
         if not live:
             break
         time.sleep(0.2)
         current = store_jobs.get(store.conn, NodeRow, node.id)
         if current is not None and current.status not in LIVE and current.attempt == shown:
             for p in positions:
-                positions[p] = _cat(Path(p), positions[p])
+                positions[p] = _cat(p, positions[p])
             break
 
 

@@ -195,12 +195,6 @@ def _no_workflow_hint(conn: sqlite3.Connection, action: ActionRow) -> str:
     return "an action launches its workflow once it is READY and a concurrency slot is free"
 
 
-def launched_workflow(conn: sqlite3.Connection, action_id: str) -> str | None:
-    """The workflow a coordinator action launched; None when it has launched none yet."""
-    action = jobs.get(conn, ActionRow, action_id)
-    return action.external_id if action is not None and action.external_id else None
-
-
 def action_position(
     conn: sqlite3.Connection,
     coord_id: str,

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from bundletui.commands import coord_queries, queries
 from bundletui.commands.base import Ctx
 from bundletui.commands.purge import PURGE_META_KEY
+from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import changes as ch
@@ -62,9 +63,21 @@ class Poll:
 
 @dataclass(frozen=True)
 class LogFile:
+    """A node's stdout or stderr, of one of its attempts (``attempts``: how many it has had)."""
+
     node: str
     stream: str  # out | err
     path: Path
+    attempt: int = 1
+    attempts: int = 1
+
+    def label(self, *, named: bool) -> str:
+        """``stdout`` / ``stderr``, after the node's name when ``named``; a retried node's
+        attempt is always said, so an earlier attempt's failure is not read as the last's."""
+        stream = "stdout" if self.stream == "out" else "stderr"
+        if self.attempts > 1:
+            return f"{self.node} (attempt {self.attempt} of {self.attempts}) {stream}"
+        return f"{self.node} {stream}" if named else stream
 
 
 class Backend:
@@ -277,25 +290,26 @@ class Backend:
         return self._reading(lambda conn: jobs.audit_rows(conn, target, limit))
 
     def log_files(self, kind: str, item_id: str, link: str | None) -> list[LogFile]:
-        """The stdout/stderr files of a node, or of every node a workflow has run."""
-        from bundletui.commands.workflows import attempt_paths, log_dir
+        """The stdout/stderr files of a node, or of every node a workflow (an action's: its
+        ``link``) has run, every attempt's in order."""
+        from bundletui.commands import logs
 
         def body(conn: Any) -> list[NodeRow]:
-            if kind == ch.NODE:
-                node = jobs.get(conn, NodeRow, item_id)
-                return [node] if node is not None else []
-            wf_id = link if kind == ch.ACTION else item_id
-            if not wf_id:
+            job_id = link if kind == ch.ACTION else item_id
+            if kind not in (ch.NODE, ch.WORKFLOW, ch.ACTION) or not job_id:
+                return []  # no process of its own, or an action with no workflow yet
+            try:
+                found = logs.log_nodes(conn, job_id)
+            except BundletuiError:  # gone meanwhile (purged): nothing to show
                 return []
-            return [n for n in jobs.workflow_nodes(conn, wf_id) if n.attempt > 0]
+            return list(found.nodes) if kind == ch.NODE else found.ran
 
         out: list[LogFile] = []
         for node in self._reading(body):
-            out_path, err_path, _ = attempt_paths(
-                log_dir(self._read, node.wf_id), node.name, node.run, max(node.attempt, 1)
-            )
-            out.append(LogFile(node.name, "out", Path(out_path)))
-            out.append(LogFile(node.name, "err", Path(err_path)))
+            every = logs.attempts(self._read, node)
+            for files in every:
+                out.append(LogFile(node.name, "out", files.out, files.attempt, len(every)))
+                out.append(LogFile(node.name, "err", files.err, files.attempt, len(every)))
         return out
 
     # ------------------------------------------------------------------ commands

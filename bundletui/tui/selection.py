@@ -262,7 +262,7 @@ class SelectionMixin(ScreenState):
             for f in self.backend.log_files(kind, item_id, link):
                 text, _ = read_tail(f.path, 0, limit=4096)
                 if text:
-                    lines.append(f"── {f.node} {'stdout' if f.stream == 'out' else 'stderr'}")
+                    lines.append(f"── {f.label(named=True)}")
                     lines += text.splitlines()[-30:]
             return lines[-200:] or [empty]
 

@@ -296,7 +296,7 @@ class LogScreen(SearchScreen):
         self.stream = 0
         self.lines: list[str] = []
         self._offsets: dict[Path, int] = {}
-        self._last_source: tuple[str, str] | None = None
+        self._last_source: tuple[str, int, str] | None = None  # (node, attempt, stream)
 
     def compose(self) -> ComposeResult:
         log = Log(highlight=False, auto_scroll=True, id="log")
@@ -351,10 +351,9 @@ class LogScreen(SearchScreen):
             text, self._offsets[f.path] = read_tail(f.path, self._offsets.get(f.path, 0))
             if not text:
                 continue
-            if self._last_source != (f.node, f.stream):
-                label = f"{f.node} " if many else ""
-                out.append(f"── {label}{'stdout' if f.stream == 'out' else 'stderr'} ──")
-                self._last_source = (f.node, f.stream)
+            if self._last_source != (f.node, f.attempt, f.stream):
+                out.append(f"── {f.label(named=many)} ──")
+                self._last_source = (f.node, f.attempt, f.stream)
             out += text.splitlines()
         return out
 

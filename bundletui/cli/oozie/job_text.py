@@ -4,13 +4,11 @@ XML, conf, nodes' output, audit log) printed as it is, not in Oozie's tables."""
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from bundletui.cli._common import printable
 from bundletui.cli.oozie.errors import CliError
 from bundletui.cli.oozie.format import say
 from bundletui.cli.oozie.front import Front, _value
-from bundletui.errors import CommandError
 from bundletui.model.ids import IdKind, kind_of
 
 
@@ -33,9 +31,7 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
     """Workflow, node and coordinator-action ids: the nodes' output (stderr for -errorlog);
     a coordinator with -action/-date: its actions' workflows; otherwise the job's audit log."""
     from bundletui.cli.job_cmds import _print_coordinator_logs, _print_logs
-    from bundletui.commands import coord_queries
-    from bundletui.store import jobs
-    from bundletui.store.rows import NodeRow, WorkflowRow
+    from bundletui.commands import logs
 
     job_id = _value(front, "errorlog" if errors_only else "log")
     a = front.args
@@ -47,33 +43,22 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
             "Invalid options provided for log retrieval. action and date are valid only for "
             "coordinator job log retrieval",
         )
-    wf_ids: list[str] = []
-    nodes: list[Any] = []
-    if kind is IdKind.WORKFLOW_NODE:
-        node = jobs.get(store.conn, NodeRow, job_id)
-        if node is None:
-            raise CommandError.from_template("E0605", job_id)
-        nodes = [node]
-    elif kind is IdKind.WORKFLOW:
-        jobs.must_get(store.conn, WorkflowRow, job_id)
-        wf_ids = [job_id]
-    elif kind is IdKind.COORD_ACTION:
-        if (why := coord_queries.no_workflow_yet(store.conn, job_id)) is not None:
-            print(f"  note: {why}", file=sys.stderr)  # it is there: an empty log, as Oozie's
+    if kind is IdKind.WORKFLOW_NODE:  # its own files (``bundletui log`` follows a sub-workflow)
+        node = logs.log_nodes(store.conn, job_id, node_hint=False).nodes
+        _print_logs(store, node, follow=False, stderr_only=errors_only, header=False)
+    elif kind in (IdKind.WORKFLOW, IdKind.COORD_ACTION):
+        found = logs.log_nodes(store.conn, job_id)
+        if found.no_workflow is not None:  # it is there: an empty log, as Oozie's
+            print(f"  note: {found.no_workflow}", file=sys.stderr)
             return
-        wf_ids = [coord_queries.workflow_of(store.conn, job_id)]
+        # a workflow of several nodes gets headings, even when one of them has run
+        header = len(found.nodes) > 1
+        _print_logs(store, found.ran, follow=False, stderr_only=errors_only, header=header)
     elif kind is IdKind.COORDINATOR and (a.has("action") or a.has("date")):
         # each action's workflow output headed `── C@N`, as the API's type=action answer
         _print_coordinator_logs(store, job_id, a.get("action"), a.get("date"), errors_only)
-        return
     else:
         _print_audit(front, job_id, errors_only=errors_only)
-        return
-    every = [n for wf_id in wf_ids for n in jobs.workflow_nodes(store.conn, wf_id)]
-    nodes += [n for n in every if n.attempt > 0]
-    # a workflow of several nodes gets headings, even when one of them has run
-    header = len(nodes) > 1 or len(every) > 1
-    _print_logs(store, nodes, follow=False, stderr_only=errors_only, header=header)
 
 
 def op_errorlog(front: Front) -> None:
