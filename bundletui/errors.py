@@ -8,7 +8,7 @@ user mistake never shows a traceback. Codes are Oozie's where Oozie has one (ooz
 from __future__ import annotations
 
 import errno
-from typing import Any
+from typing import Any, Self
 
 # Oozie's message templates (oozie.md §8) plus ours. ``{0}``-style placeholders as in Oozie.
 TEMPLATES: dict[str, str] = {
@@ -72,7 +72,7 @@ class BundletuiError(Exception):
     @classmethod
     def from_template(
         cls, code: str, *args: object, hint: str | None = None, usage: bool = False
-    ) -> BundletuiError:
+    ) -> Self:
         """Build an error from Oozie's message template for ``code``."""
         template = TEMPLATES.get(code, "{0}")
         return cls(code, template.format(*args), hint=hint, usage=usage)
@@ -161,8 +161,16 @@ class ApiError(BundletuiError):
 
     layer = "api"
 
-    def __init__(self, code: str, message: str, *, status: int = 400, hint: str | None = None):
-        super().__init__(code, message, hint=hint)
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: int = 400,
+        hint: str | None = None,
+        usage: bool = False,
+    ) -> None:
+        super().__init__(code, message, hint=hint, usage=usage)
         self.status = status
 
 
@@ -173,7 +181,7 @@ _PATH_ERRNOS = {
 }
 
 
-def path_error(exc: OSError) -> BundletuiError | None:
+def path_error(exc: OSError) -> SpecError | None:
     """A user's impossible path (too long, a symlink loop) as one clear E0702; None for the
     other OS errors, which are not the input's."""
     why = _PATH_ERRNOS.get(exc.errno or 0)
@@ -182,4 +190,5 @@ def path_error(exc: OSError) -> BundletuiError | None:
     shown = exc.filename if isinstance(exc.filename, str) else str(exc.filename or "")
     if len(shown) > 120:
         shown = shown[:60] + "…" + shown[-40:]
-    return BundletuiError("E0702", f"IO error, path [{shown}]: {why}", hint="check the path given")
+    # the input's error, as the E0702 of a file the spec layer cannot read
+    return SpecError("E0702", f"IO error, path [{shown}]: {why}", hint="check the path given")

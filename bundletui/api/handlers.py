@@ -56,11 +56,11 @@ class Reply:
 
 
 def bad_value(name: str, value: object, hint: str | None = None) -> ApiError:
-    return ApiError("E0303", f"Invalid parameter value, [{name}] = [{value}]", hint=hint)
+    return ApiError.from_template("E0303", name, value, hint=hint)
 
 
 def missing(name: str, hint: str | None = None) -> ApiError:
-    return ApiError("E0305", f"Missing parameter [{name}]", hint=hint)
+    return ApiError.from_template("E0305", name, hint=hint)
 
 
 # ----------------------------------------------------------------------------- admin
@@ -147,10 +147,11 @@ def jobs_put(store: Store, call: Call) -> Reply:
         raise missing("action", hint="action=kill|suspend|resume")
     if action not in dispatch.BULK_OPS:
         raise bad_value("action", action, "bulk actions are kill, suspend and resume")
-    queries.check_bulk_filter(
-        call.params.text("filter"), hint="select the jobs, e.g. filter=status=RUNNING;name=ingest"
+    kind = queries.bulk_kind(
+        call.params.get("jobtype"),
+        call.params.text("filter"),
+        hint="select the jobs, e.g. filter=status=RUNNING;name=ingest",
     )
-    kind = job_type(call.params)
     page = listing(store, call.params)
     ctx = Ctx(store, face="api", user=call.user)
     id_key, envelope = queries.LISTING_ID_KEY[kind], queries.LISTING_ENVELOPE[kind]
@@ -231,9 +232,9 @@ def _xml_body(call: Call) -> bytes:
 def _kind(job_id: str) -> IdKind:
     kind = kind_of(job_id)
     if kind is None:
-        raise ApiError(
+        raise ApiError.from_template(
             "E0604",
-            f"Job does not exist [{job_id}]",
+            job_id,
             hint="ids end in -B (bundle), -C (coordinator), -C@n, -W or -W@node",
         )
     return kind
@@ -243,7 +244,7 @@ def job_get(store: Store, call: Call) -> Reply:
     job_id = call.resource
     _kind(job_id)
     if call.params.has("action"):  # a PUT's parameter on a GET: refused, never an info
-        raise ApiError("E0302", "Invalid parameter [action]", hint="action is for PUT requests")
+        raise ApiError.from_template("E0302", "action", hint="action is for PUT requests")
     show = call.params.get("show")
     show = "info" if show is None or not show.strip() else show.strip()
     tz = call.params.timezone()
@@ -265,9 +266,9 @@ def job_get(store: Store, call: Call) -> Reply:
         if (actions is not None or dates is not None) and (
             show == "auditlog" or _kind(job_id) is not IdKind.COORDINATOR
         ):
-            raise ApiError(
+            raise ApiError.from_template(
                 "E0302",
-                f"Invalid parameter [type/scope with show={show} of {job_id}]",
+                f"type/scope with show={show} of {job_id}",
                 hint="an action or date scope selects a coordinator's actions for show=log or"
                 " errorlog",
             )
@@ -315,7 +316,7 @@ def job_put(store: Store, call: Call) -> Reply:
     if not action:
         raise missing("action", hint="e.g. ?action=suspend")
     if p.has("show"):
-        raise ApiError("E0302", "Invalid parameter [show]", hint="show is for GET requests")
+        raise ApiError.from_template("E0302", "show", hint="show is for GET requests")
     kind = _kind(job_id)
     ctx = Ctx(store, face="api", user=call.user)
     if action in ("start", "change", "dryrun"):
@@ -461,9 +462,9 @@ def job_dryrun(store: Store, call: Call) -> Reply:
     if kind is None or kind not in _APP_PATH_KEYS:
         # an action or a node has no configuration of its own to submit (it was answered
         # E0405, "no application path", which sent the client looking for the wrong thing)
-        raise ApiError(
+        raise ApiError.from_template(
             "E0302",
-            f"Invalid parameter [dryrun of {call.resource}]",
+            f"dryrun of {call.resource}",
             hint="dryrun a bundle (-B), a coordinator (-C) or a workflow (-W)",
         )
     body = call.body.strip()

@@ -74,9 +74,7 @@ class Params:
         try:
             parse_timezone(tz)
         except BundletuiError as exc:
-            raise ApiError(
-                "E0303", f"Invalid parameter value, [timezone] = [{tz}]", hint=exc.hint
-            ) from None
+            raise ApiError.from_template("E0303", "timezone", tz, hint=exc.hint) from None
         return tz
 
     def boolean(self, name: str, default: bool = False) -> bool:
@@ -85,8 +83,6 @@ class Params:
             return default
         if raw in ("true", "false"):
             return raw == "true"
-        raise ApiError(
-            "E0303",
-            f"Invalid parameter value, [{name}] = [{self.values.get(name)}]",
-            hint=f"{name} is true or false",
+        raise ApiError.from_template(
+            "E0303", name, self.values.get(name), hint=f"{name} is true or false"
         )

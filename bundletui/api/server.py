@@ -49,9 +49,10 @@ def parse_bind(text: str) -> tuple[str, int]:
 
 
 def _bind_error(text: str) -> ApiError:
-    return ApiError(
+    return ApiError.from_template(
         "E0303",
-        f"Invalid parameter value, [--api] = [{text}]",
+        "--api",
+        text,
         hint="give [HOST:]PORT, e.g. --api 11000 or --api 0.0.0.0:11000",
     )
 

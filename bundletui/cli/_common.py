@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from bundletui.errors import BundletuiError, UsageError, path_error
+from bundletui.errors import BundletuiError, StoreError, UsageError, path_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -138,7 +138,7 @@ def handle_errors(fn: F) -> F:
             )
             raise typer.Exit(1) from None
         except sqlite3.DatabaseError as exc:
-            said = sqlite_error(exc)
+            said: BundletuiError | None = sqlite_error(exc)
             if said is None:
                 raise
             print_error(said)
@@ -155,7 +155,7 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
+def sqlite_error(exc: sqlite3.DatabaseError) -> StoreError | None:
     """The store errors a user can fix (a read-only file, a damaged store, a full disk), as one
     message, with the notes a command added on the way up; None for the rest (a bug of ours
     keeps its traceback)."""
@@ -166,10 +166,10 @@ def sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
     return said
 
 
-def _sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
+def _sqlite_error(exc: sqlite3.DatabaseError) -> StoreError | None:
     text = str(exc)
     if any(s in text for s in ("no such table", "no such column", "malformed", "not a database")):
-        return BundletuiError(
+        return StoreError(
             "EB004",
             f"the store is damaged: {text}; nothing was changed",
             hint="restore bundletui.db from a backup, or move it aside (with its -wal and -shm"
@@ -177,21 +177,21 @@ def _sqlite_error(exc: sqlite3.DatabaseError) -> BundletuiError | None:
         )
     primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     if primary == sqlite3.SQLITE_FULL or "database or disk is full" in text:
-        return BundletuiError(
+        return StoreError(
             "EB007",
             f"the store could not be written, its disk is full ({text}); nothing was changed",
             hint="free space on the file system holding the store (bundletui.db, its -wal, "
             "logs/ and work/), then try again",
         )
     if primary == sqlite3.SQLITE_IOERR:
-        return BundletuiError(
+        return StoreError(
             "EB007",
             f"the store could not be read or written ({text}); nothing was changed",
             hint="check the file system holding the store: free space, a file size limit "
             "(ulimit -f), a device that went away",
         )
     if "readonly" in text or "read-only" in text:
-        return BundletuiError(
+        return StoreError(
             "EB002",
             f"cannot write the store: {text}",
             hint="bundletui.db (and its directory, for the -wal and -shm files) must be "

@@ -329,6 +329,14 @@ def job_kind(text: str | None) -> str:
     )
 
 
+def bulk_kind(jobtype: str | None, filter_text: str, *, hint: str) -> str:
+    """A bulk kill / suspend / resume's ``jobtype`` (:func:`job_kind`), told before its filter
+    (:func:`check_bulk_filter`, ``hint`` in the face's terms): one order for every face."""
+    kind = job_kind(jobtype)
+    check_bulk_filter(filter_text, hint)
+    return kind
+
+
 # a filter is a few names or statuses; thousands are a script gone wrong (each one a term of
 # the query, whose tree SQLite caps at a depth of 1,000)
 FILTER_LIMIT = 500

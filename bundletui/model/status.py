@@ -163,6 +163,29 @@ _ENDED = frozenset(
 )
 
 
+# Ended, but not as meant: killed, failed, timed out, or done with some children failed, for
+# every kind of job (a DEPENDENT_FAILED node never ran for a failed parent).
+ENDED_BADLY: frozenset[str] = _ENDED - {
+    JobStatus.SUCCEEDED,
+    JobStatus.IGNORED,
+    ActionStatus.SKIPPED,
+}
+# A coordinator action that ended without its workflow done.
+ACTION_ENDED_BADLY: frozenset[str] = frozenset(s for s in ACTION_TERMINAL if s in ENDED_BADLY)
+# Held until somebody resumes it, whatever the kind of job.
+SUSPENDED_ANY: frozenset[str] = COORD_SUSPENDED | {
+    ActionStatus.SUSPENDED,
+    WorkflowStatus.SUSPENDED,
+}
+# What needs an operator (the console's faults-only view): ended badly, live with a failed
+# child below it (*WITHERROR), or suspended.
+NEEDS_OPERATOR: frozenset[str] = (
+    ENDED_BADLY
+    | {JobStatus.RUNNINGWITHERROR, JobStatus.SUSPENDEDWITHERROR, JobStatus.PAUSEDWITHERROR}
+    | SUSPENDED_ANY
+)
+
+
 def has_ended(status: str) -> bool:
     """Has a job (bundle, coordinator, action, workflow or node) in ``status`` ended? False for
     every status in which it may still run or write: PREP*, RUNNING*, SUSPENDED* (a drained

@@ -12,7 +12,7 @@ from bundletui.commands import dispatch
 from bundletui.commands.base import Ctx
 from bundletui.errors import BundletuiError
 from bundletui.model.clock import RealClock, from_ms
-from bundletui.model.status import COORD_SUSPENDED
+from bundletui.model.status import ACTION_ENDED_BADLY, COORD_SUSPENDED
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store.changes import ACTION, BUNDLE, COORD, WORKFLOW
 from bundletui.tui.dialogs import ConfirmDialog, PauseDialog, RerunDialog
@@ -212,7 +212,7 @@ class JobActionsMixin(ScreenState):
         def coord_prefill() -> tuple[str, int | None]:
             # its failed actions, and its last number: the dialog checks a scope against it,
             # as the command does
-            failed = self.backend.action_numbers(target.id, ("FAILED", "KILLED", "TIMEDOUT"))
+            failed = self.backend.action_numbers(target.id, tuple(sorted(ACTION_ENDED_BADLY)))
             last = self.backend.info(target.id, COORD).get("lastActionNumber")
             return number_ranges(failed), last if isinstance(last, int) else None
 

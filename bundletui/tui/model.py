@@ -15,28 +15,21 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bundletui.model.clock import from_ms
-from bundletui.model.status import JOB_PREP, takes_pause_time
+from bundletui.model.status import (
+    ACTION_ENDED_BADLY,
+    JOB_PREP,
+    NEEDS_OPERATOR,
+    takes_pause_time,
+)
 from bundletui.model.transitions import Event, Machine, allowed, sources
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Changes, TreeRow
 
 MORE = "more"
 
-# Statuses the faults-only view keeps (and their ancestors).
-FAULTS = frozenset(
-    {
-        "FAILED",
-        "KILLED",
-        "TIMEDOUT",
-        "RUNNINGWITHERROR",
-        "SUSPENDEDWITHERROR",
-        "PAUSEDWITHERROR",
-        "DONEWITHERROR",
-        "SUSPENDED",
-        "PREPSUSPENDED",
-        "DEPENDENT_FAILED",
-    }
-)
-ACTION_FAULTS = ("FAILED", "KILLED", "TIMEDOUT")
+# Statuses the faults-only view keeps (and their ancestors), and a coordinator's action counts
+# that make it one.
+FAULTS = NEEDS_OPERATOR
+ACTION_FAULTS = ACTION_ENDED_BADLY
 _SECTION = {BUNDLE: 0, COORD: 1, WORKFLOW: 2}
 KIND_NAME = {
     BUNDLE: "bundle",

@@ -26,22 +26,24 @@ def jobs_command(front: Front) -> None:
     from bundletui.commands import coord_queries, queries
 
     a = front.args
-    kind = queries.job_kind(a.get("jobtype"))  # as the API reads jobtype=
+    flt = a.get("filter") or ""
+    bulk = next((op for op in ("kill", "suspend", "resume") if a.has(op)), None)
+    if bulk is None:
+        kind = queries.job_kind(a.get("jobtype"))  # as the API reads jobtype=
+    else:  # as PUT /jobs checks them: the jobtype, then a filter that selects
+        kind = queries.bulk_kind(
+            a.get("jobtype"), flt, hint="select the jobs, e.g. -filter 'status=RUNNING;name=ingest'"
+        )
     offset = max(a.int_value("offset") or 1, 1)
     length = a.int_value("len") or 0
     length = length if length > 0 else 50
     conn = front.store.conn
-    flt = a.get("filter") or ""
     if kind == "wf":
         data = queries.list_workflows(conn, flt, offset, length)
     else:
         data = coord_queries.list_jobs(conn, kind, flt, offset, length)
     items: list[dict[str, Any]] = data[queries.LISTING_ENVELOPE[kind]]
-    bulk = next((op for op in ("kill", "suspend", "resume") if a.has(op)), None)
     if bulk is not None:
-        queries.check_bulk_filter(
-            flt, hint="select the jobs, e.g. -filter 'status=RUNNING;name=ingest'"
-        )
         items = _bulk(front, bulk, kind, items)
         if not items:
             say("bulk modify command did not modify any jobs")

@@ -59,7 +59,7 @@ def run(kind: str, argv: list[str]) -> int:
     except sqlite3.DatabaseError as exc:
         from bundletui.cli._common import sqlite_error
 
-        said = sqlite_error(exc)
+        said: BundletuiError | None = sqlite_error(exc)
         if said is None:
             raise
         return _error(said)
