@@ -25,7 +25,10 @@ format: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# the suite starts bundletui in a few thousand subprocesses: compiled once here, not in each
+# one (PYTHONDONTWRITEBYTECODE, when set, would have every process compile ~100 modules)
 test: $(STAMP) lint
+	$(BIN)/python -m compileall -q bundletui
 	$(BIN)/pytest -n auto -q
 
 demo: $(STAMP)
