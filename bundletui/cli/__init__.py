@@ -82,7 +82,7 @@ def _refuse_repeats(command: Any, ctx: Any, args: list[str]) -> None:
                 if main in _LISTS
                 else ""
             )
-            raise _click_class("UsageError")(
+            raise click_class("UsageError")(
                 f"option {main} given {len(values)} times ({', '.join(values)}): give it"
                 f" once{several}",
                 ctx,
@@ -124,7 +124,7 @@ class _ReaderMayLeave:
         return getattr(self._stream, name)
 
 
-def _click_class(name: str) -> type[Exception]:
+def click_class(name: str) -> type[Exception]:
     """click's exception classes, wherever this typer keeps them (vendored since 0.26)."""
     return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
 
@@ -135,10 +135,10 @@ def main() -> None:
     sys.stdout = _ReaderMayLeave(sys.stdout)
     try:
         code = app(standalone_mode=False)
-    except _click_class("UsageError") as exc:  # a mistake on the command line
+    except click_class("UsageError") as exc:  # a mistake on the command line
         _usage_error(exc)
         code = getattr(exc, "exit_code", 2)
-    except _click_class("ClickException") as exc:
+    except click_class("ClickException") as exc:
         typer.echo(f"Error: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
         code = getattr(exc, "exit_code", 1)
     except typer.Abort:

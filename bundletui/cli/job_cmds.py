@@ -512,7 +512,7 @@ def register(app: typer.Typer) -> None:
                     hint=f"give one action: bundletui log {job_id}@N",
                     usage=True,
                 )
-            _print_coordinator_logs(store, job_id, action_scope, date_scope, stderr_only)
+            print_coordinator_logs(store, job_id, action_scope, date_scope, stderr_only)
             return
         if kind is IdKind.BUNDLE:
             store_jobs.must_get(store.conn, BundleRow, job_id)  # E0604 for an unknown one
@@ -549,13 +549,13 @@ def register(app: typer.Typer) -> None:
             nodes = found.ran
             if not nodes:
                 err.print(f"{job_id}: no node has run yet", markup=False)
-        _print_logs(store, nodes, follow=follow, stderr_only=stderr_only, header=many)
+        print_logs(store, nodes, follow=follow, stderr_only=stderr_only, header=many)
 
 
 LIVE = ("RUNNING", "READY", "WAITING")
 
 
-def _print_coordinator_logs(
+def print_coordinator_logs(
     store: Store, coord_id: str, actions: str | None, dates: str | None, stderr_only: bool
 ) -> None:
     """Each chosen action's workflow output (every action when none is chosen), headed by its
@@ -577,7 +577,7 @@ def _print_coordinator_logs(
         _heading_line()
         out.print(f"[bold]── {row.id}[/bold] ({row.status}, workflow {row.external_id})")
         header = len(found.nodes) > 1
-        _print_logs(store, found.ran, follow=False, stderr_only=stderr_only, header=header)
+        print_logs(store, found.ran, follow=False, stderr_only=stderr_only, header=header)
         printed += 1
     if not printed:
         err.print(
@@ -588,9 +588,10 @@ def _print_coordinator_logs(
         )
 
 
-def _print_logs(
+def print_logs(
     store: Store, nodes: Sequence[NodeRow], *, follow: bool, stderr_only: bool, header: bool
 ) -> None:
+    """Each node's log in turn (headed by the node when ``header``)."""
     for node in nodes:
         _print_node_log(store, node, follow=follow, stderr_only=stderr_only, header=header)
 

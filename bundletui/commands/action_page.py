@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bundletui.commands.base import fail
-from bundletui.commands.event_json import _fired_key
+from bundletui.commands.event_json import fired_by_key
 from bundletui.commands.queries import FILTER_LIMIT, conf_xml, one_line, rfc822
-from bundletui.commands.waiting import Holds, _held, _missing, waiting_for
+from bundletui.commands.waiting import Holds, held_record, missing_inputs, waiting_for
 from bundletui.errors import BundletuiError, CommandError
 from bundletui.model.clock import to_ms
 from bundletui.model.status import ActionStatus
@@ -62,7 +62,7 @@ def action_json(
     elif why is None and action.external_id is None and not action.trigger:
         # an action that ended without running (TIMEDOUT, KILLED while it waited) keeps what it
         # was missing, as Oozie's row does: the operator's first question is which input
-        paths, unresolved, _total, _unavailable = _missing(conn, action, _held(action))
+        paths, unresolved, _total, _unavailable = missing_inputs(conn, action, held_record(action))
         missing = _missing_text(paths, unresolved)
     run_conf = action.run_conf_dict()
     status = action.status
@@ -89,7 +89,7 @@ def action_json(
         # ours, beside Oozie's keys
         "pending": bool(action.pending),
         "waitingFor": why,
-        **_fired_key(conn, action, coord, tz),
+        **fired_by_key(conn, action, coord, tz),
     }
 
 
@@ -204,7 +204,7 @@ def action_page(
             coord.id,
             flt.equals,
             flt.others,
-            by=_order_by(by),
+            by=action_order(by),
             descending=direction == "desc",
             limit=limit,
             offset=start - 1,
@@ -221,5 +221,6 @@ def action_page(
     )
 
 
-def _order_by(by: str) -> ActionOrder:
+def action_order(by: str) -> ActionOrder:
+    """The order a ``by`` option names: ``status``, else nominal time."""
     return "status" if by == "status" else "nominal"

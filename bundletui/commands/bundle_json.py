@@ -8,7 +8,7 @@ import json
 import sqlite3
 from typing import Any
 
-from bundletui.commands.coord_json import _ordered_counts, coordinator_json
+from bundletui.commands.coord_json import coordinator_json, ordered_counts
 from bundletui.commands.queries import conf_xml, rfc822
 from bundletui.model.status import JobStatus
 from bundletui.store import jobs
@@ -68,7 +68,7 @@ def bundle_json(
     ]
     if bundle.status in (JobStatus.FAILED, JobStatus.RUNNINGWITHERROR, JobStatus.DONEWITHERROR):
         out["errorMessage"] = errors.get("")
-    out["counts"] = _ordered_counts(
+    out["counts"] = ordered_counts(
         _tally(ba.status for ba in actions), [s.value for s in JobStatus]
     )
     return out

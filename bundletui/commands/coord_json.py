@@ -81,7 +81,7 @@ def coordinator_json(
         "pending": bool(coord.pending),
         "lastActionNumber": coord.last_action_number,
         "doneMaterialization": bool(coord.done_materialization),
-        "counts": _ordered_counts(counts, [s.value for s in ActionStatus]),
+        "counts": ordered_counts(counts, [s.value for s in ActionStatus]),
         "materialization": _in_safemode(
             conn, triggering(conn, coord, tz) if event else materialization(coord, counts, tz)
         ),
@@ -152,7 +152,7 @@ def _in_safemode(conn: sqlite3.Connection, mat: dict[str, Any]) -> dict[str, Any
     return mat
 
 
-def _ordered_counts(counts: dict[str, int], order: list[str]) -> dict[str, int]:
+def ordered_counts(counts: dict[str, int], order: list[str]) -> dict[str, int]:
     """Counts with n > 0, in the status enum's order (then any unknown status)."""
     out = {s: int(counts[s]) for s in order if counts.get(s)}
     out.update({s: int(n) for s, n in counts.items() if s not in out and n})

@@ -12,7 +12,7 @@ import functools
 import sqlite3
 from typing import Any
 
-from bundletui.commands.action_page import _order_by, action_json, action_page
+from bundletui.commands.action_page import action_json, action_order, action_page
 from bundletui.commands.base import fail
 from bundletui.commands.bundle_json import bundle_json
 from bundletui.commands.coord_json import coordinator_json
@@ -215,7 +215,7 @@ def action_position(
         coord_id,
         status=action.status,
         nominal_time=action.nominal_time,
-        by=_order_by(by),
+        by=action_order(by),
         descending=(order or "asc").strip().lower() == "desc",
     )
     return before + 1

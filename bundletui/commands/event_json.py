@@ -131,7 +131,7 @@ def run_constraints(spec: EventSpec, coord: CoordRow) -> dict[str, Any]:
     }
 
 
-def _fired_key(
+def fired_by_key(
     conn: sqlite3.Connection, action: ActionRow, coord: CoordRow, tz: str
 ) -> dict[str, Any]:
     """``firedBy`` for an event schedule's action; a time-based one's has no such key."""

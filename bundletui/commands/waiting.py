@@ -96,7 +96,7 @@ def _waiting_for(
         return holds.ready()
     if action.status != A.WAITING:
         return None
-    recorded = _held(action)  # what the engine's last look recorded, read once
+    recorded = held_record(action)  # what the engine's last look recorded, read once
     held = recorded if "constraint" in recorded else None
     if held is not None:  # an event-triggered action held by a run constraint (seed 004)
         until, timeout = held.get("until"), held.get("timeout")
@@ -124,7 +124,7 @@ def _waiting_for(
     if action.trigger:  # an event schedule's action has no inputs: its constraints decide
         when = " (system SAFEMODE: when the mode is NORMAL)" if holds.safemode else ""
         return {"reason": "check", "detail": f"run constraints not checked yet{when}"}
-    missing, unresolved, total, unavailable = _missing(conn, action, recorded)
+    missing, unresolved, total, unavailable = missing_inputs(conn, action, recorded)
     out: dict[str, Any] = {
         "reason": "inputs",
         "missing": missing,
@@ -160,7 +160,7 @@ def _waiting_for(
     return out
 
 
-def _held(action: ActionRow) -> dict[str, Any]:
+def held_record(action: ActionRow) -> dict[str, Any]:
     """What the engine recorded of why an action waits (its ``held_by`` JSON: the missing
     inputs and an input-logic wait, or the run constraint holding an event job); {} if none."""
     try:
@@ -170,7 +170,7 @@ def _held(action: ActionRow) -> dict[str, Any]:
     return held if isinstance(held, dict) else {}
 
 
-def _missing(
+def missing_inputs(
     conn: sqlite3.Connection, action: ActionRow, held: dict[str, Any]
 ) -> tuple[list[str], list[str], int, int]:
     """(missing URIs, unresolved instances, #dependencies, #unavailable) of a WAITING action."""

@@ -11,7 +11,7 @@ from bundletui.commands import workflows as wfcmd
 from bundletui.commands.nodes import node_finished, node_retry
 from bundletui.commands.workflows import attempt_paths
 from bundletui.engine import processes
-from bundletui.engine.wf_signals import KILL_GRACE, _kill_survivors
+from bundletui.engine.wf_signals import KILL_GRACE, kill_survivors
 from bundletui.engine.wf_state import RunnerState
 from bundletui.errors import BundletuiError
 from bundletui.model.apps import Node, RetryPolicy, ShellAction, WorkflowForm
@@ -54,7 +54,7 @@ class ExitsMixin(RunnerState):
                 # killer): the job may live on in its group, and a retry would start beside
                 # it, or outlive the node's end out of reach of a kill
                 wf_id, _, name = node_id.rpartition("@")
-                _kill_survivors(
+                kill_survivors(
                     str(self.engine.db.home),
                     {launched.pgid: {(wf_id, name)}},
                     "node",
@@ -77,7 +77,7 @@ class ExitsMixin(RunnerState):
 
     def _reap_leftovers(self) -> None:
         groups, self._leftovers = self._leftovers, {}
-        _kill_survivors(
+        kill_survivors(
             str(self.engine.db.home), groups, "node", "its job's end (it ignored SIGTERM)"
         )
         # seen to: their kill_watch rows go at the next tick (or a restart's look, if none)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bundletui._host import host_label, same_host
 from bundletui.engine import processes
-from bundletui.engine.wf_signals import _ask_kill, _kill_survivors
+from bundletui.engine.wf_signals import ask_remote_kill, kill_survivors
 from bundletui.engine.wf_state import RunnerState
 from bundletui.model.apps import ShellAction
 from bundletui.model.status import NodeStatus, WorkflowStatus
@@ -98,9 +98,7 @@ class RecoveryMixin(RunnerState):
                 killed.setdefault(pid, set()).add((wf_id, name))
             home = str(self.engine.db.home)
             self.engine.after_commit.append(
-                functools.partial(
-                    _kill_survivors, home, killed, "node", "its kill or its job's end"
-                )
+                functools.partial(kill_survivors, home, killed, "node", "its kill or its job's end")
             )
             self._seen_to.extend(watched)  # deleted by the first tick, after the SIGKILLs
         for wf in jobs.running_workflows(tx.conn):
@@ -164,7 +162,7 @@ class RecoveryMixin(RunnerState):
                 self.foreign[nid] = (self.foreign[nid][0], silent)
             # judged gone: should its host only have paused (a VM, a frozen cgroup), the job
             # is stopped within a beat of its coming back, not run on beside the retry
-            self.engine.after_commit.append(functools.partial(_ask_kill, nid, exit_path))
+            self.engine.after_commit.append(functools.partial(ask_remote_kill, nid, exit_path))
         self.completions.append((nid, status, None, None))
 
     def _ask_kills_again(self, tx: Tx, watched: list[jobs.KillWatch]) -> None:
@@ -187,5 +185,5 @@ class RecoveryMixin(RunnerState):
                     continue
                 if processes.read_beat(exit_path) is not None:
                     self.engine.after_commit.append(
-                        functools.partial(_ask_kill, node.id, exit_path)
+                        functools.partial(ask_remote_kill, node.id, exit_path)
                     )

@@ -43,7 +43,7 @@ def _pair(env_var: str) -> str:
     return env_var
 
 
-class _ElEnv:
+class WorkflowElEnv:
     """The EL context of one workflow at one moment: its conf as variables, wf:/fs: functions.
     Built on first use only: most actions hold no ``${`` at all."""
 

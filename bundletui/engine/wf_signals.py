@@ -57,7 +57,7 @@ class SignalsMixin(RunnerState):
             # request is written, so a restart asks again should this engine die first
             watch = (node.pid or 0, node.wf_id, node.name)
             jobs.watch_kill(tx, *watch)
-            self.engine.after_commit.append(functools.partial(_ask_kill, node.id, exit_path))
+            self.engine.after_commit.append(functools.partial(ask_remote_kill, node.id, exit_path))
             self._seen_to.append(watch)
         elif node.pid is not None:
             pid, ticks = node.pid, node.start_ticks
@@ -119,7 +119,7 @@ class SignalsMixin(RunnerState):
         self._seen_to.extend(watches)
 
 
-def _kill_survivors(
+def kill_survivors(
     home: str,
     groups: dict[int, set[tuple[str, str]]],
     what: str = "killed node",
@@ -141,7 +141,8 @@ def _kill_survivors(
             )
 
 
-def _ask_kill(node_id: str, exit_path: str) -> None:
+def ask_remote_kill(node_id: str, exit_path: str) -> None:
+    """Ask the wrapper of a node running on another host to stop it; logs the outcome."""
     if processes.request_kill(exit_path):
         log.info("%s runs on another host: asked its wrapper to stop it", node_id)
     else:

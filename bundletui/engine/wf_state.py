@@ -19,7 +19,7 @@ from bundletui.commands import workflows as wfcmd
 from bundletui.commands.nodes import app_of
 from bundletui.commands.workflows import attempt_paths
 from bundletui.engine import processes
-from bundletui.engine.wf_resolve import _ElEnv
+from bundletui.engine.wf_resolve import WorkflowElEnv
 from bundletui.errors import BundletuiError
 from bundletui.model.apps import Node, WorkflowApp
 from bundletui.model.status import NodeStatus
@@ -140,8 +140,8 @@ class RunnerState:
                 self._confs.popitem(last=False)
         return conf
 
-    def _env(self, tx: Tx, wf: WorkflowRow, current: str | None = None) -> _ElEnv:
-        return _ElEnv(self, tx, wf, current)
+    def _env(self, tx: Tx, wf: WorkflowRow, current: str | None = None) -> WorkflowElEnv:
+        return WorkflowElEnv(self, tx, wf, current)
 
     def _workers(self) -> int:
         """Shell jobs that take a ``--max-workers`` slot: running here, on another host (found

@@ -78,7 +78,7 @@ def _brace(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-class _DatasetPlanner:
+class DatasetPlanner:
     """A dataset's instance grid with URI / done-path caches."""
 
     def __init__(self, ds: Dataset) -> None:

@@ -15,7 +15,8 @@ from datetime import datetime, timedelta
 
 from bundletui.model.apps import InputLogic, LogicOp
 
-_TRUE, _FALSE, _WAITING = "true", "false", "waiting"
+# a node's status; LOGIC_TRUE: satisfied (the materializer compares with it)
+LOGIC_TRUE, _FALSE, _WAITING = "true", "false", "waiting"
 
 
 @dataclass
@@ -24,12 +25,12 @@ class _Result:
     uris: list[str] = field(default_factory=list)
 
 
-def _named_nodes(node: InputLogic) -> list[InputLogic]:
+def named_logic_nodes(node: InputLogic) -> list[InputLogic]:
     """The operators ``coord:dataIn`` can name: any with a ``name``, a ``<data-in>`` under
     ``<input-logic>`` included, as Oozie's InputLogicParser.parseWithName finds them."""
     out = [node] if node.name else []
     for child in node.children:
-        out.extend(_named_nodes(child))
+        out.extend(named_logic_nodes(child))
     return out
 
 
@@ -55,11 +56,11 @@ def _verdict(
             waiting.append((base + timedelta(minutes=wait), what))
         return _Result(_WAITING)
     if found_all or (min_ is not None and min_ > 0 and len(available) >= min_) or min_ == 0:
-        return _Result(_TRUE, available)
+        return _Result(LOGIC_TRUE, available)
     return _Result(_FALSE)
 
 
-def _evaluate(
+def evaluate_logic(
     node: InputLogic,
     entries: Mapping[str, list[tuple[str, bool]]],
     min_: int | None,
@@ -96,7 +97,7 @@ def _evaluate(
         return _verdict(len(available) == len(first), available, m, w, now, base, waiting, what)
     results: list[_Result] = []
     for child in node.children:
-        r = _evaluate(child, entries, m, w, now, base, waiting)
+        r = evaluate_logic(child, entries, m, w, now, base, waiting)
         if node.op is LogicOp.OR:
             if r.status != _FALSE:
                 return r
@@ -108,4 +109,4 @@ def _evaluate(
         return _Result(_FALSE)
     if any(r.status == _WAITING for r in results):
         return _Result(_WAITING)
-    return _Result(_TRUE, [u for r in results for u in r.uris])
+    return _Result(LOGIC_TRUE, [u for r in results for u in r.uris])

@@ -35,10 +35,11 @@ from bundletui.spec.el import (
     property_variables,
 )
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: 1970-01-01 UTC: a stand-in time where no real one is known yet
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class _InstanceExpr:
+class InstanceExpr:
     """One ``<instance>``/``<start-instance>``/``<end-instance>`` text, reduced to a call."""
 
     __slots__ = ("static", "template", "text")
@@ -88,22 +89,30 @@ def _not_an_instance(text: str) -> NotAnInstance:
 
 
 _RANGE_START_ONLY = ("absolute", "endOfDays", "endOfWeeks", "endOfMonths")
-_END_OF = {"endOfDays": TimeUnit.DAY, "endOfWeeks": TimeUnit.WEEK, "endOfMonths": TimeUnit.MONTH}
+#: the calendar unit of each ``endOf*`` range start
+END_OF_UNITS = {
+    "endOfDays": TimeUnit.DAY,
+    "endOfWeeks": TimeUnit.WEEK,
+    "endOfMonths": TimeUnit.MONTH,
+}
 _OFFSET_UNITS = ("MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "YEAR")
 
 
-def _out_of_calendar(kind: str, name: str) -> SpecError:
-    return _e1010(
+def out_of_calendar_error(kind: str, name: str) -> SpecError:
+    """E1010 for an instance of ``kind`` (data-in/data-out) ``name`` past years 1-9999."""
+    return invalid_data_error(
         f"{kind} [{name}]: an instance falls outside the calendar (years 1 to 9999)",
         hint="check the numbers given to coord:current / offset / future in this event",
     )
 
 
-def _e1010(detail: str, hint: str | None = None) -> SpecError:
+def invalid_data_error(detail: str, hint: str | None = None) -> SpecError:
+    """Oozie's E1010, ``Invalid data in coordinator xml. [detail]``."""
     return SpecError("E1010", f"Invalid data in coordinator xml. [{detail}]", hint=hint)
 
 
-def _offset_unit(text: str) -> TimeUnit:
+def offset_unit(text: str) -> TimeUnit:
+    """``coord:offset``'s unit argument as a :class:`TimeUnit`; E1004 for any other text."""
     if text not in _OFFSET_UNITS:
         raise SpecError(
             "E1004",
@@ -113,7 +122,8 @@ def _offset_unit(text: str) -> TimeUnit:
     return TimeUnit(text)
 
 
-def _latest_args(a: int, b: int) -> Pending:
+def latest_pending(a: int, b: int) -> Pending:
+    """``latest(a)`` to ``latest(b)``, left for the input check; E1004/E1010 if refused."""
     if a > 0 or b > 0:
         raise SpecError(
             "E1004",
@@ -121,14 +131,16 @@ def _latest_args(a: int, b: int) -> Pending:
             hint="latest(0) is the newest existing instance, latest(-1) the one before",
         )
     if a > b:
-        raise _e1010(
+        raise invalid_data_error(
             f"start-instance should be equal or earlier than the end-instance: latest({a}) "
             f"and latest({b})"
         )
     return Pending("latest", a, b)
 
 
-def _future_args(a: int, b: int, limit: int) -> Pending:
+def future_pending(a: int, b: int, limit: int) -> Pending:
+    """``future(a)`` to ``future(b)`` within ``limit`` instances, left for the input check;
+    E1004/E1010 if refused."""
     if a < 0 or b < 0:
         raise SpecError(
             "E1004",
@@ -139,7 +151,7 @@ def _future_args(a: int, b: int, limit: int) -> Pending:
             "E1004", "Expression language evaluation error, future:instance must be greater than 0"
         )
     if a > b:
-        raise _e1010(
+        raise invalid_data_error(
             f"start-instance should be equal or earlier than the end-instance: future({a}) "
             f"and future({b})"
         )
@@ -158,16 +170,16 @@ class InstanceProbe:
     def __init__(self, app: CoordinatorApp, conf: Mapping[str, str]) -> None:
         self._app = app
         variables = {**BASIC_CONSTANTS, **SLA_CONSTANTS, **property_variables(conf)}
-        self._env, self._ctx = _creation_context(
-            app, conf, variables, lambda: self._env.actual or _EPOCH
+        self._env, self._ctx = creation_context(
+            app, conf, variables, lambda: self._env.actual or EPOCH
         )
 
     def call(self, dataset: str, text: str) -> InstanceCall | None:
         self._env.dataset = self._app.dataset(dataset)
-        return _InstanceExpr(text, self._ctx, self._env).static
+        return InstanceExpr(text, self._ctx, self._env).static
 
 
-def _creation_context(
+def creation_context(
     app: CoordinatorApp,
     conf: Mapping[str, str],
     variables: Mapping[str, Any],
@@ -194,17 +206,17 @@ def check_instance_call(call: InstanceCall) -> None:
     (latest/future in a data-out is left to the action, as Oozie leaves it.)"""
     kind, args = call.kind, call.args
     if kind == "offset":
-        _offset_unit(args[1])
+        offset_unit(args[1])
     elif kind in ("latest", "latestRange"):
-        _latest_args(args[0], args[-1])
+        latest_pending(args[0], args[-1])
     elif kind == "future":
-        _future_args(args[0], args[0], args[1])
+        future_pending(args[0], args[0], args[1])
     elif kind == "futureRange":
-        _future_args(args[0], args[1], args[2])
+        future_pending(args[0], args[1], args[2])
     elif kind == "currentRange" and args[0] > args[1]:
         raise instances.current_order_error(args[0], args[1])
     elif kind in _RANGE_START_ONLY:
-        raise _start_only(kind)
+        raise start_only_error(kind)
 
 
 def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
@@ -212,16 +224,16 @@ def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
     pair whose calls are known now: a range function at either end, a mix Oozie does not
     support, a start after the end (current, latest, future, and offsets whose units compare
     without a calendar)."""
-    _check_range_ends(start, end)
+    check_range_ends(start, end)
     a, b = start.args, end.args
     if start.kind == "current" and a[0] > b[0]:
         raise instances.current_order_error(a[0], b[0])
     if start.kind == "latest":
-        _latest_args(a[0], b[0])
+        latest_pending(a[0], b[0])
     elif start.kind == "future":
-        _future_args(a[0], b[0], b[1])
+        future_pending(a[0], b[0], b[1])
     elif start.kind == "offset":
-        unit_a, unit_b = _offset_unit(a[1]), _offset_unit(b[1])
+        unit_a, unit_b = offset_unit(a[1]), offset_unit(b[1])
         if unit_a is unit_b:
             later = a[0] > b[0]
         elif unit_a in _FIXED_MINUTES and unit_b in _FIXED_MINUTES:
@@ -232,20 +244,20 @@ def check_instance_range(start: InstanceCall, end: InstanceCall) -> None:
             raise instances.offset_order_error(a[0], unit_a, b[0], unit_b)
 
 
-def _check_range_ends(start: InstanceCall, end: InstanceCall) -> None:
+def check_range_ends(start: InstanceCall, end: InstanceCall) -> None:
     """Single instances at both ends, of kinds Oozie lets a range mix."""
     for call, where in ((start, "start-instance"), (end, "end-instance")):
         if call.kind.endswith("Range"):
-            raise _e1010(
+            raise invalid_data_error(
                 f"{where} cannot be a range function (coord:{call.kind})",
                 hint="write single instances in start-instance and end-instance",
             )
     instances.check_range_kinds(start.kind, end.kind)
 
 
-def _start_only(kind: str) -> SpecError:
+def start_only_error(kind: str) -> SpecError:
     """E1010 for absolute / endOf* given where a single instance is read."""
-    return _e1010(
+    return invalid_data_error(
         f"coord:{kind}() is only supported as start-instance with end-instance coord:current(n)",
         hint="<start-instance>${coord:" + kind + "(...)}</start-instance>"
         "<end-instance>${coord:current(0)}</end-instance>",

@@ -39,7 +39,7 @@ from bundletui.spec.coord_el import (
     java_format,
     parse_el_time,
 )
-from bundletui.spec.datasets import ExistsFn, _DatasetPlanner
+from bundletui.spec.datasets import DatasetPlanner, ExistsFn
 from bundletui.spec.el import (
     BASIC_CONSTANTS,
     Deferred,
@@ -50,19 +50,19 @@ from bundletui.spec.el import (
     has_el,
     property_variables,
 )
-from bundletui.spec.input_logic import _TRUE, _evaluate, _named_nodes
+from bundletui.spec.input_logic import LOGIC_TRUE, evaluate_logic, named_logic_nodes
 from bundletui.spec.instance_exprs import (
-    _END_OF,
-    _EPOCH,
-    _check_range_ends,
-    _creation_context,
-    _e1010,
-    _future_args,
-    _InstanceExpr,
-    _latest_args,
-    _offset_unit,
-    _out_of_calendar,
-    _start_only,
+    END_OF_UNITS,
+    EPOCH,
+    InstanceExpr,
+    check_range_ends,
+    creation_context,
+    future_pending,
+    invalid_data_error,
+    latest_pending,
+    offset_unit,
+    out_of_calendar_error,
+    start_only_error,
 )
 from bundletui.spec.located import line_of
 
@@ -96,8 +96,8 @@ _LATER_PREFIXES = ("wf:", "fs:", "hadoop:", "hcat:")
 class _DataInSpec:
     name: str
     dataset: str
-    planner: _DatasetPlanner
-    items: list[tuple[_InstanceExpr, _InstanceExpr | None]]
+    planner: DatasetPlanner
+    items: list[tuple[InstanceExpr, InstanceExpr | None]]
     fast: tuple[int, int] | None  # the whole data-in is one current range on a fixed grid
 
 
@@ -105,8 +105,8 @@ class _DataInSpec:
 class _DataOutSpec:
     name: str
     dataset: str
-    planner: _DatasetPlanner
-    expr: _InstanceExpr
+    planner: DatasetPlanner
+    expr: InstanceExpr
     fast: int | None = None  # current(n) on a fixed grid
 
 
@@ -130,10 +130,10 @@ class CompiledCoordinator:
         self.conf = conf
         self._now: datetime | None = None  # the start phase's "now", set per call
         variables = {**BASIC_CONSTANTS, **SLA_CONSTANTS, **property_variables(conf)}
-        self._planners: dict[str, _DatasetPlanner] = {}
+        self._planners: dict[str, DatasetPlanner] = {}
 
         # creation phase: one env + table per dataset (functions read env.dataset)
-        self._inst_env, self._inst_ctx = _creation_context(app, conf, variables, self._creation_now)
+        self._inst_env, self._inst_ctx = creation_context(app, conf, variables, self._creation_now)
 
         self._data_ins: list[_DataInSpec] = []
         for d in app.data_ins:
@@ -175,7 +175,7 @@ class CompiledCoordinator:
             compile_template(app.workflow_app_path) if has_el(app.workflow_app_path) else None
         )
         self._base_conf = {k: v for k, v in conf.items() if k not in _APP_PATH_KEYS}
-        self._logic_names = _named_nodes(app.input_logic) if app.input_logic else []
+        self._logic_names = named_logic_nodes(app.input_logic) if app.input_logic else []
 
     # ------------------------------------------------------------------ compile helpers
 
@@ -185,29 +185,29 @@ class CompiledCoordinator:
     def _start_now(self) -> datetime:
         return self._now or self._start_env.actual or datetime(1970, 1, 1, tzinfo=UTC)
 
-    def _planner(self, name: str) -> _DatasetPlanner:
+    def _planner(self, name: str) -> DatasetPlanner:
         p = self._planners.get(name)
         if p is None:
             try:
                 ds = self.app.dataset(name)
             except KeyError:
-                raise _e1010(f"undefined dataset: {name}") from None
-            p = _DatasetPlanner(ds)
+                raise invalid_data_error(f"undefined dataset: {name}") from None
+            p = DatasetPlanner(ds)
             self._planners[name] = p
         return p
 
-    def _expr(self, text: str) -> _InstanceExpr:
-        return _InstanceExpr(text, self._inst_ctx, self._inst_env)
+    def _expr(self, text: str) -> InstanceExpr:
+        return InstanceExpr(text, self._inst_ctx, self._inst_env)
 
     def _data_in_spec(self, d: DataIn) -> _DataInSpec:
         planner = self._planner(d.dataset)
         self._inst_env.dataset = planner.ds
-        items: list[tuple[_InstanceExpr, _InstanceExpr | None]] = [
+        items: list[tuple[InstanceExpr, InstanceExpr | None]] = [
             (self._expr(text), None) for text in d.instances
         ]
         if d.start_instance is not None or d.end_instance is not None:
             if d.start_instance is None or d.end_instance is None:
-                raise _e1010(
+                raise invalid_data_error(
                     f"data-in [{d.name}] needs both start-instance and end-instance",
                     hint="give both, or use <instance> elements",
                 )
@@ -234,13 +234,13 @@ class CompiledCoordinator:
             try:
                 data_ins.append(self._plan_in(spec, nominal, actual))
             except OverflowError:
-                raise _out_of_calendar("data-in", spec.name) from None
+                raise out_of_calendar_error("data-in", spec.name) from None
         data_outs: list[DataOutPlan] = []
         for out in self._data_outs:
             try:
                 data_outs.append(self._plan_out(out, nominal, actual))
             except OverflowError:
-                raise _out_of_calendar("data-out", out.name) from None
+                raise out_of_calendar_error("data-out", out.name) from None
         return ActionPlan(
             number,
             nominal,
@@ -288,14 +288,14 @@ class CompiledCoordinator:
         env.nominal, env.actual = nominal, actual
         got = self._resolve_one(out.planner, out.expr.call(self._inst_ctx), nominal)
         if isinstance(got, Pending):
-            raise _e1010(
+            raise invalid_data_error(
                 f"data-out [{out.name}]: coord:latest()/future() not permitted in output-event",
                 hint="an output instance must be current(n) or offset(n, unit)",
             )
         return DataOutPlan(out.name, out.dataset, tuple([p[0] for p in got]))
 
     def _resolve_one(
-        self, planner: _DatasetPlanner, call: InstanceCall, nominal: datetime
+        self, planner: DatasetPlanner, call: InstanceCall, nominal: datetime
     ) -> list[tuple[str, str]] | Pending:
         ds = planner.ds
         kind, args = call.kind, call.args
@@ -304,43 +304,43 @@ class CompiledCoordinator:
         if kind == "currentRange":
             return planner.current_pairs(nominal, args[0], args[1])
         if kind == "offset":
-            t = instances.offset(ds, nominal, args[0], _offset_unit(args[1]))
+            t = instances.offset(ds, nominal, args[0], offset_unit(args[1]))
             return [] if t is None else [planner.pair(t)]
         if kind == "absoluteRange":
             start = parse_el_time(args[0], "absoluteRange")
             return [planner.pair(t) for t in instances.absolute_range(ds, nominal, start, args[1])]
         if kind == "latest":
-            return _latest_args(args[0], args[0])
+            return latest_pending(args[0], args[0])
         if kind == "latestRange":
-            return _latest_args(args[0], args[1])
+            return latest_pending(args[0], args[1])
         if kind == "future":
-            return _future_args(args[0], args[0], args[1])
+            return future_pending(args[0], args[0], args[1])
         if kind == "futureRange":
-            return _future_args(args[0], args[1], args[2])
-        raise _start_only(kind)
+            return future_pending(args[0], args[1], args[2])
+        raise start_only_error(kind)
 
     def _resolve_range(
-        self, planner: _DatasetPlanner, a: InstanceCall, b: InstanceCall, nominal: datetime
+        self, planner: DatasetPlanner, a: InstanceCall, b: InstanceCall, nominal: datetime
     ) -> list[tuple[str, str]] | Pending:
         ds = planner.ds
-        _check_range_ends(a, b)
+        check_range_ends(a, b)
         if a.kind == "current":
             return planner.current_pairs(nominal, a.args[0], b.args[0])
         if a.kind == "offset":
             times = instances.offset_range(
-                ds, nominal, a.args[0], _offset_unit(a.args[1]), b.args[0], _offset_unit(b.args[1])
+                ds, nominal, a.args[0], offset_unit(a.args[1]), b.args[0], offset_unit(b.args[1])
             )
             return [planner.pair(t) for t in times]
         if a.kind == "latest":
-            return _latest_args(a.args[0], b.args[0])
+            return latest_pending(a.args[0], b.args[0])
         if a.kind == "future":
-            return _future_args(a.args[0], b.args[0], b.args[1])
+            return future_pending(a.args[0], b.args[0], b.args[1])
         if a.kind == "absolute":
             start = parse_el_time(a.args[0], "absolute")
             return [
                 planner.pair(t) for t in instances.absolute_range(ds, nominal, start, b.args[0])
             ]
-        kind = _END_OF[a.kind]
+        kind = END_OF_UNITS[a.kind]
         return [
             planner.pair(t) for t in instances.end_of_range(ds, nominal, kind, a.args[0], b.args[0])
         ]
@@ -422,14 +422,14 @@ class CompiledCoordinator:
             entries[d.name] = items
         waiting: list[tuple[datetime, str]] = []
         base = max(plan.nominal, plan.actual)
-        result = _evaluate(logic, entries, None, None, now, base, waiting)
-        ready = result.status == _TRUE
+        result = evaluate_logic(logic, entries, None, None, now, base, waiting)
+        ready = result.status == LOGIC_TRUE
         for node in self._logic_names:
             assert node.name is not None
             if node.name in entries:
                 continue  # a data-in of that name comes first, as in Oozie's coord:dataIn
-            sub = _evaluate(node, entries, node.min, node.wait, None, base, [])
-            data_in[node.name] = tuple(sub.uris) if sub.status == _TRUE else None
+            sub = evaluate_logic(node, entries, node.min, node.wait, None, base, [])
+            data_in[node.name] = tuple(sub.uris) if sub.status == LOGIC_TRUE else None
         held = min(waiting) if waiting and not ready else None
         return InputCheck(
             ready,
@@ -490,7 +490,7 @@ class CompiledCoordinator:
         ft = _FORMAT_TIME.fullmatch(value.strip())
         if ft is not None:
             pattern, which = ft.group(2), ft.group(1)
-            java_format(_EPOCH, pattern)  # a bad pattern fails here, as it would every time
+            java_format(EPOCH, pattern)  # a bad pattern fails here, as it would every time
             if which == "nominalTime":
                 return lambda: java_format(env.nominal, pattern) if env.nominal else ""
             return lambda: java_format(env.actual, pattern) if env.actual else ""

@@ -1,7 +1,7 @@
 """The EL of a workflow's nodes, checked when the workflow is loaded with its configuration.
 
 Oozie evaluates a node's EL when the node runs, so the decoder stores it as written. The
-engine renders (``bundletui.engine.wf_resolve``, ``_ElEnv``): a shell action's exec, arguments,
+engine renders (``bundletui.engine.wf_resolve``, ``WorkflowElEnv``): a shell action's exec, arguments,
 env-vars, configuration values, ``<prepare>`` paths and the ``<global>`` configuration merged
 into it; an fs action's paths, move targets and chmod permissions; a
 sub-workflow's app-path and configuration values (``<global>``'s merged in, as for a shell

@@ -20,7 +20,7 @@ from bundletui.tui.printable import printable
 Alias = Callable[[str], str]
 
 
-def _t(rfc: str | None) -> str:
+def short_rfc822(rfc: str | None) -> str:
     """``Mon, 01 Jan 2024 05:00:00 GMT`` -> ``2024-01-01 05:00Z``."""
     if not rfc:
         return "-"
@@ -163,11 +163,11 @@ def bundle_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = Fa
     p.field("id", info["bundleJobId"])
     p.field("user", info.get("user"))
     p.field("app path", info.get("bundleJobPath"), path=True)
-    p.field("kick-off", _t(info.get("kickoffTime")))
-    p.field("end", _t(info.get("endTime")))
-    p.field("pause time", _t(info.get("pauseTime")))
-    p.field("created", _t(info.get("createdTime")))
-    p.field("modified", _t(info.get("lastModifiedTime")))
+    p.field("kick-off", short_rfc822(info.get("kickoffTime")))
+    p.field("end", short_rfc822(info.get("endTime")))
+    p.field("pause time", short_rfc822(info.get("pauseTime")))
+    p.field("created", short_rfc822(info.get("createdTime")))
+    p.field("modified", short_rfc822(info.get("lastModifiedTime")))
     coords = info.get("bundleCoordJobs") or []
     critical = {a["coordName"]: a["critical"] for a in info.get("bundleActions") or []}
     if coords:
@@ -190,9 +190,9 @@ def _bundle_why(info: dict[str, Any]) -> str:
     if info.get("pending"):
         return "a command is being carried out on its coordinators"
     if status == "PREP":
-        return f"waits for its kick-off time {_t(info.get('kickoffTime'))}"
+        return f"waits for its kick-off time {short_rfc822(info.get('kickoffTime'))}"
     if _paused(status):
-        return f"paused: the pause time {_t(info.get('pauseTime'))} has passed"
+        return f"paused: the pause time {short_rfc822(info.get('pauseTime'))} has passed"
     if status in COORD_SUSPENDED:  # a bundle's statuses are a coordinator's
         return "suspended: r resumes it and its coordinators"
     if status in JOB_TERMINAL:
@@ -245,9 +245,9 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same, read_only: bool
             f"{info.get('executionPolicy')} concurrency {_concurrency(info.get('concurrency'))}"
             f" throttle {info.get('mat_throttling')} timeout {_timeout(info.get('timeOut'))}",
         )
-    p.field("start", _t(info.get("startTime")))
-    p.field("end", _t(info.get("endTime")))
-    p.field("pause time", _t(info.get("pauseTime")))
+    p.field("start", short_rfc822(info.get("startTime")))
+    p.field("end", short_rfc822(info.get("endTime")))
+    p.field("pause time", short_rfc822(info.get("pauseTime")))
     if event:  # what `bundletui info` says as "Next action"
         mat = info.get("materialization") or {}
         if not mat.get("done"):
@@ -255,13 +255,13 @@ def coordinator_page(info: dict[str, Any], alias: Alias = _same, read_only: bool
             if mat.get("progress"):  # each leaf of the trigger and how far it got
                 p.field("so far", "; ".join(_progress(x) for x in mat["progress"]))
     else:
-        p.field("next", _t((info.get("materialization") or {}).get("next")))
+        p.field("next", short_rfc822((info.get("materialization") or {}).get("next")))
     counts = info.get("counts") or {}
     if counts:
         line = Text(f"{'actions':<11}", style="dim")
         line.append(" ".join(f"{s} {n}" for s, n in counts.items()), style="")
         p.line(line)
-    p.field("modified", _t(info.get("lastModifiedTime")))
+    p.field("modified", short_rfc822(info.get("lastModifiedTime")))
     p.conf(info.get("conf"))
     return p.text
 
@@ -286,7 +286,7 @@ def _events(mat: dict[str, Any]) -> str:
 
 
 def _progress(leaf: dict[str, Any]) -> str:
-    at = f" {_t(leaf['at'])}" if leaf.get("at") and not leaf.get("met") else ""
+    at = f" {short_rfc822(leaf['at'])}" if leaf.get("at") and not leaf.get("met") else ""
     return f"{leaf['leaf']}: {leaf['seen']}{at}"
 
 
@@ -323,7 +323,7 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
         return f"{mat['heldBy']}; {status}", False
     if mat.get("done"):
         return f"every action is materialized; {status}", True
-    return f"materializing: next action at {_t(mat.get('next'))}", True
+    return f"materializing: next action at {short_rfc822(mat.get('next'))}", True
 
 
 def _ready_held(info: dict[str, Any], ready: int, suspended: bool) -> str | None:
@@ -371,7 +371,7 @@ def _event_why(info: dict[str, Any]) -> tuple[str, bool]:
         )
     elif _paused(status):
         reasons.append(
-            f"paused since {_t(info.get('pauseTime'))}: fires nothing until p moves or clears"
+            f"paused since {short_rfc822(info.get('pauseTime'))}: fires nothing until p moves or clears"
             f" the pause time; events are kept ({_events(mat)} so far) and fire then"
         )
     elif mat.get("heldBy") and not mat.get("done") and not _is_status(mat):
@@ -422,12 +422,12 @@ def action_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = Fa
     if fired:
         p.field("fired by", _fired_text(fired))
         p.field("fired at", _fired_at(fired))
-    p.field("nominal", _t(info.get("nominalTime")))
-    p.field("created", _t(info.get("createdTime")))
+    p.field("nominal", short_rfc822(info.get("nominalTime")))
+    p.field("created", short_rfc822(info.get("createdTime")))
     p.field("workflow", info.get("externalId"))
-    p.field("modified", _t(info.get("lastModifiedTime")))
+    p.field("modified", short_rfc822(info.get("lastModifiedTime")))
     if why and why.get("timeoutAt"):
-        p.field("times out", _t(why.get("timeoutAt")))
+        p.field("times out", short_rfc822(why.get("timeoutAt")))
     deps = info.get("dependencies") or []
     if deps:
         missing = sum(1 for d in deps if not d["available"])
@@ -467,7 +467,7 @@ def _fired_at(fired: dict[str, Any]) -> str:
     """When it fired; later firings a since-last-run constraint merged into it, counted."""
     merged = len(fired.get("mergedAt") or [])
     later = f" (+{merged} later firing{'s' if merged != 1 else ''} joined it)" if merged else ""
-    return _t(fired.get("firedAt")) + later
+    return short_rfc822(fired.get("firedAt")) + later
 
 
 def workflow_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = False) -> Text:
@@ -492,8 +492,8 @@ def workflow_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = 
     p.field("parent", info.get("parentId"))
     p.field("app path", info.get("appPath"), path=True)
     p.field("run", info.get("run"))
-    p.field("started", _t(info.get("startTime")))
-    p.field("ended", _t(info.get("endTime")))
+    p.field("started", short_rfc822(info.get("startTime")))
+    p.field("ended", short_rfc822(info.get("endTime")))
     if nodes:
         p.line("nodes", style="bold dim")
         for n in nodes:
@@ -502,7 +502,7 @@ def workflow_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = 
             if n.get("exitCode") is not None:
                 line.append(f" exit {n['exitCode']}", style="dim")
             if n.get("retryAt"):
-                line.append(f" retried at {_t(n['retryAt'])}", style="yellow")
+                line.append(f" retried at {short_rfc822(n['retryAt'])}", style="yellow")
             p.line(line)
     p.conf(info.get("conf"))
     return p.text
@@ -516,7 +516,7 @@ def node_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = Fals
     if info.get("retryAt"):
         p.why(
             f"attempt {info.get('retries')} of {int(info.get('userRetryMax') or 0) + 1} failed"
-            f" ({error}); retried at {_t(info['retryAt'])}",
+            f" ({error}); retried at {short_rfc822(info['retryAt'])}",
             "yellow",
         )
     elif error:
@@ -528,8 +528,8 @@ def node_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = Fals
     p.field("id", info["id"])
     p.field("type", info.get("type"))
     p.field("attempt", info.get("attempt"))
-    p.field("started", _t(info.get("startTime")))
-    p.field("ended", _t(info.get("endTime")))
+    p.field("started", short_rfc822(info.get("startTime")))
+    p.field("ended", short_rfc822(info.get("endTime")))
     p.field("exit code", info.get("exitCode"))
     p.field("transition", info.get("transition"))
     p.field("process", info.get("externalId"))

@@ -16,7 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from bundletui.store.changes import ACTION, BUNDLE, COORD, Totals
 from bundletui.tui import labels
-from bundletui.tui.details import _t, short_times
+from bundletui.tui.details import short_rfc822, short_times
 from bundletui.tui.model import Add, ConsoleModel, Op, Relabel, Remove
 from bundletui.tui.printable import printable, printable_text
 
@@ -584,7 +584,7 @@ class ActionTable(DataTable[Text | str]):
             cells: dict[str, Text | str] = {
                 "n": str(a["actionNumber"]),
                 # MM-dd HH:mm, or yyyy-MM-dd HH:mm when the column has room for the year
-                "nominal": _t(a.get("nominalTime")).removesuffix("Z")[
+                "nominal": short_rfc822(a.get("nominalTime")).removesuffix("Z")[
                     0 if self.widths.get("nominal", 0) >= 16 else 5 :
                 ],
                 "status": labels.status_text(a["status"]),

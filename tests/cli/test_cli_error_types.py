@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 
 from bundletui import errors
 from bundletui.cli import _register, app, console_cmds
-from bundletui.cli.oozie.args import _TABLES, JOB_OPTIONS, parse_args
-from bundletui.cli.oozie.controls import SCOPED_OPERATIONS, _no_scope
+from bundletui.cli.oozie.args import JOB_OPTIONS, OPTION_TABLES, parse_args
+from bundletui.cli.oozie.controls import SCOPED_OPERATIONS, refuse_scope
 from bundletui.cli.oozie.errors import CliError, ParseError
 from bundletui.cli.oozie.front import Front, _zone
 from bundletui.cli.oozie.job_text import op_log
@@ -115,7 +115,7 @@ def test_a_client_error_is_a_usage_error_with_a_code(
         status, out, err = run_oozie(kind, *argv, capsys=capsys)
         # Oozie's OozieCLIException text, byte for byte, and 255
         assert (status, out, err) == (255, "", f"Error: {message}\n"), argv
-        args = parse_args(argv, _TABLES[kind], need_operation=kind == "job")
+        args = parse_args(argv, OPTION_TABLES[kind], need_operation=kind == "job")
         front = Front(args, tmp_path / "home")
         with pytest.raises(errors.UsageError) as caught:
             if kind == "jobs":
@@ -123,7 +123,7 @@ def test_a_client_error_is_a_usage_error_with_a_code(
             else:
                 assert args.operation is not None
                 if args.operation not in SCOPED_OPERATIONS:
-                    _no_scope(front, args.operation)
+                    refuse_scope(front, args.operation)
                 JOB_OPERATIONS[args.operation](front)
         assert isinstance(caught.value, CliError), argv
         assert (caught.value.code, caught.value.message) == (code, message)

@@ -21,7 +21,7 @@ from bundletui.model.clock import SimulatedClock
 from bundletui.model.frequency import Frequency, TimeUnit
 from bundletui.model.timeutil import format_oozie_time, parse_oozie_time
 from bundletui.spec.action_plan import ActionPlan, InputCheck, Pending
-from bundletui.spec.datasets import _DatasetPlanner, local_exists
+from bundletui.spec.datasets import DatasetPlanner, local_exists
 from bundletui.spec.load import Loaded, load_app
 from bundletui.spec.materialize import (
     check_inputs,
@@ -943,7 +943,7 @@ def test_fixed_grid_path_matches_the_instance_walk(
         "d", freq, T("2009-01-01T00:30Z"), "UTC", "/x/${YEAR}${MONTH}${DAY}${HOUR}${MINUTE}", flag
     )
     nominal = T("2009-01-01T00:30Z") + timedelta(minutes=offset_minutes)
-    planner = _DatasetPlanner(d)
+    planner = DatasetPlanner(d)
     assert planner.step is not None
     got = planner.current_uris(nominal, a, a + span)
     want = [instances.uri_for(d, t) for t in instances.current_range(d, nominal, a, a + span)]

@@ -113,7 +113,8 @@ ADMIN_OPTIONS: dict[str, Opt] = {
 VERSION_OPTIONS: dict[str, Opt] = {"oozie": Opt(value=True, ignored=True)}
 
 
-_TABLES = {
+#: each command kind's options (the first word of ``oozie job …``, ``oozie jobs …``…)
+OPTION_TABLES = {
     "job": JOB_OPTIONS,
     "jobs": JOBS_OPTIONS,
     "admin": ADMIN_OPTIONS,

@@ -7,13 +7,13 @@ from typing import Any
 
 from bundletui.cli.oozie.errors import CliError
 from bundletui.cli.oozie.format import RULER, TAB, mask, mask_date, say
-from bundletui.cli.oozie.front import Front, _value
+from bundletui.cli.oozie.front import Front, option_value
 
 # the operations -action / -date scope (a coordinator's actions); any other refuses them
 SCOPED_OPERATIONS = frozenset({"suspend", "resume", "kill", "ignore", "rerun", "log", "errorlog"})
 
 
-def _no_scope(front: Front, op: str) -> None:
+def refuse_scope(front: Front, op: str) -> None:
     """-action / -date where the operation takes none: refused, not ignored (QA: the whole
     job was acted on; a -submit with -action made a job)."""
     for name in ("action", "date"):
@@ -37,27 +37,27 @@ def _scope(front: Front, op: str) -> tuple[str | None, str | None]:
 def op_start(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    dispatch.start(front.ctx(), _value(front, "start"))
+    dispatch.start(front.ctx(), option_value(front, "start"))
 
 
 def op_suspend(front: Front) -> None:
     from bundletui.commands import dispatch
 
     action, date = _scope(front, "suspend")  # a coordinator's chosen actions, else refused
-    dispatch.suspend(front.ctx(), _value(front, "suspend"), actions=action, dates=date)
+    dispatch.suspend(front.ctx(), option_value(front, "suspend"), actions=action, dates=date)
 
 
 def op_resume(front: Front) -> None:
     from bundletui.commands import dispatch
 
     action, date = _scope(front, "resume")
-    dispatch.resume(front.ctx(), _value(front, "resume"), actions=action, dates=date)
+    dispatch.resume(front.ctx(), option_value(front, "resume"), actions=action, dates=date)
 
 
 def op_kill(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    job_id = _value(front, "kill")
+    job_id = option_value(front, "kill")
     action, date = _scope(front, "kill")
     if action is not None or date is not None:  # E0302 unless job_id is a coordinator
         killed = dispatch.kill_actions(front.ctx(), job_id, actions=action, dates=date)
@@ -69,7 +69,7 @@ def op_kill(front: Front) -> None:
 def op_change(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    job_id = _value(front, "change")
+    job_id = option_value(front, "change")
     value = front.args.get("value")
     if value is None:
         raise CliError("E0305", "-value option needs to be specified for -change option")
@@ -79,7 +79,7 @@ def op_change(front: Front) -> None:
 def op_ignore(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    job_id = _value(front, "ignore")
+    job_id = option_value(front, "ignore")
     action, date = _scope(front, "ignore")
     if front.args.has("action") and not action:
         raise CliError("E0305", "-action is empty")

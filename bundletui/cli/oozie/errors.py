@@ -24,7 +24,7 @@ class CliError(UsageError):
     Oozie's text having none."""
 
 
-def _error(exc: BundletuiError) -> int:
+def print_oozie_error(exc: BundletuiError) -> int:
     """Oozie's CLI shape: ``Error: CODE : CODE: message``; our hint below it."""
     where = f"{exc.where}: " if exc.where else ""
     print(printable(f"Error: {exc.code} : {exc.code}: {where}{exc.message}"), file=sys.stderr)

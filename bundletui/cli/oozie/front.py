@@ -71,5 +71,6 @@ def _zone(tzid: str) -> tzinfo:
     return timezone(timedelta(0), tzid) if tzid in ("UTC", "GMT") else zone
 
 
-def _value(front: Front, name: str) -> str:
+def option_value(front: Front, name: str) -> str:
+    """The value given to option ``name`` (the operation's job id), stripped."""
     return str(front.args.get(name)).strip()

@@ -21,13 +21,13 @@ from bundletui.cli.oozie.format import (
     mask_none,
     say,
 )
-from bundletui.cli.oozie.front import Front, _value
+from bundletui.cli.oozie.front import Front, option_value
 
 
 def op_info(front: Front) -> None:
     from bundletui.commands import queries
 
-    job_id = _value(front, "info")
+    job_id = option_value(front, "info")
     a = front.args
     conn = front.store.conn
     if job_id.endswith("-B"):

@@ -8,20 +8,20 @@ import sys
 from bundletui.cli._common import printable
 from bundletui.cli.oozie.errors import CliError
 from bundletui.cli.oozie.format import say
-from bundletui.cli.oozie.front import Front, _value
+from bundletui.cli.oozie.front import Front, option_value
 from bundletui.model.ids import IdKind, kind_of
 
 
 def op_definition(front: Front) -> None:
     from bundletui.commands import coord_queries
 
-    say(coord_queries.definition_of(front.store.conn, _value(front, "definition")))
+    say(coord_queries.definition_of(front.store.conn, option_value(front, "definition")))
 
 
 def op_configcontent(front: Front) -> None:
     from bundletui.commands import queries
 
-    job_id = _value(front, "configcontent")
+    job_id = option_value(front, "configcontent")
     if not job_id.endswith(("-C", "-W", "-B")):  # Oozie's text; exit 255, not its 0 (QA)
         raise CliError("E0303", f"job id [{job_id}] doesn't end with either C or W or B")
     say(str(queries.job_info(front.store.conn, job_id, length=0).get("conf")))
@@ -30,10 +30,10 @@ def op_configcontent(front: Front) -> None:
 def op_log(front: Front, *, errors_only: bool = False) -> None:
     """Workflow, node and coordinator-action ids: the nodes' output (stderr for -errorlog);
     a coordinator with -action/-date: its actions' workflows; otherwise the job's audit log."""
-    from bundletui.cli.job_cmds import _print_coordinator_logs, _print_logs
+    from bundletui.cli.job_cmds import print_coordinator_logs, print_logs
     from bundletui.commands import logs
 
-    job_id = _value(front, "errorlog" if errors_only else "log")
+    job_id = option_value(front, "errorlog" if errors_only else "log")
     a = front.args
     store = front.store
     kind = kind_of(job_id)
@@ -45,7 +45,7 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
         )
     if kind is IdKind.WORKFLOW_NODE:  # its own files (``bundletui log`` follows a sub-workflow)
         node = logs.log_nodes(store.conn, job_id, node_hint=False).nodes
-        _print_logs(store, node, follow=False, stderr_only=errors_only, header=False)
+        print_logs(store, node, follow=False, stderr_only=errors_only, header=False)
     elif kind in (IdKind.WORKFLOW, IdKind.COORD_ACTION):
         found = logs.log_nodes(store.conn, job_id)
         if found.no_workflow is not None:  # it is there: an empty log, as Oozie's
@@ -53,10 +53,10 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
             return
         # a workflow of several nodes gets headings, even when one of them has run
         header = len(found.nodes) > 1
-        _print_logs(store, found.ran, follow=False, stderr_only=errors_only, header=header)
+        print_logs(store, found.ran, follow=False, stderr_only=errors_only, header=header)
     elif kind is IdKind.COORDINATOR and (a.has("action") or a.has("date")):
         # each action's workflow output headed `── C@N`, as the API's type=action answer
-        _print_coordinator_logs(store, job_id, a.get("action"), a.get("date"), errors_only)
+        print_coordinator_logs(store, job_id, a.get("action"), a.get("date"), errors_only)
     else:
         _print_audit(front, job_id, errors_only=errors_only)
 
@@ -66,7 +66,7 @@ def op_errorlog(front: Front) -> None:
 
 
 def op_auditlog(front: Front) -> None:
-    _print_audit(front, _value(front, "auditlog"), errors_only=False)
+    _print_audit(front, option_value(front, "auditlog"), errors_only=False)
 
 
 def _print_audit(front: Front, job_id: str, *, errors_only: bool) -> None:

@@ -5,24 +5,24 @@ from __future__ import annotations
 
 import sys
 
-from bundletui.cli.oozie.controls import _no_scope, print_coord_actions
+from bundletui.cli.oozie.controls import print_coord_actions, refuse_scope
 from bundletui.cli.oozie.errors import CliError
 from bundletui.cli.oozie.format import mask_none, say
-from bundletui.cli.oozie.front import Front, _value
+from bundletui.cli.oozie.front import Front, option_value
 from bundletui.model.ids import IdKind, kind_of
 
 
 def op_rerun(front: Front) -> None:
     from bundletui.commands import dispatch
 
-    job_id = _value(front, "rerun")
+    job_id = option_value(front, "rerun")
     a = front.args
     # by the id's suffix (OozieCLI looks for "-W" anywhere, which a user named W… would match)
     kind = kind_of(job_id)
     if kind is IdKind.WORKFLOW:
         from bundletui.commands.workflows import rerun_keys
 
-        _no_scope(front, "rerun")  # a workflow's whole run (QA: dropped, and rerun)
+        refuse_scope(front, "rerun")  # a workflow's whole run (QA: dropped, and rerun)
         conf = _rerun_conf(front)
         skip, failed = rerun_keys(conf)
         dispatch.rerun(front.ctx(), job_id, skip_nodes=skip, failed_nodes=failed, conf=conf)

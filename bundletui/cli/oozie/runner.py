@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from bundletui.cli.oozie.admin import admin_command
-from bundletui.cli.oozie.args import _TABLES, Args, Opt, parse_args
-from bundletui.cli.oozie.controls import SCOPED_OPERATIONS, _no_scope
-from bundletui.cli.oozie.errors import EXIT_ERROR, CliError, ParseError, _error
+from bundletui.cli.oozie.args import OPTION_TABLES, Args, Opt, parse_args
+from bundletui.cli.oozie.controls import SCOPED_OPERATIONS, refuse_scope
+from bundletui.cli.oozie.errors import EXIT_ERROR, CliError, ParseError, print_oozie_error
 from bundletui.cli.oozie.format import say
 from bundletui.cli.oozie.front import Front
 from bundletui.cli.oozie.jobs import jobs_command
@@ -22,7 +22,7 @@ from bundletui.errors import BundletuiError, path_error
 
 def run(kind: str, argv: list[str]) -> int:
     """Run ``oozie job|jobs|admin|version``; the exit code (0, or 255 like Oozie)."""
-    table = _TABLES[kind]
+    table = OPTION_TABLES[kind]
     try:
         args = parse_args(argv, table, need_operation=kind in ("job", "admin"))
         home = args.get("home") or os.environ.get("BUNDLETUI_HOME")
@@ -32,7 +32,7 @@ def run(kind: str, argv: list[str]) -> int:
             assert args.operation is not None
             operation = JOB_OPERATIONS[args.operation]
             if args.operation not in SCOPED_OPERATIONS and operation is not op_unsupported:
-                _no_scope(front, args.operation)
+                refuse_scope(front, args.operation)
             operation(front)
         elif kind == "admin":
             admin_command(front)
@@ -55,19 +55,19 @@ def run(kind: str, argv: list[str]) -> int:
             print(f"  note: {note}", file=sys.stderr)
         return EXIT_ERROR
     except BundletuiError as exc:
-        return _error(exc)
+        return print_oozie_error(exc)
     except sqlite3.DatabaseError as exc:
         from bundletui.cli._common import sqlite_error
 
         said: BundletuiError | None = sqlite_error(exc)
         if said is None:
             raise
-        return _error(said)
+        return print_oozie_error(said)
     except OSError as exc:
         said = path_error(exc)
         if said is None:
             raise
-        return _error(said)
+        return print_oozie_error(said)
     except KeyboardInterrupt:
         return 130
 

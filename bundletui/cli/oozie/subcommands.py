@@ -27,11 +27,11 @@ class _OozieGroup(TyperGroup):
     this front (a script checks for it), not the native usage error's 2."""
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        from bundletui.cli import _click_class
+        from bundletui.cli import click_class
 
         try:
             return super().resolve_command(ctx, args)
-        except _click_class("UsageError"):
+        except click_class("UsageError"):
             print(f"Invalid sub-command: Unrecognized command: {args[0]}", file=sys.stderr)
             print(file=sys.stderr)
             print(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bundletui.cli.oozie.errors import EXIT_ERROR, _error
+from bundletui.cli.oozie.errors import EXIT_ERROR, print_oozie_error
 from bundletui.cli.oozie.format import say
 from bundletui.cli.oozie.usage import USAGE
 from bundletui.errors import BundletuiError
@@ -38,6 +38,6 @@ def validate_command(argv: list[str]) -> int:
     try:
         validate_file(Path(argv[0]), RealClock(), None, defaults=defaults)
     except BundletuiError as exc:
-        return _error(exc)
+        return print_oozie_error(exc)
     say("Valid workflow-app")
     return 0
