@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from bundletui.errors import BundletuiError, StoreError, UsageError, path_error
+from bundletui.errors import BundletuiError, CommandError, StoreError, UsageError, path_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,7 +130,7 @@ def handle_errors(fn: F) -> F:
             raise typer.Exit(2 if exc.usage else 1) from None
         except OverflowError as exc:  # a number too big for SQLite or the calendar: the input's
             print_error(
-                BundletuiError(
+                CommandError(  # a bad value the command met, not the command line's form
                     "E0303",
                     f"a number given is out of range ({exc})",
                     hint="counts, sizes and frequencies must fit in a 32-bit int, as in Oozie",
