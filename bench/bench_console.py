@@ -177,9 +177,9 @@ async def measure(home: Path, expanded: list[str], seconds: float) -> dict[str, 
     handler_ms: list[tuple[float, float, str, float]] = []
     original = MainScreen._guarded
 
-    def timed(self: MainScreen, then: object, result: object) -> None:
+    def timed(self: MainScreen, worker: object, then: object, result: object) -> None:
         t, cpu = time.monotonic(), time.thread_time()
-        original(self, then, result)  # type: ignore[arg-type]
+        original(self, worker, then, result)  # type: ignore[arg-type]
         handler_ms.append(
             (
                 t,

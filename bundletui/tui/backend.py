@@ -59,6 +59,7 @@ class Poll:
     system_mode: str = "NORMAL"
     purged: str | None = None
     seconds: float = 0.0
+    data_version: int = -1  # the store's version it read at (see Backend.applied)
 
 
 @dataclass(frozen=True)
@@ -139,12 +140,12 @@ class Backend:
             version = self._read.data_version()
             if version == self._data_version and not force:
                 return Poll(None, seconds=time.perf_counter() - t0)
-            self._data_version = version
             with self._read.read() as conn:
                 lease = read_lease(conn)
                 changes = ch.changed_since(conn, since)
                 out = Poll(
                     changes,
+                    data_version=version,
                     lease=lease,
                     server_now=self._read.clock.now(),
                     simulated=self._read.meta("clock") == "simulated",
@@ -165,6 +166,13 @@ class Backend:
                     out.totals = ch.totals(conn)
         out.seconds = time.perf_counter() - t0
         return out
+
+    def applied(self, poll: Poll) -> None:
+        """The screen has taken ``poll``: a store still at its version has nothing new. Kept
+        apart from :meth:`poll`, because a poll the screen drops (a newer one was started
+        meanwhile) must not make the next one skip the changes it read."""
+        if poll.changes is not None:
+            self._data_version = poll.data_version
 
     def children(
         self, kind: str, item_id: str, link: str | None

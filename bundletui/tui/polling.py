@@ -111,6 +111,7 @@ class PollingMixin(ScreenState):
         )
 
     def _apply_poll(self, poll: Poll) -> None:
+        self.backend.applied(poll)
         self.polls += 1
         self.poll_error = None
         self.last_poll_mono = self.config.clock.monotonic()

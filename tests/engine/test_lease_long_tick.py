@@ -75,7 +75,7 @@ def test_recovery_waits_for_a_write_lock_held_past_the_wait(
     """Another process holding the write lock past the wait as the engine starts (a sqlite3
     shell left in BEGIN) made its start-up recovery fail with EB006, and the engine exit, where
     a tick in the same case waits (CI caught it in the lock test's race). The lock is taken by
-    a start-up hook, just before the recovery, and let go 1.5 s later."""
+    a start-up hook, just before the recovery, and let go once the engine has said it waits."""
     monkeypatch.setattr(db, "LOCK_WAIT_MS", 500)
     home = tmp_path / "home"
     engine = Engine(EngineConfig(home=home, watch=False, exit_when_idle=True))
@@ -85,7 +85,12 @@ def test_recovery_waits_for_a_write_lock_held_past_the_wait(
         conn = sqlite3.connect(home / "bundletui.db", isolation_level=None)
         conn.execute("BEGIN IMMEDIATE")
         held.set()
-        time.sleep(1.5)
+        # past the wait, however slow the machine: until the engine has said it waits (it
+        # did not exit), then a little longer (10 s at most: the assertions below tell)
+        end = time.monotonic() + 10
+        while "recovery not written" not in caplog.text and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(0.3)
         conn.execute("ROLLBACK")
         conn.close()
 

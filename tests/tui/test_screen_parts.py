@@ -106,3 +106,44 @@ async def test_a_result_read_before_an_exclusive_restart_is_not_shown(env: Env) 
         await h.until(lambda: shown, what="a result")
         await h.pilot.pause(0.2)
         assert shown == ["fresh"]
+
+
+async def test_a_dropped_poll_does_not_hide_the_change_it_read(env: Env) -> None:
+    """The lost change behind a console test that failed under load: a timer's poll read a
+    change (and, then, the store's version), and a forced poll after a command cancelled it
+    before the screen took it. The next poll found the version already seen and read nothing,
+    and with no engine to commit again the change never reached the tree. The version a poll
+    read now counts only once the screen has applied that poll."""
+    import threading
+
+    from bundletui.commands import dispatch
+    from bundletui.commands.base import Ctx
+    from tests.tui.conftest import console
+
+    async with console(env, engine="none", ready=False, auto_poll=False) as h:
+        screen = h.main
+        bundle = next(i for i, item in screen.model.items.items() if item.kind == "bundle")
+        assert screen.model.items[bundle].status != "SUSPENDED"
+        backend = screen.backend
+        real_poll = backend.poll
+        read, gate = threading.Event(), threading.Event()
+
+        def held_first(*args: object, **kwargs: object) -> object:
+            result = real_poll(*args, **kwargs)  # type: ignore[arg-type]
+            if not read.is_set():
+                read.set()
+                gate.wait(5)  # the screen starts another poll meanwhile
+            return result
+
+        backend.poll = held_first  # type: ignore[method-assign]
+        with Store(env.home) as store:
+            dispatch.suspend(Ctx(store, face="cli"), bundle)  # another process's command
+        screen.start_poll()
+        while not read.is_set():
+            await h.pilot.pause(0.05)
+        screen.start_poll()  # a timer's poll, not forced: cancels the first
+        await h.pilot.pause(0.2)
+        gate.set()
+        await h.until(
+            lambda: screen.model.items[bundle].status == "SUSPENDED", timeout=5, what="suspended"
+        )
