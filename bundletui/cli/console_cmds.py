@@ -58,7 +58,13 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         interval: Annotated[
-            float, typer.Option("--interval", help="Seconds between polls of the store.")
+            float,
+            typer.Option(
+                "--interval",
+                min=0.1,
+                max=3600.0,
+                help="Seconds between polls of the store (0.1 to 3600).",
+            ),
         ] = 1.0,
         clock: Annotated[
             str,
@@ -134,7 +140,7 @@ def register(app: typer.Typer) -> None:
                 home=home_dir, landing=landing, clock=clock, start_time=start
             ),
             read_only=read_only,
-            poll_interval=max(interval, 0.1),
+            poll_interval=interval,
             demo=demo_setup,
             handle_signals=True,
         )

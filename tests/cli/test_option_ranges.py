@@ -21,6 +21,10 @@ from tests.cli import bundletui
         (("run", "--max-workers", "0"), "--max-workers"),  # nothing would ever launch
         (("run", "--max-workers", "-1"), "--max-workers"),
         (("dryrun", "job.properties", "--limit", "0"), "--limit"),  # "no action" said nothing
+        # a console polling every nan seconds spun a core (QA); 0 and below were taken too
+        (("console", "--read-only", "--interval", "nan"), "--interval"),
+        (("console", "--read-only", "--interval", "inf"), "--interval"),
+        (("console", "--read-only", "--interval", "0"), "--interval"),
     ],
 )
 def test_a_number_out_of_range_is_a_usage_error(
