@@ -165,9 +165,11 @@ def register(app: typer.Typer) -> None:
         if freeze:
             _note_without_engine(ctx, "the suspend is recorded, and running jobs are frozen")
         elif kind_of(job_id) is IdKind.BUNDLE:  # a coordinator's cascade is the command's own
+            # PREPSUSPENDED for a bundle not started yet (QA: the note said SUSPENDED)
+            now = store_jobs.must_get(ctx.store.conn, BundleRow, job_id).status
             _note_without_engine(
                 ctx,
-                "the suspend is recorded (its status is SUSPENDED now); its coordinators,"
+                f"the suspend is recorded (its status is {now} now); its coordinators,"
                 " their actions and workflows are suspended",
             )
 

@@ -400,8 +400,10 @@ def test_prep_bundle_prepsuspended_and_preppaused_then_prep_and_kick_off(bt: Bt4
     config = two_coordinators(bt, kickoff="2026-01-01T04:00Z", end="2026-01-01T06:00Z")
     bundle_id = bt.submit_job(config)
     bt.sim(START, "2026-01-01T00:30Z")
-    bt.cli("suspend", bundle_id)
+    r = bt.cli("suspend", bundle_id)
     assert bt.status(bundle_id) == "PREPSUSPENDED"
+    # QA: the note said SUSPENDED, the status it has only once started
+    assert "(its status is PREPSUSPENDED now)" in " ".join(r.stderr.split()), r
     bt.sim(START, "2026-01-01T05:00Z")  # kick-off passes while suspended: nothing starts
     assert bt.status(bundle_id) == "PREPSUSPENDED"
     assert bt.coords_of(bundle_id) == {}
