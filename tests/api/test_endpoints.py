@@ -408,7 +408,14 @@ def test_external_id_lookup(http: httpx.Client, tmp_path: Path) -> None:
     assert http.get("v1/jobs", params={"external-id": "nightly-42"}).json() == {"id": wf}
     assert http.get("v2/jobs", params={"external-id": "nope"}).json() == {"id": ""}
     # the same external id again is the same job (idempotent submission)
-    assert submit(http, wf_conf(tmp_path, **{"oozie.wf.external.id": "nightly-42"})) == wf
+    first = http.post("v2/jobs", content=conf_xml(wf_conf(tmp_path)), headers=XML).json()
+    assert "note" not in first  # a plain submission answers only its id
+    again = wf_conf(tmp_path, **{"oozie.wf.external.id": "nightly-42"})
+    r = http.post("v2/jobs", content=conf_xml(again), headers=XML)
+    assert r.status_code == 201 and r.json()["id"] == wf
+    # and the reply says so, as the CLI does (QA: a reused key answered silently)
+    assert r.json()["note"].startswith(f"external id nightly-42 names {wf} ("), r.json()
+    assert "nothing new is stored" in r.json()["note"]
 
 
 # ----------------------------------------------------------------------------- job info

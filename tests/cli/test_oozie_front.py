@@ -163,6 +163,25 @@ def test_submit_and_run_print_job_id(fresh: World) -> None:
     assert out.code == 0 and out.stdout.startswith("job: "), out
 
 
+def test_a_reused_external_id_is_said_not_taken_silently(fresh: World) -> None:
+    """QA: ``-run`` with another application's ``oozie.wf.external.id`` answered the old job's
+    id (and started it) without a word; it says so now, as ``bundletui submit`` does."""
+    first = oozie(
+        fresh.home, "oozie", "job", "-submit", "-config", str(fresh.apps.workflow_props),
+        "-D", "oozie.wf.external.id=nightly",
+    )  # fmt: skip
+    assert first.code == 0 and first.stderr == "", first
+    wf_id = first.stdout.removeprefix("job: ").strip()
+    again = oozie(
+        fresh.home, "oozie", "job", "-run", "-config", str(fresh.apps.workflow_props),
+        "-D", "oozie.wf.external.id=nightly",
+    )  # fmt: skip
+    assert again.code == 0 and again.stdout == f"job: {wf_id}\n", again
+    said = " ".join(again.stderr.split())
+    assert f"note: external id nightly names {wf_id} (" in said, again
+    assert "that job is returned, and started (it was PREP); nothing new is stored" in said
+
+
 def test_a_home_without_a_store_is_an_error_not_a_new_store(fresh: World, tmp_path: Path) -> None:
     """A mistyped home gets EB001, as ``bundletui jobs`` does, and is left as it was; only a
     valid submission makes the store."""

@@ -3,9 +3,11 @@ and submission as ``bundletui submit``."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
+from bundletui.cli._common import printable
 from bundletui.cli.oozie.errors import CliError
 from bundletui.cli.oozie.format import say
 from bundletui.cli.oozie.front import Front
@@ -47,10 +49,16 @@ def _load(front: Front) -> Any:
 
 
 def op_submit(front: Front, *, start: bool = False) -> None:
-    from bundletui.commands.submit import submit_loaded
+    from bundletui.commands.submit import resubmission_note, submit_loaded
 
     loaded = _load(front)
-    say(f"job: {submit_loaded(front.ctx(create=True), loaded, start=start)}")
+    ctx = front.ctx(create=True)
+    # a reused oozie.wf.external.id returns (and -run starts) the job it named: said, as
+    # `bundletui submit` says it, so another application's key is not taken silently (QA)
+    again = resubmission_note(ctx.store.conn, loaded, start=start)
+    say(f"job: {submit_loaded(ctx, loaded, start=start)}")
+    if again is not None:
+        print(printable(again), file=sys.stderr)
 
 
 def op_run(front: Front) -> None:
