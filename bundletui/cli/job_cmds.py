@@ -697,10 +697,12 @@ def _cat(path: Path, offset: int, *, final: bool = True) -> int:
             offset += len(chunk)
             text = decoder.decode(chunk)
             if text:
-                typer.echo(text, nl=False)
+                # color=True: as the job wrote it, as `cat` and the API give it (click would
+                # strip its escape sequences when stdout is not a terminal)
+                typer.echo(text, nl=False, color=True)
                 _Output.mid_line = not text.endswith("\n")
     if final and (rest := decoder.decode(b"", final=True)):
-        typer.echo(rest, nl=False)
+        typer.echo(rest, nl=False, color=True)
         _Output.mid_line = True
         return offset
     return offset - len(decoder.getstate()[0])

@@ -558,6 +558,21 @@ def test_log_of_output_ending_inside_a_character_shows_the_replacement(
     assert bt.cli("log", f"{wf}@a").stdout == "abc\ufffd"
 
 
+def test_log_prints_a_jobs_escape_sequences_as_it_wrote_them(bt: Bt, tmp_path: Path) -> None:
+    """QA: piped, ``log`` dropped a job's ``ESC[31m`` (click strips escape sequences when
+    stdout is not a terminal) but kept every other control byte; the API gave them all. The
+    README says the output is printed whole: it is, on both of the CLI's fronts."""
+    wf = ran_dag(
+        bt,
+        tmp_path,
+        '<job name="a"><shell><exec>printf</exec>'
+        "<argument>esc\\033[31mRED\\033[0m|bell\\a|end\\n</argument></shell></job>",
+    )
+    expected = "esc\x1b[31mRED\x1b[0m|bell\x07|end\n"
+    assert bt.cli("log", f"{wf}@a").stdout == expected
+    assert bt.cli("oozie", "job", "-log", wf).stdout == expected
+
+
 def test_log_run_prints_an_earlier_runs_files(bt: Bt, tmp_path: Path) -> None:
     """Left-alone item: a rerun keeps the earlier run's files, but ``log`` showed only the
     current run's. ``--run N`` prints run N's, attempt after attempt."""
