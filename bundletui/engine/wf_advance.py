@@ -14,7 +14,7 @@ from bundletui.commands.propagate import workflow_finished
 from bundletui.engine.wf_state import RunnerState
 from bundletui.errors import BundletuiError
 from bundletui.model.apps import NodeType, WorkflowApp, WorkflowForm
-from bundletui.model.ids import node_id
+from bundletui.model.ids import IdKind, kind_of, node_id
 from bundletui.model.status import NodeStatus, WorkflowStatus
 from bundletui.model.transitions import Event, Machine, decide
 from bundletui.model.wfgraph import NodeState, Step, advance, advance_dag_after, suspend_point
@@ -292,12 +292,48 @@ class AdvanceMixin(RunnerState):
             first = jobs.first_failed_node(tx.conn, wf.id)
             if first is not None:
                 fields["error_code"] = first.error_code
-                fields["error_message"] = f"node {first.name}: {first.error_message}"
+                fields["error_message"] = _failed_node_text(tx, first)
             elif stalled is not None:
                 fields["error_code"], fields["error_message"] = stalled
         jobs.update(tx, WorkflowRow, wf.id, **fields)
         # the row as written (no read-back; a head row: propagation needs no definition)
         workflow_finished(tx, self.engine.effects, jobs.updated(tx, wf, **fields))
+
+
+def _failed_node_text(tx: Tx, first: NodeRow) -> str:
+    """``node a: message`` for a workflow that failed at its node ``a``. When ``a`` is a
+    sub-workflow node failed by its child, the nodes down to the one that failed are named
+    once, as a chain: ``node a → b: message`` (each level wrapped its child's text again:
+    ``node a: node a: …`` 51 times for a workflow that starts itself)."""
+    plain = f"node {first.name}: {first.error_message}"
+    names = [first.name]
+    node = first
+    seen = set()
+    while node.external_id and kind_of(node.external_id) is IdKind.WORKFLOW:
+        child = jobs.workflow_head(tx.conn, node.external_id)
+        if child is None or child.id in seen or child.status != W.FAILED:
+            break
+        seen.add(child.id)
+        inner = jobs.first_failed_node(tx.conn, child.id)
+        if inner is None or child.error_message != node.error_message:
+            break
+        names.append(inner.name)
+        node = inner
+    if len(names) == 1:
+        return plain
+    # only when the child said just this (not a kill's message, a stalled walk's, an older
+    # text): the chain then rewrites the nesting, and says nothing else
+    if first.error_message != f"node {_chain(names[1:])}: {node.error_message}":
+        return plain
+    return f"node {_chain(names)}: {node.error_message}"
+
+
+def _chain(names: list[str]) -> str:
+    """``a → b → c``; a long one (a workflow that starts itself) shortened: ``a → a → … → a
+    (51 levels)``."""
+    if len(names) <= 4:
+        return " → ".join(names)
+    return f"{names[0]} → {names[1]} → … → {names[-1]} ({len(names)} levels)"
 
 
 def _decision_of(
