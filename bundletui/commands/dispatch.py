@@ -39,11 +39,17 @@ def start(ctx: Ctx, job_id: str, *, started_ok: bool = False) -> None:
             if not (started_ok and exc.code == "E1100" and bundles.has_started(ctx, job_id)):
                 raise
     else:
+        # QA: a node or an action was told that coordinators start at their start time
+        how = {
+            IdKind.COORDINATOR: "a coordinator starts at its start time",
+            IdKind.COORD_ACTION: "a coordinator's action starts when its inputs and a slot allow",
+            IdKind.WORKFLOW_NODE: "a node starts when its workflow reaches it",
+        }[kind]
         raise fail(
             "E0303",
             "action",
             "start",
-            hint="coordinators start at their start time; bundles and workflows can be started",
+            hint=f"{how}; bundles and workflows can be started",
         )
 
 
