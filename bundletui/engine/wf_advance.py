@@ -308,7 +308,7 @@ def _failed_node_text(tx: Tx, first: NodeRow) -> str:
     plain = f"node {first.name}: {first.error_message}"
     names = [first.name]
     node = first
-    seen = set()
+    seen: set[str] = set()
     while node.external_id and kind_of(node.external_id) is IdKind.WORKFLOW:
         child = jobs.workflow_head(tx.conn, node.external_id)
         if child is None or child.id in seen or child.status != W.FAILED:
