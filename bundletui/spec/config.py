@@ -194,11 +194,46 @@ def configuration_xml(conf: Mapping[str, object], newline: str = "\n") -> str:
     return newline.join(lines)
 
 
-def parse_hadoop_xml(data: bytes, file: str = "", *, keep_empty: bool = False) -> dict[str, str]:
+_HADOOP_SHAPE = (
+    "<configuration><property><name>…</name><value>…</value></property>…</configuration>"
+)
+
+
+def _configuration_syntax_hint(data: bytes, file: str, *, properties_too: bool) -> str:
+    """How to fix a Hadoop configuration that does not parse as XML (not the hint of an
+    application's XML: a configuration named .xml is no job.properties given in error)."""
+    also = (
+        ", or key=value lines into a job.properties (a file whose name ends in .properties)"
+        if properties_too
+        else ""
+    )
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head:
+        return f"the file is empty: write a Hadoop configuration into it, {_HADOOP_SHAPE}{also}"
+    if not head.startswith(b"<"):
+        named = ", its name ending in .xml," if file.endswith(".xml") else ""
+        return (
+            f"{file} is read as a Hadoop configuration{named} and it is not XML: write"
+            f" {_HADOOP_SHAPE} into it{also}"
+        )
+    return (
+        "fix the XML syntax at that place (unclosed or mismatched tag, stray '&' or '<');"
+        f" a Hadoop configuration is {_HADOOP_SHAPE}"
+    )
+
+
+def parse_hadoop_xml(
+    data: bytes, file: str = "", *, keep_empty: bool = False, properties_too: bool = False
+) -> dict[str, str]:
     """``<configuration><property><name/><value/></property>…</configuration>``. A property
     with no content in its ``<value>`` sets nothing, as in Hadoop, unless ``keep_empty`` (our
-    own serialization of a stored configuration, where ``-D name=`` was an empty value)."""
-    root = xmlsafe.parse_xml(data, file)
+    own serialization of a stored configuration, where ``-D name=`` was an empty value).
+    ``properties_too``: a job.properties would do as well (said in a syntax error's hint)."""
+
+    def syntax_hint(data: bytes, file: str) -> str:
+        return _configuration_syntax_hint(data, file, properties_too=properties_too)
+
+    root = xmlsafe.parse_xml(data, file, syntax_hint=syntax_hint)
     name = xmlsafe.local_name(root)
     if name != "configuration":
         app = _APP_PROPERTY.get(name)
@@ -209,8 +244,7 @@ def parse_hadoop_xml(data: bytes, file: str = "", *, keep_empty: bool = False) -
                 f"this is an application, not a job configuration: submit a job.properties"
                 f" (or a Hadoop XML configuration) with {app}={file}"
                 if app is not None
-                else "a Hadoop configuration file is <configuration><property><name>…</name>"
-                "<value>…</value></property>…</configuration>"
+                else f"a Hadoop configuration file is {_HADOOP_SHAPE}"
             ),
             file=file,
             line=root.sourceline,
@@ -306,7 +340,7 @@ def read_conf_file(path: str | Path, *, keep_empty: bool = False) -> dict[str, s
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"<") or file.endswith(".xml"):
         # a .xml that is not XML says so, at its line
-        return parse_hadoop_xml(data, file, keep_empty=keep_empty)
+        return parse_hadoop_xml(data, file, keep_empty=keep_empty, properties_too=True)
     if b"\x00" in data:  # a binary file (an archive, a jar) read as properties is nonsense
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise SpecError(

@@ -16,7 +16,7 @@ import re
 import stat
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -214,8 +214,12 @@ def reread(file: str) -> Element | None:
         return None
 
 
-def parse_xml(data: bytes, file: str) -> Element:
-    """Parse ``data`` safely; return the root element. No schema check here."""
+def parse_xml(
+    data: bytes, file: str, *, syntax_hint: Callable[[bytes, str], str] | None = None
+) -> Element:
+    """Parse ``data`` safely; return the root element. No schema check here.
+    ``syntax_hint(data, file)``: the hint of a syntax error, when ``data`` is not an
+    application's XML (a Hadoop configuration's says how one is written)."""
     declared = _declares_entities(data)
     if declared is not None:
         raise _entity_error(file, ", ".join(declared[1][:5]), declared[0])
@@ -227,7 +231,9 @@ def parse_xml(data: bytes, file: str) -> Element:
         reason = re.sub(r",? ?\(<string>, line \d+\)$", "", reason)
         reason = re.sub(r", line \d+, column \d+$", "", reason)
         hint = "fix the XML syntax at that place (unclosed or mismatched tag, stray '&' or '<')"
-        if not data.strip(b"\xef\xbb\xbf \t\r\n"):
+        if syntax_hint is not None:
+            hint = syntax_hint(data, file)
+        elif not data.strip(b"\xef\xbb\xbf \t\r\n"):
             hint = "the file is empty: write the application's XML into it"
         elif file.endswith(".properties") or not data.lstrip().startswith(b"<"):
             hint = "this is not XML: a job.properties goes with --config (or as submit's argument)"
