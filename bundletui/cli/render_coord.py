@@ -8,13 +8,15 @@ WAITING/READY action, why it waits.
 
 from __future__ import annotations
 
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
 
 from bundletui.cli._common import out, styled
+
+# the rows' times, as the commands' one-line reasons write them
+from bundletui.commands.queries import short_rfc822 as when
 from bundletui.model.ids import IdKind
 from bundletui.model.status import JOB_LIVE
 from bundletui.model.timeutil import RFC822_IN_TEXT
@@ -34,18 +36,6 @@ _SHORT = {
     "IGNORED": "ignored",
     "SKIPPED": "skipped",
 }
-
-
-def when(rfc: str | None, *, zone: bool = False) -> str:
-    """``Mon, 01 Jan 2024 05:00:00 GMT`` -> ``2024-01-01 05:00`` (``zone``: + `` GMT``)."""
-    if not rfc:
-        return "-"
-    try:
-        dt = parsedate_to_datetime(rfc)
-    except (TypeError, ValueError):
-        return rfc
-    text = f"{dt:%Y-%m-%d %H:%M}"
-    return f"{text} {rfc.rsplit(' ', 1)[-1]}" if zone else text
 
 
 def short_times(text: str) -> str:

@@ -15,7 +15,7 @@ from bundletui.commands.event_json import (
     trigger_definition,
     triggering,
 )
-from bundletui.commands.queries import conf_xml, rfc822
+from bundletui.commands.queries import conf_xml, rfc822, short_rfc822
 from bundletui.model.apps import ExecutionOrder
 from bundletui.model.status import COORD_MATERIALIZING, COORD_PAUSED, ActionStatus, JobStatus
 from bundletui.store import jobs
@@ -118,8 +118,8 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
             else "change --value endtime=… (its end will do) resumes it"
         )
         held = (
-            f"stopped at {_short(rfc822(nxt, tz))}, before its end"
-            f" {_short(rfc822(coord.end_time, tz))}: a kill or a failure ended"
+            f"stopped at {short_rfc822(rfc822(nxt, tz), zone=True)}, before its end"
+            f" {short_rfc822(rfc822(coord.end_time, tz), zone=True)}: a kill or a failure ended"
             f" materialization; {resume}"
         )
     elif coord.done_materialization:
@@ -127,7 +127,7 @@ def materialization(coord: CoordRow, counts: dict[str, int], tz: str = "GMT") ->
     elif status not in COORD_MATERIALIZING:
         held = f"coordinator {status}"
     elif coord.pause_time is not None and nxt is not None and nxt >= coord.pause_time:
-        held = f"pause time {_short(rfc822(coord.pause_time, tz))}"
+        held = f"pause time {short_rfc822(rfc822(coord.pause_time, tz), zone=True)}"
         held = f"coordinator {status} at its {held}" if status in COORD_PAUSED else held
     elif ExecutionOrder(coord.execution) in (ExecutionOrder.FIFO, ExecutionOrder.LIFO):
         waiting = counts.get(A.WAITING, 0)
@@ -157,16 +157,3 @@ def ordered_counts(counts: dict[str, int], order: list[str]) -> dict[str, int]:
     out = {s: int(counts[s]) for s in order if counts.get(s)}
     out.update({s: int(n) for s, n in counts.items() if s not in out and n})
     return out
-
-
-def _short(rfc: str | None) -> str:
-    """``Mon, 01 Jan 2024 12:00:00 GMT`` -> ``2024-01-01 12:00 GMT`` for one-line reasons."""
-    if not rfc:
-        return "-"
-    from email.utils import parsedate_to_datetime
-
-    try:
-        dt = parsedate_to_datetime(rfc)
-    except (TypeError, ValueError):
-        return rfc
-    return f"{dt:%Y-%m-%d %H:%M} {rfc.rsplit(' ', 1)[-1]}"

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from bundletui.errors import BundletuiError, CommandError
@@ -31,6 +32,19 @@ R = TypeVar("R")
 
 def rfc822(ms: int | None, tz: str = "GMT") -> str | None:
     return None if ms is None else format_rfc822(from_ms(ms), tz)
+
+
+def short_rfc822(rfc: str | None, *, zone: bool = False) -> str:
+    """``Mon, 01 Jan 2024 05:00:00 GMT`` -> ``2024-01-01 05:00`` (``zone``: + `` GMT``), for
+    rows and one-line reasons; ``-`` for none, and text that is no such time as it is."""
+    if not rfc:
+        return "-"
+    try:
+        dt = parsedate_to_datetime(rfc)
+    except (TypeError, ValueError):
+        return rfc
+    text = f"{dt:%Y-%m-%d %H:%M}"
+    return f"{text} {rfc.rsplit(' ', 1)[-1]}" if zone else text
 
 
 def conf_xml(conf: dict[str, str]) -> str:
