@@ -586,12 +586,14 @@ def rerun_tx(
                 "E1018",
                 f"Coord Job Rerun Error: {option} is empty",
                 hint="name the coordinators or dates, or leave the option out",
+                usage=True,  # as kill C --action '' (exit 2)
             )
     if not coordinators and not dates:
         raise CommandError(
             "E1018",
             "Coord Job Rerun Error: give coordinator names and/or date ranges",
             hint="e.g. --coordinator ingest --date 2026-01-01T00:00Z::2026-01-02T00:00Z",
+            usage=True,
         )
     t = decide(Machine.BUNDLE, bundle.status, Event.RERUN, bundle.id)
     names = {n.strip() for n in (coordinators or "").split(",") if n.strip()}

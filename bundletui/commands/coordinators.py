@@ -629,18 +629,21 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
                 f"{said}, {key} needs a value",
                 hint=f"--value '{key}={example}'"
                 + ("; an empty pausetime= clears it" if key == "pausetime" else ""),
+                usage=True,
             )
         if not sep or key not in allowed:
             raise CommandError(
                 code,
                 f"{said}, unknown key [{key}]",
                 hint=f"keys: {', '.join(allowed)}; e.g. --value 'pausetime=2026-01-01T00:00Z'",
+                usage=True,
             )
         if key in out:
             raise CommandError(
                 code,
                 f"{said}, [{key}] given twice",
                 hint="give each key once",
+                usage=True,
             )
         out[key] = val.strip()
     if not out:
@@ -648,6 +651,7 @@ def parse_change(value: str, allowed: Iterable[str], code: str, job_id: str) -> 
             code,
             f"{said}, nothing to change for {job_id}",
             hint="e.g. 'endtime=2026-12-31T00:00Z;concurrency=2'",
+            usage=True,
         )
     return out
 
@@ -659,7 +663,10 @@ def change_time(changes: dict[str, str], key: str, value: str, code: str, kind: 
         return to_ms(parse_oozie_time(changes[key], what=key))
     except TimeError as exc:
         raise CommandError(
-            code, f"Invalid {kind} job change value {value}, {key}: {exc.detail}", hint=exc.hint
+            code,
+            f"Invalid {kind} job change value {value}, {key}: {exc.detail}",
+            hint=exc.hint,
+            usage=True,
         ) from None
 
 
@@ -678,6 +685,7 @@ def change_tx(
                 "E1015",
                 f"Invalid coordinator job change value {value}, {key} needs a value",
                 hint=f"{key}=<value>",
+                usage=True,
             )
     if coord.status in COORD_UNCHANGEABLE and set(changes) - {"status"}:
         raise fail(  # Oozie's one template for both: the hint says which it is
@@ -692,6 +700,7 @@ def change_tx(
                 "E1015",
                 f"Invalid coordinator job change value {value}, status can only be RUNNING",
                 hint="status=RUNNING",
+                usage=True,
             )
         t = decide(Machine.COORDINATOR, coord.status, Event.CHANGE_STATUS_RUNNING, coord.id)
         nxt = coord.next_materialized_time
@@ -715,6 +724,7 @@ def change_tx(
                 "E1015",
                 f"Invalid coordinator job change value {value}, concurrency must be an integer",
                 hint=f"concurrency=2 (a whole number up to {JAVA_INT_MAX})",
+                usage=True,
             )
         if coord.kind == "event" and (concurrency == 0 or concurrency < -1):
             # its <concurrency max> is at least 1: 0 would hold every fired job for ever

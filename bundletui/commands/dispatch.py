@@ -50,6 +50,7 @@ def start(ctx: Ctx, job_id: str, *, started_ok: bool = False) -> None:
             "action",
             "start",
             hint=f"{how}; bundles and workflows can be started",
+            usage=True,  # the id's kind alone shows it, as suspend W@node (exit 2)
         )
 
 

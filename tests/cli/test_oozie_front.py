@@ -567,7 +567,8 @@ def test_suspend_resume_kill_actions_ignore_rerun(fresh: World) -> None:
     assert "a coordinator starts at its start time" in out.stderr
     # QA: a node was told that coordinators start at their start time
     node = bundletui("start", f"{fresh.wf}@a", home=fresh.home)
-    assert node.returncode == 1 and "[action] = [start]" in node.stderr, node
+    # the id's kind alone shows the mistake: a usage error (exit 2), as suspend W@a
+    assert node.returncode == 2 and "[action] = [start]" in node.stderr, node
     assert "hint: a node starts when its workflow reaches it;" in node.stderr
     assert oozie(fresh.home, "oozie", "job", "-kill", c).code == 0
     assert status(fresh, c) == "KILLED"

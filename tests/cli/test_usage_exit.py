@@ -100,6 +100,17 @@ def _store_dump(home: Path) -> list[str]:
         conn.close()
 
 
+def _jobs_dump(home: Path) -> list[str]:
+    """The store but its audit trail (a refused command is audited, with its error, and the
+    store's revision counts that row)."""
+    audit = (
+        'INSERT INTO "audit_log"',
+        "INSERT INTO \"meta\" VALUES('rev'",
+        "INSERT INTO \"sqlite_sequence\" VALUES('audit_log'",
+    )
+    return [line for line in _store_dump(home) if not line.startswith(audit)]
+
+
 def test_an_option_given_twice_is_refused_not_half_dropped(jobs: tuple[Path, str, str]) -> None:
     """QA: ``kill C --action 1 --action 2`` killed @2 alone (click keeps the last value) and
     exited 0; the Oozie front kept the first. Ours refuses it (E0302, exit 2, nothing
@@ -154,3 +165,67 @@ def test_small_mistakes_get_a_hint_that_fits(jobs: tuple[Path, str, str], tmp_pa
     fresh = tmp_path / "fresh"
     r = bundletui("run", "--exit-when-idle", home=fresh, env={"BUNDLETUI_API_TOKEN": "t"})
     assert r.returncode == 0, r
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        # a command the id's kind never takes (as suspend W@a)
+        (("start", "C"), "E0303: Invalid parameter value, [action] = [start]"),
+        (("start", "C@1"), "E0303: Invalid parameter value, [action] = [start]"),
+        (("start", "W@a"), "E0303: Invalid parameter value, [action] = [start]"),
+        # a change value that is wrong as written, whatever the coordinator's state
+        (("change", "C", "--value", "foo=1"), "E1015: Invalid coordinator job change value"),
+        (("change", "C", "--value", "concurrency=x"), "concurrency must be an integer"),
+        (("change", "C", "--value", "endtime=garbage"), "endtime: Could not parse [garbage]"),
+        (("change", "C", "--value", "status=KILLED"), "status can only be RUNNING"),
+        (("change", "C", "--value", "concurrency"), "concurrency needs a value"),
+        (("change", "C", "--value", "concurrency=2;concurrency=3"), "[concurrency] given twice"),
+        (("change", "C", "--value", ";"), "nothing to change for"),
+    ],
+)
+def test_a_wrong_kind_of_id_or_change_value_exits_2_as_any_usage_mistake(
+    jobs: tuple[Path, str, str], args: tuple[str, ...], says: str
+) -> None:
+    """Review: ``start C`` and a change value that could not parse exited 1 (a refusal)
+    while ``suspend W@a`` and ``kill C --action ''`` exited 2; the command line alone shows
+    each, so each is a usage mistake now: exit 2, the message unchanged, nothing stored (but its
+    audit row)."""
+    home, coord, wf = jobs
+    before = _jobs_dump(home)
+    argv = [{"C": coord, "C@1": f"{coord}@1", "W@a": f"{wf}@a"}.get(a, a) for a in args]
+    r = bundletui(*argv, home=home)
+    assert r.returncode == 2 and r.stderr.startswith("Error: E"), r
+    assert says in r.stderr, r
+    assert _jobs_dump(home) == before
+
+
+def test_a_change_the_coordinator_refuses_still_exits_1(jobs: tuple[Path, str, str]) -> None:
+    """The value parses; the coordinator's state refuses it: a refusal, exit 1."""
+    home, coord, _wf = jobs
+    r = bundletui("change", coord, "--value", "status=RUNNING", home=home)  # it is PREP
+    assert r.returncode == 1 and r.stderr.startswith("Error: E1100: "), r
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (("--coordinator", ""), "--coordinator is empty"),
+        (("--date", " , "), "--date is empty"),
+        ((), "give coordinator names and/or date ranges"),
+    ],
+)
+def test_a_bundle_rerun_without_a_scope_exits_2(
+    tmp_path: Path, options: tuple[str, ...], says: str
+) -> None:
+    """As ``rerun C --action ''`` (E0302, exit 2); Oozie's code E1018 is kept."""
+    feeds = Path(__file__).resolve().parents[2] / "sample_bundles" / "feeds" / "job.properties"
+    home = tmp_path / "home"
+    dates = ("-D", "start=2026-01-01T00:00Z", "-D", "end=2026-01-02T00:00Z")
+    bundle = bundletui("submit", str(feeds), *dates, home=home).stdout.split()[-1]
+    assert bundle.endswith("-B")
+    before = _jobs_dump(home)
+    r = bundletui("rerun", bundle, *options, home=home)
+    assert r.returncode == 2 and r.stderr.startswith("Error: E1018: Coord Job Rerun Error: "), r
+    assert says in r.stderr, r
+    assert _jobs_dump(home) == before
