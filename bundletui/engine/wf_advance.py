@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -300,40 +301,40 @@ class AdvanceMixin(RunnerState):
         workflow_finished(tx, self.engine.effects, jobs.updated(tx, wf, **fields))
 
 
+# a FAILED workflow's text when a node failed it: ``node a → b → c: message``, or shortened,
+# ``node a → b → … → z (51 levels): message`` (node names are [A-Za-z_][A-Za-z0-9_-]*: E0724)
+_NAME = r"[A-Za-z_][A-Za-z0-9_-]*"
+_CHAIN = re.compile(
+    rf"node ({_NAME}(?: → {_NAME})*)(?: → … → ({_NAME}) \((\d+) levels\))?: (.*)", re.DOTALL
+)
+
+
 def _failed_node_text(tx: Tx, first: NodeRow) -> str:
-    """``node a: message`` for a workflow that failed at its node ``a``. When ``a`` is a
-    sub-workflow node failed by its child, the nodes down to the one that failed are named
-    once, as a chain: ``node a → b: message`` (each level wrapped its child's text again:
-    ``node a: node a: …`` 51 times for a workflow that starts itself)."""
-    plain = f"node {first.name}: {first.error_message}"
-    names = [first.name]
-    node = first
-    seen: set[str] = set()
-    while node.external_id and kind_of(node.external_id) is IdKind.WORKFLOW:
-        child = jobs.workflow_head(tx.conn, node.external_id)
-        if child is None or child.id in seen or child.status != W.FAILED:
-            break
-        seen.add(child.id)
-        inner = jobs.first_failed_node(tx.conn, child.id)
-        if inner is None or child.error_message != node.error_message:
-            break
-        names.append(inner.name)
-        node = inner
-    if len(names) == 1:
-        return plain
-    # only when the child said just this (not a kill's message, a stalled walk's, an older
-    # text): the chain then rewrites the nesting, and says nothing else
-    if first.error_message != f"node {_chain(names[1:])}: {node.error_message}":
-        return plain
-    return f"node {_chain(names)}: {node.error_message}"
+    """``node a: message`` for a workflow that failed at its node ``a``. When ``a`` failed
+    because its sub-workflow did, the child's text is a chain already (``node b → c:
+    message``, written when the child ended, as this one is now) and ``a`` goes in front:
+    ``node a → b → c: message``, not ``node a: node b → c: …``."""
+    text = first.error_message
+    below = _CHAIN.fullmatch(text) if text and _failed_by_child(tx, first) else None
+    if below is None:
+        return f"node {first.name}: {text}"
+    shown, last, levels, message = below.groups()
+    names = [first.name, *shown.split(" → "), *([last] if last else [])]
+    count = int(levels) + 1 if levels else len(names)
+    if count > 4:  # a long one shortened (a workflow that starts itself: 51 levels)
+        return f"node {names[0]} → {names[1]} → … → {names[-1]} ({count} levels): {message}"
+    return f"node {' → '.join(names)}: {message}"
 
 
-def _chain(names: list[str]) -> str:
-    """``a → b → c``; a long one (a workflow that starts itself) shortened: ``a → a → … → a
-    (51 levels)``."""
-    if len(names) <= 4:
-        return " → ".join(names)
-    return f"{names[0]} → {names[1]} → … → {names[-1]} ({len(names)} levels)"
+def _failed_by_child(tx: Tx, node: NodeRow) -> bool:
+    """Whether ``node`` failed with the text of its sub-workflow, ended FAILED (a killed
+    child's text is its kill message; a node that failed to launch its child has its own)."""
+    if not node.external_id or kind_of(node.external_id) is not IdKind.WORKFLOW:
+        return False
+    child = jobs.workflow_head(tx.conn, node.external_id)
+    return (
+        child is not None and child.status == W.FAILED and child.error_message == node.error_message
+    )
 
 
 def _decision_of(
