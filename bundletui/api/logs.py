@@ -1,9 +1,10 @@
 """``show=log|errorlog|auditlog``: what Oozie streams as the job's log, from what we keep.
 
 A workflow (or one of its nodes, or the coordinator action that launched it) has real output:
-each node's stdout and stderr files. Bundles and coordinators run no process of their own;
-their log is the audit trail of the commands run on them, in the shape of Oozie's server-log
-lines so tools that grep ``JOB[<id>]`` still work.
+each node's stdout and stderr files (a sub-workflow node's: its child's nodes'), in sections
+headed as ``commands.logs`` heads them for every face. Bundles and coordinators run no process
+of their own; their log is the audit trail of the commands run on them, in the shape of
+Oozie's server-log lines so tools that grep ``JOB[<id>]`` still work.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from bundletui.commands import logs, queries
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.store import jobs
 from bundletui.store.db import Store
-from bundletui.store.rows import NodeRow
 
 MAX_LOG_BYTES = 8 * 1024 * 1024  # per file; the tail is what matters in a long log
 MAX_TOTAL_BYTES = 32 * 1024 * 1024  # per answer
@@ -54,37 +54,24 @@ def job_log(
     kind = kind_of(job_id)
     if what == "auditlog" or kind in (IdKind.BUNDLE, IdKind.COORDINATOR):
         return audit_text(store, job_id, errors_only=what == "errorlog")
-    nodes = _nodes(store, job_id, kind)
-    return node_output(store, nodes, stderr_only=what == "errorlog")
+    # in the order the nodes ran (not the definition's): the total cap serves the latest
+    # first; an action that launched no workflow yet has none: an empty log, as Oozie's
+    found = logs.sections(store, job_id, by_start=True)
+    return node_output(found, stderr_only=what == "errorlog")
 
 
-def _nodes(store: Store, job_id: str, kind: IdKind | None) -> list[NodeRow]:
-    """A node's own files (not a sub-workflow's), or the nodes of a workflow that ran, in the
-    order they ran (not the definition's): the total cap serves the latest first. An action
-    that launched no workflow yet has none: an empty log, as Oozie's for such an action."""
-    found = logs.log_nodes(store.conn, job_id)
-    if kind is IdKind.WORKFLOW_NODE:
-        return list(found.nodes)
-    return sorted(found.ran, key=lambda n: n.started or 0)
-
-
-def node_output(store: Store, nodes: list[NodeRow], *, stderr_only: bool) -> str:
-    """Every attempt's files of ``nodes``, in order, headed when there are several. The answer
-    is built in the engine's process when it serves the API: each file gives its last
-    ``MAX_LOG_BYTES`` and all of them together ``MAX_TOTAL_BYTES``, the latest files first
-    served (the tail is what matters), so a workflow of many big logs is not a GB string."""
+def node_output(found: logs.Sections, *, stderr_only: bool) -> str:
+    """Every section's files, in order, headed when there are several. The answer is built in
+    the engine's process when it serves the API: each file gives its last ``MAX_LOG_BYTES``
+    and all of them together ``MAX_TOTAL_BYTES``, the latest files first served (the tail is
+    what matters), so a workflow of many big logs is not a GB string."""
     pieces: list[tuple[str | None, Path]] = []  # (heading, file)
-    many = len(nodes) > 1
-    for node in nodes:
-        every = logs.attempts(store, node)  # a retried node's earlier attempts too, in order
-        for files in every:
+    for section in found.sections:
+        heading = f"── {section.heading}\n" if found.headed else None
+        files = section.files
+        for path in [files.err] if stderr_only else [files.out, files.err]:
+            pieces.append((heading, path))
             heading = None
-            if many or len(every) > 1:
-                status = node.status if files.last else "ended"
-                heading = f"── {node.name} ({status}, attempt {files.attempt})\n"
-            for path in [files.err] if stderr_only else [files.out, files.err]:
-                pieces.append((heading, path))
-                heading = None
     budget = MAX_TOTAL_BYTES
     tails: list[str] = []
     for _heading, file in reversed(pieces):

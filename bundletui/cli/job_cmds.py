@@ -7,7 +7,7 @@ import codecs
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -33,6 +33,9 @@ from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store, current_user, resolve_home, store_exists
 from bundletui.store.lease import engine_running, stopped_holder
 from bundletui.store.rows import BundleRow, NodeRow, WorkflowRow
+
+if TYPE_CHECKING:
+    from bundletui.commands.logs import Sections
 
 _PURGE_DEFAULTS = purge_cmd.PurgeDays()
 IdArg = Annotated[str, typer.Argument(help="Job id (…-W, …-C, …-B, …-C@n, …-W@node).")]
@@ -533,25 +536,27 @@ def register(app: typer.Typer) -> None:
         if found.no_workflow is not None:
             err.print(found.no_workflow, markup=False)  # the action is there: it has no log yet
             return
-        if (child := found.sub_workflow) is not None:  # its output is its jobs': the child's logs
-            if run is not None:
+        if run is not None:
+            if (child := found.sub_workflow) is not None:  # its output is its jobs'
                 raise CommandError(
                     "E0302",
                     f"Invalid parameter [--run]: {job_id} runs sub-workflow {child}, whose "
                     "logs are its own jobs'",
                     hint=f"bundletui log {child} --run N (bundletui info {child} shows its runs)",
                 )
-            err.print(f"{job_id} is sub-workflow {child}: its jobs' logs", markup=False)
-        nodes = list(found.nodes)
-        if run is not None:
-            _print_run_logs(store, nodes, run, stderr_only=stderr_only)
+            _print_run_logs(store, list(found.nodes), run, stderr_only=stderr_only)
             return
-        many = len(nodes) > 1  # a workflow's nodes get headings, even when one has run
-        if not follow and many:  # following a workflow also waits for the nodes still to come
-            nodes = found.ran
-            if not nodes:
-                err.print(f"{job_id}: no node has run yet", markup=False)
-        print_logs(store, nodes, follow=follow, stderr_only=stderr_only, header=many)
+        if follow:  # a workflow's nodes still to come too; a sub-workflow node: its child's
+            nodes = list(logs.log_nodes(store.conn, job_id).nodes)
+            if any(n.status in LIVE for n in nodes):  # else all there is: printed as without
+                _follow_logs(store, nodes, stderr_only=stderr_only, header=len(nodes) > 1)
+                return
+        sections = logs.sections(store, job_id)
+        for node_id, child in sections.subs:  # their output is their jobs': the child's logs
+            err.print(f"{node_id} is sub-workflow {child}: its jobs' logs", markup=False)
+        if not sections.sections and not sections.subs:
+            err.print(f"{job_id}: no node has run yet", markup=False)
+        print_sections(sections, stderr_only=stderr_only)
 
 
 LIVE = ("RUNNING", "READY", "WAITING")
@@ -575,11 +580,9 @@ def print_coordinator_logs(
     for row in rows:
         if not row.external_id:
             continue
-        found = logs.log_nodes(store.conn, row.id)
         _heading_line()
         out.print(f"[bold]── {row.id}[/bold] ({row.status}, workflow {row.external_id})")
-        header = len(found.nodes) > 1
-        print_logs(store, found.ran, follow=False, stderr_only=stderr_only, header=header)
+        print_sections(logs.sections(store, row.id), stderr_only=stderr_only)
         printed += 1
     if not printed:
         err.print(
@@ -590,12 +593,18 @@ def print_coordinator_logs(
         )
 
 
-def print_logs(
-    store: Store, nodes: Sequence[NodeRow], *, follow: bool, stderr_only: bool, header: bool
-) -> None:
-    """Each node's log in turn (headed by the node when ``header``)."""
-    for node in nodes:
-        _print_node_log(store, node, follow=follow, stderr_only=stderr_only, header=header)
+def print_sections(found: Sections, *, stderr_only: bool) -> None:
+    """Each section's files in turn, each under its heading when there are several (the rule
+    of ``commands.logs``, which every face follows)."""
+    from rich.markup import escape
+
+    for section in found.sections:
+        files = section.files
+        if found.headed:
+            _heading_line()
+            out.print(f"[bold]── {escape(section.name)}[/bold] {section.detail}")
+        for p in [files.err] if stderr_only else [files.out, files.err]:
+            _cat(p, 0)
 
 
 def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only: bool) -> None:
@@ -611,54 +620,63 @@ def _print_run_logs(store: Store, nodes: list[NodeRow], run: int, *, stderr_only
             f"Invalid parameter [--run {run}]: {nodes[0].wf_id} has runs 0 to {newest}",
             hint=f"bundletui info {nodes[0].wf_id} shows its current run",
         )
-    printed = False
-    for node in nodes:
-        for files in logs.attempts(store, node, run):
-            paths = [files.err] if stderr_only else [files.out, files.err]
-            if not any(p.exists() for p in paths):
-                break
-            _heading_line()
-            if len(nodes) > 1:
-                out.print(f"[bold]── {node.name}[/bold] (run {run}, attempt {files.attempt})")
-            elif files.attempt > 1:
-                err.print(f"── {node.name}: attempt {files.attempt}", markup=False)
-            for p in paths:
-                _cat(p, 0)
-            printed = True
-    if not printed:
+    found = logs.run_sections(store, nodes, run)
+    print_sections(found, stderr_only=stderr_only)
+    if not found.sections:
         names = nodes[0].id if len(nodes) == 1 else nodes[0].wf_id
         err.print(f"{names}: no log files of run {run} (a node that did not run then has none)")
 
 
-def _print_node_log(
-    store: Store, node: NodeRow, *, follow: bool, stderr_only: bool, header: bool
+def _follow_logs(
+    store: Store,
+    nodes: Sequence[NodeRow],
+    *,
+    stderr_only: bool,
+    header: bool,
+    path: tuple[str, ...] = (),
 ) -> None:
-    """Print one node's log, attempt after attempt; with ``follow``, keep printing until the
-    node ends, moving on to each new attempt's files when it is retried."""
+    """Follow each node's log in turn until it ends, those still to come too. What will run
+    is not known yet: the sections are headed when more than one node may run (a lone node's
+    later attempts are marked on stderr), as ``parent-node → child-node`` in a sub-workflow."""
+    for node in nodes:
+        _follow_node(store, node, stderr_only=stderr_only, header=header, path=path)
+
+
+def _follow_node(
+    store: Store, node: NodeRow, *, stderr_only: bool, header: bool, path: tuple[str, ...]
+) -> None:
+    """Print one node's log, attempt after attempt, until the node ends, moving on to each
+    new attempt's files when it is retried; a sub-workflow node's: its child's nodes'."""
+    from rich.markup import escape
+
     from bundletui.commands import logs
 
     shown = 0  # the attempt whose files are being printed (0: none yet)
     positions: dict[Path, int] = {}
     current: NodeRow | None = node
     while current is not None:
-        started = not follow or current.attempt > 0  # followed, a node yet to start has none
+        if (child := logs.sub_workflow_of(current)) is not None:
+            err.print(f"{node.id} is sub-workflow {child}: its jobs' logs", markup=False)
+            kids = store_jobs.workflow_nodes(store.conn, child)
+            many = header or len(kids) > 1
+            _follow_logs(store, kids, stderr_only=stderr_only, header=many, path=(*path, node.name))
+            return
         # every attempt of this run, in order (a retried node's earlier failures explain it);
         # a retry may start and end between two polls: each attempt in between is printed too
-        for files in logs.attempts(store, current)[shown:] if started else ():
+        every = logs.attempts(store, current) if current.attempt > 0 else []
+        for files in every[shown:]:
             for p in positions:  # the rest of the previous attempt
                 positions[p] = _cat(p, positions[p])
             positions = dict.fromkeys([files.err] if stderr_only else [files.out, files.err], 0)
+            section = logs.Section((*path, node.name), files, len(every))
             if header or shown:
                 _heading_line()
             if header:
-                status = current.status if files.last else "ended"
-                child = logs.sub_workflow_of(current)
-                sub = f" → sub-workflow {child}: bundletui log {child}" if child else ""
-                out.print(f"[bold]── {node.name}[/bold] ({status}, attempt {files.attempt}){sub}")
+                out.print(f"[bold]── {escape(section.name)}[/bold] {section.detail}")
             elif shown:
-                err.print(f"── {node.name}: attempt {files.attempt}", markup=False)
+                err.print(f"── {section.name}: attempt {files.attempt}", markup=False)
             shown = files.attempt
-        live = follow and current.status in LIVE
+        live = current.status in LIVE
         for p in positions:
             positions[p] = _cat(p, positions[p], final=not live)
         if not live:

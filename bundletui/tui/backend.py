@@ -25,7 +25,7 @@ from bundletui.store import changes as ch
 from bundletui.store import jobs
 from bundletui.store.db import Store
 from bundletui.store.lease import Lease, read_lease
-from bundletui.store.rows import AuditRow, CoordRow, NodeRow
+from bundletui.store.rows import AuditRow, CoordRow
 from bundletui.tui.printable import printable
 
 T = TypeVar("T")
@@ -64,20 +64,24 @@ class Poll:
 
 @dataclass(frozen=True)
 class LogFile:
-    """A node's stdout or stderr, of one of its attempts (``attempts``: how many it has had)."""
+    """A node's stdout or stderr, of one of its attempts. ``node`` names its section (a
+    sub-workflow's node as ``parent-node → child-node``); ``attempt_text`` tells a retried
+    node's attempts apart (``attempt 2 of up to 3``); ``headed``: whether the log it belongs
+    to has more than one section, when each is named (``commands.logs`` decides all three)."""
 
     node: str
     stream: str  # out | err
     path: Path
     attempt: int = 1
-    attempts: int = 1
+    attempt_text: str | None = None
+    headed: bool = False
 
     def label(self, *, named: bool) -> str:
         """``stdout`` / ``stderr``, after the node's name when ``named``; a retried node's
         attempt is always said, so an earlier attempt's failure is not read as the last's."""
         stream = "stdout" if self.stream == "out" else "stderr"
-        if self.attempts > 1:
-            return f"{self.node} (attempt {self.attempt} of {self.attempts}) {stream}"
+        if self.attempt_text is not None:
+            return f"{self.node} ({self.attempt_text}) {stream}"
         return f"{self.node} {stream}" if named else stream
 
 
@@ -299,26 +303,27 @@ class Backend:
 
     def log_files(self, kind: str, item_id: str, link: str | None) -> list[LogFile]:
         """The stdout/stderr files of a node, or of every node a workflow (an action's: its
-        ``link``) has run, every attempt's in order."""
+        ``link``) has run, every attempt's in order; a sub-workflow node's are its child's
+        nodes' (``commands.logs.sections``, as every face)."""
         from bundletui.commands import logs
 
-        def body(conn: Any) -> list[NodeRow]:
+        def body(conn: Any) -> logs.Sections | None:
             job_id = link if kind == ch.ACTION else item_id
             if kind not in (ch.NODE, ch.WORKFLOW, ch.ACTION) or not job_id:
-                return []  # no process of its own, or an action with no workflow yet
+                return None  # no process of its own, or an action with no workflow yet
             try:
-                found = logs.log_nodes(conn, job_id)
+                return logs.sections(self._read, job_id, conn=conn)
             except BundletuiError:  # gone meanwhile (purged): nothing to show
-                return []
-            return list(found.nodes) if kind == ch.NODE else found.ran
+                return None
 
-        out: list[LogFile] = []
-        for node in self._reading(body):
-            every = logs.attempts(self._read, node)
-            for files in every:
-                out.append(LogFile(node.name, "out", files.out, files.attempt, len(every)))
-                out.append(LogFile(node.name, "err", files.err, files.attempt, len(every)))
-        return out
+        found = self._reading(body)
+        if found is None:
+            return []
+        return [
+            LogFile(s.name, stream, path, s.files.attempt, s.attempt_text, found.headed)
+            for s in found.sections
+            for stream, path in (("out", s.files.out), ("err", s.files.err))
+        ]
 
     # ------------------------------------------------------------------ commands
 

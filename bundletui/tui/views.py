@@ -343,16 +343,14 @@ class LogScreen(SearchScreen):
     def _read_new(self) -> list[str]:
         wanted = self.STREAMS[self.stream][1]
         out: list[str] = []
-        files = self.sources()
-        many = len({f.node for f in files}) > 1
-        for f in files:
+        for f in self.sources():
             if f.stream not in wanted:
                 continue
             text, self._offsets[f.path] = read_tail(f.path, self._offsets.get(f.path, 0))
             if not text:
                 continue
             if self._last_source != (f.node, f.attempt, f.stream):
-                out.append(f"── {f.label(named=many)} ──")
+                out.append(f"── {f.label(named=f.headed)} ──")  # named: several sections
                 self._last_source = (f.node, f.attempt, f.stream)
             out += text.splitlines()
         return out

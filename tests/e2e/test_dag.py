@@ -252,20 +252,30 @@ def test_sub_workflow_runs_as_a_child_job(bt: Bt, tmp_path: Path) -> None:
 
 
 def test_log_of_a_sub_workflow_node_prints_the_child_workflows_logs(bt: Bt, tmp_path: Path) -> None:
-    """Left alone earlier: ``log W@child`` printed nothing (the node has no files of its own)."""
+    """Left alone earlier: ``log W@child`` printed nothing (the node has no files of its own).
+    Its sections are the child's nodes', headed ``child → first`` (whose they are), on every
+    face and in the whole workflow's log too."""
     bt.engine()
     wf = bt.submit(PARENT, {"dir": str(tmp_path)})
     assert bt.wait(wf)["status"] == "SUCCEEDED"
     child_id = bt.peek(f"{wf}@child")["externalId"]
     r = bt.cli("log", f"{wf}@child")
-    assert r.stdout == bt.cli("log", child_id).stdout
+    child_log = bt.cli("log", child_id).stdout
+    assert r.stdout == child_log.replace("── ", "── child → ")
     assert [line for line in r.stdout.splitlines() if line.startswith("──")] == [
-        f"── {name} (SUCCEEDED, attempt 1)" for name in ("first", "second", "third")
+        f"── child → {name} (SUCCEEDED, attempt 1)" for name in ("first", "second", "third")
     ]
     assert r.stderr == f"{wf}@child is sub-workflow {child_id}: its jobs' logs\n"
-    # the whole workflow's log points at the child from the node's heading
-    heading = f"── child (SUCCEEDED, attempt 1) → sub-workflow {child_id}: bundletui log {child_id}"
-    assert heading in bt.cli("log", wf).stdout.splitlines()
+    # the whole workflow's log: the child's nodes in the node's place
+    whole = bt.cli("log", wf)
+    assert [line for line in whole.stdout.splitlines() if line.startswith("──")] == [
+        "── prep (SUCCEEDED, attempt 1)",
+        *(f"── child → {name} (SUCCEEDED, attempt 1)" for name in ("first", "second", "third")),
+        "── post (SUCCEEDED, attempt 1)",
+    ]
+    assert whole.stderr == r.stderr
+    assert bt.cli("oozie", "job", "-log", f"{wf}@child").stdout == r.stdout
+    assert bt.cli("oozie", "job", "-log", wf).stdout == whole.stdout
     refused = bt.cli("log", f"{wf}@child", "--run", "0", check=False)
     assert refused.code == 1 and f"bundletui log {child_id} --run N" in refused.stderr
 
@@ -274,7 +284,8 @@ def test_log_of_a_workflow_whose_only_started_node_is_a_sub_workflow_names_the_c
     bt: Bt, tmp_path: Path
 ) -> None:
     """QA (r): ``log W`` printed nothing while the sub-workflow node was the only one that had
-    run (one node: no heading, and the node has no files of its own)."""
+    run (one node: no heading, and the node has no files of its own). It prints the child's
+    nodes that ran (one: its bytes alone) and says whose they are."""
     gate = tmp_path / "gate"
     gate.mkdir()
     bt.engine()
@@ -284,9 +295,8 @@ def test_log_of_a_workflow_whose_only_started_node_is_a_sub_workflow_names_the_c
     wait_for(lambda: bt.peek(f"{wf}@child")["externalId"], 10, "the child started")
     child_id = bt.peek(f"{wf}@child")["externalId"]
     r = bt.cli("log", wf)
-    assert r.stdout.splitlines() == [
-        f"── child (RUNNING, attempt 1) → sub-workflow {child_id}: bundletui log {child_id}"
-    ], r
+    assert r.stderr == f"{wf}@child is sub-workflow {child_id}: its jobs' logs\n", r
+    assert not any(line.startswith("──") for line in r.stdout.splitlines()), r
     for name in ("first", "second", "third"):
         (gate / name).touch()
     assert bt.wait(wf)["status"] == "SUCCEEDED"

@@ -123,12 +123,13 @@ async def test_tailing_a_retried_node_goes_on_into_the_new_attempts_files(env: E
         assert "attempt 2 done" not in screen.lines
         gate.touch()
         await h.until(lambda: "attempt 2 done" in screen.lines, what="the attempt's last line")
+        # headed while the node ran its second attempt with a retry left (retry-max 2)
         assert screen.lines == [
-            "── flaky (attempt 1 of 2) stdout ──",
+            "── flaky (attempt 1 of up to 3) stdout ──",
             "flaky attempt 1",
-            "── flaky (attempt 1 of 2) stderr ──",
+            "── flaky (attempt 1 of up to 3) stderr ──",
             "attempt 1 fails",
-            "── flaky (attempt 2 of 2) stdout ──",
+            "── flaky (attempt 2 of up to 3) stdout ──",
             "flaky attempt 2",
             "attempt 2 done",
         ]

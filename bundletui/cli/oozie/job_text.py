@@ -30,7 +30,7 @@ def op_configcontent(front: Front) -> None:
 def op_log(front: Front, *, errors_only: bool = False) -> None:
     """Workflow, node and coordinator-action ids: the nodes' output (stderr for -errorlog);
     a coordinator with -action/-date: its actions' workflows; otherwise the job's audit log."""
-    from bundletui.cli.job_cmds import print_coordinator_logs, print_logs
+    from bundletui.cli.job_cmds import print_coordinator_logs, print_sections
     from bundletui.commands import logs
 
     job_id = option_value(front, "errorlog" if errors_only else "log")
@@ -43,17 +43,13 @@ def op_log(front: Front, *, errors_only: bool = False) -> None:
             "Invalid options provided for log retrieval. action and date are valid only for "
             "coordinator job log retrieval",
         )
-    if kind is IdKind.WORKFLOW_NODE:  # its own files (``bundletui log`` follows a sub-workflow)
-        node = logs.log_nodes(store.conn, job_id, node_hint=False).nodes
-        print_logs(store, node, follow=False, stderr_only=errors_only, header=False)
-    elif kind in (IdKind.WORKFLOW, IdKind.COORD_ACTION):
-        found = logs.log_nodes(store.conn, job_id)
+    if kind in (IdKind.WORKFLOW_NODE, IdKind.WORKFLOW, IdKind.COORD_ACTION):
+        # the sections and their headings as on every face (a sub-workflow node: its child's)
+        found = logs.sections(store, job_id, node_hint=False)
         if found.no_workflow is not None:  # it is there: an empty log, as Oozie's
             print(f"  note: {found.no_workflow}", file=sys.stderr)
             return
-        # a workflow of several nodes gets headings, even when one of them has run
-        header = len(found.nodes) > 1
-        print_logs(store, found.ran, follow=False, stderr_only=errors_only, header=header)
+        print_sections(found, stderr_only=errors_only)
     elif kind is IdKind.COORDINATOR and (a.has("action") or a.has("date")):
         # each action's workflow output headed `── C@N`, as the API's type=action answer
         print_coordinator_logs(store, job_id, a.get("action"), a.get("date"), errors_only)
