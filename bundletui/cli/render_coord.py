@@ -268,7 +268,8 @@ def _action_table(actions: list[dict[str, Any]]) -> None:
 def _last_cell(action: dict[str, Any], tail: str) -> str:
     why = action.get("waitingFor")
     if why:
-        color = "yellow" if why.get("reason") in ("inputs", "check") else "magenta"
+        waits = why.get("reason") in ("inputs", "check") and not why.get("checkHeld")
+        color = "yellow" if waits else "magenta"  # on data; held by a control
         return f"[{color}]{escape(short_reason(why))}[/{color}]"
     wf = action.get("externalId")
     if wf:
@@ -280,6 +281,8 @@ def _last_cell(action: dict[str, Any], tail: str) -> str:
 def short_reason(why: dict[str, Any]) -> str:
     """One line for the table: 'missing 2/24: …/clicks/2024/01/01/05', 'concurrency 1/1 running'."""
     reason = why.get("reason")
+    if why.get("checkHeld"):  # the inputs are not looked at now: that is why it waits
+        return str(why["checkHeld"])
     if reason == "inputs":
         missing = why.get("missing") or []
         count = why.get("missingCount", len(missing))

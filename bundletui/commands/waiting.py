@@ -153,10 +153,14 @@ def _waiting_for(
             f"; input-logic wait= waits for {what} until {until}, then takes what its min= or"
             " the next alternative of its <or> allows"
         )
-    if holds.coord.status in COORD_SUSPENDED:  # the engine checks no inputs then (Oozie's check)
-        out["detail"] += f"; coordinator {holds.coord.status}: inputs are checked after resume"
+    # what stops the engine checking the inputs now (Oozie's check runs for a RUNNING or PAUSED
+    # job only): then the missing ones are as its last look found them, and this is why it waits
+    if holds.coord.status in COORD_SUSPENDED:
+        out["checkHeld"] = f"coordinator {holds.coord.status}: inputs are checked after resume"
     elif holds.safemode:
-        out["detail"] += "; system SAFEMODE: inputs are checked when the mode is NORMAL"
+        out["checkHeld"] = "system SAFEMODE: inputs are checked when the mode is NORMAL"
+    if "checkHeld" in out:
+        out["detail"] += f"; {out['checkHeld']}"
     return out
 
 

@@ -567,7 +567,9 @@ class ActionTable(DataTable[Text | str]):
                 # an event schedule's held job: the constraint and when it lifts come first
                 # (the RFC 822 times cut that off in a narrow column: "held by time-window unt")
                 reason = short_times(reason.removeprefix("held by "), a.get("nominalTime"))
-            if why.get("reason") == "inputs" and why.get("missing"):
+            if why.get("checkHeld"):  # suspended, SAFEMODE: the inputs are not looked at now
+                reason = str(why["checkHeld"])
+            elif why.get("reason") == "inputs" and why.get("missing"):
                 more = why.get("missingCount", 1) - 1
                 extra = f" +{more}" if more > 0 else ""
                 path = _partition(alias(why["missing"][0]))

@@ -395,6 +395,10 @@ def test_a_suspended_coordinators_input_that_lands_is_checked_only_after_resume(
     assert bt.actions(coord_id) == {1: "WAITING"}  # nothing materializes either
     why = bt.cli("info", f"{coord_id}@1").stdout
     assert "coordinator SUSPENDED: inputs are checked after resume" in why
+    # QA: the coordinator's row said "missing 1/1: …" of the input that had landed
+    out = bt.cli("info", coord_id).stdout
+    row = next(line for line in out.splitlines() if "WAITING" in line)
+    assert "SUSPENDED: inputs are checked after" in row and "missing" not in row, row
     bt.cli("resume", coord_id)
     bt.sim(T0, "2026-01-01T01:40Z")
     assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "WAITING"}
