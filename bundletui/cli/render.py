@@ -9,6 +9,7 @@ from rich.text import Text
 
 from bundletui.cli._common import out, printable, styled
 from bundletui.model.ids import IdKind, kind_of
+from bundletui.model.timeutil import parse_rfc822, year_first
 from bundletui.store.db import Store
 
 
@@ -16,10 +17,8 @@ def short(rfc: str | None) -> str:
     """``Sat, 21 Nov 2026 06:58:20 GMT`` -> ``2026-11-21 06:58:20`` for narrow tables."""
     if not rfc:
         return "-"
-    from email.utils import parsedate_to_datetime
-
     try:
-        return parsedate_to_datetime(rfc).strftime("%Y-%m-%d %H:%M:%S")
+        return year_first(parse_rfc822(rfc), seconds=True)
     except (TypeError, ValueError):
         return rfc
 

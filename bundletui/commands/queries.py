@@ -12,7 +12,6 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from bundletui.errors import BundletuiError, CommandError
@@ -20,7 +19,7 @@ from bundletui.model.apps import Node, NodeType, WorkflowApp, WorkflowForm
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.status import NODE_OOZIE_STATUS, NodeStatus, WorkflowStatus
-from bundletui.model.timeutil import format_rfc822, parse_oozie_time
+from bundletui.model.timeutil import format_rfc822, parse_oozie_time, parse_rfc822, year_first
 from bundletui.spec.config import configuration_xml
 from bundletui.store import filters, jobs
 from bundletui.store.clockstate import store_now_ms
@@ -40,10 +39,10 @@ def short_rfc822(rfc: str | None, *, zone: bool = False) -> str:
     if not rfc:
         return "-"
     try:
-        dt = parsedate_to_datetime(rfc)
+        dt = parse_rfc822(rfc)
     except (TypeError, ValueError):
         return rfc
-    text = f"{dt:%Y-%m-%d %H:%M}"
+    text = year_first(dt)
     return f"{text} {rfc.rsplit(' ', 1)[-1]}" if zone else text
 
 

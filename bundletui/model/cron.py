@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from bundletui.errors import ModelError
-from bundletui.model.timeutil import TzLike, parse_timezone
+from bundletui.model.timeutil import TzLike, format_oozie_time, parse_timezone
 
 __all__ = [
     "LocalCron",
@@ -421,7 +421,7 @@ def validate_cron_frequency(expr: str, start: datetime, end: datetime) -> OozieC
             "E1003",
             f"Coordinator job with frequency '{c.expr}' materializes no actions between start "
             "and end time.",
-            hint=f"its first time is {first:%Y-%m-%dT%H:%MZ}, at or after the end time; "
+            hint=f"its first time is {format_oozie_time(first)}, at or after the end time; "
             "widen start/end or change the cron (remember it runs in UTC)",
         )
         raise err

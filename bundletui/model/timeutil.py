@@ -190,6 +190,28 @@ def format_rfc822(dt: datetime, tz: TzLike = "GMT") -> str:
     )
 
 
+_RFC822_YEAR = re.compile(r"[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} (\d{4}) ")
+
+
+def parse_rfc822(text: str) -> datetime:
+    """A time :func:`format_rfc822` wrote, back. ``email.utils`` reads a year below 100 as
+    two digits (``0001`` as 2001); the four digits written are the year. Raises ValueError
+    or TypeError for text that is no such time."""
+    from email.utils import parsedate_to_datetime
+
+    dt = parsedate_to_datetime(text)
+    m = _RFC822_YEAR.match(text)
+    if m and int(m.group(1)) != dt.year and int(m.group(1)) >= 1:
+        dt = dt.replace(year=int(m.group(1)))  # leap years agree: y and 1900+y or 2000+y
+    return dt
+
+
+def year_first(dt: datetime, *, seconds: bool = False) -> str:
+    """``2024-01-01 05:00`` (``:00`` more with ``seconds``), the year in four digits: the C
+    library's ``%Y`` writes year 1 as ``1``."""
+    return f"{dt.year:04d}-{dt:%m-%d %H:%M}" + (f":{dt:%S}" if seconds else "")
+
+
 # 400 Gregorian years: the same weekdays, leap days and (far ahead) zone rules
 _CYCLE = timedelta(days=146_097)
 
@@ -197,11 +219,14 @@ _CYCLE = timedelta(days=146_097)
 def in_zone(dt: datetime, zone: tzinfo | None) -> tuple[datetime, int]:
     """``dt`` in ``zone`` (None: this machine's), and the years to add to its year. A time
     late in 9999 is in the year 10000 east of GMT, which ``datetime`` cannot hold: it is
-    given 400 years earlier, as Java prints it (``Sat, 01 Jan 10000 08:59:00 JST``)."""
+    given 400 years earlier, as Java prints it (``Sat, 01 Jan 10000 08:59:00 JST``); one
+    early in year 1 is in the year 0 west of it: given 400 years later."""
     try:
         return dt.astimezone(zone), 0
     except OverflowError:
-        return (dt - _CYCLE).astimezone(zone), 400
+        if dt.year > 1:
+            return (dt - _CYCLE).astimezone(zone), 400
+        return (dt + _CYCLE).astimezone(zone), -400
 
 
 # an RFC 822 time as the commands' JSON gives it inside a sentence ("held by time-window until

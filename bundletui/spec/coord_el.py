@@ -598,7 +598,7 @@ def date_functions() -> dict[str, Callable[..., Any]]:
             raise _e1004(f"coord:dateTzOffset: {exc.message}", exc.hint) from None
         local = wall_clock(base, zone)
         # Oozie formats the wall time with its processing mask, literal 'Z' included (§9.4).
-        return f"{local:%Y-%m-%dT%H:%M}Z"
+        return f"{local.year:04d}-{local:%m-%dT%H:%M}Z"  # %Y: year 1 as "1"
 
     def format_time(text: str, pattern: str) -> str:
         return java_format(parse_el_time(text, "formatTime"), pattern)

@@ -27,6 +27,7 @@ from bundletui.model.apps import (
 )
 from bundletui.model.frequency import Frequency, TimeUnit
 from bundletui.model.paths import tidy_uri
+from bundletui.model.timeutil import format_oozie_time
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import resolve_app_path
 from bundletui.spec.decode_common import (
@@ -72,7 +73,7 @@ def decode_coordinator(
             "E1003",
             "Invalid coordinator application attributes, Coordinator Start Time must be "
             "earlier than End Time.",
-            hint=f"start {start:%Y-%m-%dT%H:%MZ} is not before end {end:%Y-%m-%dT%H:%MZ}",
+            hint=f"start {format_oozie_time(start)} is not before end {format_oozie_time(end)}",
         )
     timezone = resolver.timezone(*attr("timezone"))
     defaults, required = split_parameters(doc)

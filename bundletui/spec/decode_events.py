@@ -33,6 +33,7 @@ from bundletui.model.events import (
     parse_duration_ms,
 )
 from bundletui.model.frequency import Frequency, TimeUnit
+from bundletui.model.timeutil import format_oozie_time
 from bundletui.spec import xmlsafe
 from bundletui.spec.decode_common import (
     JAVA_INT_MAX,
@@ -66,7 +67,7 @@ def decode_events(
         raise where(doc, root, "start").error(
             "E1003",
             "Invalid coordinator application attributes, Coordinator Start Time must be earlier than End Time.",
-            hint=f"start {start:%Y-%m-%dT%H:%MZ} is not before end {end:%Y-%m-%dT%H:%MZ}",
+            hint=f"start {format_oozie_time(start)} is not before end {format_oozie_time(end)}",
         )
     timezone = resolver.timezone(*attr("timezone"))
     priority = resolver.integer(*attr("priority")) if root.get("priority") else 0

@@ -7,12 +7,12 @@ import contextlib
 import json
 import re
 from collections.abc import Callable
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from rich.text import Text
 
 from bundletui.model.status import COORD_SUSPENDED, JOB_LIVE, JOB_TERMINAL
+from bundletui.model.timeutil import parse_rfc822, year_first
 from bundletui.model.transitions import Event, Machine, allowed
 from bundletui.tui.labels import counts_text, error_text, status_text
 from bundletui.tui.printable import printable
@@ -25,7 +25,7 @@ def short_rfc822(rfc: str | None) -> str:
     if not rfc:
         return "-"
     try:
-        return f"{parsedate_to_datetime(rfc):%Y-%m-%d %H:%M}Z"
+        return f"{year_first(parse_rfc822(rfc))}Z"
     except (TypeError, ValueError):
         return rfc
 
@@ -43,16 +43,16 @@ def short_times(text: str, day: str | None = None) -> str:
     on = None
     if day:
         with contextlib.suppress(TypeError, ValueError):
-            on = parsedate_to_datetime(day).date()
+            on = parse_rfc822(day).date()
 
     def one(m: re.Match[str]) -> str:
         try:
-            when = parsedate_to_datetime(m.group(0))
+            when = parse_rfc822(m.group(0))
         except (TypeError, ValueError):
             return m.group(0)
         hm = f"{when:%H:%M:%S}" if when.second else f"{when:%H:%M}"
         if day is None:
-            return f"{when:%Y-%m-%d} {hm}Z"
+            return f"{when.year:04d}-{when:%m-%d} {hm}Z"
         return hm if when.date() == on else f"{when:%m-%d} {hm}"
 
     return _RFC822.sub(one, text)

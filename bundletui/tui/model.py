@@ -21,6 +21,7 @@ from bundletui.model.status import (
     NEEDS_OPERATOR,
     takes_pause_time,
 )
+from bundletui.model.timeutil import format_oozie_time
 from bundletui.model.transitions import Event, Machine, allowed, sources
 from bundletui.store.changes import ACTION, BUNDLE, COORD, NODE, WORKFLOW, Changes, TreeRow
 
@@ -391,7 +392,7 @@ class ConsoleModel:
         row = item.row
         text = f"{row.name} {row.id} {row.status}"
         if row.nominal is not None:
-            text += f" {from_ms(row.nominal):%Y-%m-%dT%H:%M}"
+            text += f" {format_oozie_time(from_ms(row.nominal))}"
         return text.lower()
 
     def is_fault(self, item: Item) -> bool:

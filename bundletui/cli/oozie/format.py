@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 import sys
 from datetime import datetime, tzinfo
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from bundletui.cli._common import printable
-from bundletui.model.timeutil import in_zone
+from bundletui.model.timeutil import in_zone, parse_rfc822
 
 RULER = "-" * 132
 
@@ -73,7 +72,7 @@ def java_date(rfc: str | None, zone: tzinfo | None) -> str:
 
 
 def _local(rfc: str, zone: tzinfo | None) -> tuple[datetime, int]:
-    return in_zone(parsedate_to_datetime(rfc), zone)
+    return in_zone(parse_rfc822(rfc), zone)
 
 
 def cols(widths: tuple[int, ...], *values: Any) -> str:
