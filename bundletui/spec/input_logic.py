@@ -20,7 +20,10 @@ LOGIC_TRUE, _FALSE, _WAITING = "true", "false", "waiting"
 
 
 @dataclass
-class _Result:
+class LogicResult:
+    """What an input-logic tree says of an action's inputs: its status (available, waiting,
+    not available) and the URIs it takes."""
+
     status: str
     uris: list[str] = field(default_factory=list)
 
@@ -43,7 +46,7 @@ def _verdict(
     base: datetime,
     waiting: list[tuple[datetime, str]],
     what: str,
-) -> _Result:
+) -> LogicResult:
     """Oozie's getEvalResult: all found, or at least ``min``; ``wait`` holds a shortfall."""
     if (
         not found_all
@@ -54,10 +57,10 @@ def _verdict(
     ):
         with contextlib.suppress(OverflowError):  # runs out after year 9999: no wake-up
             waiting.append((base + timedelta(minutes=wait), what))
-        return _Result(_WAITING)
+        return LogicResult(_WAITING)
     if found_all or (min_ is not None and min_ > 0 and len(available) >= min_) or min_ == 0:
-        return _Result(LOGIC_TRUE, available)
-    return _Result(_FALSE)
+        return LogicResult(LOGIC_TRUE, available)
+    return LogicResult(_FALSE)
 
 
 def evaluate_logic(
@@ -68,7 +71,7 @@ def evaluate_logic(
     now: datetime | None,
     base: datetime,
     waiting: list[tuple[datetime, str]],
-) -> _Result:
+) -> LogicResult:
     """Evaluate an input-logic node; ``now=None`` treats every wait as elapsed (start phase)."""
     m = node.min if node.min is not None else min_
     w = node.wait if node.wait is not None else wait
@@ -95,7 +98,7 @@ def evaluate_logic(
                 break
         what = "combine(" + ", ".join(c.dataset or "" for c in node.children) + ")"
         return _verdict(len(available) == len(first), available, m, w, now, base, waiting, what)
-    results: list[_Result] = []
+    results: list[LogicResult] = []
     for child in node.children:
         r = evaluate_logic(child, entries, m, w, now, base, waiting)
         if node.op is LogicOp.OR:
@@ -106,7 +109,7 @@ def evaluate_logic(
             return r
         results.append(r)
     if node.op is LogicOp.OR:
-        return _Result(_FALSE)
+        return LogicResult(_FALSE)
     if any(r.status == _WAITING for r in results):
-        return _Result(_WAITING)
-    return _Result(LOGIC_TRUE, [u for r in results for u in r.uris])
+        return LogicResult(_WAITING)
+    return LogicResult(LOGIC_TRUE, [u for r in results for u in r.uris])

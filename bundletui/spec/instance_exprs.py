@@ -9,12 +9,13 @@ refuse (:class:`InstanceProbe`, :func:`check_instance_call`, :func:`check_instan
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from bundletui.errors import SpecError
 from bundletui.model import instances
 from bundletui.model.apps import CoordinatorApp
+from bundletui.model.clock import EPOCH
 from bundletui.model.frequency import TimeUnit
 from bundletui.spec.action_plan import Pending
 from bundletui.spec.coord_el import (
@@ -34,9 +35,6 @@ from bundletui.spec.el import (
     compile_template,
     property_variables,
 )
-
-#: 1970-01-01 UTC: a stand-in time where no real one is known yet
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class InstanceExpr:
@@ -171,7 +169,10 @@ class InstanceProbe:
         self._app = app
         variables = {**BASIC_CONSTANTS, **SLA_CONSTANTS, **property_variables(conf)}
         self._env, self._ctx = creation_context(
-            app, conf, variables, lambda: self._env.actual or EPOCH
+            app,
+            conf,
+            variables,
+            lambda: self._env.actual or EPOCH,  # a stand-in where no real time is known yet
         )
 
     def call(self, dataset: str, text: str) -> InstanceCall | None:

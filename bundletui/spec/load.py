@@ -13,7 +13,6 @@ import contextlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from bundletui.model.apps import (
     InputLogic,
     WorkflowApp,
 )
-from bundletui.model.clock import Clock
+from bundletui.model.clock import EPOCH, Clock
 from bundletui.model.cron import validate_cron_frequency
 from bundletui.model.instances import absolute_instance
 from bundletui.spec import xmlsafe
@@ -233,7 +232,7 @@ def check_coordinator(app: CoordinatorApp, file: str) -> None:
         _check_conf_calls(prop, value, file)
         for pattern in _format_patterns(value):
             try:
-                java_format(_EPOCH, pattern)
+                java_format(EPOCH, pattern)
             except BundletuiError as exc:
                 raise SpecError(
                     exc.code,
@@ -449,8 +448,6 @@ def _format_patterns(value: str) -> list[str]:
         and isinstance(node.args[1].value, str)
     ]
 
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # a literal name only (a number or boolean too: dataIn(3) names [3] when the action starts):
 # coord:dataIn(coord:conf('x')) is checked when the action starts

@@ -27,6 +27,7 @@ from typing import Any
 from bundletui.errors import BundletuiError, SpecError
 from bundletui.model import instances
 from bundletui.model.apps import CoordinatorApp, DataIn
+from bundletui.model.clock import EPOCH
 from bundletui.model.ids import action_id as make_action_id
 from bundletui.model.timeutil import format_oozie_time, iter_nominal_times
 from bundletui.spec.action_plan import ActionPlan, DataInPlan, DataOutPlan, InputCheck, Pending
@@ -53,7 +54,6 @@ from bundletui.spec.el import (
 from bundletui.spec.input_logic import LOGIC_TRUE, evaluate_logic, named_logic_nodes
 from bundletui.spec.instance_exprs import (
     END_OF_UNITS,
-    EPOCH,
     InstanceExpr,
     check_range_ends,
     creation_context,
