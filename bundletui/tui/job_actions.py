@@ -53,10 +53,10 @@ class JobActionsMixin(ScreenState):
                     made = self.backend.command(call)
                     ok.append(str(made) if new_job else target)
                 except BundletuiError as exc:
-                    # an error in a file says where itself (a submit's target is the
-                    # properties file, the error may be in the coordinator it names)
-                    text = f"{exc.code} {exc.located}"
-                    text = text if exc.file else f"{target}: {text}"
+                    # as the CLI's line (``E0701: f.xml:3: …``): an error in a file says
+                    # where itself (a submit's target is the properties file, the error may
+                    # be in the coordinator it names)
+                    text = str(exc) if exc.file else f"{target}: {exc}"
                     failed.append(f"{text}\n  hint: {exc.hint}" if exc.hint else text)
             return ok, failed
 

@@ -670,7 +670,7 @@ async def test_a_refused_submit_says_which_file_and_line_and_the_hint(env: Env) 
         await h.press("enter")
         await h.until(lambda: h.warned("E1004"), what="the toast")
         toast = next(m for _s, m in h.toasts if "E1004" in m)
-        assert f"E1004 {coordinator}:4: " in toast, toast
+        assert f"E1004: {coordinator}:4: " in toast, toast
         assert "hint: defined: none" in toast, toast
 
 

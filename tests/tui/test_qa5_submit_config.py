@@ -19,7 +19,8 @@ async def test_submit_of_a_non_xml_configuration_says_how_one_is_written(env: En
         await h.press("enter")
         await h.until(lambda: h.warned("E0701"), what="the toast")
         toast = next(m for _s, m in h.toasts if "E0701" in m)
-        assert f"E0701 XML schema error, {bad}, malformed XML" in toast, toast
+        # the CLI's line, file:line first (review: the toast left the place out)
+        assert f"failed\nE0701: {bad}:1: XML schema error, {bad}, malformed" in toast, toast
         assert "(line 1, column 1)" in toast, toast
         assert f"hint: {bad} is read as a Hadoop configuration" in toast, toast
         assert "<configuration><property><name>" in toast, toast
