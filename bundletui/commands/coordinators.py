@@ -215,6 +215,11 @@ def action_timeout_at(coord: CoordRow, nominal_ms: int, created_ms: int) -> int 
     return max(nominal_ms, created_ms) + (coord.timeout + 1) * 60_000
 
 
+# An outbox item for the engine: an ended event schedule is running again, its feeds to be
+# looked at on disk (they were not watched while it was ended).
+FEEDS_LIVE_AGAIN = "events.feeds_live_again"
+
+
 def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields: Any) -> CoordRow:
     """Write a coordinator's new status and pass it up to its bundle (seed: BundleStatusUpdateXCommand)."""
     jobs.update(tx, CoordRow, coord.id, status=status, **fields)
@@ -223,6 +228,15 @@ def set_status(tx: Tx, effects: Effects, coord: CoordRow, status: str, **fields:
         from bundletui.commands.bundles import coordinator_changed
 
         coordinator_changed(tx, effects, updated)
+    if coord.kind == "event":
+        from bundletui.commands.schedules import FINISHED
+
+        if coord.status in FINISHED and status not in FINISHED:
+            # taken back to running (a later end time, status=RUNNING, a rerun): the engine
+            # rescans its feeds when it applies this, whichever process ran the command —
+            # what landed while it was ended counts, as the start-up rescan counts what
+            # landed while no engine ran
+            effects.child_command(tx, FEEDS_LIVE_AGAIN, coord.id)
     return updated
 
 

@@ -92,6 +92,7 @@ class EventService:
         e.on_due("events.wait", unless_safe(self.on_time))
         e.on_due("events.constraint", unless_safe(self.on_constraint_due))
         e.on_due("events.settle", self.on_settle)
+        e.on_outbox(coordcmd.FEEDS_LIVE_AGAIN, lambda tx, cid, _args: self.watch_again(tx, cid))
         e.every("events.rescan", RESCAN_MS / 1000, self.rescan)
         e.landing.listeners.append(self.on_landed)
 
@@ -162,13 +163,14 @@ class EventService:
             on_clock(completed, tx.now_ms, real_now),
         )
 
-    def rescan(self, tx: Tx) -> None:
-        """Find partitions that landed while nobody watched (start-up, and every few minutes)."""
+    def rescan(self, tx: Tx, coord_id: str | None = None) -> None:
+        """Find partitions that landed while nobody watched (start-up, and every few minutes);
+        ``coord_id``: in that schedule's feeds only (:meth:`watch_again`)."""
         done: set[tuple[str, str]] = set()
         real_now = to_ms(self.engine.real_clock.now())
         found: list[tuple[int, str, str, str, Path]] = []  # (completed, path, feed, flag, part)
-        for _coord, feed_path, flag in store.all_feeds(tx.conn):
-            if (feed_path, flag) in done:
+        for coord, feed_path, flag in store.all_feeds(tx.conn):
+            if (feed_path, flag) in done or coord_id not in (None, coord):
                 continue
             done.add((feed_path, flag))
             # the partitions recorded already are passed over before any is sized: a rescan
@@ -186,6 +188,14 @@ class EventService:
                 self.engine.heap.push(tx.now_ms + self.settle_ms, "events.settle", text)
                 continue
             self._record(tx, Path(feed_path), part, completed, size)
+
+    def watch_again(self, tx: Tx, coord_id: str) -> None:
+        """An ended schedule a command took back to running (a later end time, status=RUNNING,
+        a rerun): its feeds were not watched while it was ended (``store.events.LIVE_FEED``),
+        so what landed meanwhile — while an engine ran, or before this one started and did
+        its start-up rescan — is looked for on disk now, as that rescan does, and counts as
+        new from now (the periodic rescan found it minutes later, or a simulated run never)."""
+        self.rescan(tx, coord_id)
 
     # ------------------------------------------------------------------ consumption
 

@@ -175,7 +175,8 @@ def schedules_for(conn: sqlite3.Connection, key: str) -> list[tuple[str, str | N
 
 # A feed is watched while its schedule has not ended: a killed one's was rescanned, recorded
 # and kept the watcher polling fast for ever (QA (ak)). An ended one given a later end time
-# is watched again; what landed meanwhile is found by the next rescan.
+# is watched again; what landed meanwhile is found by the rescan of its feeds the engine runs
+# when it applies that command (engine.events.watch_again).
 LIVE_FEED = (
     "EXISTS (SELECT 1 FROM coord_jobs c WHERE c.id = event_feeds.coord_id"
     " AND c.status NOT IN ('SUCCEEDED', 'DONEWITHERROR', 'KILLED', 'FAILED', 'IGNORED'))"
