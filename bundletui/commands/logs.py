@@ -144,8 +144,8 @@ class Section:
 
     @property
     def status(self) -> str:
-        """The node's status for its newest attempt; an earlier one has ``ended``."""
-        return self.node.status if self.files.last else "ended"
+        """The node's status for its newest attempt; an earlier one was ``retried`` (another attempt followed it)."""
+        return self.node.status if self.files.last else "retried"
 
     @property
     def detail(self) -> str:

@@ -367,11 +367,14 @@ class JobFilter:
         for part in (p for p in text.split(";") if p.strip()):
             key, sep, value = part.partition("=")
             key = key.strip().lower()
-            if not sep or key not in allowed:
+            # ``name=`` is no pair either: Java's "name=".split("=") is one element (QA: it
+            # listed nothing, exit 0, where Oozie refuses it)
+            pair = bool(sep and value.strip())
+            if not pair or key not in allowed:
                 raise CommandError(
                     "E0420",
                     f"Invalid jobs filter [{text}], invalid key [{key}]"
-                    if sep
+                    if pair
                     else f"Invalid jobs filter [{text}], elements must be name=value pairs",
                     hint=f"keys: {', '.join(allowed)}; e.g. --filter 'status=RUNNING;name=daily'",
                 )

@@ -441,6 +441,7 @@ def rerun_keys(conf: Mapping[str, str]) -> tuple[list[str], bool]:
             "E0404",
             f"Only one of the properties are allowed [{' OR '.join(RERUN_KEYS)}]",
             hint="give the nodes to skip or failnodes, not both",
+            usage=True,  # on the command line, as --skip-nodes with --failed-nodes
         )
     skip_text, failed_text = (conf.get(key, "") for key in RERUN_KEYS)
     skip = [s.strip() for s in skip_text.split(",") if s.strip()]
@@ -454,6 +455,7 @@ def rerun_keys(conf: Mapping[str, str]) -> tuple[list[str], bool]:
             failed_text,
             hint=f"{RERUN_KEYS[1]}=true runs the failed nodes again; "
             f"{RERUN_KEYS[0]}= (empty) runs every node",
+            usage=True,
         )
     return skip, failed == "true"
 
@@ -481,6 +483,7 @@ def rerun(
                 " options --skip-nodes/--failed-nodes and the -D properties say different"
                 " things",
                 hint="give the nodes to skip (or failed nodes only) one way, not both",
+                usage=True,
             )
         skip, failed_nodes = from_conf
     # the rerun's own keys steer this rerun only; the application path cannot change

@@ -388,7 +388,7 @@ def _retries(doc: XmlDocument, el: Element, resolver: Resolver) -> tuple[int, in
             raise where(doc, el, f"@{attr}").error(
                 BAD_VALUE,
                 f"{attr} [{value}] of node [{el.get('name')}] must not be negative",
-                hint=f"{attr} is a count / minutes, 0 or more",
+                hint=f"{attr} is {'minutes' if attr == 'retry-interval' else 'a count'}, 0 or more",
             )
         return value
 

@@ -229,3 +229,37 @@ def test_a_bundle_rerun_without_a_scope_exits_2(
     assert r.returncode == 2 and r.stderr.startswith("Error: E1018: Coord Job Rerun Error: "), r
     assert says in r.stderr, r
     assert _jobs_dump(home) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("-D", "oozie.wf.rerun.failnodes=true", "-D", "oozie.wf.rerun.skip.nodes=a"), "E0404"),
+        (("-D", "oozie.wf.rerun.failnodes=yes"), "E0303"),
+        (("--failed-nodes", "-D", "oozie.wf.rerun.skip.nodes=a"), "E0404"),
+    ],
+)
+def test_rerun_properties_that_contradict_exit_2_as_the_options_do(
+    jobs: tuple[Path, str, str], args: tuple[str, ...], says: str
+) -> None:
+    """QA: ``--skip-nodes a --failed-nodes`` exited 2 and the same said with Oozie's ``-D``
+    properties, which are read as the options are, exited 1."""
+    home, _coord, wf = jobs
+    r = bundletui("rerun", wf, *args, home=home)
+    assert r.returncode == 2 and r.stderr.startswith(f"Error: {says}: "), r
+
+
+def test_a_filter_element_with_no_value_is_refused_as_oozie_does(
+    jobs: tuple[Path, str, str],
+) -> None:
+    """QA: ``jobs --filter name=`` listed nothing, exit 0; Oozie's servlet splits ``name=``
+    into one element and refuses it (E0420)."""
+    home = jobs[0]
+    for text in ("name=", "status=RUNNING;user= "):
+        r = bundletui("jobs", "--filter", text, home=home)
+        assert r.returncode == 2, r
+        assert f"E0420: Invalid jobs filter [{text}], elements must be name=value pairs" in (
+            r.stderr
+        ), r
+    r = bundletui("jobs", "--filter", "name=w", home=home)
+    assert r.returncode == 0 and "1 of 1" in r.stdout, r

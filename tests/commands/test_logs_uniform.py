@@ -234,6 +234,6 @@ def test_a_retried_nodes_attempt_says_of_up_to_while_it_may_be_retried(tmp_path:
         ended = logs.sections(store, wf)
         assert [s.attempt_text for s in ended.sections] == ["attempt 1 of 2", "attempt 2 of 2"]
         assert [s.heading for s in ended.sections] == [
-            "flaky (ended, attempt 1)",
+            "flaky (retried, attempt 1)",
             "flaky (SUCCEEDED, attempt 2)",
         ]

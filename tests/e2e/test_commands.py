@@ -653,15 +653,15 @@ def test_log_follow_moves_on_to_each_retry_and_each_node(bt: Bt, tmp_path: Path)
     assert again.stdout.count("flaky started") == 3
     assert again.stdout.count("fails on purpose") == 2
     assert [line for line in again.stdout.splitlines() if line.startswith("──")] == [
-        "── flaky (ended, attempt 1)",
-        "── flaky (ended, attempt 2)",
+        "── flaky (retried, attempt 1)",
+        "── flaky (retried, attempt 2)",
         "── flaky (SUCCEEDED, attempt 3)",
     ]
     assert again.stderr == ""
     whole = bt.cli("log", wf).stdout
     assert [line for line in whole.splitlines() if line.startswith("── flaky")] == [
-        "── flaky (ended, attempt 1)",
-        "── flaky (ended, attempt 2)",
+        "── flaky (retried, attempt 1)",
+        "── flaky (retried, attempt 2)",
         "── flaky (SUCCEEDED, attempt 3)",
     ]
     # Oozie's front and the HTTP API's show=log give the same

@@ -100,3 +100,15 @@ def test_an_application_file_that_is_not_xml_still_points_to_config(app: Path) -
     """``validate job.properties``: there the old hint is the right one."""
     r = bundletui("validate", str(app / "job.properties"))
     assert f"hint: this is not XML: {OLD}" in r.stderr, r.stderr
+
+
+def test_a_negative_retry_max_is_said_to_be_a_count(tmp_path: Path) -> None:
+    """QA: its hint said "a count / minutes"; minutes are retry-interval's."""
+    for attr, unit in (("retry-max", "a count"), ("retry-interval", "minutes")):
+        wf = tmp_path / f"{attr}.xml"
+        wf.write_text(
+            '<dag-app xmlns="uri:bundletui:dag:1.0" name="r">'
+            f'<job name="c" {attr}="-1"><shell><exec>true</exec></shell></job></dag-app>'
+        )
+        r = bundletui("validate", str(wf))
+        assert r.returncode == 1 and f"hint: {attr} is {unit}, 0 or more\n" in r.stderr, r
