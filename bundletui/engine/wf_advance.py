@@ -211,7 +211,9 @@ class AdvanceMixin(RunnerState):
                 t = decide(Machine.NODE, status, Event.SKIP, nid)
                 jobs.update(tx, NodeRow, nid, status=t.to)
                 self.launchable.discard(nid)
-        self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, exc.located))
+        # named as a failed action names its node (QA: the decision was not named)
+        text = f"node {at}: {exc.located}" if at else exc.located
+        self._finish(tx, wf, app, W.FAILED, None, error=(exc.code, text))
 
     def _apply(
         self,

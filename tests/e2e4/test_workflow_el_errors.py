@@ -38,5 +38,7 @@ def test_an_el_error_outside_an_action_fails_the_workflow(bt: Bt4, where: str) -
     assert info["endTime"] is not None
     assert info["errorCode"] == "E1004", info
     assert "abc" in info["errorMessage"], info  # the value the expression could not use
+    if where == "d":  # the node whose expression failed is named, as a failed action's is
+        assert info["errorMessage"].startswith("node d: "), info
     nodes = {a["name"]: a["status"] for a in info["actions"]}
     assert nodes["x"] in ("OK", "SUCCEEDED"), nodes

@@ -107,19 +107,21 @@ GRAND_EL = """<workflow-app xmlns="uri:oozie:workflow:1.0" name="grand">
 
 
 def test_a_chain_above_a_child_that_failed_on_an_el_error(tmp_path: Path) -> None:
-    """The grandchild fails on its decision's EL error, with that error as its text (no
-    ``node`` in front): the middle one says ``node inner: <error>``, the top one puts its
-    node in front of that. It read ``node outer: node inner: <error>`` (the chain was given
-    up for the nesting whenever the walk down the rows went past the level where it began)."""
+    """The grandchild fails on its decision's EL error, its text naming the decision as a
+    failed action's names its node (``node d: <error>``; it named none); the middle one says
+    ``node inner → d: <error>``, the top one puts its node in front of that. It read ``node
+    outer: node inner: <error>`` (the chain was given up for the nesting whenever the walk
+    down the rows went past the level where it began)."""
     (tmp_path / "parent.xml").write_text(sub("parent", "outer", "middle.xml"))
     (tmp_path / "middle.xml").write_text(sub("middle", "inner", "grand.xml"))
     (tmp_path / "grand.xml").write_text(GRAND_EL)
     home, wf_id = run(tmp_path, "parent.xml")
     top, middle, grand = texts_by_depth(home, wf_id)
     assert grand[:2] == ("FAILED", "E1004") and "cannot coerce" in grand[2], grand
-    assert not grand[2].startswith("node "), grand
-    assert middle == ("FAILED", "E1004", f"node inner: {grand[2]}")
-    assert top == ("FAILED", "E1004", f"node outer → inner: {grand[2]}")
+    assert grand[2].startswith("node d: "), grand
+    error = grand[2].removeprefix("node d: ")
+    assert middle == ("FAILED", "E1004", f"node inner → d: {error}")
+    assert top == ("FAILED", "E1004", f"node outer → inner → d: {error}")
 
 
 CHILD_KILLED = """<workflow-app xmlns="uri:oozie:workflow:1.0" name="child">
