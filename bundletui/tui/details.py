@@ -185,10 +185,17 @@ def bundle_page(info: dict[str, Any], alias: Alias = _same, read_only: bool = Fa
     return p.text
 
 
+# a pending flag says a command waits for the engine to carry it down: with none running it
+# waits for one to start (QA: "is being carried out" while nothing was)
+_QUEUED = (
+    "a command is queued for its {}: the engine carries it out (none running: when one starts)"
+)
+
+
 def _bundle_why(info: dict[str, Any]) -> str:
     status = info["status"]
     if info.get("pending"):
-        return "a command is being carried out on its coordinators"
+        return _QUEUED.format("coordinators")
     if status == "PREP":
         return f"waits for its kick-off time {short_rfc822(info.get('kickoffTime'))}"
     if _paused(status):
@@ -305,7 +312,7 @@ def _coord_why(info: dict[str, Any]) -> tuple[str, bool]:
     mat = info.get("materialization") or {}
     reasons: list[str] = []
     if info.get("pending"):
-        reasons.append("a command is being carried out on its actions")
+        reasons.append(_QUEUED.format("actions"))
     suspended = status in COORD_SUSPENDED
     if suspended:
         reasons.append("suspended: nothing materializes or launches until r resumes it")
@@ -364,7 +371,7 @@ def _event_why(info: dict[str, Any]) -> tuple[str, bool]:
     mat = info.get("materialization") or {}
     reasons: list[str] = []
     if info.get("pending"):
-        reasons.append("a command is being carried out on its actions")
+        reasons.append(_QUEUED.format("actions"))
     if status in COORD_SUSPENDED:
         reasons.append(
             "suspended: its trigger ignores events (what lands now never fires it) until r resumes it"

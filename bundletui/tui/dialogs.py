@@ -124,6 +124,9 @@ class ConfirmDialog(ModalScreen[bool]):
     def _typed_enter(self, event: Input.Submitted) -> None:
         if event.value.strip() == self.type_to_confirm:
             self.dismiss(True)
+        else:  # QA: Enter on another name did nothing, and said nothing
+            typed = f" ({event.value.strip()!r} does not match)" if event.value.strip() else ""
+            self.notify(f"type {self.type_to_confirm!r} to confirm{typed}", severity="warning")
 
     @on(Button.Pressed, "#ok")
     def _ok(self) -> None:

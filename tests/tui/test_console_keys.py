@@ -214,6 +214,8 @@ async def test_a_bundle_kill_asks_for_its_name(env: Env) -> None:
         await h.press("enter")
         assert ok.disabled and isinstance(h.app.screen, ConfirmDialog)
         assert h.bundle_status() == "RUNNING"
+        # QA: Enter on another name said nothing
+        assert ("warning", "type 'feeds' to confirm ('feed' does not match)") in h.toasts
         await h.press("s", "enter")
         await h.until(
             lambda: h.bundle_status() == "KILLED",
