@@ -11,8 +11,9 @@ from typing import Any
 
 from rich.text import Text
 
+from bundletui.commands import queries
 from bundletui.model.status import COORD_SUSPENDED, JOB_LIVE, JOB_TERMINAL
-from bundletui.model.timeutil import parse_rfc822, year_first
+from bundletui.model.timeutil import parse_rfc822
 from bundletui.model.transitions import Event, Machine, allowed
 from bundletui.tui.labels import counts_text, error_text, status_text
 from bundletui.tui.printable import printable
@@ -21,13 +22,10 @@ Alias = Callable[[str], str]
 
 
 def short_rfc822(rfc: str | None) -> str:
-    """``Mon, 01 Jan 2024 05:00:00 GMT`` -> ``2024-01-01 05:00Z``."""
-    if not rfc:
-        return "-"
-    try:
-        return f"{year_first(parse_rfc822(rfc))}Z"
-    except (TypeError, ValueError):
-        return rfc
+    """``Mon, 01 Jan 2024 05:00:00 GMT`` -> ``2024-01-01 05:00Z``: the commands' short form,
+    the console's ``Z`` after it (``-`` for none, text that is no time as it is)."""
+    text = queries.short_rfc822(rfc)
+    return text if text in ("-", rfc) else f"{text}Z"
 
 
 # an RFC 822 time as the commands' JSON gives it inside a sentence ("held by time-window until
