@@ -39,8 +39,9 @@ def _tail(text: str, width: int) -> str:
 
 
 def _missing(action: dict[str, Any]) -> str:
-    n = len(action["missing_dependencies"])
-    return "ready" if n == 0 else f"{n} missing"
+    if action["ready"]:  # with <input-logic>, absent paths an `or` does not need
+        return "ready"
+    return f"{len(action['missing_dependencies'])} missing"
 
 
 def render_dryrun(result: dict[str, Any]) -> None:
@@ -82,7 +83,12 @@ def render_dryrun(result: dict[str, Any]) -> None:
                 )
         missing = first["missing_dependencies"]
         if missing:
-            out.print(f"[bold]Missing for action {first['number']}[/bold]:")
+            heading = (
+                f"Absent for action {first['number']}, not needed by its input logic"
+                if first["ready"]
+                else f"Missing for action {first['number']}"
+            )
+            out.print(f"[bold]{heading}[/bold]:")
             for path in missing[:5]:
                 out.print(f"  {path}", markup=False, overflow="ellipsis", no_wrap=True)
             if len(missing) > 5:

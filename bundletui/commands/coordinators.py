@@ -345,17 +345,7 @@ def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -
     """``1,3-4,7-40`` -> [1, 3, 4, 7, …, 40]. ``upto``: the highest number ``coord_id`` has;
     a range reaching past it is an error before it is spelled out (``1-999999999``)."""
     numbers: list[int] = []
-    parts = [p.strip() for p in text.split(",")]
-    while parts and not parts[-1]:
-        parts.pop()  # "1,2," is 1,2, as Java's split drops trailing empty strings
-    if "" in parts:  # "1,,2" or ",1": Oozie's Integer.parseInt("") refuses it (E0302)
-        raise CommandError(
-            "E0302",
-            f"Invalid parameter [action scope {text}]: an empty item",
-            hint="use numbers and ranges separated by single commas, e.g. 1,3-4",
-            usage=True,
-        )
-    for part in parts:
+    for part in _scope_items(text, "action scope", "1,3-4"):
         lo, sep, hi = part.partition("-")
         try:
             a = int(lo)
@@ -391,6 +381,23 @@ def parse_action_scope(text: str, upto: int | None = None, coord_id: str = "") -
     return numbers
 
 
+def _scope_items(text: str, what: str, example: str) -> list[str]:
+    """The comma-separated items of a scope, as Oozie's ``split(",")`` gives them: "1,2," is
+    1,2 (Java drops trailing empty strings), "1,,2" or ",1" has an empty item, which Oozie's
+    parse of it refuses (E0302)."""
+    parts = [p.strip() for p in text.split(",")]
+    while parts and not parts[-1]:
+        parts.pop()
+    if "" in parts:
+        raise CommandError(
+            "E0302",
+            f"Invalid parameter [{what} {text}]: an empty item",
+            hint=f"separate the items with single commas, e.g. {example}",
+            usage=True,
+        )
+    return parts
+
+
 def parse_date_scope(text: str) -> list[tuple[datetime, datetime]]:
     """``d1::d2,d3`` -> inclusive nominal-time ranges."""
     return [(a, b) for a, b, _ranged in _date_parts(text)]
@@ -400,7 +407,8 @@ def _date_parts(text: str) -> list[tuple[datetime, datetime, bool]]:
     """Each part of a date scope, and whether it was a ``d1::d2`` range (Oozie's rerun takes
     a range's ended actions only, a single date's action whatever it is)."""
     out = []
-    for part in (p.strip() for p in text.split(",") if p.strip()):
+    example = "2009-01-01T01:00Z::2009-01-01T05:00Z,2009-01-02T01:00Z"
+    for part in _scope_items(text, "date scope", example):
         lo, sep, hi = part.partition("::")
         a = option_time(lo, "date scope")
         b = option_time(hi, "date scope") if sep else a

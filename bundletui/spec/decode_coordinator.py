@@ -162,10 +162,15 @@ def _controls(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Coord
         return CoordControls()
 
     def value(name: str) -> tuple[str, Where] | None:
+        """The written text and its place; None (the default) when it is empty, written so
+        or coming out so from a variable (``-D concurrency=``), as Oozie's empty control."""
         c = xmlsafe.child(el, name)
         if c is None or not xmlsafe.text(c):
             return None
-        return xmlsafe.text(c), where(doc, c, f"controls/{name}")
+        text, at = xmlsafe.text(c), where(doc, c, f"controls/{name}")
+        if "${" in text and not resolver.text(text, at).strip():
+            return None
+        return text, at
 
     timeout = DEFAULT_TIMEOUT
     if (v := value("timeout")) is not None:

@@ -10,11 +10,13 @@ The result is plain data, printed as JSON by ``--json``::
 
     {"coordinators": [{"name": …, "actions": [{"number": 1, "nominal_time": "…",
       "data_in": {"name": ["uri", …]}, "data_out": {…}, "missing_dependencies": ["uri", …],
-      "conf": {"k": "v"}}]}]}
+      "ready": true, "conf": {"k": "v"}}]}]}
 
 A data-in whose latest()/future() cannot be resolved yet lists that EL text in place of its
 URIs (first, where Oozie puts the resolved ones); ``missing_dependencies`` holds the done-flag
-paths that do not exist, then the unresolved EL.
+paths that do not exist, then the unresolved EL. ``ready`` is the engine's verdict on them: with
+``<input-logic>`` an action can be ready while some paths are absent (an ``or`` met by its first
+branch), so the status follows ``ready``, not the length of the list.
 """
 
 from __future__ import annotations
@@ -260,6 +262,7 @@ def dryrun_coordinator(
                     "data_in": data_in,
                     "data_out": {d.name: list(d.uris) for d in plan.data_outs},
                     "missing_dependencies": list(check.missing_dependencies),
+                    "ready": check.ready,
                     "conf": wf_conf,
                 }
             )

@@ -176,11 +176,12 @@ class SubmitResolver:
     def frequency(self, value: str, where: Where) -> Frequency:
         raw = value.strip()
         fields = raw.split()
-        if len(fields) in (6, 7) and "${" not in raw:  # Quartz's, with seconds (and a year)
+        if len(fields) not in (0, 1, 5) and "${" not in raw:  # a cron of too few or many fields
+            fix = ", without seconds" if len(fields) in (6, 7) else ""  # Quartz's (and a year)
             hint = (
                 "a dataset's frequency is not a cron: minutes, or e.g. ${coord:hours(1)}"
                 if "dataset" in where.describe()
-                else "write minute hour day-of-month month day-of-week, without seconds "
+                else f"write minute hour day-of-month month day-of-week{fix} "
                 "(e.g. '0 * * * *' for every hour)"
             )
             raise where.error(

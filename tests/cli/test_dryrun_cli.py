@@ -2,7 +2,7 @@
 
 Done flags, latest() and future() are real directories under tmp_path; the JSON shape is the
 issue's: {"coordinators": [{"name", "actions": [{"number", "nominal_time", "data_in",
-"data_out", "missing_dependencies", "conf"}]}]}.
+"data_out", "missing_dependencies", "ready", "conf"}]}]}.
 """
 
 from __future__ import annotations
@@ -23,7 +23,15 @@ from tests.cli import bundletui
 
 _register()
 RUNNER = CliRunner()
-ACTION_KEYS = ["number", "nominal_time", "data_in", "data_out", "missing_dependencies", "conf"]
+ACTION_KEYS = [
+    "number",
+    "nominal_time",
+    "data_in",
+    "data_out",
+    "missing_dependencies",
+    "ready",
+    "conf",
+]
 
 COORD = """<coordinator-app name="{name}" frequency="{frequency}" start="{start}" end="{end}"
     timezone="{timezone}" xmlns="uri:oozie:coordinator:0.4">
