@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from bundletui.errors import ModelError
-from bundletui.model.timeutil import TzLike, format_oozie_time, parse_timezone
+from bundletui.model.timeutil import TzLike, first_instant, format_oozie_time, parse_timezone
 
 __all__ = [
     "LocalCron",
@@ -456,24 +456,7 @@ class LocalCron:
 
     def _resolve(self, wall: datetime) -> datetime:
         """The instant a selected wall time fires at (first occurrence / shift instant)."""
-        zone = self.tz
-        first = wall.replace(tzinfo=zone).utcoffset()
-        second = wall.replace(tzinfo=zone, fold=1).utcoffset()
-        assert first is not None and second is not None
-        if first >= second:  # normal, or repeated: the first (earlier) instant
-            return (wall - first).replace(tzinfo=UTC)
-        # Skipped: the transition lies between wall-as-old-offset and wall-as-new-offset;
-        # find the first instant whose local time is at or after the wall time.
-        lo = (wall - second).replace(tzinfo=UTC)  # local time still before the shift
-        hi = (wall - first).replace(tzinfo=UTC)  # local time after the shift
-        while hi - lo > timedelta(seconds=1):
-            mid = lo + (hi - lo) / 2
-            mid = mid.replace(microsecond=0)
-            if mid.astimezone(zone).replace(tzinfo=None) >= wall:
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return first_instant(wall, self.tz)
 
     def next_after(self, t: datetime) -> datetime | None:
         """The first firing instant strictly after ``t`` (aware UTC), or None if never."""

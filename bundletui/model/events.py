@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from enum import StrEnum
-from zoneinfo import ZoneInfo
 
-from bundletui.model.timeutil import parse_timezone
+from bundletui.model.clock import to_ms
+from bundletui.model.timeutil import first_instant, parse_timezone, wall_clock
 
 
 class OnTimeout(StrEnum):
@@ -458,27 +458,37 @@ def _local(now_ms: int, tz: str) -> datetime:
 
 
 def in_window(w: TimeWindow, now_ms: int, tz: str) -> bool:
+    """Whether the window is open: its wall times, and on a spring-forward day whose shift
+    skipped its opening, its length from the shift (02:00-03:00 in New York on the change
+    day is 03:00-04:00 EDT), as :func:`next_window_start` promises it opens then."""
     local = _local(now_ms, tz)
     minute = local.hour * 60 + local.minute
     if w.start_minute < w.end_minute:
-        return w.start_minute <= minute < w.end_minute
-    return minute >= w.start_minute or minute < w.end_minute  # spans midnight
+        if w.start_minute <= minute < w.end_minute:
+            return True
+    elif minute >= w.start_minute or minute < w.end_minute:  # spans midnight
+        return True
+    length_ms = (w.end_minute - w.start_minute) % 1440 * 60_000
+    for back in (0, 1):  # an opening on the day before, for a window spanning midnight
+        opens, skipped = _opening(w, (local - timedelta(days=back)).date(), tz)
+        if skipped and opens <= now_ms < opens + length_ms:
+            return True
+    return False
+
+
+def _opening(w: TimeWindow, day: date, tz: str) -> tuple[int, bool]:
+    """When the window opens on a local day, and whether a forward shift skipped its wall
+    time (it then opens at the shift)."""
+    naive = datetime(day.year, day.month, day.day, w.start_minute // 60, w.start_minute % 60)
+    at = first_instant(naive, tz)
+    return to_ms(at), wall_clock(at, tz) != naive
 
 
 def next_window_start(w: TimeWindow, now_ms: int, tz: str) -> int:
     """The next instant the window opens (local wall time; a skipped time opens at the shift)."""
-    zone = parse_timezone(tz)
     local = _local(now_ms, tz)
     for days in range(0, 3):
-        day = (local + timedelta(days=days)).date()
-        naive = datetime(day.year, day.month, day.day, w.start_minute // 60, w.start_minute % 60)
-        candidate = naive.replace(tzinfo=zone)
-        if isinstance(zone, ZoneInfo):
-            # a wall time skipped by spring-forward resolves to the shift instant
-            back = candidate.astimezone(ZoneInfo("UTC")).astimezone(zone)
-            if back.replace(tzinfo=None) != naive:
-                candidate = back
-        ms = int(candidate.timestamp() * 1000)
+        ms, _skipped = _opening(w, (local + timedelta(days=days)).date(), tz)
         if ms > now_ms:
             return ms
     return now_ms + 86_400_000

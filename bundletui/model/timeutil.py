@@ -368,6 +368,30 @@ def local_to_utc(local: datetime, tz: TzLike) -> datetime:
     return (naive - off).replace(tzinfo=UTC)
 
 
+def first_instant(wall: datetime, tz: TzLike) -> datetime:
+    """The instant a naive wall time first reads in ``tz``, for event schedules' cron and time
+    windows: a time that occurs twice (fall-back) is its first occurrence; one skipped by a
+    forward shift is the shift instant itself (02:30 on a 02:00->03:00 day is 03:00 local),
+    so nothing set for the skipped hour waits a day."""
+    zone = _tz(tz)
+    first = wall.replace(tzinfo=zone).utcoffset()
+    second = wall.replace(tzinfo=zone, fold=1).utcoffset()
+    assert first is not None and second is not None
+    if first >= second:  # normal, or repeated: the first (earlier) instant
+        return (wall - first).replace(tzinfo=UTC)
+    # Skipped: the transition lies between wall-as-old-offset and wall-as-new-offset;
+    # find the first instant whose local time is at or after the wall time.
+    lo = (wall - second).replace(tzinfo=UTC)  # local time still before the shift
+    hi = (wall - first).replace(tzinfo=UTC)  # local time after the shift
+    while hi - lo > timedelta(seconds=1):
+        mid = (lo + (hi - lo) / 2).replace(microsecond=0)
+        if mid.astimezone(zone).replace(tzinfo=None) >= wall:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def is_dst(t: datetime, tz: TzLike) -> bool:
     """Java's ``TimeZone.inDaylightTime``."""
     d = _utc(t).astimezone(_tz(tz)).dst()
