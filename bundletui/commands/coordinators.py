@@ -9,6 +9,7 @@ the user-facing moves, each checked against the transition tables.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -742,9 +743,11 @@ def change_tx(
     if "concurrency" in changes:
         concurrency = parse_java_int(changes["concurrency"])
         if concurrency is None:  # Oozie's Integer.parseInt
+            whole = re.fullmatch(r"[+-]?\d+", changes["concurrency"].strip())
             raise CommandError(
                 "E1015",
-                f"Invalid coordinator job change value {value}, concurrency must be an integer",
+                f"Invalid coordinator job change value {value}, concurrency "
+                + ("is out of range" if whole else "must be an integer"),
                 hint=f"concurrency=2 (a whole number up to {JAVA_INT_MAX})",
                 usage=True,
             )

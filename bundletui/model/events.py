@@ -507,23 +507,36 @@ _BYTE_UNITS = {
 }
 
 
+MAX_BYTES = 2**63 - 1  # a Java long, as a byte count is stored
+
+
 def parse_bytes(text: str) -> int:
-    """``100GB`` -> bytes (binary units, as Oozie's KB..PB EL constants)."""
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGTP]?B)?", text.strip().upper().replace(" ", ""))
-    if m is None or (m.group(2) or "B") not in _BYTE_UNITS:
+    """``100GB`` -> bytes (binary units, as Oozie's KB..PB EL constants), exactly: ``1.5KB``
+    is 1536 with no float in between, and a size past a Java long is refused."""
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))?([KMGTP]?B)?", text.strip().upper().replace(" ", ""))
+    if m is None or (m.group(3) or "B") not in _BYTE_UNITS:
         raise ValueError(f"not a size: {text!r} (use e.g. 500MB, 100GB)")
-    return int(float(m.group(1)) * _BYTE_UNITS[m.group(2) or "B"])
+    whole, fraction = m.group(1), m.group(2) or ""
+    unit = _BYTE_UNITS[m.group(3) or "B"]
+    size = (int(whole + fraction) * unit) // 10 ** len(fraction)
+    if size > MAX_BYTES:
+        raise ValueError(f"size out of range: {text.strip()!r} (at most 8191PB, a Java long)")
+    return size
 
 
 def parse_duration_ms(text: str) -> int:
     """ISO-8601 durations ``PT5M``, ``PT3H``, ``P1D``, ``P1DT2H30M``, ``PT0.5S``."""
-    import re
-
     m = re.fullmatch(
         r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?",
         text.strip().upper(),
     )
     if not m or text.strip().upper() in ("P", "PT"):
+        ym = re.fullmatch(r"P(\d+Y)?(\d+M)?(?:\d+W)?(?:\d+D)?(?:T.*)?", text.strip().upper())
+        if ym and (ym.group(1) or ym.group(2)):
+            raise ValueError(  # P1Y, P1M: ISO-8601, but of no fixed length
+                f"years and months are not supported in a duration: {text.strip()!r} "
+                "(use weeks or days, e.g. P30D, P52W)"
+            )
         raise ValueError(f"not an ISO-8601 duration: {text!r} (use e.g. PT5M, PT3H, P1D)")
     w, d, h, mi, s = m.groups()
     total = (

@@ -8,6 +8,7 @@ trigger tree, the constraints and the priority.
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 
 from bundletui.errors import BundletuiError, SpecError
@@ -129,7 +130,17 @@ def _feeds(
         name = resolver.text(f.get("name", ""), where(doc, f, "feed/@name")).strip()
         raw = resolver.text(f.get("path", ""), where(doc, f, "feed/@path"))
         raw = refuse_leftover_el(raw, where(doc, f, f"feed [{name}] path"), dated=False).strip()
-        path = raw[7:] if raw.startswith("file://") else raw
+        scheme = re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", raw)
+        if scheme and scheme.group(0).lower() != "file://":  # hdfs://, s3a://: no events here
+            raise _bad(
+                doc,
+                f,
+                "feed/@path",
+                f"feed [{name}] path [{raw}] is on another file system: a feed is a local "
+                "directory, watched for files landing in it",
+                'give a local path, e.g. path="${landing}/clicks" (or file:///data/clicks)',
+            )
+        path = raw[len(scheme.group(0)) :] if scheme else raw
         if path.startswith("/"):  # as the watcher reports it: no //, /./ or /../ (a -D landing=/d/)
             path = "/" + posixpath.normpath(path).lstrip("/")
         _check_feed_path(doc, f, name, f.get("path", ""), path, landing)
@@ -148,6 +159,16 @@ def _feeds(
         if flag is not None:  # resolved at submit, as the name and the path are
             flag = resolver.text(flag, where(doc, f, "feed/@done-flag"))
             flag = refuse_leftover_el(flag, where(doc, f, f"feed [{name}] done-flag"), dated=False)
+            if "/" in flag.strip() or flag.strip() in (".", ".."):
+                raise _bad(  # the watcher matches a file landing in the partition directory
+                    doc,
+                    f,
+                    "feed/@done-flag",
+                    f"feed [{name}] done-flag [{flag.strip()}] is a path: a feed's done-flag is "
+                    "the name of a file in each partition directory",
+                    'use a file name, e.g. done-flag="_SUCCESS" (or done-flag="" for a feed of '
+                    "files)",
+                )
         feed = Feed(name, path.rstrip("/") or "/", "_SUCCESS" if flag is None else flag.strip())
         for other in out:
             if other.path == feed.path and other.done_flag != feed.done_flag:

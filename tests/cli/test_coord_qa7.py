@@ -110,3 +110,12 @@ def test_an_empty_item_in_a_date_scope_is_refused(tmp_path: Path) -> None:
     assert json.loads(bundletui("info", coord_id, "--json", home=home).stdout)["status"] == "PREP"
     done = bundletui("kill", coord_id, "--date", "2026-06-01T01:00Z,", home=home)
     assert "E0302" not in done.stderr
+
+
+def test_a_concurrency_past_a_java_int_is_out_of_range_not_no_integer(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    coord_id = bundletui("submit", _controls(tmp_path), home=home).stdout.strip()
+    big = bundletui("change", coord_id, "--value", "concurrency=99999999999", home=home)
+    assert big.returncode == 2 and "concurrency is out of range" in big.stderr, big.stderr
+    word = bundletui("change", coord_id, "--value", "concurrency=x", home=home)
+    assert word.returncode == 2 and "concurrency must be an integer" in word.stderr
