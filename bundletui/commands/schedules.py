@@ -15,9 +15,16 @@ from pathlib import Path
 
 from bundletui.errors import SpecError
 from bundletui.model.apps import CoordinatorApp
-from bundletui.model.events import EventSpec, Feed, event_keys, program_key
-from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text, group_clash_error
+from bundletui.model.events import AnyOf, EventSpec, Feed, TriggerNode, event_keys, program_key
+from bundletui.spec.decode_events import (
+    FLAG_HINT,
+    feed_line,
+    flag_text,
+    group_clash_error,
+    program_lines,
+)
 from bundletui.spec.feeds import completed_ms, on_clock, scan_partitions
+from bundletui.spec.program_loops import loop_error, program_index, program_loop
 from bundletui.store import events as ev
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -110,6 +117,43 @@ def _check_group(
             )
 
 
+def _check_program_loop(
+    conn: sqlite3.Connection, spec: EventSpec, name: str, file: str | None, exclude: str
+) -> None:
+    """A standalone schedule whose ``<program>`` triggers close a loop with the unfinished
+    standalone schedules in the store (each firing by itself when a run of the next ends):
+    each run would start another, for ever (:mod:`bundletui.spec.program_loops`). Standalone
+    schedules hear any coordinator of the name; their loops are refused at submit, as a
+    bundle's are by ``validate`` and ``submit``."""
+    from bundletui.commands.coordinators import app_of
+
+    ids: dict[str, str] = {}
+    triggers: dict[str, TriggerNode] = {name: spec.trigger}
+    marks = ",".join("?" * len(FINISHED))
+    for head in jobs.select(
+        conn,
+        CoordRow,
+        f"kind = 'event' AND bundle_id IS NULL AND id != ? AND status NOT IN ({marks})",
+        (exclude, *FINISHED),
+        order="id",
+    ):
+        other = app_of(head, conn).events
+        if other is None:
+            continue
+        ids.setdefault(head.app_name, head.id)
+        before = triggers.get(head.app_name)
+        triggers[head.app_name] = (
+            other.trigger if before is None else AnyOf((before, other.trigger))
+        )
+    loop = program_loop(triggers, through=name)
+    if loop is None:
+        return
+    index = program_index(spec.trigger, loop[1])
+    lines = program_lines(file) if file else []
+    line = lines[index] if index is not None and index < len(lines) else None
+    raise loop_error(loop, file, line, ids)
+
+
 def landing_warnings(
     apps: Iterable[tuple[CoordinatorApp, str | None]], default_landing: str | Path
 ) -> list[str]:
@@ -151,6 +195,8 @@ def register(
     if clashes:
         raise clash_error(clashes[0], name, file)
     _check_group(tx.conn, spec, name, file, exclude=coord_id)
+    if bundle_id is None:
+        _check_program_loop(tx.conn, spec, name, file, exclude=coord_id)
     _record_present(tx, [spec])
     ev.register_schedule(
         tx,

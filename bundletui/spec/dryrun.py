@@ -47,7 +47,13 @@ from bundletui.model.timeutil import format_oozie_time, option_time
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import expand_conf, load_job_config, parse_overrides
 from bundletui.spec.datasets import local_exists
-from bundletui.spec.load import Loaded, load_app, load_bundle_coordinator, load_configured
+from bundletui.spec.load import (
+    Loaded,
+    check_siblings,
+    load_app,
+    load_bundle_coordinator,
+    load_configured,
+)
 from bundletui.spec.materialize import compile_coordinator, iter_actions
 from bundletui.spec.xmlsafe import AppKind
 
@@ -162,10 +168,14 @@ def dryrun_loaded(
     elif loaded.kind is AppKind.BUNDLE:
         bundle: BundleApp = loaded.app
         bundle_id = job_id(0, stamp(now), user, JobKind.BUNDLE, system="dryrun")
-        for coord in bundle.coordinators:
-            if coord.enabled:
-                child = load_bundle_coordinator(bundle, coord, loaded.conf, bundle_id, clock)
-                jobs.append((coord.name, child.app, child.conf))
+        entries = [coord for coord in bundle.coordinators if coord.enabled]
+        children = [
+            load_bundle_coordinator(bundle, coord, loaded.conf, bundle_id, clock)
+            for coord in entries
+        ]
+        check_siblings(children)  # what submit refuses across them: clashes, program loops
+        for coord, child in zip(entries, children, strict=True):
+            jobs.append((coord.name, child.app, child.conf))
     else:
         raise SpecError(
             "EB0401",

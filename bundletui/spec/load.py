@@ -626,7 +626,7 @@ def _check_coordinators_without_values(
         else:
             checked.append(_resolve_coordinator(bundle, coord, conf, clock))
             notes.append(f"{label}: checked")
-    _check_siblings(checked)
+    check_siblings(checked)
     return tuple(notes)
 
 
@@ -720,11 +720,12 @@ def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
     return _resolve_coordinators(loaded.app, loaded.conf, clock)
 
 
-def _check_siblings(coords: list[Loaded]) -> None:
+def check_siblings(coords: list[Loaded]) -> None:
     """What one event coordinator of a bundle may not say otherwise than its siblings: the
     done-flag of a path, the limit of a concurrency group."""
     _check_sibling_feeds(coords)
     _check_sibling_groups(coords)
+    _check_sibling_programs(coords)
 
 
 def _check_sibling_feeds(coords: list[Loaded]) -> None:
@@ -767,6 +768,33 @@ def _check_sibling_groups(coords: list[Loaded]) -> None:
             raise group_clash_error(app.name, loaded.app_path, c.group, c.group_max, other, limit)
 
 
+def _check_sibling_programs(coords: list[Loaded]) -> None:
+    """Event coordinators of one bundle that fire each other through ``<program>`` triggers:
+    each run would start the next, for ever (:mod:`bundletui.spec.program_loops`)."""
+    from bundletui.model.events import AnyOf, TriggerNode
+    from bundletui.spec.decode_events import program_lines
+    from bundletui.spec.program_loops import loop_error, program_index, program_loop
+
+    triggers: dict[str, TriggerNode] = {}
+    for loaded in coords:
+        app: CoordinatorApp = loaded.app
+        if app.events is not None:
+            before = triggers.get(app.name)
+            trigger = app.events.trigger
+            triggers[app.name] = trigger if before is None else AnyOf((before, trigger))
+    loop = program_loop(triggers)
+    if loop is None:
+        return
+    for loaded in coords:  # the first schedule of the loop: its <program> naming the next
+        if loaded.app.name == loop[0] and loaded.app.events is not None:
+            index = program_index(loaded.app.events.trigger, loop[1])
+            if index is not None:
+                lines = program_lines(loaded.app_path)
+                line = lines[index] if index < len(lines) else None
+                raise loop_error(loop, loaded.app_path, line)
+    raise loop_error(loop, None, None)  # pragma: no cover - the loop came from these
+
+
 def program_notes(bundle: BundleApp, coords: list[Loaded]) -> tuple[str, ...]:
     """``<program coordinator>`` triggers naming no coordinator of their bundle. The engine
     hands a bundled schedule program events of its own bundle's coordinators and of
@@ -799,7 +827,7 @@ def _resolve_coordinators(bundle: BundleApp, conf: Mapping[str, str], clock: Clo
     """Each enabled coordinator as the bundle's start submits it (``submit`` and ``validate``
     check a bundle with this)."""
     out = [_resolve_coordinator(bundle, c, conf, clock) for c in bundle.coordinators if c.enabled]
-    _check_siblings(out)
+    check_siblings(out)
     return out
 
 

@@ -1,0 +1,128 @@
+"""Event schedules that fire each other through ``<program>`` triggers are refused, E1003, with
+the loop, the file and line of a ``<program>`` and a hint (QA: two schedules each
+``<or><cron/><program/></or>`` on the other were accepted and ran for ever). Within a bundle
+by ``validate`` and ``submit``; a standalone schedule at ``submit``, against the unfinished
+standalone schedules in the store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e5.conftest import Bt5, Result, bundle, event_coordinator
+
+CRON = '<cron expression="0 0 * * *"/>'
+
+
+# QA's reproduction, as written: nothing in it needs a value, so validate resolves it all
+WF = (
+    '<dag-app xmlns="uri:bundletui:dag:1.0" name="t"><job name="show"><shell>'
+    "<exec>/bin/true</exec></shell></job></dag-app>\n"
+)
+QA_COORD = """<coordinator-app name="{name}" xmlns="uri:bundletui:coordinator:1.0" \
+start="2026-03-01T00:00Z" end="2026-03-02T00:00Z" timezone="UTC">
+  <trigger><or><cron expression="0 0 * * *"/>
+    <program coordinator="{other}" status="SUCCEEDED"/></or></trigger>
+  <action><workflow><app-path>wf.xml</app-path></workflow></action>
+</coordinator-app>
+"""
+
+
+def on(other: str) -> str:
+    """A trigger that fires on a cron, or by itself when a run of ``other`` succeeds; the
+    ``<program>`` on line 3 of the file."""
+    return f'<or>{CRON}\n<program coordinator="{other}" status="SUCCEEDED"/></or>'
+
+
+def props(bt: Bt5, app: Path, kind: str) -> Path:
+    key = {"coord": "oozie.coord.application.path", "bundle": "oozie.bundle.application.path"}
+    p = bt.apps / f"{app.stem}.properties"
+    p.write_text(
+        f"{key[kind]}={app}\nstart=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\n"
+        f"traceDir={bt.trace_dir}\n"
+    )
+    return p
+
+
+def listed(bt: Bt5) -> dict[str, list[str]]:
+    """The ids ``bundletui jobs`` lists, coordinators and bundles."""
+    out = {}
+    for kind in ("coordinator", "bundle"):
+        data = json.loads(bt.cli("jobs", "--type", kind, "--json").stdout)
+        key, id_key = {
+            "coordinator": ("coordinatorjobs", "coordJobId"),
+            "bundle": ("bundlejobs", "bundleJobId"),
+        }[kind]
+        out[kind] = [j[id_key] for j in data[key]]
+    return out
+
+
+def refused(r: Result) -> str:
+    assert r.code == 1, r
+    assert "Traceback" not in r.stderr, r
+    assert r.stdout == "", r
+    assert r.stderr.startswith("Error: E1003: "), r
+    assert r.stderr.count("Error:") == 1, r
+    assert "\n  hint: " in r.stderr and "<and>" in r.stderr, r
+    assert "for ever" in r.stderr, r
+    return r.stderr
+
+
+def test_a_bundle_whose_schedules_fire_each_other_is_refused_by_validate_dryrun_and_submit(
+    bt: Bt5,
+) -> None:
+    bt.write("wf.xml", WF)
+    a = bt.write("a.xml", QA_COORD.format(name="a", other="b"))
+    b = bt.write("b.xml", QA_COORD.format(name="b", other="a"))
+    cyc = bt.write("cyc.xml", bundle("cyc", [("a", a, {}), ("b", b, {})]))
+    p = props(bt, cyc, "bundle")
+    err = refused(bt.cli("validate", str(cyc), check=False))
+    assert f"{a}:3: " in err, err
+    assert "a → b → a" in err, err
+    assert refused(bt.cli("validate", str(cyc), "--config", str(p), check=False)) == err
+    assert refused(bt.cli("dryrun", str(cyc), check=False)) == err
+    bt.submit(bt.write("x.xml", event_coordinator("x", trigger=CRON)))  # the store exists
+    before = listed(bt)
+    assert refused(bt.cli("submit", str(p), "--start", check=False)) == err
+    assert refused(bt.cli("submit", str(p), check=False)) == err
+    assert listed(bt) == before and before["bundle"] == [], before
+    assert bt.sql("SELECT count(*) FROM coord_jobs")[0][0] == 1
+
+
+def test_a_three_schedule_loop_is_named_in_order(bt: Bt5) -> None:
+    a = bt.write("a.xml", event_coordinator("a", trigger=on("b")))
+    b = bt.write("b.xml", event_coordinator("b", trigger=on("c")))
+    c = bt.write("c.xml", event_coordinator("c", trigger=on("a")))
+    cyc = bt.write("cyc.xml", bundle("cyc", [("a", a, {}), ("b", b, {}), ("c", c, {})]))
+    p = props(bt, cyc, "bundle")
+    err = refused(bt.cli("validate", str(cyc), "--config", str(p), check=False))
+    assert f"{a}:3: " in err and "a → b → c → a" in err, err
+
+
+def test_an_and_around_one_program_is_accepted_where_the_or_is_refused(bt: Bt5) -> None:
+    a = bt.write("a.xml", event_coordinator("a", trigger=on("b")))
+    b = bt.write("b.xml", event_coordinator("b", trigger=on("a")))
+    cyc = bt.write("cyc.xml", bundle("cyc", [("a", a, {}), ("b", b, {})]))
+    refused(bt.cli("submit", str(props(bt, cyc, "bundle")), check=False))
+    # the same with b's program in an <and> with a cron: a run of a alone no longer fires b
+    gated = f'<and>{CRON}<program coordinator="a" status="SUCCEEDED"/></and>'
+    b.write_text(event_coordinator("b", trigger=gated))
+    r = bt.cli("validate", str(cyc), "--config", str(props(bt, cyc, "bundle")))
+    assert "Valid bundle-app" in r.stdout, r
+    bundle_id = bt.submit(cyc, kind="bundle")
+    assert listed(bt)["bundle"] == [bundle_id]
+
+
+def test_a_standalone_schedule_closing_a_loop_is_refused_and_the_first_stays(bt: Bt5) -> None:
+    a = bt.write("a.xml", event_coordinator("a", trigger=on("b")))
+    b = bt.write("b.xml", event_coordinator("b", trigger=on("a")))
+    first = bt.submit(a)
+    before = listed(bt)
+    err = refused(bt.cli("submit", str(props(bt, b, "coord")), "--start", check=False))
+    assert f"{b}:3: " in err and "b → a → b" in err, err
+    assert first in err, err
+    assert listed(bt) == before and before["coordinator"] == [first], before
+    assert bt.sql("SELECT count(*) FROM event_triggers WHERE coord_id != ?", first)[0][0] == 0
+    # once the first has ended, the loop is gone
+    bt.cli("kill", first)
+    assert bt.submit(b).endswith("-C")
