@@ -7,9 +7,10 @@ standalone schedules in the store."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from tests.e2e5 import test_schedule_checks as schedule_checks
 from tests.e2e5.conftest import Bt5, Result, bundle, event_coordinator
+from tests.e2e5.test_schedule_checks import props
 
 CRON = '<cron expression="0 0 * * *"/>'
 
@@ -34,16 +35,6 @@ def on(other: str) -> str:
     return f'<or>{CRON}\n<program coordinator="{other}" status="SUCCEEDED"/></or>'
 
 
-def props(bt: Bt5, app: Path, kind: str) -> Path:
-    key = {"coord": "oozie.coord.application.path", "bundle": "oozie.bundle.application.path"}
-    p = bt.apps / f"{app.stem}.properties"
-    p.write_text(
-        f"{key[kind]}={app}\nstart=2026-01-01T00:00Z\nend=2027-01-01T00:00Z\n"
-        f"traceDir={bt.trace_dir}\n"
-    )
-    return p
-
-
 def listed(bt: Bt5) -> dict[str, list[str]]:
     """The ids ``bundletui jobs`` lists, coordinators and bundles."""
     out = {}
@@ -58,14 +49,10 @@ def listed(bt: Bt5) -> dict[str, list[str]]:
 
 
 def refused(r: Result) -> str:
-    assert r.code == 1, r
-    assert "Traceback" not in r.stderr, r
-    assert r.stdout == "", r
-    assert r.stderr.startswith("Error: E1003: "), r
-    assert r.stderr.count("Error:") == 1, r
-    assert "\n  hint: " in r.stderr and "<and>" in r.stderr, r
-    assert "for ever" in r.stderr, r
-    return r.stderr
+    """:func:`schedule_checks.refused`, with the loop's hint and reason."""
+    err = schedule_checks.refused(r)
+    assert "<and>" in err and "for ever" in err, r
+    return err
 
 
 def test_a_bundle_whose_schedules_fire_each_other_is_refused_by_validate_dryrun_and_submit(
