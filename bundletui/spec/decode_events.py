@@ -471,11 +471,14 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
             kw["group_max"] = n
         else:
             kw["concurrency"] = n
+    delay, delay_ms = "", 0  # as resolved, for the timeout's check
     for tag, key in (("delay", "delay_ms"), ("since-last-run", "since_last_run_ms")):
         child = xmlsafe.child(el, tag)
         if child is not None:
             text = resolver.text(xmlsafe.text(child), where(doc, child, f"constraints/{tag}"))
-            kw[key] = _duration(doc, child, f"constraints/{tag}", text)
+            kw[key] = ms = _duration(doc, child, f"constraints/{tag}", text)
+            if tag == "delay":
+                delay, delay_ms = text.strip(), ms
     win = xmlsafe.child(el, "time-window")
     if win is not None:
         start, end = (
@@ -515,4 +518,14 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
                 'on-timeout="force" starts the job anyway',
             )
         kw["on_timeout"] = OnTimeout(mode)
+        if mode == "discard" and delay_ms > _duration(doc, timeout, "constraints/timeout", text):
+            raise _bad(  # no job could ever launch
+                doc,
+                timeout,
+                "constraints/timeout",
+                f"the timeout [{text.strip()}] is shorter than the delay [{delay}]: every "
+                "fired job would be discarded before its delay is over",
+                "make the timeout at least as long as the delay (a job whose delay ends at the "
+                'timeout runs), or on-timeout="force" to start it at the timeout',
+            )
     return Constraints(**kw)  # type: ignore[arg-type]

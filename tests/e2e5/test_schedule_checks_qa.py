@@ -8,6 +8,7 @@ refused at validate and submit with the file and line, and nothing is stored.
 * ``<bytes at-least>`` was read through a float: 99999999999999999999999TB was stored as a
   rounded number past any disk; it is exact now, and at most a Java long.
 * ``P1Y``/``P1M`` were called "not an ISO-8601 duration", which they are.
+* A delay longer than a discarding timeout discarded every job it held.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ def test_what_could_never_fire_is_refused_with_its_line(bt: Bt5) -> None:
             "<delay>P1Y</delay>",
             "years and months are not supported in a duration: 'P1Y'",
         ),
+        "late": (
+            [Feed("f", "${landing}/clicks")],
+            PARTS,
+            '<delay>PT2H</delay><timeout on-timeout="discard">PT1H</timeout>',
+            "the timeout [PT1H] is shorter than the delay [PT2H]: every fired job would be "
+            "discarded",
+        ),
     }
     for name, (feeds, trigger, constraints, text) in cases.items():
         app = bt.write(
@@ -63,8 +71,17 @@ def test_a_local_file_uri_and_an_exact_size_are_taken(bt: Bt5) -> None:
             "ok",
             feeds=[Feed("f", f"file://{bt.home}/landing/clicks")],
             trigger='<bytes feed="f" at-least="1.5KB"/>',
+            # a delay as long as a discarding timeout runs; a longer one is forced
+            constraints='<delay>PT1H</delay><timeout on-timeout="discard">PT1H</timeout>',
         ),
     )
+    forced = event_coordinator(
+        "forced",
+        feeds=[Feed("f", "${landing}/clicks")],
+        trigger=PARTS,
+        constraints='<delay>PT2H</delay><timeout on-timeout="force">PT1H</timeout>',
+    )
+    bt.cli("validate", str(bt.write("forced.xml", forced)))
     coord = bt.submit(app)
     trigger = bt.info(coord)["trigger"]
     assert trigger["definition"] == "1536B of f", trigger
