@@ -831,6 +831,9 @@ def test_validate_says_what_oozie_says(tmp_path: Path) -> None:
     unknown = oozie(tmp_path / "h", "oozie", "frob")  # as Oozie's CLI: exit 255, not 2
     assert unknown.code == 255, unknown
     assert unknown.stderr.startswith("Invalid sub-command: Unrecognized command: frob"), unknown
+    bare = oozie(tmp_path / "h", "oozie")  # Oozie's CLIParser: missing sub-command, -1
+    assert bare.code == 255 and bare.stderr.startswith("Invalid sub-command: missing sub-command")
+    assert oozie(tmp_path / "h", "oozie", "--help").code == 0
 
 
 def test_a_hint_keeps_a_native_commands_options_as_written() -> None:

@@ -4,7 +4,7 @@ parser, and an unknown one fails as Oozie's CLI does (255, not click's 2)."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -26,25 +26,33 @@ class _OozieGroup(TyperGroup):
     """An unknown sub-command is Oozie's ``Invalid sub-command``, exit 255 as every error of
     this front (a script checks for it), not the native usage error's 2."""
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args:  # Oozie's CLIParser: "missing sub-command", exit -1 (255)
+            _invalid("missing sub-command")
+        return list(super().parse_args(ctx, args))
+
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         from bundletui.cli import click_class
 
         try:
             return super().resolve_command(ctx, args)
         except click_class("UsageError"):
-            print(f"Invalid sub-command: Unrecognized command: {args[0]}", file=sys.stderr)
-            print(file=sys.stderr)
-            print(
-                "use: bundletui oozie job|jobs|admin|validate|version|help (oozie help: usage)",
-                file=sys.stderr,
-            )
-            raise typer.Exit(EXIT_ERROR) from None
+            _invalid(f"Unrecognized command: {args[0]}")
+
+
+def _invalid(why: str) -> NoReturn:
+    print(f"Invalid sub-command: {why}", file=sys.stderr)
+    print(file=sys.stderr)
+    print(
+        "use: bundletui oozie job|jobs|admin|validate|version|help (oozie help: usage)",
+        file=sys.stderr,
+    )
+    raise typer.Exit(EXIT_ERROR)
 
 
 def register(app: typer.Typer) -> None:
     oozie = typer.Typer(
         cls=_OozieGroup,
-        no_args_is_help=True,
         add_completion=False,
         help="Oozie's command line: `bundletui oozie job -info ID`, `bundletui oozie jobs "
         "-jobtype coordinator` … with Oozie's options, output and exit codes (255 on error).",
