@@ -286,12 +286,16 @@ class Engine:
             raise self.fatal
 
     def install_signal_handlers(self) -> Callable[[], None]:
-        """Ctrl-C and SIGTERM stop the engine; returns what puts the previous handlers back.
-        The loop's handler wakes it from any thread (its wakeup fd); a Python-level one on top
-        sets the stop flag as soon as the main thread runs Python, even inside a tick that
-        waits for a write lock another process holds, and that wait gives up on it."""
+        """Ctrl-C, SIGTERM and a hang-up (the SSH session or terminal of a foreground ``run``
+        closed) stop the engine; returns what puts the previous handlers back. A hang-up that
+        ``nohup`` ignores stays ignored. The loop's handler wakes it from any thread (its
+        wakeup fd); a Python-level one on top sets the stop flag as soon as the main thread
+        runs Python, even inside a tick that waits for a write lock another process holds,
+        and that wait gives up on it."""
         loop = asyncio.get_running_loop()
-        sigs = (signal.SIGINT, signal.SIGTERM)
+        sigs = [signal.SIGINT, signal.SIGTERM]
+        if signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
+            sigs.append(signal.SIGHUP)
         before = {sig: signal.getsignal(sig) for sig in sigs}
 
         def on_signal(_sig: int, _frame: object) -> None:

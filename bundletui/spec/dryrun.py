@@ -137,6 +137,14 @@ def dryrun(
     """
     after = _time_option(start, "--start")
     before = _time_option(end, "--end")
+    if after is not None and before is not None and after >= before:  # an empty window
+        raise SpecError(
+            "E0302",
+            f"Invalid parameter [--start {start} --end {end}]: the window is empty",
+            hint="--start is the first nominal time shown, --end the first one not shown: "
+            "give a --start before --end",
+            usage=True,
+        )
     if limit is not None and limit < 0:
         raise SpecError(
             "E0302", f"Invalid parameter [--limit {limit}]", hint="give 0 or more", usage=True

@@ -119,3 +119,14 @@ def test_a_concurrency_past_a_java_int_is_out_of_range_not_no_integer(tmp_path: 
     assert big.returncode == 2 and "concurrency is out of range" in big.stderr, big.stderr
     word = bundletui("change", coord_id, "--value", "concurrency=x", home=home)
     assert word.returncode == 2 and "concurrency must be an integer" in word.stderr
+
+
+def test_dryrun_of_an_empty_window_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "or.xml").write_text(OR_COORD)
+    args = ("dryrun", str(tmp_path / "or.xml"), "-D", f"landing={tmp_path}")
+    for start, end in (("2026-01-05T00:00Z", "2026-01-02T00:00Z"), ("2026-01-01T00:00Z",) * 2):
+        shown = bundletui(*args, "--start", start, "--end", end, home=tmp_path / "h")
+        assert shown.returncode == 2, shown
+        assert "E0302" in shown.stderr and "the window is empty" in shown.stderr
+    shown = bundletui(*args, "--start", "2026-01-01T00:00Z", "--end", "2026-01-01T00:01Z")
+    assert shown.returncode == 0 and "1 action " in shown.stdout, shown
