@@ -129,14 +129,7 @@ def _check_program_loop(
 
     ids: dict[str, str] = {}
     triggers: dict[str, TriggerNode] = {name: spec.trigger}
-    marks = ",".join("?" * len(FINISHED))
-    for head in jobs.select(
-        conn,
-        CoordRow,
-        f"kind = 'event' AND bundle_id IS NULL AND id != ? AND status NOT IN ({marks})",
-        (exclude, *FINISHED),
-        order="id",
-    ):
+    for head in jobs.standalone_schedules(conn, exclude, FINISHED):
         other = app_of(head, conn).events
         if other is None:
             continue

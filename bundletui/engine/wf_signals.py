@@ -29,6 +29,12 @@ class SignalsMixin(RunnerState):
             self._kill_watched(tx, wf_id)
         for node in jobs.running_nodes(tx.conn, wf_id):
             if what == "kill":
+                ended = processes.read_exit(self._attempt_exit_path(node))
+                if ended is not None:
+                    # it ended before the kill reached it (while no engine ran, or before
+                    # its exit was seen): how it ended is what happened, not a kill
+                    self._complete(tx, node.id, ended, None)
+                    continue
                 self._kill_node(tx, node)
             elif node.id in self.remote:
                 log.warning(
