@@ -12,7 +12,7 @@ from tests.e2e.conftest import Bt, wait_for
 
 WORKFLOW = """<dag-app xmlns="uri:bundletui:dag:1.0" name="long">
   <job name="a"><shell><exec>/bin/sh</exec><argument>-c</argument>
-    <argument>sleep 1; echo a-done >> "$0"</argument><argument>${side}</argument></shell></job>
+    <argument>echo a-start >> "$0"; sleep 1; echo a-done >> "$0"</argument><argument>${side}</argument></shell></job>
   <job name="c"><depends>a</depends><shell><exec>/bin/sh</exec><argument>-c</argument>
     <argument>echo c-done >> "$0"</argument><argument>${side}</argument></shell></job>
 </dag-app>
@@ -29,12 +29,11 @@ def test_a_kill_after_the_job_exited_records_its_real_end(bt: Bt, tmp_path: Path
     wf = bt.submit(props)
     engine = bt.engine()
     bt.wait_node(wf, "a", "RUNNING")
-    logs = bt.home / "logs" / wf
-    wait_for(lambda: logs.exists() and any(logs.iterdir()), 10, "a's process")
+    wait_for(lambda: side.exists(), 10, "a's process to start")
     engine.kill9()
     exit_file = bt.home / "logs" / wf / "a.0.1.exit"
     wait_for(exit_file.exists, 10, "a's exit record")
-    assert side.read_text() == "a-done\n"
+    assert side.read_text() == "a-start\na-done\n"
     exited_ms = os.stat(exit_file).st_mtime_ns // 1_000_000
     bt.cli("kill", wf)  # no engine running
     bt.engine()
@@ -44,4 +43,4 @@ def test_a_kill_after_the_job_exited_records_its_real_end(bt: Bt, tmp_path: Path
     assert a["errorCode"] is None and a["exitCode"] == 0, a
     row = bt.store.conn.execute("SELECT ended FROM wf_nodes WHERE id = ?", (f"{wf}@a",)).fetchone()
     assert abs(row[0] - exited_ms) < 1000, (row[0], exited_ms)
-    assert bt.nodes(wf)["c"] != "SUCCEEDED" and side.read_text() == "a-done\n"
+    assert bt.nodes(wf)["c"] != "SUCCEEDED" and side.read_text() == "a-start\na-done\n"
