@@ -15,16 +15,10 @@ from pathlib import Path
 
 from bundletui.errors import SpecError
 from bundletui.model.apps import CoordinatorApp
-from bundletui.model.events import AnyOf, EventSpec, Feed, TriggerNode, event_keys, program_key
-from bundletui.spec.decode_events import (
-    FLAG_HINT,
-    feed_line,
-    flag_text,
-    group_clash_error,
-    program_lines,
-)
+from bundletui.model.events import EventSpec, Feed, TriggerNode, event_keys, program_key
+from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text, group_clash_error
 from bundletui.spec.feeds import completed_ms, on_clock, scan_partitions
-from bundletui.spec.program_loops import loop_error, program_index, program_loop
+from bundletui.spec.program_loops import add_trigger, loop_error, program_loop
 from bundletui.store import events as ev
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -131,20 +125,12 @@ def _check_program_loop(
     triggers: dict[str, TriggerNode] = {name: spec.trigger}
     for head in jobs.standalone_schedules(conn, exclude, FINISHED):
         other = app_of(head, conn).events
-        if other is None:
-            continue
-        ids.setdefault(head.app_name, head.id)
-        before = triggers.get(head.app_name)
-        triggers[head.app_name] = (
-            other.trigger if before is None else AnyOf((before, other.trigger))
-        )
+        if other is not None:
+            ids.setdefault(head.app_name, head.id)
+            add_trigger(triggers, head.app_name, other.trigger)
     loop = program_loop(triggers, through=name)
-    if loop is None:
-        return
-    index = program_index(spec.trigger, loop[1])
-    lines = program_lines(file) if file else []
-    line = lines[index] if index is not None and index < len(lines) else None
-    raise loop_error(loop, file, line, ids)
+    if loop is not None:
+        raise loop_error(loop, spec.trigger, file, ids)
 
 
 def landing_warnings(

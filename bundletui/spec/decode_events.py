@@ -504,7 +504,7 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
     timeout = xmlsafe.child(el, "timeout")
     if timeout is not None:
         text = resolver.text(xmlsafe.text(timeout), where(doc, timeout, "constraints/timeout"))
-        kw["timeout_ms"] = _duration(doc, timeout, "constraints/timeout", text)
+        kw["timeout_ms"] = timeout_ms = _duration(doc, timeout, "constraints/timeout", text)
         mode = resolver.text(
             timeout.get("on-timeout") or "discard",
             where(doc, timeout, "constraints/timeout/@on-timeout"),
@@ -518,7 +518,7 @@ def _constraints(doc: XmlDocument, el: Element | None, resolver: Resolver) -> Co
                 'on-timeout="force" starts the job anyway',
             )
         kw["on_timeout"] = OnTimeout(mode)
-        if mode == "discard" and delay_ms > _duration(doc, timeout, "constraints/timeout", text):
+        if mode == "discard" and delay_ms > timeout_ms:
             raise _bad(  # no job could ever launch
                 doc,
                 timeout,

@@ -722,7 +722,7 @@ def check_bundle_coordinators(loaded: Loaded, clock: Clock) -> list[Loaded]:
 
 def check_siblings(coords: list[Loaded]) -> None:
     """What one event coordinator of a bundle may not say otherwise than its siblings: the
-    done-flag of a path, the limit of a concurrency group."""
+    done-flag of a path, the limit of a concurrency group; nor fire with them in a loop."""
     _check_sibling_feeds(coords)
     _check_sibling_groups(coords)
     _check_sibling_programs(coords)
@@ -771,28 +771,20 @@ def _check_sibling_groups(coords: list[Loaded]) -> None:
 def _check_sibling_programs(coords: list[Loaded]) -> None:
     """Event coordinators of one bundle that fire each other through ``<program>`` triggers:
     each run would start the next, for ever (:mod:`bundletui.spec.program_loops`)."""
-    from bundletui.model.events import AnyOf, TriggerNode
-    from bundletui.spec.decode_events import program_lines
-    from bundletui.spec.program_loops import loop_error, program_index, program_loop
+    from bundletui.model.events import TriggerNode
+    from bundletui.spec.program_loops import add_trigger, loop_error, program_index, program_loop
 
+    events = [(c.app.name, c.app.events.trigger, c.app_path) for c in coords if c.app.events]
     triggers: dict[str, TriggerNode] = {}
-    for loaded in coords:
-        app: CoordinatorApp = loaded.app
-        if app.events is not None:
-            before = triggers.get(app.name)
-            trigger = app.events.trigger
-            triggers[app.name] = trigger if before is None else AnyOf((before, trigger))
+    for name, trigger, _path in events:
+        add_trigger(triggers, name, trigger)
     loop = program_loop(triggers)
     if loop is None:
         return
-    for loaded in coords:  # the first schedule of the loop: its <program> naming the next
-        if loaded.app.name == loop[0] and loaded.app.events is not None:
-            index = program_index(loaded.app.events.trigger, loop[1])
-            if index is not None:
-                lines = program_lines(loaded.app_path)
-                line = lines[index] if index < len(lines) else None
-                raise loop_error(loop, loaded.app_path, line)
-    raise loop_error(loop, None, None)  # pragma: no cover - the loop came from these
+    for name, trigger, path in events:
+        # the first schedule of the loop, in the file whose <program> names the next
+        if name == loop[0] and program_index(trigger, loop[1]) is not None:
+            raise loop_error(loop, trigger, path)
 
 
 def program_notes(bundle: BundleApp, coords: list[Loaded]) -> tuple[str, ...]:

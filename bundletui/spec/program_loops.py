@@ -17,10 +17,11 @@ Pure: no store, no files.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 
 from bundletui.errors import SpecError
 from bundletui.model.events import AllOf, AnyOf, Program, TriggerNode, Wait
+from bundletui.spec.decode_events import program_lines
 
 
 def firing_programs(trigger: TriggerNode) -> Iterator[tuple[int, Program]]:
@@ -93,6 +94,15 @@ def program_loop(
     return None
 
 
+def add_trigger(
+    triggers: MutableMapping[str, TriggerNode], name: str, trigger: TriggerNode
+) -> None:
+    """``name``'s trigger into the set :func:`program_loop` reads; two schedules of one name
+    (two bundle entries of one file, or two submissions) fire on either trigger."""
+    before = triggers.get(name)
+    triggers[name] = trigger if before is None else AnyOf((before, trigger))
+
+
 def program_index(trigger: TriggerNode, target: str) -> int | None:
     """The document-order index of the first ``<program coordinator=target>`` leaf that fires
     ``trigger`` by itself (for its line, through ``decode_events.program_lines``)."""
@@ -107,9 +117,14 @@ LOOP_HINT = (
 
 
 def loop_error(
-    loop: list[str], file: str | None, line: int | None, ids: Mapping[str, str] | None = None
+    loop: list[str], trigger: TriggerNode, file: str | None, ids: Mapping[str, str] | None = None
 ) -> SpecError:
-    """One error for a loop (``ids``: the store's id of a schedule already submitted)."""
+    """One error for a loop, at the line of the ``<program>`` in ``trigger`` (the first
+    schedule's, in ``file``) that names the next schedule (``ids``: the store's id of a
+    schedule already submitted)."""
+    index = program_index(trigger, loop[1])
+    lines = program_lines(file) if file else []
+    line = lines[index] if index is not None and index < len(lines) else None
     shown = " → ".join(loop)
     known = [
         f"[{n}] is the unfinished coordinator {ids[n]}"
