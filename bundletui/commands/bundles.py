@@ -427,14 +427,20 @@ def suspend_tx(tx: Tx, effects: Effects, bundle: BundleRow, *, freeze: bool = Fa
     t = decide(Machine.BUNDLE, bundle.status, Event.SUSPEND, bundle.id)
     jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=tx.now_ms)
     if t.children is Children.SUSPEND:
+        from bundletui.commands.schedules import command_horizon
+
         only = {J.RUNNING, J.RUNNINGWITHERROR, J.PREP, J.PAUSED, J.PAUSEDWITHERROR}
+        upto = command_horizon(tx, _live_children(tx, bundle.id))
+        args: dict[str, Any] = {"freeze": True} if freeze else {}
+        if upto is not None:
+            args["events_upto"] = upto
         _cascade(
             tx,
             effects,
             bundle,
             "coord.suspend",
             Event.SUSPEND,
-            {"freeze": True} if freeze else None,
+            args or None,
             only={str(s) for s in only},
             pending_too=True,
         )
@@ -444,10 +450,10 @@ def resume_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
     t = decide(Machine.BUNDLE, bundle.status, Event.RESUME, bundle.id)
     jobs.update(tx, BundleRow, bundle.id, status=t.to, suspended_time=None)
     if t.children is Children.RESUME:
-        from bundletui.commands.schedules import resume_horizon
+        from bundletui.commands.schedules import command_horizon
 
         only = sources(Machine.COORDINATOR, Event.RESUME)
-        horizon = resume_horizon(tx, _live_children(tx, bundle.id))
+        horizon = command_horizon(tx, _live_children(tx, bundle.id))
         _cascade(
             tx,
             effects,

@@ -540,8 +540,16 @@ def kill_actions_tx(
     return killed
 
 
-def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow, *, freeze: bool = False) -> None:
-    """``freeze``: the running workflows are frozen (SIGSTOP), as ``suspend WF --freeze``."""
+def suspend_tx(
+    tx: Tx,
+    effects: Effects,
+    coord: CoordRow,
+    *,
+    freeze: bool = False,
+    events_upto: int | None = None,
+) -> None:
+    """``freeze``: the running workflows are frozen (SIGSTOP), as ``suspend WF --freeze``;
+    ``events_upto``: an event schedule's horizon, taken by a bundle's suspend command."""
     t = decide(Machine.COORDINATOR, coord.status, Event.SUSPEND, coord.id)
     for action in jobs.running_actions(tx.conn, coord.id):
         move_action(tx, action, Event.SUSPEND)
@@ -551,7 +559,7 @@ def suspend_tx(tx: Tx, effects: Effects, coord: CoordRow, *, freeze: bool = Fals
     if coord.kind == "event":
         from bundletui.commands.schedules import suspended
 
-        suspended(tx, coord)
+        suspended(tx, coord, events_upto)
     set_status(tx, effects, coord, t.to, suspended_time=tx.now_ms)
 
 

@@ -206,9 +206,15 @@ def program_finished(tx: Tx, coord_id: str, action_id: str, status: str) -> None
         )
 
 
-def suspended(tx: Tx, coord: CoordRow) -> None:
+def suspended(tx: Tx, coord: CoordRow, events_upto: int | None = None) -> None:
     """A suspended schedule's pending jobs are deleted (seed 004); their waiting actions are
-    SKIPPED: they will not run, on purpose, so a suspend and resume leaves no error status."""
+    SKIPPED: they will not run, on purpose, so a suspend and resume leaves no error status.
+    Its horizon is taken now, or was by a bundle's command (``events_upto``): what landed
+    before it and no engine had handed the schedule yet counts after the resume."""
+    if events_upto is None:
+        events_upto = horizon(tx, [_spec_of(tx, coord)])
+    if events_upto is not None:
+        ev.suspend_schedule(tx, coord.id, events_upto)
     for job in ev.delete_pending_jobs(tx, coord.id):
         if job.action_id:
             action = jobs.get(tx.conn, ActionRow, job.action_id)
@@ -228,25 +234,27 @@ def suspended(tx: Tx, coord: CoordRow) -> None:
 def resumed(tx: Tx, coord: CoordRow, events_from: int | None = None) -> None:
     """Resume starts reacting again; what arrived while suspended is ignored: recorded first
     if no engine saw it land (else, found by the engine's next scan, it would count as new).
-    ``events_from``: the horizon a bundle's resume command took (:func:`resume_horizon`), when
-    the engine applies it later; events after it count, and the engine replays them."""
-    from bundletui.commands.coordinators import app_of
-
-    spec = app_of(coord, tx.conn).events
-    if spec is not None:
-        _record_present(tx, [spec])
-    ev.ignore_events_until(tx, coord.id, events_from)
+    ``events_from``: the horizon a bundle's resume command took (:func:`command_horizon`),
+    when the engine applies it later; events after it count, and the engine replays them."""
+    if events_from is None:
+        events_from = horizon(tx, [_spec_of(tx, coord)])
+    if events_from is not None:
+        ev.resume_schedule(tx, coord.id, events_from)
     ev.set_crons_from(tx, coord.id, tx.now_ms)  # cron times while suspended: not owed
 
 
-def resume_horizon(tx: Tx, coords: Iterable[CoordRow]) -> int | None:
-    """A bundle's resume reaches its coordinators later, through the engine. Its event
-    schedules' horizon is taken now, by the command: what is on disk is recorded first (it
-    landed while suspended), so whatever lands after the command counts, whenever the engine
-    applies the resume. None when no event schedule is among ``coords``."""
+def _spec_of(tx: Tx, coord: CoordRow) -> EventSpec | None:
     from bundletui.commands.coordinators import app_of
 
-    return horizon(tx, [app_of(c, tx.conn).events for c in coords if c.kind == "event"])
+    return app_of(coord, tx.conn).events
+
+
+def command_horizon(tx: Tx, coords: Iterable[CoordRow]) -> int | None:
+    """A bundle's suspend or resume reaches its coordinators later, through the engine. Its
+    event schedules' horizon is taken now, by the command: what is on disk is recorded first,
+    so what lands after the command is on the far side of it, whenever the engine applies it.
+    None when no event schedule is among ``coords``."""
+    return horizon(tx, [_spec_of(tx, c) for c in coords if c.kind == "event"])
 
 
 def horizon(tx: Tx, specs: Iterable[EventSpec | None], as_of: int | None = None) -> int | None:

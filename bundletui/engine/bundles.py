@@ -103,7 +103,7 @@ class BundleService:
         return {
             "coord.kill": lambda tx, c, a: coordcmd.kill_tx(tx, effects, c),
             "coord.suspend": lambda tx, c, a: coordcmd.suspend_tx(
-                tx, effects, c, freeze=bool(a.get("freeze"))
+                tx, effects, c, freeze=bool(a.get("freeze")), events_upto=a.get("events_upto")
             ),
             "coord.resume": self._resume_child,
             "coord.change": lambda tx, c, a: coordcmd.change_tx(
@@ -120,13 +120,13 @@ class BundleService:
         }
 
     def _resume_child(self, tx: Tx, coord: CoordRow, args: dict[str, Any]) -> None:
-        """A bundle's resume, applied now: an event schedule counts the events since the
-        command's horizon, and those already consumed while it was still SUSPENDED are
-        handed to it again."""
+        """A bundle's resume, applied now, at the command's horizon: an event schedule is
+        handed the events the pump passed while it was still SUSPENDED, but for those that
+        landed between the suspend's and the resume's commands."""
         horizon = args.get("events_from")
         coordcmd.resume_tx(tx, self.engine.effects, coord, horizon)
-        if horizon is not None and coord.kind == "event":
-            self.engine.events.replay(tx, coord.id, int(horizon))
+        if coord.kind == "event":
+            self.engine.events.settle(tx, coord.id)
 
     def _child(
         self, kind: str, fn: Callable[[Tx, CoordRow, dict[str, Any]], Any]

@@ -69,7 +69,7 @@ ACTIVE = (J.RUNNING, J.RUNNINGWITHERROR)
 # pause holds materialization and then catches up; only a suspend drops events, as CDAP's).
 PAUSED = (J.PAUSED, J.PAUSEDWITHERROR)
 RESCAN_MS = 300_000
-CURSOR = "events_cursor"
+CURSOR = store.PUMP_CURSOR
 
 
 class EventService:
@@ -245,6 +245,16 @@ class EventService:
         for event in store.events_for(tx.conn, coord_id, after, cursor):
             self._consume_for(tx, event, coord_id)
 
+    def settle(self, tx: Tx, coord_id: str) -> bool:
+        """After a resume: the events the pump passed while the schedule was suspended are
+        handed to it first, in order, before any newer one (those it ignores stay ignored).
+        True if there were some to hand."""
+        after = store.take_replay(tx, coord_id)
+        if after is None:
+            return False
+        self.replay(tx, coord_id, after)
+        return True
+
     def consume(self, tx: Tx, event: Any) -> None:
         """Hand one event to every schedule listening on its key; each schedule in its own
         savepoint, so one that fails does not make the others miss the event."""
@@ -260,9 +270,10 @@ class EventService:
             coord = jobs.coord_head(tx.conn, coord_id)
         if coord is None or coord.status not in (*ACTIVE, *PAUSED) or tx.now_ms >= coord.end_time:
             return  # suspended, not started or ended schedules ignore events
-        events_from, _last, _grp = store.schedule_state(tx.conn, coord_id)
-        if event.id <= events_from:
-            return
+        if self.settle(tx, coord_id):
+            coord = jobs.must_coord_head(tx.conn, coord_id)  # firings moved its counters
+        if store.ignores(tx.conn, coord_id, event.id):
+            return  # from before it started, or landed while it was suspended
         if (
             event.kind == "program"
             and coord.bundle_id
@@ -577,6 +588,8 @@ class EventService:
                 horizon = max(events_from, store.horizon_at(tx.conn, coord.start_time))
                 store.ignore_events_until(tx, coord.id, horizon)
         if coord.status in ACTIVE:
+            if self.settle(tx, coord.id):
+                coord = jobs.must_coord_head(tx.conn, coord.id)
             spec = self._spec(coord)
             self._rerun(tx, coord, spec)  # after the end time too, as a coordinator's rerun
             if now >= coord.end_time:

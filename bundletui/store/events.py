@@ -230,12 +230,89 @@ def set_last_run(tx: Tx, coord_id: str, when: int) -> None:
 
 
 def ignore_events_until(tx: Tx, coord_id: str, horizon: int | None = None) -> None:
-    """Resume: events that arrived while suspended are ignored (seed 004); up to ``horizon``
-    (the last event id when the resume was asked for), or up to now."""
+    """Events up to ``horizon`` (default: the last one) do not count for the schedule."""
     tx.conn.execute(
         "UPDATE event_schedules SET events_from = ? WHERE coord_id = ?",
         (max_event_id(tx.conn) if horizon is None else horizon, coord_id),
     )
+
+
+# The last event the engine's pump has handed to the schedules listening on it.
+PUMP_CURSOR = "events_cursor"
+
+
+def pump_cursor(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (PUMP_CURSOR,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def suspend_schedule(tx: Tx, coord_id: str, upto: int) -> None:
+    """Suspend at the horizon ``upto``. What the pump handed the schedule is behind it (its
+    pending jobs are deleted with their events, seed 004); what it had not been handed yet,
+    up to ``upto``, is kept for after the resume. Gaps behind the new threshold are spent."""
+    tx.conn.execute(
+        "UPDATE event_schedules SET events_from = max(events_from, ?), suspended_upto = ?"
+        " WHERE coord_id = ?",
+        (pump_cursor(tx.conn), upto, coord_id),
+    )
+    tx.conn.execute(
+        "DELETE FROM event_gaps WHERE coord_id = ? AND upto <= "
+        "(SELECT events_from FROM event_schedules WHERE coord_id = ?)",
+        (coord_id, coord_id),
+    )
+
+
+def resume_schedule(tx: Tx, coord_id: str, upto: int) -> None:
+    """Resume at the horizon ``upto``: the events between the suspend's horizon and it landed
+    while suspended and are ignored (seed 004); the engine hands the schedule those it passed
+    while it was suspended (:func:`take_replay`). A suspension without a horizon (given
+    before the store kept one) ignores everything up to ``upto``, as it used to."""
+    row = tx.conn.execute(
+        "SELECT suspended_upto, events_from FROM event_schedules WHERE coord_id = ?",
+        (coord_id,),
+    ).fetchone()
+    if row is None:
+        return
+    suspended_upto, events_from = row
+    if suspended_upto is None:
+        ignore_events_until(tx, coord_id, max(events_from, upto))
+        return
+    if upto > suspended_upto:
+        tx.conn.execute(
+            "INSERT INTO event_gaps (coord_id, after, upto) VALUES (?, ?, ?)"
+            " ON CONFLICT DO UPDATE SET upto = max(upto, excluded.upto)",
+            (coord_id, suspended_upto, upto),
+        )
+    tx.conn.execute(
+        "UPDATE event_schedules SET suspended_upto = NULL, replay_after = events_from"
+        " WHERE coord_id = ?",
+        (coord_id,),
+    )
+
+
+def take_replay(tx: Tx, coord_id: str) -> int | None:
+    """The events after this id that the pump passed while the schedule was suspended are
+    to be handed to it, once: None when a resume left nothing of the kind."""
+    row = tx.conn.execute(
+        "SELECT replay_after FROM event_schedules WHERE coord_id = ?", (coord_id,)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    tx.conn.execute(
+        "UPDATE event_schedules SET replay_after = NULL WHERE coord_id = ?", (coord_id,)
+    )
+    return int(row[0])
+
+
+def ignores(conn: sqlite3.Connection, coord_id: str, event_id: int) -> bool:
+    """Does the schedule pass over this event: behind its threshold, or landed while it was
+    suspended (in a gap)?"""
+    row = conn.execute(
+        "SELECT ? <= events_from OR EXISTS (SELECT 1 FROM event_gaps g WHERE g.coord_id = ?"
+        " AND g.after < ? AND ? <= g.upto) FROM event_schedules WHERE coord_id = ?",
+        (event_id, coord_id, event_id, event_id, coord_id),
+    ).fetchone()
+    return row is not None and bool(row[0])
 
 
 def events_for(conn: sqlite3.Connection, coord_id: str, after: int, upto: int) -> list[EventRow]:

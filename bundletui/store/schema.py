@@ -392,4 +392,19 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX wf_jobs_ended ON wf_jobs(end_time, id) WHERE parent_id IS NULL;
     """,
+    # 8: a suspend keeps its horizon (the last event when it was given): what a schedule had
+    # not been handed by then still counts after the resume; what came between the suspend's
+    # and the resume's horizons is a gap it ignores. One threshold could not keep the first
+    # while dropping the second (QA, crash pass). replay_after: set by a resume, the events
+    # after it that an engine's pump passed while the schedule was suspended are its to take.
+    """
+    ALTER TABLE event_schedules ADD COLUMN suspended_upto INTEGER;
+    ALTER TABLE event_schedules ADD COLUMN replay_after INTEGER;
+    CREATE TABLE event_gaps (
+        coord_id TEXT NOT NULL REFERENCES coord_jobs(id) ON DELETE CASCADE,
+        after INTEGER NOT NULL,
+        upto INTEGER NOT NULL,
+        PRIMARY KEY (coord_id, after)
+    ) WITHOUT ROWID;
+    """,
 ]

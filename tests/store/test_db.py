@@ -72,7 +72,7 @@ def test_a_schema_1_store_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None
     _coord(conn, "0000001-x-C")
     conn.close()
     store = Store(tmp_path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 7
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 8
     row = jobs.get(store.conn, CoordRow, "0000001-x-C")
     assert row is not None and (row.app_name, row.error_code, row.error_message) == (
         "c",
