@@ -60,8 +60,9 @@ def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
     """Store the bundle in PREP. Every coordinator is resolved first: bad input stores nothing."""
     from bundletui.spec.load import check_bundle_coordinators
 
-    check_bundle_coordinators(loaded, ctx.store.clock)
+    coords = check_bundle_coordinators(loaded, ctx.store.clock)
     app: BundleApp = loaded.app
+    schedules = [(c.app.name, c.app.events.trigger, c.app_path) for c in coords if c.app.events]
 
     def body(tx: Tx) -> str:
         if loaded.external_id:
@@ -70,6 +71,10 @@ def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
                 if start and existing.status == J.PREP:  # "submit and start": it is started
                     start_tx(tx, ctx.effects, existing, Event.START, store=ctx.store)
                 return existing.id
+        if schedules:  # loops with the store's schedules (its own were refused by the load)
+            from bundletui.commands.schedules import THIS_BUNDLE, check_store_loops
+
+            check_store_loops(tx.conn, schedules, THIS_BUNDLE)
         bundle_id = ctx.store.next_id(tx, JobKind.BUNDLE, loaded.user)
         created = decide(Machine.BUNDLE, None, Event.SUBMIT).to
         jobs.insert(

@@ -112,25 +112,66 @@ def _check_group(
 
 
 def _check_program_loop(
-    conn: sqlite3.Connection, spec: EventSpec, name: str, file: str | None, exclude: str
+    conn: sqlite3.Connection,
+    spec: EventSpec,
+    name: str,
+    file: str | None,
+    exclude: str,
+    bundle_id: str | None,
 ) -> None:
-    """A standalone schedule whose ``<program>`` triggers close a loop with the unfinished
-    standalone schedules in the store (each firing by itself when a run of the next ends):
-    each run would start another, for ever (:mod:`bundletui.spec.program_loops`). Standalone
-    schedules hear any coordinator of the name; their loops are refused at submit, as a
-    bundle's are by ``validate`` and ``submit``."""
+    """A schedule whose ``<program>`` triggers close a loop with the store's unfinished event
+    schedules (each firing by itself when a run of the next ends): each run would start
+    another, for ever (:mod:`bundletui.spec.program_loops`)."""
+    check_store_loops(conn, [(name, spec.trigger, file)], bundle_id, exclude)
+
+
+# The scope of a bundle's schedules at its submit, before the bundle has an id.
+THIS_BUNDLE = ""
+
+
+def check_store_loops(
+    conn: sqlite3.Connection,
+    new: Sequence[tuple[str, TriggerNode, str | None]],
+    bundle_id: str | None,
+    exclude: str = "",
+) -> None:
+    """New schedules (name, trigger, file), standalone (``bundle_id`` None) or of one bundle
+    (:data:`THIS_BUNDLE` at its submit), must not close a ``<program>`` loop with the store's
+    unfinished event schedules. Who hears whom is the engine's rule (``_consume_for``): a
+    schedule of a bundle hears the coordinators of its bundle and those outside any bundle; a
+    standalone one hears every coordinator of the name. A bundle's loops among its own
+    schedules are refused by ``validate`` and ``submit``; these are the loops through the
+    store, whichever of their schedules comes last."""
     from bundletui.commands.coordinators import app_of
 
+    triggers: dict[str, TriggerNode] = {}
+    scope: dict[str, str | None] = {}
+    names: dict[str, str] = {}
     ids: dict[str, str] = {}
-    triggers: dict[str, TriggerNode] = {name: spec.trigger}
-    for head in jobs.standalone_schedules(conn, exclude, FINISHED):
+
+    def add(name: str, bundle: str | None, trigger: TriggerNode) -> str:
+        key = name if bundle is None else f"{name} ({bundle or 'this bundle'})"
+        scope[key], names[key] = bundle, name
+        add_trigger(triggers, key, trigger)
+        return key
+
+    for head in jobs.unfinished_schedules(conn, exclude, FINISHED):
         other = app_of(head, conn).events
         if other is not None:
-            ids.setdefault(head.app_name, head.id)
-            add_trigger(triggers, head.app_name, other.trigger)
-    loop = program_loop(triggers, through=name)
+            ids.setdefault(add(head.app_name, head.bundle_id, other.trigger), head.id)
+    fresh = [(add(name, bundle_id, trigger), trigger, file) for name, trigger, file in new]
+    by_name: dict[str, list[str]] = {}
+    for key in triggers:
+        by_name.setdefault(names[key], []).append(key)
+
+    def hears(key: str, program: str) -> list[str]:
+        mine = scope[key]
+        return [k for k in by_name.get(program, []) if mine is None or scope[k] in (None, mine)]
+
+    loop = program_loop(triggers, through=[key for key, _t, _f in fresh], hears=hears)
     if loop is not None:
-        raise loop_error(loop, spec.trigger, file, ids)
+        trigger, file = next((t, f) for key, t, f in fresh if key == loop[0])
+        raise loop_error(loop, trigger, file, ids, names)
 
 
 def landing_warnings(
@@ -174,8 +215,7 @@ def register(
     if clashes:
         raise clash_error(clashes[0], name, file)
     _check_group(tx.conn, spec, name, file, exclude=coord_id)
-    if bundle_id is None:
-        _check_program_loop(tx.conn, spec, name, file, exclude=coord_id)
+    _check_program_loop(tx.conn, spec, name, file, coord_id, bundle_id)
     _record_present(tx, [spec])
     ev.register_schedule(
         tx,

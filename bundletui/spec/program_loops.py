@@ -17,7 +17,7 @@ Pure: no store, no files.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 
 from bundletui.errors import SpecError
 from bundletui.model.events import AllOf, AnyOf, Program, TriggerNode, Wait
@@ -59,24 +59,45 @@ def _time_only(node: TriggerNode) -> bool:
 
 
 def program_loop(
-    triggers: Mapping[str, TriggerNode], through: str | None = None
+    triggers: Mapping[str, TriggerNode],
+    through: str | Iterable[str] | None = None,
+    hears: Callable[[str, str], Iterable[str]] | None = None,
 ) -> list[str] | None:
     """A loop of schedules each of which fires by itself when a run of the next ends (name →
     trigger; an edge a → b when a's trigger fires on b's end alone), as names in order with
     the first repeated at the end (``["a", "b", "a"]``), or None. With ``through``, only a
-    loop through that schedule, starting at it (a new schedule among ones already accepted).
-    Names outside ``triggers`` end a path: no schedule of this set listens there.
-    Deterministic: schedules and their programs in the mapping's and the document's order."""
+    loop through that schedule (or one of those), starting at it: new schedules among ones
+    already accepted. Names outside ``triggers`` end a path: no schedule of this set listens
+    there. ``hears(schedule, name)``: the schedules a ``<program coordinator=name>`` of that
+    schedule's trigger hears, when keys are not plain names (a store's schedules, in and out
+    of bundles). Deterministic: schedules and programs in the mapping's and document's order."""
     edges = {
-        name: list(dict.fromkeys(p.coordinator for _, p in firing_programs(trigger)))
+        name: list(
+            dict.fromkeys(
+                target
+                for _, p in firing_programs(trigger)
+                for target in (hears(name, p.coordinator) if hears else (p.coordinator,))
+            )
+        )
         for name, trigger in triggers.items()
     }
-    done: set[str] = set()  # explored: no loop (through ``through``) is reachable from it
+    if isinstance(through, str):
+        through = [through]
+    for start in triggers if through is None else through:
+        found = _loop_from(edges, start, through is not None)
+        if found is not None:
+            return found
+    return None
+
+
+def _loop_from(edges: Mapping[str, list[str]], start: str, back_to_start: bool) -> list[str] | None:
+    """The first loop found from ``start`` (only one back to it, if ``back_to_start``)."""
+    done: set[str] = set()  # explored: no loop (back to ``start``) is reachable from it
 
     def visit(name: str, path: list[str]) -> list[str] | None:
         path.append(name)
         for nxt in edges[name]:
-            if nxt == through or (through is None and nxt in path):
+            if nxt == start or (not back_to_start and nxt in path):
                 return [*path[path.index(nxt) :], nxt]
             if nxt in edges and nxt not in done and nxt not in path:
                 found = visit(nxt, path)
@@ -86,12 +107,7 @@ def program_loop(
         done.add(name)
         return None
 
-    for name in triggers if through is None else [through]:
-        if name in edges and name not in done:
-            found = visit(name, [])
-            if found is not None:
-                return found
-    return None
+    return visit(start, []) if start in edges else None
 
 
 def add_trigger(
@@ -117,12 +133,16 @@ LOOP_HINT = (
 
 
 def loop_error(
-    loop: list[str], trigger: TriggerNode, file: str | None, ids: Mapping[str, str] | None = None
+    loop: list[str],
+    trigger: TriggerNode,
+    file: str | None,
+    ids: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> SpecError:
     """One error for a loop, at the line of the ``<program>`` in ``trigger`` (the first
     schedule's, in ``file``) that names the next schedule (``ids``: the store's id of a
-    schedule already submitted)."""
-    index = program_index(trigger, loop[1])
+    schedule already submitted; ``names``: a schedule's name, when the loop's keys are not)."""
+    index = program_index(trigger, (names or {}).get(loop[1], loop[1]))
     lines = program_lines(file) if file else []
     line = lines[index] if index is not None and index < len(lines) else None
     shown = " → ".join(loop)

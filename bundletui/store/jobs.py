@@ -483,16 +483,16 @@ def delete_actions_from(tx: Tx, coord_id: str, nominal_ms: int) -> None:
     )
 
 
-def standalone_schedules(
+def unfinished_schedules(
     conn: sqlite3.Connection, exclude: str, finished: Sequence[str]
 ) -> list[CoordRow]:
-    """The event schedules outside any bundle whose status is not in ``finished``, but
-    ``exclude``, oldest first (a new one's ``<program>`` loops are checked against them)."""
+    """The event schedules whose status is not in ``finished``, but ``exclude``, oldest first
+    (a new one's ``<program>`` loops are checked against them)."""
     marks = ",".join("?" * len(finished))
     return select(
         conn,
         CoordRow,
-        f"kind = 'event' AND bundle_id IS NULL AND id != ? AND status NOT IN ({marks})",
+        f"kind = 'event' AND id != ? AND status NOT IN ({marks})",
         (exclude, *finished),
         order="id",
     )

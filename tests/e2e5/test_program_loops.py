@@ -1,8 +1,9 @@
 """Event schedules that fire each other through ``<program>`` triggers are refused, E1003, with
 the loop, the file and line of a ``<program>`` and a hint (QA: two schedules each
 ``<or><cron/><program/></or>`` on the other were accepted and ran for ever). Within a bundle
-by ``validate`` and ``submit``; a standalone schedule at ``submit``, against the unfinished
-standalone schedules in the store."""
+by ``validate`` and ``submit``; a standalone schedule or a bundle at ``submit``, against the
+unfinished event schedules in the store, in bundles or not; a bundle's schedule once more when
+its bundle starts, against what was submitted since."""
 
 from __future__ import annotations
 
@@ -113,3 +114,59 @@ def test_a_standalone_schedule_closing_a_loop_is_refused_and_the_first_stays(bt:
     # once the first has ended, the loop is gone
     bt.cli("kill", first)
     assert bt.submit(b).endswith("-C")
+
+
+def test_a_standalone_schedule_closing_a_loop_with_a_bundled_one_is_refused(bt: Bt5) -> None:
+    """A bundled schedule hears coordinators outside any bundle: a bundled a on s, and a
+    standalone s on a (a standalone schedule hears every coordinator of the name)."""
+    a = bt.write("a.xml", event_coordinator("a", trigger=on("s")))
+    b = bt.submit(bt.write("b.xml", bundle("b", [("a", a, {})])), kind="bundle")
+    bt.step("2026-03-01T10:00Z")
+    a_id = bt.coords_of(b)["a"]
+    s = bt.write("s.xml", event_coordinator("s", trigger=on("a")))
+    before = listed(bt)
+    err = refused(bt.cli("submit", str(props(bt, s, "coord")), "--start", check=False))
+    assert f"{s}:3: " in err and f"s → a ({b}) → s" in err, err
+    assert f"[a ({b})] is the unfinished coordinator {a_id}" in err, err
+    assert listed(bt) == before
+
+
+def test_a_bundle_closing_a_loop_with_a_standalone_schedule_is_refused_at_submit(
+    bt: Bt5,
+) -> None:
+    s_id = bt.submit(bt.write("s.xml", event_coordinator("s", trigger=on("a"))))
+    a = bt.write("a.xml", event_coordinator("a", trigger=on("s")))
+    cyc = bt.write("b.xml", bundle("b", [("a", a, {})]))
+    before = listed(bt)
+    err = refused(bt.cli("submit", str(props(bt, cyc, "bundle")), "--start", check=False))
+    assert f"{a}:3: " in err and "a (this bundle) → s → a (this bundle)" in err, err
+    assert f"[s] is the unfinished coordinator {s_id}" in err, err
+    assert listed(bt) == before and before["bundle"] == []
+
+
+def test_schedules_of_another_bundle_are_not_heard_and_make_no_loop(bt: Bt5) -> None:
+    """A bundled schedule hears its own bundle's coordinators and standalone ones only: two
+    bundles, each with an a on b and a b on a in the other, make no loop."""
+    a = bt.write("a.xml", event_coordinator("a", trigger=on("b")))
+    b = bt.write("b.xml", event_coordinator("b", trigger=on("a")))
+    first = bt.submit(bt.write("one.xml", bundle("one", [("a", a, {})])), kind="bundle")
+    second = bt.submit(bt.write("two.xml", bundle("two", [("b", b, {})])), kind="bundle")
+    assert listed(bt)["bundle"] == [second, first]
+
+
+def test_a_loop_closed_before_its_bundle_started_fails_that_coordinator_at_the_start(
+    bt: Bt5,
+) -> None:
+    """The bundle was accepted while nothing closed the loop; a standalone schedule submitted
+    before the bundle's start (an engine starts it) closes it: the bundle's schedule is
+    refused when the start submits it, its bundle saying why (the standalone one is checked
+    against started bundles only: the unstarted bundle's coordinators are not in the store)."""
+    a = bt.write("a.xml", event_coordinator("a", trigger=on("s")))
+    props_b = props(bt, bt.write("b.xml", bundle("b", [("a", a, {})])), "bundle")
+    b = bt.cli("submit", str(props_b)).stdout.strip().splitlines()[-1]
+    bt.submit(bt.write("s.xml", event_coordinator("s", trigger=on("a"))))
+    bt.step("2026-03-01T10:00Z")
+    info = bt.info(b)
+    assert info["status"] == "RUNNINGWITHERROR" or info["status"] == "FAILED", info
+    text = json.dumps(info)
+    assert "E1003" in text and "for ever" in text, text
