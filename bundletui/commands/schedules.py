@@ -18,7 +18,7 @@ from bundletui.model.apps import CoordinatorApp
 from bundletui.model.events import EventSpec, Feed, TriggerNode, event_keys, program_key
 from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text, group_clash_error
 from bundletui.spec.feeds import completed_ms, on_clock, scan_partitions
-from bundletui.spec.program_loops import add_trigger, loop_error, program_loop
+from bundletui.spec.program_loops import add_trigger, firing_programs, loop_error, program_loop
 from bundletui.store import events as ev
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -144,6 +144,8 @@ def check_store_loops(
     store, whichever of their schedules comes last."""
     from bundletui.commands.coordinators import app_of
 
+    if not any(next(firing_programs(trigger), None) for _name, trigger, _file in new):
+        return  # no loop can pass through a schedule no run's end fires: the store is not read
     triggers: dict[str, TriggerNode] = {}
     scope: dict[str, str | None] = {}
     names: dict[str, str] = {}
