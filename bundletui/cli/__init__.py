@@ -30,15 +30,52 @@ def version() -> None:
     typer.echo(__version__)
 
 
-def _register() -> None:
-    from bundletui.cli import console_cmds, engine_cmds, job_cmds, spec_cmds
-    from bundletui.cli import oozie as oozie_cmds
+# The modules that register the commands, in the order ``--help`` lists them.
+_MODULES = ("spec_cmds", "job_cmds", "engine_cmds", "oozie", "console_cmds")
+# The module of each command (``tests/cli/test_lazy_commands.py`` holds it to the modules): a
+# command line naming one imports that module only. Importing them all is about half of a
+# short command's time (console_cmds pulls in the console's models, engine_cmds asyncio).
+_MODULE_OF = {
+    **dict.fromkeys(("validate", "eval", "dryrun"), "spec_cmds"),
+    **dict.fromkeys(
+        (
+            "submit",
+            "start",
+            "suspend",
+            "resume",
+            "kill",
+            "rerun",
+            "change",
+            "ignore",
+            "purge",
+            "info",
+            "jobs",
+            "definition",
+            "log",
+        ),
+        "job_cmds",
+    ),
+    "run": "engine_cmds",
+    "oozie": "oozie",
+    "console": "console_cmds",
+    "version": None,
+}
+_registered: set[str] = set()
 
-    spec_cmds.register(app)
-    job_cmds.register(app)
-    engine_cmds.register(app)
-    oozie_cmds.register(app)
-    console_cmds.register(app)
+
+def _register(command: str | None = None) -> None:
+    """Register the module of ``command``, or every module (for ``--help``, a mistyped
+    command's error, or no command named)."""
+    from importlib import import_module
+
+    if command in _MODULE_OF:
+        wanted = [m for m in (_MODULE_OF[command],) if m is not None]
+    else:
+        wanted = list(_MODULES)
+    for name in wanted:
+        if name not in _registered:
+            _registered.add(name)
+            import_module(f"bundletui.cli.{name}").register(app)
     for info in app.registered_commands:
         if info.cls in (None, TyperCommand):
             info.cls = _OnceCommand
@@ -131,7 +168,7 @@ def click_class(name: str) -> type[Exception]:
 
 def main() -> None:
     _refuse_undecodable_arguments()
-    _register()
+    _register(sys.argv[1] if len(sys.argv) > 1 else None)
     sys.stdout = _ReaderMayLeave(sys.stdout)
     try:
         code = app(standalone_mode=False)
