@@ -376,7 +376,8 @@ class Store:
             if self._id_seq is not None:
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'id_seq'", (self._id_seq,))
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # a statement failing on a full disk may have ended it
+                conn.execute("ROLLBACK")
             raise
         else:
             conn.execute("COMMIT")

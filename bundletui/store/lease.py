@@ -64,7 +64,10 @@ def try_acquire(
         conn.execute("COMMIT")
         return None
     except BaseException:
-        conn.execute("ROLLBACK")
+        # a COMMIT that failed (a full disk) has rolled back already: its error is the one to
+        # report, not "no transaction is active"
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
 
 
