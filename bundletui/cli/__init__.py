@@ -135,23 +135,46 @@ class _OnceCommand(TyperCommand):
 class _ReaderMayLeave:
     """stdout for ``bundletui … | head``: once the reader has gone, the rest of the output goes
     nowhere and the command ends as it would have (click would exit 1 on EPIPE; Oozie's CLI
-    exits 0, and ``set -o pipefail`` scripts depend on it)."""
+    exits 0, and ``set -o pipefail`` scripts depend on it). Output that cannot be written
+    (``> /dev/full``, a full disk) goes nowhere too, but is remembered: the command ends, and
+    :func:`_output_lost` then says so, with the text when it is short (a submit's id)."""
+
+    _KEEP = 2000  # characters of unflushed text kept to show
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
+        self.failed: OSError | None = None
+        self.unflushed: list[str | bytes] = []
+        self._kept = 0
 
-    def write(self, text: str) -> int:
+    def write(self, text: str | bytes) -> int:
+        if self.failed is None and self._kept < self._KEEP:
+            self.unflushed.append(text)
+            self._kept += len(text)
         try:
             return int(self._stream.write(text))
         except BrokenPipeError:
             self._gone()
-            return len(text)
+        except OSError as exc:
+            self._lost(exc)
+        return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except BrokenPipeError:
             self._gone()
+        except OSError as exc:
+            self._lost(exc)
+        else:
+            if self.failed is None:
+                self.unflushed.clear()
+                self._kept = 0
+
+    def _lost(self, exc: OSError) -> None:
+        if self.failed is None:
+            self.failed = exc
+        self._gone()
 
     def _gone(self) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -159,6 +182,30 @@ class _ReaderMayLeave:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def _output_lost(stream: _ReaderMayLeave, code: int) -> int:
+    """EB011 when the output could not be written: exit 1 (255 for the Oozie front), not 0
+    with nothing printed, nor a traceback. A command that changes jobs has changed them."""
+    stream.flush()
+    if stream.failed is None:
+        return code
+    why = stream.failed.strerror or str(stream.failed)
+    parts = (t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in stream.unflushed)
+    text = "".join(parts).strip()
+    short = text and len(text) <= 300 and text.count("\n") < 3  # an id, a line or two
+    shown = f"; it was:\n{text}" if short else ""
+    typer.echo(
+        f"Error: EB011: the output could not be written to standard output ({why}){shown}",
+        err=True,
+    )
+    typer.echo(
+        "  hint: what the command did is done (a submit has stored its job: bundletui jobs"
+        " lists it); send the output where there is room",
+        err=True,
+    )
+    oozie = sys.argv[1:2] == ["oozie"]
+    return code if code else (255 if oozie else 1)
 
 
 def click_class(name: str) -> type[Exception]:
@@ -169,7 +216,7 @@ def click_class(name: str) -> type[Exception]:
 def main() -> None:
     _refuse_undecodable_arguments()
     _register(sys.argv[1] if len(sys.argv) > 1 else None)
-    sys.stdout = _ReaderMayLeave(sys.stdout)
+    sys.stdout = stdout = _ReaderMayLeave(sys.stdout)
     try:
         code = app(standalone_mode=False)
     except click_class("UsageError") as exc:  # a mistake on the command line
@@ -181,7 +228,9 @@ def main() -> None:
     except typer.Abort:
         typer.echo("Aborted!", err=True)
         code = 1
-    sys.exit(code if isinstance(code, int) else 0)
+    except SystemExit as exc:  # a command's own exit, with its code
+        code = exc.code
+    sys.exit(_output_lost(stdout, code if isinstance(code, int) else 0))
 
 
 def _refuse_undecodable_arguments() -> None:

@@ -57,11 +57,16 @@ err = _Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 def _home_dir(value: str) -> Path:
     """``--home ''`` (an unset variable in a script) would be the current directory."""
+    # which of the two was given is not known here: both are named, neither blamed
+    return blank_refused(value, "'--home' (or BUNDLETUI_HOME)", "the store's", "~/.bundletui")
+
+
+def blank_refused(value: str, option: str, what: str, default: str) -> Path:
+    """A directory option given blank (an unset variable in a script): ``Path('')`` is the
+    current directory, and ``' '`` a directory named by a space."""
     if not value.strip():
         raise typer.BadParameter(
-            "is empty; name the store's directory (default ~/.bundletui)",
-            # which of the two was given is not known here: both are named, neither blamed
-            param_hint="'--home' (or BUNDLETUI_HOME)",
+            f"is empty; name {what} directory (default {default})", param_hint=option
         )
     return Path(value)
 

@@ -14,7 +14,13 @@ from typing import Annotated
 import typer
 from rich.logging import RichHandler
 
-from bundletui.cli._common import HomeOpt, handle_errors, on_command_line, sqlite_error
+from bundletui.cli._common import (
+    HomeOpt,
+    blank_refused,
+    handle_errors,
+    on_command_line,
+    sqlite_error,
+)
 from bundletui.errors import BundletuiError, EngineError, UsageError
 from bundletui.model.timeutil import option_time
 from bundletui.store.db import resolve_home
@@ -38,7 +44,11 @@ def register(app: typer.Typer) -> None:
         home: HomeOpt = None,
         landing: Annotated[
             Path | None,
-            typer.Option("--landing", help="Landing directory to watch (default <home>/landing)."),
+            typer.Option(
+                "--landing",
+                help="Landing directory to watch (default <home>/landing).",
+                parser=lambda v: blank_refused(v, "'--landing'", "the landing", "<home>/landing"),
+            ),
         ] = None,
         clock: Annotated[
             str,

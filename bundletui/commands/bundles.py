@@ -266,6 +266,9 @@ def submit_child_tx(
         _child_failed(tx, effects, bundle, ba, coord.critical, exc)
         return None
     tx.release("child")
+    # its status now: the end time it missed may have ended it already (an end before its
+    # start: SUCCEEDED), and the bundle's row was not linked to it yet to hear of that
+    status = jobs.must_coord_head(tx.conn, coord_id).status
     jobs.update(tx, BundleActionRow, ba.id, coord_id=coord_id, status=status, pending=0)
     rollup_tx(tx, effects, bundle.id)
     return coord_id

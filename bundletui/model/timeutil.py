@@ -142,7 +142,13 @@ def parse_oozie_time(text: str, *, what: str = "datetime") -> datetime:
             what, s, f"Could not parse [{s}] using [{OOZIE_MASK}] mask", f"bad offset {zone}"
         )
     offset = sign * timedelta(hours=oh, minutes=om)
-    return (local - offset).replace(tzinfo=UTC)
+    try:
+        return (local - offset).replace(tzinfo=UTC)
+    except OverflowError:  # 0001-01-01T00:00+0100 is in the year 0 in UTC
+        edge = "before year 1" if sign > 0 else "after year 9999"
+        raise _time_error(
+            what, s, f"Could not parse [{s}] using [{OOZIE_MASK}] mask", f"it is {edge} in UTC"
+        ) from None
 
 
 def _field_problem(year: int, month: int, day: int, hour: int, minute: int) -> str | None:

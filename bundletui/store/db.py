@@ -52,7 +52,17 @@ _KINDS = {
 
 
 def default_home() -> Path:
+    """``$BUNDLETUI_HOME``, or ``~/.bundletui``. Set but blank (``BUNDLETUI_HOME=`` in a
+    script, an unset variable) is refused, as ``--home ''`` is: it would fall back on the
+    user's own store without a word."""
     env = os.environ.get("BUNDLETUI_HOME")
+    if env is not None and not env.strip():
+        raise StoreError(
+            "E0302",
+            "Invalid parameter [BUNDLETUI_HOME]: it is set but empty",
+            hint="set it to the store's directory, unset it for ~/.bundletui, or pass --home DIR",
+            usage=True,
+        )
     return Path(env).expanduser() if env else Path.home() / ".bundletui"
 
 

@@ -100,6 +100,7 @@ def check_demo_home(home: Path | None) -> None:
             f"--demo needs a home of its own: {home} holds a store ({home / DB_NAME})",
             hint="drop --home (the demo then makes a temporary home, whatever BUNDLETUI_HOME"
             " says) or pick an empty directory",
+            usage=True,  # two options that do not go together: exit 2, as other E0303s
         )
 
 

@@ -1120,3 +1120,17 @@ def test_a_start_of_a_bundle_that_started_by_itself_answers_200(
     assert lhttp.get(f"v2/job/{bid}", params={"show": "status"}).json()["status"] == "RUNNING"
     assert lhttp.put(f"v2/job/{bid}", params={"action": "kill"}).status_code == 200
     oozie_error(lhttp.put(f"v1/job/{bid}", params={"action": "start"}), 400, "E1100")
+
+
+def test_a_time_whose_offset_leaves_year_1_is_a_bad_request(http: httpx.Client, bare: Live) -> None:
+    """QA (bad input): answered HTTP 500, E0307, ``OverflowError: date value out of range``."""
+    coord = submit(http, coord_conf(bare))
+    early = "0001-01-01T00:00+0100"
+    for r in (
+        http.get("v2/jobs", params={"filter": f"startcreatedtime={early}"}),
+        http.get(f"v2/job/{coord}", params={"filter": f"nominaltime>={early}"}),
+        http.put(f"v2/job/{coord}", params={"action": "change", "value": f"endtime={early}"}),
+        http.put(f"v2/job/{coord}", params={"action": "kill", "type": "date", "scope": early}),
+    ):
+        assert r.status_code == 400, (r.request.url, r.status_code, r.text)
+        assert early in r.text and "Overflow" not in r.text, r.text

@@ -396,3 +396,16 @@ def test_a_time_late_in_9999_east_of_gmt_is_in_the_year_10000() -> None:
     rfc = format_rfc822(end)
     assert mask_date(rfc, _zone("Asia/Tokyo")) == "10000-01-01 08:59 JST"
     assert java_date(rfc, _zone("Asia/Tokyo")) == "Sat Jan 01 08:59:00 JST 10000"
+
+
+@pytest.mark.parametrize(
+    ("text", "edge"),
+    [("0001-01-01T00:00+0100", "before year 1"), ("9999-12-31T23:59-0100", "after year 9999")],
+)
+def test_an_offset_across_the_years_datetime_holds_is_a_parse_error(text: str, edge: str) -> None:
+    """QA (bad input): Python's OverflowError came out of the parse, as "a number given is out
+    of range" on the command line and an HTTP 500 from the API."""
+    with pytest.raises(ModelError) as info:
+        parse_oozie_time(text, what="start")
+    assert info.value.code == "E1003" and "start" in info.value.message
+    assert info.value.hint is not None and f"it is {edge} in UTC" in info.value.hint
