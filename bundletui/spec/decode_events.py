@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bundletui.errors import BundletuiError, SpecError
@@ -48,6 +49,8 @@ from bundletui.spec.resolver import Resolver, Where
 from bundletui.spec.xmlsafe import AppKind, Element, XmlDocument
 
 STATUSES = ("SUCCEEDED", "FAILED", "KILLED")
+# A cron that fires after this at all fires (the search spans 400 years: every leap day).
+_CRON_PROBE = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def decode_events(
@@ -393,12 +396,18 @@ def _node(
             el.get("expression", ""), where(doc, el, f"{here}/@expression")
         ).strip()
         try:
-            LocalCron(expr, tz)
+            cron = LocalCron(expr, tz)
         except BundletuiError as exc:
             raise where(doc, el, f"{here}/@expression").error(
                 exc.code, exc.message, exc.hint
             ) from None
-        return Cron(" ".join(expr.split()))
+        if cron.next_after(_CRON_PROBE) is None:  # as a time coordinator's frequency is
+            raise where(doc, el, f"{here}/@expression").error(
+                "E1003",
+                f"Invalid cron expression [{cron.expr}]: it never fires (no such date)",
+                "check the day of the month against the month (0 0 31 2 * is February 31)",
+            )
+        return Cron(cron.expr)
     if kind == "program":
         coord = resolver.text(
             el.get("coordinator", ""), where(doc, el, f"{here}/@coordinator")

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from tests.e2e5.conftest import BUNDLETUI, RECORD, Bt5, Result, bundle
+from tests.e2e5.conftest import BUNDLETUI, RECORD, Bt5, Result, bundle, event_coordinator
 
 EARLY, LATE = "0001-01-01T00:00+0100", "9999-12-31T23:59-0100"
 
@@ -122,3 +122,14 @@ def test_a_demo_on_a_home_with_a_store_is_a_usage_error(bt: Bt5) -> None:
     bt.submit(bt.write("ok.xml", HOURLY))
     err = one_error(bt.cli("console", "--demo", "--home", str(bt.home), check=False), 2)
     assert "E0303" in err and "--demo needs a home of its own" in err, err
+
+
+def test_an_event_cron_that_never_fires_is_refused_as_a_frequency_is(bt: Bt5) -> None:
+    """``<cron expression="0 0 31 2 *"/>`` (February 31) was accepted in an event schedule,
+    while a time coordinator's frequency of the same cron is refused."""
+    app = bt.write("e.xml", event_coordinator("e", trigger='<cron expression="0 0 31 2 *"/>'))
+    values = ("-D", "start=2026-01-01T00:00Z", "-D", "end=2027-01-01T00:00Z", "-D", "traceDir=t")
+    err = one_error(bt.cli("validate", str(app), *values, check=False), 1)
+    assert f"E1003: {app}:" in err and "it never fires" in err, err
+    leap = bt.write("l.xml", event_coordinator("l", trigger='<cron expression="0 0 29 2 *"/>'))
+    assert "Valid" in bt.cli("validate", str(leap), *values).stdout  # every fourth year
