@@ -560,6 +560,11 @@ def resolve_app_path(
             return candidate
         if why is not None:
             raise refuse(f"{candidate}: {why}", _UNREADABLE_HINT)
+        if found == "dir":
+            raise refuse(
+                f"{candidate} is a directory, not a file",
+                f"the application's {DEFAULT_FILE[kind]} must be a file: name the file itself",
+            )
         raise refuse(
             f"{path} holds no {DEFAULT_FILE[kind]}",
             f"put a {DEFAULT_FILE[kind]} in that directory or name the file itself",

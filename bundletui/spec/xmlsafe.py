@@ -235,6 +235,12 @@ def parse_xml(
             hint = syntax_hint(data, file)
         elif not data.strip(b"\xef\xbb\xbf \t\r\n"):
             hint = "the file is empty: write the application's XML into it"
+        elif "encoding" in reason:  # a Latin-1 byte in a file read as UTF-8
+            hint = (
+                "the file is not in the encoding it declares (UTF-8 when it declares none):"
+                " convert it (iconv -f latin1 -t utf-8) or declare its encoding"
+                ' (<?xml version="1.0" encoding="ISO-8859-1"?>)'
+            )
         elif file.endswith(".properties") or not data.lstrip().startswith(b"<"):
             hint = "this is not XML: a job.properties goes with --config (or as submit's argument)"
         raise _xml_error(

@@ -133,3 +133,17 @@ def test_an_event_cron_that_never_fires_is_refused_as_a_frequency_is(bt: Bt5) ->
     assert f"E1003: {app}:" in err and "it never fires" in err, err
     leap = bt.write("l.xml", event_coordinator("l", trigger='<cron expression="0 0 29 2 *"/>'))
     assert "Valid" in bt.cli("validate", str(leap), *values).stdout  # every fourth year
+
+
+def test_hints_say_what_is_wrong_with_the_file(bt: Bt5) -> None:
+    """A Latin-1 byte in a UTF-8 file was hinted as an unclosed tag; a workflow.xml that is a
+    directory was "holds no workflow.xml"."""
+    latin = bt.apps / "latin.xml"
+    latin.write_bytes(DAG.replace('name="d"', 'name="d\xe9"').encode("latin-1"))
+    err = one_error(bt.cli("validate", str(latin), check=False), 1)
+    assert "not in the encoding it declares" in err and "iconv" in err, err
+    app = bt.apps / "appdir"
+    (app / "workflow.xml").mkdir(parents=True)
+    props = bt.write("ad.properties", f"oozie.wf.application.path={app}\n")
+    err = one_error(bt.cli("submit", str(props), check=False), 1)
+    assert f"{app / 'workflow.xml'} is a directory, not a file" in err, err
