@@ -129,9 +129,30 @@ def load_configured(
         conf,
         clock,
         kinds=(job.kind,),
-        external_id=external_id or conf.get(EXTERNAL_ID_PROPERTY) or None,
+        external_id=_external_id(external_id, conf.get(EXTERNAL_ID_PROPERTY)),
         source=job.source,
     )
+
+
+def _external_id(given: str | None, in_conf: str | None) -> str | None:
+    """``--external-id`` or ``oozie.wf.external.id``: blank is refused (it would store no key,
+    and a retry would submit the job again), and two different keys are."""
+    if given is not None and not given.strip():
+        raise SpecError(
+            "E0302",
+            "Invalid parameter [--external-id]: it is empty",
+            hint="give the idempotency key, or leave the option out",
+            usage=True,
+        )
+    if given and in_conf and given != in_conf:
+        raise SpecError(
+            "E0302",
+            f"Invalid parameter [--external-id {given}]: the configuration's"
+            f" {EXTERNAL_ID_PROPERTY} is [{in_conf}]",
+            hint="give the key once: the option or the property",
+            usage=True,
+        )
+    return given or in_conf or None
 
 
 def submission_conf(

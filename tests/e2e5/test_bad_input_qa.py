@@ -147,3 +147,18 @@ def test_hints_say_what_is_wrong_with_the_file(bt: Bt5) -> None:
     props = bt.write("ad.properties", f"oozie.wf.application.path={app}\n")
     err = one_error(bt.cli("submit", str(props), check=False), 1)
     assert f"{app / 'workflow.xml'} is a directory, not a file" in err, err
+
+
+def test_an_idempotency_key_given_blank_or_twice_differently_is_refused(bt: Bt5) -> None:
+    """``--external-id ''`` stored no key (a retry submitted the job again);
+    ``-D oozie.wf.external.id=k1 --external-id k2`` kept k2 without a word."""
+    props = bt.write("w.properties", f"oozie.wf.application.path={bt.write('wf.xml', DAG)}\n")
+    err = one_error(bt.cli("submit", str(props), "--external-id", "", check=False), 2)
+    assert "--external-id" in err and "empty" in err, err
+    clash = ("--external-id", "k2", "-D", "oozie.wf.external.id=k1")
+    err = one_error(bt.cli("submit", str(props), *clash, check=False), 2)
+    assert "oozie.wf.external.id is [k1]" in err, err
+    assert not (bt.home / "bundletui.db").exists()  # nothing stored, not even a store
+    same = ("--external-id", "k1", "-D", "oozie.wf.external.id=k1")
+    first = bt.cli("submit", str(props), *same).stdout.strip()
+    assert bt.cli("submit", str(props), "--external-id", "k1").stdout.strip().endswith(first)
