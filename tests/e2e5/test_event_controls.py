@@ -361,11 +361,11 @@ def test_info_says_how_far_each_leaf_of_the_trigger_got(bt: Bt5) -> None:
     assert progress[0]["at"] == "Mon, 02 Mar 2026 06:00:00 GMT"
     shown = " ".join(bt.cli("info", coord).stdout.split())
     assert "So far : cron '0 6 * * *': next 2026-03-02 06:00 GMT" in shown, shown
-    never = bt.submit(
-        bt.write("never.xml", event_coordinator("never", trigger='<cron expression="0 0 30 2 *"/>'))
+    leap = bt.submit(
+        bt.write("leap.xml", event_coordinator("leap", trigger='<cron expression="0 0 29 2 *"/>'))
     )
-    (leaf,) = bt.info(never)["materialization"]["progress"]  # 30 February: no next time
-    assert (leaf["seen"], leaf["at"]) == ("never", None), leaf
+    (leaf,) = bt.info(leap)["materialization"]["progress"]  # 29 February 2028: after its end
+    assert (leaf["seen"], leaf["at"]) == ("none before its end", None), leaf
     assert ": 2 new partitions of f: 1 of 2 : 1KB of g: 300B of 1KB" in shown, shown
 
 

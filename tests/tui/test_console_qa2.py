@@ -140,11 +140,12 @@ def _bundletui_console(args: list[str], env: dict[str, str]) -> subprocess.Compl
 
 def test_demo_with_home_holding_a_store_is_refused_and_writes_nothing(env: Env) -> None:
     """QA: --demo --home on a real store added another demo bundle there on every start. It is
-    one clear error, exit 1, and the store is byte-identical."""
+    one clear error, exit 2 (two options that do not go together, as other E0303s), and the
+    store is byte-identical."""
     before = _snapshot(env.home)
     for extra in ({}, {"BUNDLETUI_HOME": str(env.home)}):
         done = _bundletui_console(["--demo", "--home", str(env.home)], extra)
-        assert done.returncode == 1, done
+        assert done.returncode == 2, done
         assert done.stderr.startswith(
             f"Error: E0303: --demo needs a home of its own: {env.home} holds a store"
         ), done.stderr
