@@ -101,7 +101,14 @@ class EventService:
     def on_landed(self, tx: Tx, batch: list[tuple[str, str]]) -> None:
         found: dict[tuple[Path, Path], int] = {}  # (partition, feed) -> completed at
         for _change, path in batch:
-            self.intake(tx, path, found)
+            try:
+                self.intake(tx, path, found)
+            except OSError as exc:  # one unreadable path, not the batch (QA: all were lost)
+                log.warning(
+                    "landed %s cannot be looked at (%s); the rescan finds it once it can be",
+                    path,
+                    exc,
+                )
         # A watcher batch is unordered: record oldest first (ids, ${trigger:partitions()}).
         for (part, feed), t in sorted(found.items(), key=lambda x: (x[1], str(x[0][0]))):
             self._record(tx, feed, part, t)

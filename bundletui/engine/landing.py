@@ -10,6 +10,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ MODE_CHECK_S = 1.0
 RECHECK_DELAYS = (0.05, 0.25, 1.0, 3.0)  # seconds after a directory appears
 DELIVERED_MAX = 200_000
 POLL_DELAY_MS = 2_000  # when inotify cannot watch the tree: a walk of it every 2 s
+RETRY_WATCH_S = 30.0  # when neither can (an unreadable directory): the watch tried again
 
 
 class LandingWatcher:
@@ -50,6 +52,8 @@ class LandingWatcher:
         # path -> (inode, mtime) when it was last handed on: a re-walk passes on only what is
         # new or changed since, not every file of the tree again (loop thread only)
         self._delivered: dict[str, tuple[int, int]] = {}
+        self._watched: tuple[int, int] | None = None  # (device, inode) of the watched root
+        self._pinned: int | None = None  # a descriptor of it, held open (see _pin)
 
     def install(self) -> None:
         e = self.engine
@@ -77,6 +81,10 @@ class LandingWatcher:
         loop = self.engine._loop
         if loop is not None:
             loop.call_later(MODE_CHECK_S, self.check_mode)
+            # what lands between the start-up rescan and the moment the watch is in place
+            # has no event: walked a few times as the watch comes up (it waited for the
+            # 5-minute rescan)
+            self._look_again([str(self.root)])
 
     def stop(self) -> None:
         """Stop and wait for the watcher thread: leaving it inside watchfiles' Rust code while
@@ -84,6 +92,9 @@ class LandingWatcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2.0)
+        if self._pinned is not None and (self._thread is None or not self._thread.is_alive()):
+            os.close(self._pinned)
+            self._pinned = None
 
     def _run(self) -> None:
         """watchfiles polls its queue every ``step`` ms: 1–5 ms makes a landed file visible at
@@ -91,6 +102,7 @@ class LandingWatcher:
         waits on a file (see :meth:`check_mode`), and the watch restarts when that changes.
         If inotify refuses (its watch limit reached over a big tree), the tree is polled."""
         polling = gone = False
+        blind = ""  # why the tree cannot be watched, when it was said
         while not self._stop.is_set():
             if gone and self.root.is_dir():
                 log.warning("the landing directory %s is back; watching it again", self.root)
@@ -112,22 +124,71 @@ class LandingWatcher:
                         gone = True
                     self._stop.wait(POLL_DELAY_MS / 1000)
                     continue
-                if polling:
-                    log.exception("landing watcher stopped; files are found by the rescan")
-                    return
-                log.error(
-                    "the landing directory %s cannot be watched (%s); polling it every %.0f s"
-                    " instead. For events at once, allow more inotify watches, e.g."
-                    " sysctl fs.inotify.max_user_watches=524288",
-                    self.root,
-                    exc,
-                    POLL_DELAY_MS / 1000,
-                )
-                polling = True
+                unreadable = _unreadable(exc)
+                if not polling and not unreadable:
+                    log.error(
+                        "the landing directory %s cannot be watched (%s); polling it every"
+                        " %.0f s instead. For events at once, allow more inotify watches, e.g."
+                        " sysctl fs.inotify.max_user_watches=524288",
+                        self.root,
+                        exc,
+                        POLL_DELAY_MS / 1000,
+                    )
+                    polling = True
+                    continue
+                # Neither watch nor poll can take the tree (a directory in it this user cannot
+                # read: both walk it all). Never give up: walk it ourselves, passing over what
+                # cannot be read, and try the watch again now and then (QA: one locked
+                # directory left the engine blind, for good, to the whole landing directory).
+                said = f"{unreadable or exc}"
+                if said != blind:
+                    log.error(
+                        "the landing directory %s cannot be watched (%s); it is walked every"
+                        " %.0f s instead, and the watch is tried again every %.0f s",
+                        self.root,
+                        said,
+                        POLL_DELAY_MS / 1000,
+                        RETRY_WATCH_S,
+                    )
+                    blind = said
+                self._walk_for(RETRY_WATCH_S)
+                polling = False
+                continue
+            blind = ""
+
+    def _pin(self) -> None:
+        """Hold the watched directory open: its inode cannot be reused while we do, so a
+        directory removed and made again at once has another (else ``rm -rf`` and ``mkdir``
+        can give the new one the old number, and the watch stays on a dead directory)."""
+        if self._pinned is not None:
+            os.close(self._pinned)
+            self._pinned = None
+        try:
+            self._pinned = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            self._watched = None
+            return
+        st = os.fstat(self._pinned)
+        self._watched = (st.st_dev, st.st_ino)
+
+    def _walk_for(self, seconds: float) -> None:
+        """Walk the tree every :data:`POLL_DELAY_MS` for ``seconds`` (from this thread: the
+        walk itself runs on the engine loop, which owns what was handed on)."""
+        end = time.monotonic() + seconds
+        while not self._stop.is_set() and time.monotonic() < end:
+            loop = self.engine._loop
+            if loop is not None:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._recheck, str(self.root))
+            self._stop.wait(POLL_DELAY_MS / 1000)
 
     def _watch(self, polling: bool) -> None:
         while not self._stop.is_set():
             self._restart.clear()
+            # the directory watched now (a symlinked root may point elsewhere than before):
+            # check_mode compares, and a replaced directory is watched anew
+            self._real = os.path.realpath(self.root)
+            self._pin()
             for changes in watchfiles.watch(
                 self.root,
                 stop_event=_Either(self._stop, self._restart),
@@ -160,10 +221,21 @@ class LandingWatcher:
             return
         waiting = jobs.anything_waits_on_files(store.conn)
         step = FAST_STEP_MS if waiting else IDLE_STEP_MS
+        now = _identity(str(self.root), inode_only=True)
         if not self.root.is_dir():
             # a watch on a directory that is gone sees nothing, and says nothing: its thread
             # starts again, finds it gone, says so, and waits for it
             self._restart.set()
+        elif self._watched is not None and now != self._watched:
+            # removed and made again (or moved aside, or its link pointed elsewhere) between
+            # two looks: the watch is on the old one, which nothing writes to any more
+            log.warning(
+                "the landing directory %s was replaced by another; watching the new one",
+                self.root,
+            )
+            self._watched = now
+            self._restart.set()
+            self._look_again([str(self.root)])
         elif step != self.step_ms:
             self.step_ms = step
             self._restart.set()
@@ -216,7 +288,8 @@ class LandingWatcher:
             self.engine.wake()
 
     def _undelivered(self, path: str) -> list[tuple[str, str]]:
-        """The files and directories under ``path`` not handed on yet (or changed since)."""
+        """The files and directories under ``path`` not handed on yet (or changed since);
+        what cannot be read is passed over (``os.walk`` skips it)."""
         found = []
         for root, _dirs, files in os.walk(path):
             for p in (root, *(os.path.join(root, f) for f in files)):
@@ -232,12 +305,20 @@ class LandingWatcher:
         self.engine.coordinators.rescan(tx)
 
 
-def _identity(path: str) -> tuple[int, int] | None:
+def _identity(path: str, *, inode_only: bool = False) -> tuple[int, int] | None:
+    """(inode, mtime) of what is at ``path``; (device, inode) with ``inode_only``."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_ino, st.st_mtime_ns
+    return (st.st_dev, st.st_ino) if inode_only else (st.st_ino, st.st_mtime_ns)
+
+
+def _unreadable(exc: Exception) -> str | None:
+    """The reason, when a watch failed on a directory this user cannot read (the notify
+    crate's "Permission denied (os error 13) about [path]")."""
+    text = str(exc)
+    return text if "os error 13" in text or "Permission denied" in text else None
 
 
 class _Either:
