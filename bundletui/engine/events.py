@@ -37,6 +37,7 @@ from bundletui.model.events import (
     cron_leaves,
     evaluate,
     event_keys,
+    events_needed,
     partition_key,
     satisfied_leaves,
 )
@@ -77,6 +78,7 @@ class EventService:
         self.engine = engine
         self.recheck: dict[str, None] = {}  # schedules whose held jobs should be looked at again
         self.settling: dict[str, int] = {}  # file-mode partition candidates: path -> size seen
+        self._event_counts: dict[int, int] = {}  # open job -> events it holds (_held_events)
         # how long a file of a feed without done-flag must stop growing (run --settle)
         self.settle_ms = int(engine.config.settle * 1000)
 
@@ -304,8 +306,30 @@ class EventService:
                 store.add_event_to_job(tx, coord.id, event.id, taken[0])
                 return
         job = store.open_job(tx, coord.id, app.events.priority)
-        if store.add_event_to_job(tx, coord.id, event.id, job.id) and coord.status in ACTIVE:
-            self.evaluate(tx, coord, job.id)  # paused: evaluated once the pause is lifted
+        if not store.add_event_to_job(tx, coord.id, event.id, job.id):
+            return
+        if coord.status not in ACTIVE:  # paused: evaluated once the pause is lifted
+            self._event_counts.pop(job.id, None)  # counted again from the store then
+            return
+        needed = events_needed(app.events.trigger)
+        if needed is not None and needed > 1 and self._held_events(tx, job.id) < needed:
+            return  # too few events yet for the trigger to hold: no look at them all
+        self.evaluate(tx, coord, job.id)
+
+    def _held_events(self, tx: Tx, job_id: int) -> int:
+        """How many events the open job holds, counted once and then kept up as it takes
+        more. Only ever too high (a tick undone, events released to be shared out), which
+        costs a look, never a missed firing: events reach an open job only through
+        :meth:`_take`, which forgets the count when it adds one without looking."""
+        n = self._event_counts.get(job_id)
+        if n is None:
+            if len(self._event_counts) > 10_000:
+                self._event_counts.clear()
+            n = store.job_event_count(tx.conn, job_id)
+        else:
+            n += 1
+        self._event_counts[job_id] = n
+        return n
 
     def evaluate(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
         """Has the open job's trigger fired? Fire it, or schedule the next time to look."""

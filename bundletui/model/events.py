@@ -204,6 +204,26 @@ def _eval(spec: EventSpec, node: TriggerNode, w: Window, now: int, wake: list[in
     return any(results)
 
 
+def events_needed(node: TriggerNode) -> int | None:
+    """The fewest events a window must hold before ``node`` can hold at all, or None when
+    time alone can make it hold (a cron or a wait leaf: it must be looked at as time
+    passes). A schedule waiting for 1,000 partitions need not be evaluated at each of the
+    first 999 (QA: a burst was quadratic, each look reading every event of the window). A
+    lower bound: an ``<and>`` of two leaves may share events (nested feeds), so its bound
+    is its largest child's, not their sum."""
+    if isinstance(node, Partitions):
+        return node.count
+    if isinstance(node, (Bytes, Program)):
+        return 1
+    if isinstance(node, (Cron, Wait)):
+        return None
+    bounds = [events_needed(c) for c in node.children]
+    if any(b is None for b in bounds):
+        return None
+    numbers = [b for b in bounds if b is not None]
+    return max(numbers) if isinstance(node, AllOf) else min(numbers)
+
+
 _LEAF_NAMES: dict[type, str] = {
     Partitions: "partitions",
     Bytes: "bytes",

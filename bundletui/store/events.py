@@ -474,6 +474,13 @@ def partition_job(
     return None
 
 
+def job_event_count(conn: sqlite3.Connection, job_id: int) -> int:
+    """How many events the job holds (a count over its index, not the rows)."""
+    return int(
+        conn.execute("SELECT count(*) FROM job_events WHERE job_id = ?", (job_id,)).fetchone()[0]
+    )
+
+
 def job_events(conn: sqlite3.Connection, job_id: int) -> list[EventRow]:
     rows = conn.execute(
         "SELECT e.id, e.kind, e.key, e.path, e.size, e.time, e.payload FROM job_events j JOIN events e ON e.id = j.event_id"

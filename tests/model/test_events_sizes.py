@@ -29,3 +29,26 @@ def test_bytes_seen_are_shown_in_the_unit_they_reach(have: int, shown: str) -> N
     """A paused bytes trigger read ``2800B of 1KB``: the count seen keeps to one unit, rounded
     down (2047 bytes of 2KB read "2.0KB of 2KB" while the trigger was not met)."""
     assert _approx_bytes(have) == shown
+
+
+def test_events_needed_is_a_lower_bound_or_none_when_time_can_fire() -> None:
+    """The engine skips a look at the window while it holds fewer events than this (QA: a
+    burst for a count of 1,000,000 was quadratic)."""
+    from bundletui.model.events import (
+        AllOf,
+        AnyOf,
+        Bytes,
+        Cron,
+        Partitions,
+        Program,
+        Wait,
+        events_needed,
+    )
+
+    assert events_needed(Partitions("f", 1000)) == 1000
+    assert events_needed(Bytes("f", 10)) == events_needed(Program("c")) == 1
+    assert events_needed(AnyOf((Partitions("f", 5), Partitions("g", 3)))) == 3
+    # two leaves may count the same partition (nested feeds): the larger, not the sum
+    assert events_needed(AllOf((Partitions("f", 5), Partitions("g", 3)))) == 5
+    assert events_needed(AnyOf((Partitions("f", 5), Cron("0 * * * *")))) is None
+    assert events_needed(AllOf((Partitions("f", 5), Wait(60_000)))) is None
