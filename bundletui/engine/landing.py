@@ -213,6 +213,13 @@ class LandingWatcher:
             return root + path[len(real) :]
         return path
 
+    def _as_real(self, path: str) -> str:
+        """``path`` under the root as given, under the directory the root really is."""
+        real, root = self._real, str(self.root)
+        if real != root and (path == root or path.startswith(root + os.sep)):
+            return real + path[len(root) :]
+        return path
+
     def check_mode(self) -> None:
         """Short polling step while actions or event schedules wait on files, long otherwise
         (a read-only look every second, from the engine loop)."""
@@ -255,6 +262,10 @@ class LandingWatcher:
         for change, path in list(batch):
             if change == "added" and os.path.isdir(path):
                 batch.extend(self._undelivered(path))
+        # a symlinked landing directory: a feed or dataset may name the directory as given or
+        # as it really is (QA: one named by its real path waited for the rescan), so each
+        # path is handed on in both forms
+        batch.extend([(c, real) for c, p in batch if (real := self._as_real(p)) != p])
         # watchfiles hands over a set: put it back in landing order, so partitions that land
         # within one debounce window are still consumed first-come, first-served
         batch.sort(key=_landing_order)

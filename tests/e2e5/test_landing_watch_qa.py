@@ -99,3 +99,27 @@ def test_an_unreadable_partition_does_not_lose_the_batch_it_came_in(unprivileged
     ok1 = str(bt.land("f", "ok1"))
     assert fired_within(bt, coord, 1, 15) == [[ok1]]
     assert "pump failed" not in e.log(), e.log()
+
+
+def test_a_feed_named_by_the_real_path_of_a_symlinked_landing_directory_is_watched(
+    bt: Bt5,
+) -> None:
+    """The watcher handed paths on under the landing directory as given only: a feed naming
+    the directory the link points to waited for the 5-minute rescan."""
+    real = bt.tmp / "real"
+    (real / "f").mkdir(parents=True)
+    bt.landing.parent.mkdir(parents=True, exist_ok=True)
+    bt.landing.symlink_to(real)
+    app = bt.write(
+        "r.xml",
+        event_coordinator(
+            "r", feeds=[Feed("f", str(real / "f"))], trigger='<partitions feed="f"/>'
+        ),
+    )
+    coord = bt.submit(app)
+    bt.engine()
+    time.sleep(0.5)
+    part = real / "f" / "p0"
+    part.mkdir()
+    (part / "_SUCCESS").touch()
+    assert fired_within(bt, coord, 1, 15) == [[str(part)]]
