@@ -51,7 +51,6 @@ from bundletui.spec.feeds import (
     on_clock,
     partition_size,
     partitions,
-    scan_partitions,
     size_of,
 )
 from bundletui.store import events as store
@@ -63,6 +62,8 @@ if TYPE_CHECKING:
     from bundletui.engine.service import Engine
 
 log = logging.getLogger("bundletui.engine.events")
+# partitions a batch of file events completed: (partition, feed) -> (completed at, done-flag)
+Found = dict[tuple[Path, Path], tuple[int, str]]
 A = ActionStatus
 J = JobStatus
 ACTIVE = (J.RUNNING, J.RUNNINGWITHERROR)
@@ -101,7 +102,7 @@ class EventService:
     # ------------------------------------------------------------------ intake
 
     def on_landed(self, tx: Tx, batch: list[tuple[str, str]]) -> None:
-        found: dict[tuple[Path, Path], int] = {}  # (partition, feed) -> completed at
+        found: Found = {}
         for _change, path in batch:
             try:
                 self.intake(tx, path, found)
@@ -112,10 +113,10 @@ class EventService:
                     exc,
                 )
         # A watcher batch is unordered: record oldest first (ids, ${trigger:partitions()}).
-        for (part, feed), t in sorted(found.items(), key=lambda x: (x[1], str(x[0][0]))):
-            self._record(tx, feed, part, t)
+        for (part, feed), (t, flag) in sorted(found.items(), key=lambda x: (x[1], str(x[0][0]))):
+            self._record(tx, feed, part, t, partition_size(part, flag))
 
-    def intake(self, tx: Tx, path: str, found: dict[tuple[Path, Path], int]) -> None:
+    def intake(self, tx: Tx, path: str, found: Found) -> None:
         """If ``path`` completes a partition of some feed, add it to ``found`` (a file partition
         of a feed without done-flag settles first)."""
         seen: set[tuple[str, str]] = set()
@@ -127,15 +128,13 @@ class EventService:
                 seen.add((feed_path, flag))
                 self._intake_for_feed(tx, p, Path(feed_path), flag, found)
 
-    def _intake_for_feed(
-        self, tx: Tx, p: Path, feed: Path, flag: str, found: dict[tuple[Path, Path], int]
-    ) -> None:
+    def _intake_for_feed(self, tx: Tx, p: Path, feed: Path, flag: str, found: Found) -> None:
         if flag:
             if p.name == flag and p.parent != feed and p.exists() and not hidden(p.parent, feed):
-                found[p.parent, feed] = completed_ms(p.parent, flag)
+                found[p.parent, feed] = completed_ms(p.parent, flag), flag
             elif p.is_dir():  # moved in whole
-                for part, _size in scan_partitions(feed, flag, under=p):
-                    found[part, feed] = completed_ms(part, flag)
+                for part in partitions(feed, flag, under=p):
+                    found[part, feed] = completed_ms(part, flag), flag
         elif p.is_file() and not hidden(p, feed):
             size = p.stat().st_size
             self.settling[str(p)] = size

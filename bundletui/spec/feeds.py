@@ -50,8 +50,22 @@ def on_clock(completed: int, now_ms: int, real_now_ms: int) -> int:
 
 
 def partition_size(part: Path, flag: str) -> int:
-    """A directory partition's files together; a file partition's own size."""
-    return size_of(part) if flag else part.stat().st_size
+    """A directory partition's files together, but those of partitions inside it (a
+    directory with the done-flag of its own, counted as itself: QA, a day's partition over
+    its hours' counted their bytes twice); a file partition's own size."""
+    if not flag:
+        return part.stat().st_size
+    total = 0
+    for root, dirs, files in os.walk(part):
+        if root != str(part) and flag in files:
+            dirs[:] = []  # a partition of its own
+            continue
+        for name in files:
+            try:
+                total += os.stat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
 
 
 def partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[Path]:

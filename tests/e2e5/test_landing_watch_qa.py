@@ -123,3 +123,18 @@ def test_a_feed_named_by_the_real_path_of_a_symlinked_landing_directory_is_watch
     part.mkdir()
     (part / "_SUCCESS").touch()
     assert fired_within(bt, coord, 1, 15) == [[str(part)]]
+
+
+def test_a_partition_holding_another_counts_its_own_bytes_only(bt: Bt5) -> None:
+    """A day's partition over an hour's counted the hour's bytes again: ``So far`` read 700B
+    for 400 bytes on disk."""
+    app = bt.write(
+        "b.xml", event_coordinator("b", feeds=FEED, trigger='<bytes feed="f" at-least="1KB"/>')
+    )
+    coord = bt.submit(app)
+    bt.land("f", "NP/sub", size=300)
+    bt.step("2026-03-01T10:00Z")
+    bt.land("f", "NP", size=100)
+    bt.step("2026-03-01T10:00Z")
+    (leaf,) = bt.info(coord)["materialization"]["progress"]
+    assert leaf["seen"] == "400B of 1KB", leaf
