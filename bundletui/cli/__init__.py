@@ -230,6 +230,9 @@ def main() -> None:
         code = 1
     except SystemExit as exc:  # a command's own exit, with its code
         code = exc.code
+        if code is not None and not isinstance(code, int):  # SystemExit("why"), as Python
+            typer.echo(str(code), err=True)
+            code = 1
     sys.exit(_output_lost(stdout, code if isinstance(code, int) else 0))
 
 

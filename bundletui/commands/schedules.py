@@ -15,9 +15,16 @@ from pathlib import Path
 
 from bundletui.errors import SpecError
 from bundletui.model.apps import CoordinatorApp
-from bundletui.model.events import EventSpec, Feed, TriggerNode, event_keys, program_key
+from bundletui.model.events import (
+    EventSpec,
+    Feed,
+    TriggerNode,
+    event_keys,
+    partition_key,
+    program_key,
+)
 from bundletui.spec.decode_events import FLAG_HINT, feed_line, flag_text, group_clash_error
-from bundletui.spec.feeds import completed_ms, on_clock, scan_partitions
+from bundletui.spec.feeds import completed_ms, on_clock, partition_size, partitions
 from bundletui.spec.program_loops import add_trigger, firing_programs, loop_error, program_loop
 from bundletui.store import events as ev
 from bundletui.store import jobs
@@ -109,20 +116,6 @@ def _check_group(
                 f"coordinator [{head.app_name}] ({coord_id})",
                 limit,
             )
-
-
-def _check_program_loop(
-    conn: sqlite3.Connection,
-    spec: EventSpec,
-    name: str,
-    file: str | None,
-    exclude: str,
-    bundle_id: str | None,
-) -> None:
-    """A schedule whose ``<program>`` triggers close a loop with the store's unfinished event
-    schedules (each firing by itself when a run of the next ends): each run would start
-    another, for ever (:mod:`bundletui.spec.program_loops`)."""
-    check_store_loops(conn, [(name, spec.trigger, file)], bundle_id, exclude)
 
 
 # The scope of a bundle's schedules at its submit, before the bundle has an id.
@@ -217,7 +210,7 @@ def register(
     if clashes:
         raise clash_error(clashes[0], name, file)
     _check_group(tx.conn, spec, name, file, exclude=coord_id)
-    _check_program_loop(tx.conn, spec, name, file, coord_id, bundle_id)
+    check_store_loops(tx.conn, [(name, spec.trigger, file)], bundle_id, exclude=coord_id)
     _record_present(tx, [spec])
     ev.register_schedule(
         tx,
@@ -317,11 +310,14 @@ def _record_present(tx: Tx, specs: list[EventSpec]) -> None:
     """Record the partitions in the schedules' feeds now (each once: known ones are passed),
     in the order they completed."""
     real_now = int(time.time() * 1000)
-    present = sorted(
-        (completed_ms(part, feed.done_flag), str(part), size, feed.path)
+    new = [
+        (completed_ms(part, feed.done_flag), str(part), feed.path, feed.done_flag, part)
         for spec in specs
         for feed in spec.feeds
-        for part, size in scan_partitions(Path(feed.path), feed.done_flag)
-    )
-    for completed, part, size, feed_path in present:
-        ev.record_partition(tx, feed_path, part, size, on_clock(completed, tx.now_ms, real_now))
+        for known in (ev.known_partitions(tx.conn, partition_key(feed.path)),)
+        for part in partitions(Path(feed.path), feed.done_flag)
+        if str(part) not in known  # recorded before: not sized again (a suspend does this)
+    ]
+    for completed, text, feed_path, flag, part in sorted(new):
+        size = partition_size(part, flag)
+        ev.record_partition(tx, feed_path, text, size, on_clock(completed, tx.now_ms, real_now))

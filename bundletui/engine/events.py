@@ -211,6 +211,7 @@ class EventService:
         if self.engine.safe_mode:
             return False  # the events stay past the cursor: consumed, in order, in NORMAL
         did = False
+        self._event_counts.clear()  # counted again in this tick (a tick undone leaves them off)
         cursor = int(self.engine.db.meta(CURSOR) or 0)
         batch = store.events_after(tx.conn, cursor)
         if batch:
@@ -316,10 +317,11 @@ class EventService:
         self.evaluate(tx, coord, job.id)
 
     def _held_events(self, tx: Tx, job_id: int) -> int:
-        """How many events the open job holds, counted once and then kept up as it takes
-        more. Only ever too high (a tick undone, events released to be shared out), which
-        costs a look, never a missed firing: events reach an open job only through
-        :meth:`_take`, which forgets the count when it adds one without looking."""
+        """How many events the open job holds, counted once a tick and then kept up as it
+        takes more. Events reach an open job only through :meth:`_take`, which forgets the
+        count when it adds one without looking; :meth:`_catch_up` forgets it before it
+        releases a job's events, and each tick counts afresh (an undone one may have left it
+        off). A count too high costs a look, never a missed firing."""
         n = self._event_counts.get(job_id)
         if n is None:
             if len(self._event_counts) > 10_000:
@@ -649,6 +651,7 @@ class EventService:
             self._act(tx, coord, spec, job_id, look)
             return
         store.release_events(tx, job_id)
+        self._event_counts.pop(job_id, None)  # recounted from the store as they come back
         for row in rows:  # the held job takes the first, a firing opens the next
             fresh = jobs.coord_head(tx.conn, coord.id)  # a firing moves its action counters
             assert fresh is not None

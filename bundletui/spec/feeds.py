@@ -15,13 +15,20 @@ def hidden(p: Path, feed: Path) -> bool:
 
 
 def size_of(p: Path) -> int:
-    if p.is_file():
-        return p.stat().st_size
+    return p.stat().st_size if p.is_file() else _files_size(p, None)
+
+
+def _files_size(top: Path, flag: str | None) -> int:
+    """The files below ``top`` together; with ``flag``, not those of a directory below it
+    that holds the flag itself (a partition of its own)."""
     total = 0
-    for root, _dirs, files in os.walk(p):
+    for root, dirs, files in os.walk(top):
+        if flag and root != str(top) and flag in files:
+            dirs[:] = []
+            continue
         for name in files:
             try:
-                total += (Path(root) / name).stat().st_size
+                total += os.stat(os.path.join(root, name)).st_size
             except OSError:
                 continue
     return total
@@ -53,19 +60,7 @@ def partition_size(part: Path, flag: str) -> int:
     """A directory partition's files together, but those of partitions inside it (a
     directory with the done-flag of its own, counted as itself: QA, a day's partition over
     its hours' counted their bytes twice); a file partition's own size."""
-    if not flag:
-        return part.stat().st_size
-    total = 0
-    for root, dirs, files in os.walk(part):
-        if root != str(part) and flag in files:
-            dirs[:] = []  # a partition of its own
-            continue
-        for name in files:
-            try:
-                total += os.stat(os.path.join(root, name)).st_size
-            except OSError:
-                continue
-    return total
+    return _files_size(part, flag) if flag else part.stat().st_size
 
 
 def partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[Path]:

@@ -249,10 +249,13 @@ def pump_cursor(conn: sqlite3.Connection) -> int:
 def suspend_schedule(tx: Tx, coord_id: str, upto: int) -> None:
     """Suspend at the horizon ``upto``. What the pump handed the schedule is behind it (its
     pending jobs are deleted with their events, seed 004); what it had not been handed yet,
-    up to ``upto``, is kept for after the resume. Gaps behind the new threshold are spent."""
+    up to ``upto``, is kept for after the resume. Gaps behind the new threshold are spent.
+    A resume whose replay no engine has made yet (``replay_after``) keeps the threshold where
+    it is: the pump passed those events while the schedule was suspended, not handed them
+    (review: a second suspend before any engine lost them)."""
     tx.conn.execute(
-        "UPDATE event_schedules SET events_from = max(events_from, ?), suspended_upto = ?"
-        " WHERE coord_id = ?",
+        "UPDATE event_schedules SET events_from = CASE WHEN replay_after IS NULL"
+        " THEN max(events_from, ?) ELSE events_from END, suspended_upto = ? WHERE coord_id = ?",
         (pump_cursor(tx.conn), upto, coord_id),
     )
     tx.conn.execute(

@@ -131,3 +131,18 @@ def test_a_suspension_from_before_the_upgrade_resumes_as_it_used_to(bt: Bt5) -> 
     after = str(bt.land("f", "after"))
     bt.sim("2026-03-01T10:00Z", "2026-03-01T11:00Z")
     assert fired(bt, coord) == [[after]]
+
+
+def test_a_second_suspension_before_any_engine_keeps_what_the_first_resume_owed(bt: Bt5) -> None:
+    """Review: an engine passed p0 while the schedule was suspended; the resume owed it p0,
+    but a second suspend before any engine moved the threshold past it: p0 was lost."""
+    target, coord = running_schedule(bt, "coord")
+    p0 = str(bt.land("f", "p0"))
+    bt.cli("suspend", target)
+    bt.step("2026-03-01T10:00Z")  # its pump passes p0 while the schedule is suspended
+    bt.cli("resume", target)
+    bt.cli("suspend", target)
+    bt.cli("resume", target)
+    p2 = str(bt.land("f", "p2"))
+    bt.sim("2026-03-01T10:00Z", "2026-03-01T11:00Z")
+    assert fired(bt, coord) == [[p0], [p2]]
