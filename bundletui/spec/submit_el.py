@@ -115,7 +115,11 @@ def _frequency_functions(capture: _UnitCapture | None) -> dict[str, Callable[...
             _name: str = name,
         ) -> int:
             if n <= 0:
-                raise SpecError("E1004", f"{_name}({n}): the argument must be greater than 0")
+                raise SpecError(
+                    "E1004",
+                    f"{_name}({n}): the argument must be greater than 0",
+                    hint=f"a frequency counts up from 1: {_name}(1), or minutes (e.g. 60)",
+                )
             if capture is not None:
                 capture.unit, capture.end_of, capture.used = _unit, _end, True
             return n * _mult

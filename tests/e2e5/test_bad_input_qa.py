@@ -162,3 +162,11 @@ def test_an_idempotency_key_given_blank_or_twice_differently_is_refused(bt: Bt5)
     same = ("--external-id", "k1", "-D", "oozie.wf.external.id=k1")
     first = bt.cli("submit", str(props), *same).stdout.strip()
     assert bt.cli("submit", str(props), "--external-id", "k1").stdout.strip().endswith(first)
+
+
+def test_a_frequency_function_of_zero_says_how_to_write_it(bt: Bt5) -> None:
+    app = bt.write("f0.xml", HOURLY.replace('frequency="60"', 'frequency="${coord:hours(0)}"'))
+    values = ("-D", "start=2026-01-01T00:00Z", "-D", "end=2026-01-02T00:00Z")
+    err = one_error(bt.cli("validate", str(app), *values, check=False), 1)
+    assert "coord:hours(0): the argument must be greater than 0" in err, err
+    assert "hint: a frequency counts up from 1: coord:hours(1)" in err, err
