@@ -71,7 +71,6 @@ ACTIVE = (J.RUNNING, J.RUNNINGWITHERROR)
 # pause holds materialization and then catches up; only a suspend drops events, as CDAP's).
 PAUSED = (J.PAUSED, J.PAUSEDWITHERROR)
 RESCAN_MS = 300_000
-CURSOR = store.PUMP_CURSOR
 
 
 class EventService:
@@ -79,7 +78,6 @@ class EventService:
         self.engine = engine
         self.recheck: dict[str, None] = {}  # schedules whose held jobs should be looked at again
         self.settling: dict[str, int] = {}  # file-mode partition candidates: path -> size seen
-        self._event_counts: dict[int, int] = {}  # open job -> events it holds (_held_events)
         # how long a file of a feed without done-flag must stop growing (run --settle)
         self.settle_ms = int(engine.config.settle * 1000)
 
@@ -211,13 +209,12 @@ class EventService:
         if self.engine.safe_mode:
             return False  # the events stay past the cursor: consumed, in order, in NORMAL
         did = False
-        self._event_counts.clear()  # counted again in this tick (a tick undone leaves them off)
-        cursor = int(self.engine.db.meta(CURSOR) or 0)
+        cursor = store.pump_cursor(self.engine.db.conn)
         batch = store.events_after(tx.conn, cursor)
         if batch:
             for event in batch:
                 self.engine._guarded(tx, f"event {event.id}", self.consume, tx, event)
-            self.engine.db.set_meta(tx, CURSOR, str(batch[-1].id))
+            self.engine.db.set_meta(tx, store.PUMP_CURSOR, str(batch[-1].id))
             did = True
         if self.recheck:
             ids = list(self.recheck)
@@ -246,11 +243,11 @@ class EventService:
         if not self.engine.store_changed:
             return False  # no new event can have been written since the last look
         db = self.engine.db
-        return store.max_event_id(db.conn) > int(db.meta(CURSOR) or 0)
+        return store.max_event_id(db.conn) > store.pump_cursor(db.conn)
 
     def replay(self, tx: Tx, coord_id: str, after: int) -> None:
         """Hand ``coord_id`` the events after ``after`` that the pump has already consumed."""
-        cursor = int(self.engine.db.meta(CURSOR) or 0)
+        cursor = store.pump_cursor(self.engine.db.conn)
         for event in store.events_for(tx.conn, coord_id, after, cursor):
             self._consume_for(tx, event, coord_id)
 
@@ -309,28 +306,11 @@ class EventService:
         if not store.add_event_to_job(tx, coord.id, event.id, job.id):
             return
         if coord.status not in ACTIVE:  # paused: evaluated once the pause is lifted
-            self._event_counts.pop(job.id, None)  # counted again from the store then
             return
         needed = events_needed(app.events.trigger)
-        if needed is not None and needed > 1 and self._held_events(tx, job.id) < needed:
+        if needed is not None and needed > 1 and store.job_event_count(tx.conn, job.id) < needed:
             return  # too few events yet for the trigger to hold: no look at them all
         self.evaluate(tx, coord, job.id)
-
-    def _held_events(self, tx: Tx, job_id: int) -> int:
-        """How many events the open job holds, counted once a tick and then kept up as it
-        takes more. Events reach an open job only through :meth:`_take`, which forgets the
-        count when it adds one without looking; :meth:`_catch_up` forgets it before it
-        releases a job's events, and each tick counts afresh (an undone one may have left it
-        off). A count too high costs a look, never a missed firing."""
-        n = self._event_counts.get(job_id)
-        if n is None:
-            if len(self._event_counts) > 10_000:
-                self._event_counts.clear()
-            n = store.job_event_count(tx.conn, job_id)
-        else:
-            n += 1
-        self._event_counts[job_id] = n
-        return n
 
     def evaluate(self, tx: Tx, coord: CoordRow, job_id: int) -> None:
         """Has the open job's trigger fired? Fire it, or schedule the next time to look."""
@@ -651,7 +631,6 @@ class EventService:
             self._act(tx, coord, spec, job_id, look)
             return
         store.release_events(tx, job_id)
-        self._event_counts.pop(job_id, None)  # recounted from the store as they come back
         for row in rows:  # the held job takes the first, a firing opens the next
             fresh = jobs.coord_head(tx.conn, coord.id)  # a firing moves its action counters
             assert fresh is not None

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import watchfiles
 
+from bundletui.engine.service import file_identity
 from bundletui.errors import EngineError
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -169,7 +170,7 @@ class LandingWatcher:
             self._watched = None
             return
         st = os.fstat(self._pinned)
-        self._watched = (st.st_dev, st.st_ino)
+        self._watched = (st.st_dev, st.st_ino)  # as file_identity gives it
 
     def _walk_for(self, seconds: float) -> None:
         """Walk the tree every :data:`POLL_DELAY_MS` for ``seconds`` (from this thread: the
@@ -228,7 +229,7 @@ class LandingWatcher:
             return
         waiting = jobs.anything_waits_on_files(store.conn)
         step = FAST_STEP_MS if waiting else IDLE_STEP_MS
-        now = _identity(str(self.root), inode_only=True)
+        now = file_identity(self.root)
         if not self.root.is_dir():
             # a watch on a directory that is gone sees nothing, and says nothing: its thread
             # starts again, finds it gone, says so, and waits for it
@@ -316,13 +317,12 @@ class LandingWatcher:
         self.engine.coordinators.rescan(tx)
 
 
-def _identity(path: str, *, inode_only: bool = False) -> tuple[int, int] | None:
-    """(inode, mtime) of what is at ``path``; (device, inode) with ``inode_only``."""
+def _identity(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_dev, st.st_ino) if inode_only else (st.st_ino, st.st_mtime_ns)
+    return st.st_ino, st.st_mtime_ns
 
 
 def _unreadable(exc: Exception) -> str | None:

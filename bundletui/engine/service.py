@@ -222,7 +222,7 @@ class Engine:
         self.store.give_up_wait = lambda: self._stop and self._abandonable
         # the file it opened: a standby that takes over later checks this one, not whatever
         # is at the path by then (QA: one took over a moved store and made a new empty one)
-        self._opened = _identity(self.store.path)
+        self._opened = file_identity(self.store.path)
         try:
             self._check_clock()
             await self._acquire_lease()
@@ -411,7 +411,7 @@ class Engine:
         assert self.store is not None
         path, opened = self.store.path, self._opened
         try:  # gone before the first beat (a standby's take-over) stops it as after one
-            if opened is not None and _identity(path) != opened:
+            if opened is not None and file_identity(path) != opened:
                 raise StoreError("EB008", "moved")
             hb_store = Store(self.config.home, clock=self.real_clock, create=False, cache_mib=1)
         except StoreError:
@@ -422,7 +422,7 @@ class Engine:
         missed_since: float | None = None
         try:
             while not stop.wait(every):
-                if opened is not None and _identity(path) != opened:
+                if opened is not None and file_identity(path) != opened:
                     with contextlib.suppress(RuntimeError):  # the loop may have closed
                         loop.call_soon_threadsafe(self._store_gone, path)
                     return
@@ -815,7 +815,7 @@ class Engine:
                 log.exception("after-commit action failed")
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def file_identity(path: str | Path) -> tuple[int, int] | None:
     """Which file ``path`` names (device, inode); None when there is none."""
     try:
         st = os.stat(path)
