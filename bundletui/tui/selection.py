@@ -29,8 +29,10 @@ class SelectionMixin(ScreenState):
         self._sync_selection()
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
-        if self.prompt_mode and event.widget is not self.query_one("#prompt", Input):
-            # k9s: leaving the prompt (tab, a click) hides it; a filter stays applied
+        if self.prompt_mode and self.focused is not self.query_one("#prompt", Input):
+            # k9s: leaving the prompt (tab, a click) hides it; a filter stays applied. What
+            # has focus now decides, not the event: a focus given just before the / (a click,
+            # then / at once) arrives after the prompt took focus, and closed it, focus None
             self._close_prompt(refocus=False)
         self._sync_selection(force=True)
 
