@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bundletui.errors import TEMPLATES
 from bundletui.model.apps import BundleApp, BundleCoordinator
+from bundletui.model.timeutil import TimeError, parse_oozie_time
 from bundletui.spec import xmlsafe
 from bundletui.spec.decode_common import (
     expect_kind,
@@ -36,7 +37,11 @@ def decode_bundle(doc: XmlDocument, resolver: Resolver) -> BundleApp:
         # element written empty does (oozie.md §1.1)
         at = where(doc, kick_el, "kick-off-time")
         text = resolver.settled_text(xmlsafe.text(kick_el), at).strip()
-        kickoff = resolver.datetime(text, at) if text else None
+        try:
+            kickoff = parse_oozie_time(text, what="kick-off-time") if text else None
+        except TimeError as exc:  # a bundle's attribute: E1303, not the coordinator's E1003
+            message = TEMPLATES["E1303"].format("kick-off-time", f"[{text}]: {exc.detail}")
+            raise at.error("E1303", message, exc.hint) from None
 
     coordinators: list[BundleCoordinator] = []
     first_line: dict[str, int | None] = {}

@@ -255,7 +255,8 @@ def test_req_14_a_kick_off_time_property_left_empty_starts_the_bundle_now(bt: Bt
     """QA: ``<kick-off-time>${kick}</kick-off-time>`` with ``kick=`` was refused (E1003: could
     not parse []), while the element written empty was taken as "now". Oozie resolves EL
     first: both mean no kick-off time (oozie.md §1.1). A property with a time still works, and
-    one that is not a time is still refused with its line."""
+    one that is not a time is still refused with its line (QA: as a bundle's attribute, E1303;
+    it was the coordinator's E1003, "Invalid coordinator application attributes")."""
     config = props(bt, write_bundle(bt, kickoff="${kick}"), end="2026-01-01T02:00Z", kick="")
     valid = bt.cli(
         "validate",
@@ -274,8 +275,10 @@ def test_req_14_a_kick_off_time_property_left_empty_starts_the_bundle_now(bt: Bt
 
     timed = bt.submit_job(config, {"kick": "2026-01-01T03:00Z"})
     assert bt.peek(timed)["kickoffTime"] == "Thu, 01 Jan 2026 03:00:00 GMT"
-    bad = bt.fails("submit", str(config), "-D", "kick=tomorrow", code="E1003")
-    assert "any-name-at-all.xml:2:" in bad.stderr and "kick-off-time [tomorrow]" in bad.stderr
+    # a bundle's attribute: E1303 "bundle application attributes", not the coordinator's E1003
+    bad = bt.fails("submit", str(config), "-D", "kick=tomorrow", code="E1303")
+    assert "any-name-at-all.xml:2:" in bad.stderr and "kick-off-time], [tomorrow]" in bad.stderr
+    assert "Invalid bundle application attributes" in bad.stderr
 
 
 # ----------------------------------------------------------------------------- 15, 16
