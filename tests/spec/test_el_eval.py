@@ -116,6 +116,13 @@ def test_long_modulo_by_zero_is_an_error() -> None:
     e = err("7 % 0")
     assert "division by zero" in e.message
     assert e.column == 5
+    assert e.hint is not None and "${b == 0 ? 0 : a mod b}" in e.hint  # QA: it had none
+    assert ev("0 == 0 ? 0 : 7 % 0") == 0  # the guard the hint gives works
+
+
+def test_text_in_arithmetic_says_how_to_join_text() -> None:
+    e = err("'abc' + 1")
+    assert "cannot coerce" in e.message and e.hint is not None and "concat(a, b)" in e.hint
 
 
 @pytest.mark.parametrize(

@@ -139,7 +139,11 @@ def to_long(value: object) -> int:
             number = int(value)
             if _LONG_MIN <= number <= _LONG_MAX:
                 return number
-        raise CoercionError(f"cannot coerce {_show(value)} to an integer")
+        raise CoercionError(
+            f"cannot coerce {_show(value)} to an integer",
+            hint="arithmetic needs numbers; join text with concat(a, b) or "
+            "${a}${b}, and compare it with == or eq",
+        )
     raise CoercionError(f"cannot coerce {_show(value)} to a number")
 
 
@@ -247,7 +251,11 @@ def _java_double_mod(x: float, y: float) -> float:
 
 def _java_long_mod(x: int, y: int) -> int:
     if y == 0:
-        raise CoercionError("division by zero in '%' (mod)")
+        raise CoercionError(
+            "division by zero in '%' (mod)",
+            hint="integers cannot be divided by 0 (div gives Infinity); guard the divisor, "
+            "e.g. ${b == 0 ? 0 : a mod b}",
+        )
     r = abs(x) % abs(y)
     return -r if x < 0 else r
 

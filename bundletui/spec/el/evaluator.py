@@ -517,7 +517,7 @@ def _compile_binary(node: Binary) -> Compiled:
         try:
             return op(a, b)
         except CoercionError as exc:
-            raise EvalFailure(f"'{node.op}': {exc}", pos) from None
+            raise EvalFailure(f"'{node.op}': {exc}", pos, hint=exc.hint) from None
 
     return binary
 

@@ -54,7 +54,12 @@ class ELError(SpecError):
 
 
 class CoercionError(Exception):
-    """A JSP-EL coercion or operator failure; the evaluator adds the position."""
+    """A JSP-EL coercion or operator failure; the evaluator adds the position (and ``hint``,
+    how to write it instead, when the failure has one)."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class ArgumentError(Exception):
