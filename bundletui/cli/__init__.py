@@ -273,11 +273,43 @@ def _usage_error(exc: Any) -> None:
             f" -{oozie_style}, is for bundletui oozie job … / bundletui oozie jobs …",
             err=True,
         )
+    elif exc.ctx is not None and exc.ctx.info_name == "run" and "--config" in message:
+        typer.echo(
+            "  hint: bundletui run runs the engine; to submit a job and start it: "
+            "bundletui submit --start FILE (Oozie's job -run: bundletui oozie job -run "
+            "-config FILE)",
+            err=True,
+        )
+    elif exc.ctx is not None and (argument := _option_is_an_argument(message, exc.ctx)):
+        # Oozie's -config FILE: here the file is the command's argument
+        typer.echo(
+            f"  hint: give it without the option: {exc.ctx.command_path} {argument}", err=True
+        )
     elif exc.ctx is not None:
         typer.echo(f"  hint: see {exc.ctx.command_path} --help", err=True)
     else:  # raised while parsing (an option with no value, QA): no context, but a command
         command = " ".join(["bundletui", *(a for a in sys.argv[1:2] if not a.startswith("-"))])
         typer.echo(f"  hint: see {command} --help", err=True)
+
+
+def _option_is_an_argument(message: str, ctx: Any) -> str | None:
+    """``submit --config job.properties``: the value as the command's argument would take it
+    (``job.properties``), when the unknown option names one of its arguments."""
+    prefix = "No such option: --"
+    if not message.startswith(prefix):
+        return None
+    name = message[len(prefix) :].split("=", 1)[0].replace("-", "_")
+    arguments = [p.name for p in ctx.command.params if p.param_type_name == "argument"]
+    if name not in arguments and not (
+        name == "config" and len(arguments) == 1 and arguments[0] in ("path", "file")
+    ):
+        return None
+    argv = sys.argv[1:]
+    for i, token in enumerate(argv):
+        option, eq, value = token.partition("=")
+        if option in (f"--{name}", f"--{name.replace('_', '-')}"):
+            return value if eq else (argv[i + 1] if i + 1 < len(argv) else f"<{name}>")
+    return f"<{name}>"
 
 
 def _oozie_style_option(message: str) -> str | None:

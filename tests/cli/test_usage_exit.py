@@ -161,6 +161,20 @@ def test_small_mistakes_get_a_hint_that_fits(jobs: tuple[Path, str, str], tmp_pa
     assert r.returncode == 2 and "E0302: Invalid parameter [--api-token without --api]" in (
         r.stderr
     ), r
+    # Oozie's -config FILE: here the file is the argument (it said "see --help")
+    props = home.parent / "c.properties"
+    for command in ("submit", "dryrun"):
+        r = bundletui(command, "--config", str(props), home=odd)
+        assert r.returncode == 2 and "no such option: --config" in r.stderr, r
+        assert f"hint: give it without the option: bundletui {command} {props}\n" in r.stderr
+    r = bundletui("submit", f"--config={props}", home=odd)
+    assert f"hint: give it without the option: bundletui submit {props}\n" in r.stderr, r
+    r = bundletui("run", "--config", str(props), home=odd)
+    assert r.returncode == 2 and "to submit a job and start it: bundletui submit --start" in (
+        r.stderr
+    ), r
+    r = bundletui("info", "--config", str(props), home=odd)  # a job id is no file: --help
+    assert r.returncode == 2 and "hint: see bundletui info --help" in r.stderr, r
     # from the environment (set for every run), it does not stop an engine without --api
     fresh = tmp_path / "fresh"
     r = bundletui("run", "--exit-when-idle", home=fresh, env={"BUNDLETUI_API_TOKEN": "t"})
