@@ -8,6 +8,7 @@ configuration of the first action, as an example of what each action gets.
 from __future__ import annotations
 
 import sys
+import textwrap
 from typing import Any
 
 from rich.markup import escape
@@ -56,6 +57,11 @@ def render_dryrun(result: dict[str, Any]) -> None:
             f"action{'s' if len(actions) != 1 else ''} {span}".rstrip(),
             highlight=False,
         )
+        for note in coord.get("notes", ()):  # its workflow cannot be read now
+            lines = textwrap.wrap(
+                note, max(out.width - 1, 40), initial_indent="  note: ", subsequent_indent=" " * 8
+            )
+            out.print("\n".join(lines), highlight=False, markup=False)
         events = coord.get("events")
         if events:  # event-triggered: actions come from events, not from nominal times
             out.print(f"  fires on: {events['trigger']}", highlight=False, markup=False)

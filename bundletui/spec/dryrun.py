@@ -10,7 +10,9 @@ The result is plain data, printed as JSON by ``--json``::
 
     {"coordinators": [{"name": …, "actions": [{"number": 1, "nominal_time": "…",
       "data_in": {"name": ["uri", …]}, "data_out": {…}, "missing_dependencies": ["uri", …],
-      "ready": true, "conf": {"k": "v"}}]}]}
+      "ready": true, "conf": {"k": "v"}}], "notes": ["…"]}]}
+
+``notes``: what is valid but will fail as it stands (a workflow that cannot be read now).
 
 A data-in whose latest()/future() cannot be resolved yet lists that EL text in place of its
 URIs (first, where Oozie puts the resolved ones); ``missing_dependencies`` holds the done-flag
@@ -53,6 +55,7 @@ from bundletui.spec.load import (
     load_app,
     load_bundle_coordinator,
     load_configured,
+    workflow_notes,
 )
 from bundletui.spec.materialize import compile_coordinator, iter_actions
 from bundletui.spec.xmlsafe import AppKind
@@ -170,9 +173,9 @@ def dryrun_loaded(
     """
     now = clock.now()
     user = loaded.user or _user(loaded.conf)
-    jobs: list[tuple[str, CoordinatorApp, Mapping[str, str]]] = []
+    jobs: list[tuple[str, CoordinatorApp, Mapping[str, str], str]] = []
     if loaded.kind is AppKind.COORDINATOR:
-        jobs.append((loaded.app.name, loaded.app, loaded.conf))
+        jobs.append((loaded.app.name, loaded.app, loaded.conf, loaded.app_path))
     elif loaded.kind is AppKind.BUNDLE:
         bundle: BundleApp = loaded.app
         bundle_id = job_id(0, stamp(now), user, JobKind.BUNDLE, system="dryrun")
@@ -183,7 +186,7 @@ def dryrun_loaded(
         ]
         check_siblings(children)  # what submit refuses across them: clashes, program loops
         for coord, child in zip(entries, children, strict=True):
-            jobs.append((coord.name, child.app, child.conf))
+            jobs.append((coord.name, child.app, child.conf, child.app_path))
     else:
         raise SpecError(
             "EB0401",
@@ -192,9 +195,11 @@ def dryrun_loaded(
         )
     exists = _Snapshot().__getitem__
     out: list[dict[str, Any]] = []
-    for index, (name, app, conf) in enumerate(jobs, start=1):
+    for index, (name, app, conf, file) in enumerate(jobs, start=1):
+        notes = list(workflow_notes(app, file))
         if app.events is not None:  # event-triggered: no action is due at a nominal time
-            out.append({"name": name, "actions": [], "events": describe(app.events, app.timezone)})
+            events = describe(app.events, app.timezone)
+            out.append({"name": name, "actions": [], "events": events, "notes": notes})
             continue
         coord_id = job_id(index, stamp(now), user, JobKind.COORDINATOR, system="dryrun")
         actions = dryrun_coordinator(
@@ -210,7 +215,7 @@ def dryrun_loaded(
             progress=progress,
             clock=clock,
         )
-        out.append({"name": name, "actions": actions})
+        out.append({"name": name, "actions": actions, "notes": notes})
     return {"coordinators": out}
 
 

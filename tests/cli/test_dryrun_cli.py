@@ -127,7 +127,7 @@ def test_coordinator_xml_json_shape(tmp_path: Path) -> None:
     data = run_json(str(path), "-D", f"root={tmp_path}", "-D", "region=eu", "--limit", "3")
     assert list(data) == ["coordinators"]
     (coord,) = data["coordinators"]
-    assert list(coord) == ["name", "actions"]
+    assert list(coord) == ["name", "actions", "notes"]
     assert coord["name"] == "hourly-job"
     actions = coord["actions"]
     assert [list(a) for a in actions] == [ACTION_KEYS] * 3

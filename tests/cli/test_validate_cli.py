@@ -82,7 +82,9 @@ def test_a_valid_bundle_is_still_valid_and_without_values_only_its_schema_is_che
     bundle, props = write(tmp_path)
     done = bt("validate", str(bundle), "--config", str(props), home=tmp_path / "home")
     assert done.returncode == 0, done
-    assert done.stdout.strip() == f"Valid bundle-app: {bundle}"
+    first, *notes = done.stdout.splitlines()
+    assert first == f"Valid bundle-app: {bundle}"
+    assert all("the workflow of coordinator [first] cannot be read now" in n for n in notes)
     # a coordinator with start > end is not looked at without values (schema only)
     write(tmp_path, start="2027-01-01T00:00Z")
     done = bt("validate", str(bundle), home=tmp_path / "home")
@@ -460,3 +462,38 @@ def test_validate_without_values_checks_an_app_that_has_no_variables(
     r = bt("validate", str(app), home=tmp_path / "home")
     assert r.returncode == 1, r
     assert r.stderr.startswith(f"Error: E1003: {app}:1: ") and words in r.stderr, r.stderr
+
+
+def test_a_workflow_that_cannot_be_read_now_is_noted_by_validate_and_dryrun(
+    tmp_path: Path,
+) -> None:
+    """QA: a coordinator whose workflow is not there validated without a word, and every
+    action then failed with E0710. Oozie reads it only at action start (it may be deployed
+    later): not an error, but ``validate`` and ``dryrun`` say so; submit still takes it."""
+    bundle, props = write(tmp_path)
+    coordinator = tmp_path / "coordinator.xml"
+    home = tmp_path / "home"
+    noted = "cannot be read now (E0710: Could not read the workflow definition, /apps/wf"
+    for path, name in ((coordinator, "c"), (bundle, "first")):  # as the bundle names it
+        done = bt("validate", str(path), "--config", str(props), home=home)
+        assert done.returncode == 0, done
+        note = f"  note: {coordinator}:3: the workflow of coordinator [{name}] {noted}"
+        assert note in done.stdout, done.stdout
+        assert "/apps/wf does not exist): its actions fail unless it is there" in done.stdout
+    done = bt("dryrun", str(props), "--limit", "1", home=home)
+    assert done.returncode == 0 and f"[first] {noted}" in done.stdout, done
+    done = bt("dryrun", str(props), "--limit", "1", "--json", home=home)
+    assert '"notes": [' in done.stdout and "/apps/wf does not exist" in done.stdout, done
+    assert bt("submit", str(props), home=home).returncode == 0  # as Oozie: read at action start
+
+    # there (a directory holding workflow.xml), as written or through a variable: no note
+    wf = tmp_path / "wf"
+    wf.mkdir()
+    (wf / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">'
+        f'<job name="a"><fs><mkdir path="{tmp_path / "out"}"/></fs></job></dag-app>'
+    )
+    for app_path in (str(wf), "${wfDir}"):
+        coordinator.write_text(COORD.format(frequency="60").replace("/apps/wf", app_path))
+        done = bt("validate", str(bundle), "--config", str(props), "-D", f"wfDir={wf}", home=home)
+        assert done.returncode == 0 and done.stdout.strip() == f"Valid bundle-app: {bundle}", done
