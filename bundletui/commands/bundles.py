@@ -387,11 +387,13 @@ def _cascade(
     pending_too: bool = False,
 ) -> int:
     """Mark the affected bundle actions pending and ask the engine to act on each coordinator.
-    ``pending_too``: also a live child whose last command has not acted yet — its status is not
-    the one that command will give it (a resume right after a suspend must follow it)."""
+    ``pending_too``: also a child whose last command has not acted yet, whatever its status
+    now — its status is not the one that command will give it (a resume right after a
+    suspend must follow it; a kill must reach a coordinator a queued rerun brings back). The
+    engine applies such a command only if the child's status then allows it (``if_allowed``)."""
     n = 0
     for ba in jobs.bundle_actions(tx.conn, bundle.id):
-        queued = pending_too and ba.pending > 0 and ba.status not in JOB_TERMINAL
+        queued = pending_too and ba.pending > 0 and ba.coord_id is not None
         if only is not None and ba.status not in only and not queued:
             continue
         if ba.coord_id is None:
@@ -399,7 +401,10 @@ def _cascade(
                 jobs.update(tx, BundleActionRow, ba.id, status=J.KILLED)
             continue
         jobs.update(tx, BundleActionRow, ba.id, pending=ba.pending + 1)
-        effects.child_command(tx, kind, ba.coord_id, args)
+        given = args
+        if only is not None and ba.status not in only:  # there only for its queued command
+            given = {**(args or {}), "if_allowed": event.name}
+        effects.child_command(tx, kind, ba.coord_id, given)
         n += 1
     if n:
         jobs.update(tx, BundleRow, bundle.id, pending=1)
@@ -426,6 +431,7 @@ def kill_tx(tx: Tx, effects: Effects, bundle: BundleRow) -> None:
         "coord.kill",
         Event.KILL,
         only=set(sources(Machine.COORDINATOR, Event.KILL)),
+        pending_too=True,  # QA: a rerun queued before the kill ran after it, under a KILLED bundle
     )
     rollup_tx(tx, effects, bundle.id)
 

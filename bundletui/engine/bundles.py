@@ -16,7 +16,7 @@ from bundletui.commands import bundles as bundlecmd
 from bundletui.commands import coordinators as coordcmd
 from bundletui.errors import BundletuiError
 from bundletui.model.status import JobStatus
-from bundletui.model.transitions import Event, Machine, decide
+from bundletui.model.transitions import Event, Machine, allowed, decide
 from bundletui.store import events as store_events
 from bundletui.store import jobs
 from bundletui.store.db import Tx
@@ -134,6 +134,12 @@ class BundleService:
         def handler(tx: Tx, coord_id: str, args: dict[str, Any]) -> None:
             coord = jobs.coord_head(tx.conn, coord_id)
             if coord is None:
+                return
+            given = args.get("if_allowed")
+            if given is not None and not allowed(Machine.COORDINATOR, coord.status, Event[given]):
+                # sent in case a command queued before it changed the child's status; it did
+                # not (a rerun that found nothing, a suspend that stayed): nothing to do
+                bundlecmd.coordinator_changed(tx, self.engine.effects, coord, acted=True)
                 return
             try:
                 with self.engine.savepoint(tx, "child"):

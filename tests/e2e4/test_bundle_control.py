@@ -901,6 +901,39 @@ def test_a_coordinator_rerun_waits_for_a_bundle_kill_still_queued(bt: Bt4) -> No
     assert trace_counts(bt.trace)[f"{busy}@1"] == runs + 1
 
 
+def test_a_bundle_kill_or_suspend_reaches_a_coordinator_a_queued_rerun_brings_back(
+    bt: Bt4,
+) -> None:
+    """QA (rerun): with no engine running, ``rerun B --coordinator busy`` (busy SUCCEEDED),
+    then ``kill B``: the kill passed busy over (it had ended), so when the engine came the
+    rerun ran busy's workflows again under a KILLED bundle. The kill (and a suspend) now goes
+    to a coordinator whose queued command has not run, after it; applied only if its status
+    then allows it, so one the rerun left ended is not refused in the log."""
+    bundle_id = bt.submit_job(two_coordinators(bt), start=True)
+    bt.sim(START, "2026-01-01T03:00Z")
+    busy = bt.coords_of(bundle_id)["busy"]
+    assert bt.status(busy) == "SUCCEEDED" and bt.status(bundle_id) == "RUNNING"
+    runs = trace_counts(bt.trace)[f"{busy}@1"]
+
+    bt.cli("rerun", bundle_id, "--coordinator", "busy", "--date", START)
+    bt.cli("suspend", bundle_id)
+    log = bt.sim(START, "2026-01-01T03:00Z").log()
+    assert bt.status(busy) == "SUSPENDED" and bt.actions(busy)[1] == "WAITING"
+    assert trace_counts(bt.trace)[f"{busy}@1"] == runs and "refused" not in log, log
+    bt.cli("resume", bundle_id)
+    bt.sim(START, "2026-01-01T03:00Z")
+    assert trace_counts(bt.trace)[f"{busy}@1"] == runs + 1  # the rerun, once resumed
+    assert bt.status(busy) == "SUCCEEDED"
+
+    bt.cli("rerun", bundle_id, "--coordinator", "busy", "--date", START)
+    bt.cli("kill", bundle_id)
+    log = bt.sim(START, "2026-01-01T03:00Z").log()
+    assert trace_counts(bt.trace)[f"{busy}@1"] == runs + 1, "ran under a KILLED bundle"
+    assert coord_statuses(bt, bundle_id) == {"busy": "KILLED", "starved": "KILLED"}
+    assert bt.status(bundle_id) == "KILLED" and "refused" not in log, log
+    assert pending(bt, bundle_id) == (0, {"busy": 0, "starved": 0})
+
+
 def test_a_rerun_right_after_a_bundle_change_waits_for_the_engine_to_run_the_change(
     bt: Bt4,
 ) -> None:
