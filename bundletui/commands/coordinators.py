@@ -725,13 +725,34 @@ def change_tx(
             "ignored coordinator",
         )
     now = tx.now_ms if as_of is None else min(as_of, tx.now_ms)
-    if "status" in changes:
+    if changes.get("status", "").upper() == "IGNORED":  # what ``ignore C`` does (oozie.md §2.3)
+        if coord.pending or not allowed(Machine.COORDINATOR, coord.status, Event.IGNORE):
+            raise CommandError(  # Oozie's CoordChangeXCommand words
+                "E1015",
+                f"Invalid coordinator job change value {value}, Only FAILED or KILLED "
+                f"non-pending job can be changed to IGNORED. Current job status is "
+                f"{coord.status} and pending is {str(bool(coord.pending)).lower()}",
+                hint="ignore a FAILED or KILLED coordinator once the engine has run its "
+                "commands; its ended actions: bundletui ignore ID --action N",
+            )
+        t = decide(Machine.COORDINATOR, coord.status, Event.IGNORE, coord.id)
+        coord = set_status(tx, effects, coord, t.to)
+    elif "status" in changes:
         if changes["status"].upper() != "RUNNING":
             raise CommandError(
                 "E1015",
-                f"Invalid coordinator job change value {value}, status can only be RUNNING",
-                hint="status=RUNNING",
+                f"Invalid coordinator job change value {value}, status must be RUNNING or IGNORED",
+                hint="status=RUNNING (a FAILED, KILLED or IGNORED coordinator) or "
+                "status=IGNORED (a FAILED or KILLED one)",
                 usage=True,
+            )
+        if not allowed(Machine.COORDINATOR, coord.status, Event.CHANGE_STATUS_RUNNING):
+            raise CommandError(
+                "E1015",
+                f"Invalid coordinator job change value {value}, Only FAILED, KILLED, IGNORED "
+                f"job can be changed to RUNNING. Current job status is {coord.status}",
+                hint="status=RUNNING brings back a coordinator that was killed, failed or "
+                "ignored; a running one needs no change",
             )
         t = decide(Machine.COORDINATOR, coord.status, Event.CHANGE_STATUS_RUNNING, coord.id)
         nxt = coord.next_materialized_time
@@ -933,12 +954,15 @@ def rerun_tx(
                     continue
                 for uri in uris:
                     _cleanup(uri)
+        # only a TIMEDOUT action's timeout counts again, from now (oozie.md §2.4, Oozie's
+        # CoordRerunXCommand); any other keeps its created time, and so its deadline
+        created = tx.now_ms if action.status == A.TIMEDOUT else action.created_time
         fields: dict[str, Any] = {
             "error_code": None,
             "error_message": None,
             "held_by": None,
-            "created_time": tx.now_ms,  # and the timeout counts from it again (oozie.md §2.4)
-            "timeout_at": action_timeout_at(coord, action.nominal_time, tx.now_ms),
+            "created_time": created,
+            "timeout_at": action_timeout_at(coord, action.nominal_time, created),
         }
         if failed and action.external_id:
             run_conf = {**action.run_conf_dict(), **(conf or {})}

@@ -192,7 +192,7 @@ def test_small_mistakes_get_a_hint_that_fits(jobs: tuple[Path, str, str], tmp_pa
         (("change", "C", "--value", "foo=1"), "E1015: Invalid coordinator job change value"),
         (("change", "C", "--value", "concurrency=x"), "concurrency must be an integer"),
         (("change", "C", "--value", "endtime=garbage"), "endtime: Could not parse [garbage]"),
-        (("change", "C", "--value", "status=KILLED"), "status can only be RUNNING"),
+        (("change", "C", "--value", "status=KILLED"), "status must be RUNNING or IGNORED"),
         (("change", "C", "--value", "concurrency"), "concurrency needs a value"),
         (("change", "C", "--value", "concurrency=2;concurrency=3"), "[concurrency] given twice"),
         (("change", "C", "--value", ";"), "nothing to change for"),
@@ -218,7 +218,7 @@ def test_a_change_the_coordinator_refuses_still_exits_1(jobs: tuple[Path, str, s
     """The value parses; the coordinator's state refuses it: a refusal, exit 1."""
     home, coord, _wf = jobs
     r = bundletui("change", coord, "--value", "status=RUNNING", home=home)  # it is PREP
-    assert r.returncode == 1 and r.stderr.startswith("Error: E1100: "), r
+    assert r.returncode == 1 and r.stderr.startswith("Error: E1015: "), r  # Oozie's code
 
 
 @pytest.mark.parametrize(

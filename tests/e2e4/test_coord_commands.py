@@ -365,6 +365,29 @@ def test_a_rerun_timedout_action_times_out_from_its_new_creation(bt: Bt4) -> Non
     assert bt.actions(coord_id) == {1: "TIMEDOUT"}
 
 
+def test_a_rerun_action_that_had_not_timed_out_keeps_its_created_time(bt: Bt4) -> None:
+    """QA (rerun): every rerun reset the action's created time, so a KILLED action waiting
+    for input got its whole timeout again. As Oozie's CoordRerunXCommand (oozie.md §2.4),
+    only a TIMEDOUT action's timeout counts again: this one times out at its first check."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T02:00Z", timeout="120"), flag="/none")
+    bt.sim(T0, "2026-01-01T01:30Z")
+    assert bt.actions(coord_id) == {1: "WAITING", 2: "WAITING"}
+    ((created,),) = bt.sql("SELECT created_time FROM coord_actions WHERE id = ?", f"{coord_id}@1")
+    bt.cli("kill", coord_id, "--action", "1")
+    bt.sim(T0, "2026-01-01T06:00Z")  # action 2 timed out meanwhile (03:01)
+    assert bt.actions(coord_id) == {1: "KILLED", 2: "TIMEDOUT"}
+    bt.cli("rerun", coord_id, "--action", "1-2")
+    rows = bt.sql(
+        "SELECT created_time, timeout_at FROM coord_actions WHERE coord_id = ?"
+        " ORDER BY action_number",
+        coord_id,
+    )
+    assert rows[0][0] == created  # KILLED: kept, and its deadline (02:01) is long past
+    assert rows[1][0] > created and rows[1][1] - rows[1][0] == 121 * 60_000  # TIMEDOUT: again
+    bt.sim(T0, "2026-01-01T06:05Z")
+    assert bt.actions(coord_id) == {1: "TIMEDOUT", 2: "WAITING"}
+
+
 def test_a_suspended_coordinators_waiting_actions_do_not_time_out(bt: Bt4) -> None:
     """Suspend delays actions, it does not lose them (oozie.md §1.3): Oozie checks no inputs,
     and so times nothing out, while a coordinator is suspended. After the resume an action whose
@@ -601,8 +624,18 @@ def test_change_endtime_pausetime_and_their_rules(bt: Bt4) -> None:
     assert bt.status(coord_id) == "SUCCEEDED"
     assert bt.nominals(coord_id) == [f"2026-01-01T0{h}:00Z" for h in range(5)]
     assert list(bt.actions(coord_id)) == [1, 2, 3, 4, 5]  # numbers reused, contiguous
-    refused = bt.fails("change", coord_id, "--value", "status=RUNNING", code="E1100")
-    assert "change status=RUNNING is not allowed" in refused.stderr, refused  # not its event name
+    # QA (rerun): E1100 before; Oozie's CoordChangeXCommand answers E1015, in these words
+    refused = bt.fails("change", coord_id, "--value", "status=RUNNING", code="E1015")
+    assert (
+        "Only FAILED, KILLED, IGNORED job can be changed to RUNNING. Current job status is "
+        "SUCCEEDED" in refused.stderr
+    ), refused
+    refused = bt.fails("change", coord_id, "--value", "status=IGNORED", code="E1015")
+    assert (
+        "Only FAILED or KILLED non-pending job can be changed to IGNORED. Current job "
+        "status is SUCCEEDED and pending is false" in refused.stderr
+    ), refused
+    assert bt.status(coord_id) == "SUCCEEDED"
 
 
 def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_after_them(
@@ -629,9 +662,11 @@ def test_actions_whose_launch_fails_do_not_hold_the_slot_from_the_ready_ones_aft
     assert f"bundletui rerun {coord_id} --action 1-4) or move its end" in refused
     assert bt.status(coord_id) == "FAILED"
     # QA (t): un-ignoring one whose actions have all ended is a change (back to FAILED, which
-    # can be rerun), not refused as one that rolls straight back
-    bt.cli("ignore", coord_id)
+    # can be rerun), not refused as one that rolls straight back. QA (rerun): Oozie's change
+    # takes status=IGNORED too, as ignore does
+    bt.cli("change", coord_id, "--value", "status=IGNORED")
     assert bt.status(coord_id) == "IGNORED"
+    bt.fails("change", coord_id, "--value", "status=IGNORED", code="E1015")  # already is
     r = bt.fails("change", coord_id, "--value", "concurrency=2", code="E1016")
     assert f"{coord_id} is IGNORED" in r.stderr, r  # Oozie's message says "killed"
     r = bt.fails("rerun", coord_id, "--action", "1-4", code="E1018")  # QA: said no way out
