@@ -145,13 +145,16 @@ def test_engine_max_workers_limits_jobs_across_workflows(bt: Bt, tmp_path: Path)
         d = tmp_path / name
         d.mkdir()
         config = FIXTURES / "fan" / "job.properties"
-        runs.append((bt.submit(config, {"dir": str(d), "maxParallel": "0", "sleep": "0.6"}), d))
+        runs.append((bt.submit(config, {"dir": str(d), "maxParallel": "0", "sleep": "1.0"}), d))
     spans = []
     for wf, d in runs:
         assert bt.wait(wf, timeout=30)["status"] == "SUCCEEDED"
         spans += list(stamps(d / "stamps").values())
     assert len(spans) == 10
-    assert max_overlap(spans) == 3
+    # never more than 3 (the limit), and more than one at once: jobs of both workflows ran in
+    # parallel. Exactly 3 is not asserted: on a loaded machine the third spawn can come after
+    # the first job has ended (a CI flake)
+    assert 2 <= max_overlap(spans) <= 3, spans
 
 
 def test_failure_makes_dependents_dependent_failed_and_other_branch_goes_on(
