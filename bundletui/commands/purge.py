@@ -14,6 +14,7 @@ import re
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from bundletui.commands import workflows as wfcmd
 from bundletui.commands.base import Ctx, fail, run
@@ -28,6 +29,14 @@ MAX_LIMIT = 100_000
 PURGE_META_KEY = "purged_rev"
 """The revision of the last purge that deleted something: a console reloads its tree when it
 changes (rows that are gone leave no newer revision to poll for)."""
+
+
+class Cutoffs(TypedDict):
+    """What ended before these times (ms) may go, per kind."""
+
+    wf_cutoff: int
+    coord_cutoff: int
+    bundle_cutoff: int
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,7 @@ class PurgeDays:
                 "E0303", "limit", self.limit, hint=f"a batch size, 1 to {MAX_LIMIT:,}", usage=True
             )
 
-    def cutoffs(self, now_ms: int) -> dict[str, int]:
+    def cutoffs(self, now_ms: int) -> Cutoffs:
         return {
             "wf_cutoff": now_ms - self.wf * DAY_MS,
             "coord_cutoff": now_ms - self.coord * DAY_MS,
@@ -175,8 +184,8 @@ def _purge(ctx: Ctx, days: PurgeDays, now: int, purged: Purged, dry_run: bool) -
     while not cursor.done:
         if dry_run:
             with ctx.store.read() as conn:
-                found, cursor = store_purge.find(
-                    conn, cursor, **days.cutoffs(now), limit=days.limit
+                found, cursor = store_purge.find(  # each tree whole: nothing is deleted
+                    conn, cursor, **days.cutoffs(now), limit=days.limit, whole=True
                 )
         else:
 

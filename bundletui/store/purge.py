@@ -3,7 +3,10 @@
 A job goes whole or not at all: a workflow with its sub-workflows, a coordinator with its
 actions and every workflow they launched, a bundle with its coordinators. A tree is taken only
 when every job in it has ended before its kind's cutoff, so nothing running, nothing recent,
-and nothing a parent still refers to is ever deleted. Only parentless jobs are candidates: a
+and nothing a parent still refers to is ever deleted. A coordinator's (or a bundle's) tree too
+big for one batch is taken in parts, a batch each, so that no batch holds the write lock for
+long: its oldest actions with their workflows first, the jobs themselves with the last part.
+Each part checks again that the tree may still go (a rerun in between keeps the rest). Only parentless jobs are candidates: a
 sub-workflow goes with its parent, an action's workflow with its coordinator, a bundle's
 coordinator with its bundle, as in Oozie. A tree an engine still has something to do for
 (a killed node's process to signal, a group to watch, an outbox item) waits for it.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bundletui._procfs import group_alive
 from bundletui.store.db import Tx
@@ -24,6 +27,7 @@ JOB_ENDED = ("SUCCEEDED", "FAILED", "KILLED", "DONEWITHERROR")  # coordinators a
 _WF_ENDED_SQL = ", ".join(f"'{s}'" for s in WORKFLOW_ENDED)
 _JOB_ENDED_SQL = ", ".join(f"'{s}'" for s in JOB_ENDED)
 WORKFLOWS_PER_BATCH = 2_000
+ACTIONS_PER_BATCH = 1_000  # a big coordinator's actions taken per part (with their workflows)
 
 # a workflow and everything under it (sub-workflows, to any depth), by the parent index; with,
 # for each, whether a node of it still runs (a kill recorded with no engine up leaves the
@@ -45,9 +49,10 @@ class Purgeable:
     workflows: list[str] = field(default_factory=list)
     coordinators: list[str] = field(default_factory=list)
     bundles: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)  # a part of a big coordinator's
 
     def __bool__(self) -> bool:
-        return bool(self.workflows or self.coordinators or self.bundles)
+        return bool(self.workflows or self.coordinators or self.bundles or self.actions)
 
 
 def _wf_tree(
@@ -104,6 +109,9 @@ class Cursor:
     coordinator: tuple[int, str] = (-1, "")
     bundle: tuple[int, str] = (-1, "")
     done: bool = False
+    # a tree taken in parts: its kind ("coordinator" or "bundle"), its root's id and where
+    # that kind's scan goes on once the tree is gone (or may no longer go)
+    clearing: tuple[str, str, tuple[int, str]] | None = None
 
 
 def _candidates(
@@ -133,14 +141,20 @@ def find(
     coord_cutoff: int,
     bundle_cutoff: int,
     limit: int,
+    whole: bool = False,
 ) -> tuple[Purgeable, Cursor]:
     """The next batch: up to ``limit`` parentless candidates of each kind after ``cursor``,
     oldest first, with what goes with those that may go, and the cursor after them. A batch
     stops taking jobs once it holds ``WORKFLOWS_PER_BATCH`` workflows (a year-long hourly
-    coordinator brings 8,760): the write lock is held for a batch, not for a backlog."""
+    coordinator brings 8,760): the write lock is held for a batch, not for a backlog. A
+    coordinator or bundle bigger than a batch is taken in parts (``clearing``), unless
+    ``whole`` (a dry run, which deletes nothing, lists each tree at once)."""
+    pending = _pending(conn)
+    if cursor.clearing is not None:
+        after = replace(cursor)  # the caller's stays as it was, should this batch be undone
+        return _next_part(conn, after, pending, wf_cutoff, coord_cutoff), after
     out = Purgeable()
     full = False
-    pending = _pending(conn)
     # by the purge index: the planner would take the parent one (parent_id IS NULL) and sort
     wf_rows = _candidates(
         conn, "wf_jobs INDEXED BY wf_jobs_ended", "end_time", "parent_id IS NULL AND",
@@ -163,6 +177,12 @@ def find(
         if full := full or len(out.workflows) >= WORKFLOWS_PER_BATCH:
             break
         wfs = _coordinator_workflows(conn, coord_id, wf_cutoff, pending)
+        if wfs is not None and whole_too_big(conn, [coord_id], len(wfs), whole):
+            if out:  # the next batch starts with it
+                full = True
+                break
+            clearing = ("coordinator", coord_id, (modified, coord_id))
+            return _first_part(conn, clearing, cursor, wf_at, pending, wf_cutoff, coord_cutoff)
         if wfs is not None:
             out.workflows.extend(reversed(wfs))
             out.coordinators.append(coord_id)
@@ -180,6 +200,15 @@ def find(
             if bundle_id in pending
             else _bundle_coordinators(conn, bundle_id, coord_cutoff, wf_cutoff, pending)
         )
+        if coords is not None and whole_too_big(
+            conn, [c for c, _ in coords], sum(len(w) for _, w in coords), whole
+        ):
+            if out:
+                full = True
+                break
+            clearing = ("bundle", bundle_id, (modified, bundle_id))
+            at = Cursor(wf_at, coord_at, cursor.bundle)
+            return _first_part(conn, clearing, at, wf_at, pending, wf_cutoff, coord_cutoff)
         if coords is not None:
             for coord_id, wfs in coords:
                 out.workflows.extend(reversed(wfs))
@@ -209,6 +238,113 @@ def _bundle_coordinators(
     return coords
 
 
+def whole_too_big(conn: sqlite3.Connection, coords: list[str], workflows: int, whole: bool) -> bool:
+    """Whether an eligible tree of ``coords`` with ``workflows`` is too big for one batch."""
+    if whole:
+        return False
+    if workflows > WORKFLOWS_PER_BATCH:
+        return True
+    actions = 0
+    for coord_id in coords:
+        (n,) = conn.execute(
+            "SELECT coalesce(sum(n), 0) FROM coord_action_counts WHERE coord_id = ?", (coord_id,)
+        ).fetchone()
+        actions += n
+    return bool(actions > ACTIONS_PER_BATCH)
+
+
+def _first_part(
+    conn: sqlite3.Connection,
+    clearing: tuple[str, str, tuple[int, str]],
+    cursor: Cursor,
+    wf_at: tuple[int, str],
+    pending: set[str],
+    wf_cutoff: int,
+    coord_cutoff: int,
+) -> tuple[Purgeable, Cursor]:
+    """The first part of a tree found too big for a batch; the scans stay before it."""
+    at = Cursor(wf_at, cursor.coordinator, cursor.bundle, clearing=clearing)
+    return _next_part(conn, at, pending, wf_cutoff, coord_cutoff), at
+
+
+def _end_clearing(cursor: Cursor) -> None:
+    """The tree is gone, or may no longer go: its kind's scan goes on past it."""
+    assert cursor.clearing is not None
+    kind, _root, key = cursor.clearing
+    if kind == "coordinator":
+        cursor.coordinator = key
+    else:
+        cursor.bundle = key
+    cursor.clearing = None
+
+
+def _next_part(
+    conn: sqlite3.Connection,
+    cursor: Cursor,
+    pending: set[str],
+    wf_cutoff: int,
+    coord_cutoff: int,
+) -> Purgeable:
+    """The next part of the tree being cleared: up to ``ACTIONS_PER_BATCH`` of its oldest
+    actions with every workflow under them; once none is left, its jobs. The root is checked
+    again each time (still ended, still past its days, nothing queued for it), and each
+    part's workflows; a tree that may no longer go keeps what is left of it."""
+    assert cursor.clearing is not None
+    kind, root, _key = cursor.clearing
+    if kind == "coordinator":
+        rows = conn.execute(
+            "SELECT id, status, last_modified FROM coord_jobs WHERE id = ?", (root,)
+        ).fetchall()
+    else:
+        rows = conn.execute(
+            "SELECT id, status, last_modified FROM coord_jobs WHERE bundle_id = ?", (root,)
+        ).fetchall()
+        bundle = conn.execute(
+            "SELECT status, last_modified FROM bundle_jobs WHERE id = ?", (root,)
+        ).fetchone()
+        if bundle is None or bundle[0] not in JOB_ENDED or root in pending:
+            rows = []  # gone, or back
+    eligible = bool(rows) and all(
+        status in JOB_ENDED and modified < coord_cutoff and coord_id not in pending
+        for coord_id, status, modified in rows
+    )
+    if not eligible:
+        _end_clearing(cursor)
+        return Purgeable()
+    for coord_id, _status, _modified in rows:
+        numbers = conn.execute(
+            "SELECT id, action_number FROM coord_actions WHERE coord_id = ?"
+            " ORDER BY action_number LIMIT ?",
+            (coord_id, ACTIONS_PER_BATCH),
+        ).fetchall()
+        if not numbers:
+            continue
+        tree = _wf_tree(
+            conn,
+            "parent_id IN (SELECT id FROM coord_actions WHERE coord_id = ? AND action_number <= ?)",
+            (coord_id, numbers[-1][1]),
+            wf_cutoff,
+            pending,
+        )
+        if tree is None:  # a workflow of it runs again, or is too recent: the rest stays
+            _end_clearing(cursor)
+            return Purgeable()
+        return Purgeable(workflows=list(reversed(tree)), actions=[a for a, _n in numbers])
+    # no action left: the jobs themselves (and any workflow left under them, checked)
+    out = Purgeable()
+    for coord_id, _status, _modified in rows:
+        wfs = _coordinator_workflows(conn, coord_id, wf_cutoff, pending)
+        if wfs is None:
+            _end_clearing(cursor)
+            return Purgeable()
+        out.workflows.extend(reversed(wfs))
+        out.coordinators.append(coord_id)
+    if kind == "bundle":
+        out.bundles.append(root)
+    _end_clearing(cursor)
+    return out
+
+
 def delete(tx: Tx, what: Purgeable) -> None:
     """Delete the jobs and all rows under them (nodes, actions, input dependencies, event
     queues: by the schema's cascades) and their trigger-kept counts."""
@@ -216,6 +352,7 @@ def delete(tx: Tx, what: Purgeable) -> None:
     conn.executemany("DELETE FROM wf_jobs WHERE id = ?", [(i,) for i in what.workflows])
     conn.executemany("DELETE FROM wf_node_counts WHERE wf_id = ?", [(i,) for i in what.workflows])
     conn.executemany("DELETE FROM kill_watch WHERE wf_id = ?", [(i,) for i in what.workflows])
+    conn.executemany("DELETE FROM coord_actions WHERE id = ?", [(i,) for i in what.actions])
     conn.executemany("DELETE FROM coord_jobs WHERE id = ?", [(i,) for i in what.coordinators])
     conn.executemany(
         "DELETE FROM coord_action_counts WHERE coord_id = ?", [(i,) for i in what.coordinators]
