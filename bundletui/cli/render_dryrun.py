@@ -59,7 +59,11 @@ def render_dryrun(result: dict[str, Any]) -> None:
         )
         for note in coord.get("notes", ()):  # its workflow cannot be read now
             lines = textwrap.wrap(
-                note, max(out.width - 1, 40), initial_indent="  note: ", subsequent_indent=" " * 8
+                note,
+                max(out.width - 1, 40),
+                initial_indent="  note: ",
+                subsequent_indent=" " * 8,
+                break_on_hyphens=False,  # a path is broken only when it is wider than a line
             )
             out.print("\n".join(lines), highlight=False, markup=False)
         events = coord.get("events")
