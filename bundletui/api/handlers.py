@@ -29,7 +29,7 @@ TEXT = "text/plain;charset=UTF-8"
 XML = "application/xml;charset=UTF-8"
 
 LISTING_OFFSET, LISTING_LEN = 1, 50  # GET /jobs defaults (oozie.md §7.1)
-V1_ACTIONS_LEN = 1000  # oozie.coord.actions.default.length; v2's default is 0
+V1_ACTIONS_LEN = queries.DEFAULT_ACTIONS_LEN  # v2's default is 0
 HTTP_JOB_TYPES = ("mapreduce", "pig", "hive", "sqoop")  # Oozie's proxy submissions
 
 

@@ -28,6 +28,7 @@ from bundletui.errors import CommandError, UsageError
 from bundletui.model.clock import RealClock, from_ms, to_ms
 from bundletui.model.ids import IdKind, kind_of
 from bundletui.model.java import JAVA_INT_MAX
+from bundletui.model.listing import first_few
 from bundletui.model.timeutil import format_oozie_time
 from bundletui.store import jobs as store_jobs
 from bundletui.store.db import Store, current_user, resolve_home, store_exists
@@ -383,7 +384,8 @@ def register(app: typer.Typer) -> None:
                 "--len",
                 min=0,
                 max=JAVA_INT_MAX,
-                help="Coordinator actions (or a workflow's nodes) to show.",
+                help="Coordinator actions (or a workflow's nodes) to show (a coordinator's:"
+                f" {queries.DEFAULT_ACTIONS_LEN} unless given, as Oozie's v1 API).",
             ),
         ] = None,
         offset: Annotated[
@@ -415,6 +417,9 @@ def register(app: typer.Typer) -> None:
                 f" workflow's nodes; {whole}]",
                 hint="leave them out, or page one coordinator: bundletui info COORD_ID --len N",
             )
+        if length is None and kind_of(job_id) is IdKind.COORDINATOR:
+            # a page, not every action: a year-long minutely one printed 500,000 rows (QA)
+            length = queries.DEFAULT_ACTIONS_LEN
         store = Store(home, create=False)
         with filter_is_usage():
             data = queries.job_info(
@@ -521,7 +526,7 @@ def register(app: typer.Typer) -> None:
             return
         if kind is IdKind.BUNDLE:
             store_jobs.must_get(store.conn, BundleRow, job_id)  # E0604 for an unknown one
-            names = ", ".join(c.id for c in store_jobs.coord_children(store.conn, job_id))
+            names = first_few([c.id for c in store_jobs.coord_children(store.conn, job_id)])
             raise CommandError(
                 "E0302",
                 f"Invalid parameter [{job_id}]: a bundle runs no process of its own; its"
@@ -573,7 +578,16 @@ def print_coordinator_logs(
 
     coord = store_jobs.must_coord_head(store.conn, coord_id)
     if actions is None and dates is None:
-        rows = store_jobs.actions_of(store.conn, coord_id)
+        # the newest, as info pages them: every action's read 100,000 logs (QA: 17 s)
+        newest = queries.DEFAULT_ACTIONS_LEN
+        rows, launched = store_jobs.launched_actions(store.conn, coord_id, newest)
+        if launched > newest:
+            err.print(
+                f"{coord_id}: the logs of its newest {newest} actions of {launched} that"
+                f" launched a workflow (from {rows[0].id}); others: --action N-M or --date"
+                " D1::D2",
+                markup=False,
+            )
     else:
         rows = coordcmd.select_actions(store.conn, coord, actions=actions, dates=dates)
     printed = 0

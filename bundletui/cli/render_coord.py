@@ -191,6 +191,7 @@ def render_coordinator(data: dict[str, Any]) -> None:
     if actions:
         out.print()
         _action_table(actions)
+        _more(data, len(actions), page)
 
 
 def _progress_text(p: dict[str, Any]) -> str:
@@ -228,6 +229,23 @@ def _error_row(data: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         ("Error", f"[red]{escape(data['errorCode'])}: {escape(data['errorMessage'] or '')}[/red]")
     ]
+
+
+def _more(data: dict[str, Any], n: int, page: dict[str, Any]) -> None:
+    """Under a page that is not the last: how to see the next (and the newest)."""
+    offset = int(page.get("offset") or 1)
+    left = int(data.get("total", 0)) - (offset + n - 1)
+    if left <= 0:
+        return
+    flt = page.get("filter")
+    also = f" --filter '{flt}'" if flt else ""
+    if (page.get("order") or "asc") == "desc":
+        also += " --order desc"
+    newest = "" if "--order desc" in also else "; the newest first: --order desc"
+    out.print(
+        f"[dim]{left} more: bundletui info {escape(data['coordJobId'])} --offset"
+        f" {offset + n}{escape(also)} (--len N for a longer page{newest})[/dim]"
+    )
 
 
 def _page_text(n: int, total: int, page: dict[str, Any]) -> str:

@@ -249,6 +249,11 @@ def check_bulk_filter(text: str, hint: str) -> None:
 # ----------------------------------------------------------------------------- lookups
 
 
+# a coordinator's actions shown when no page is asked for: oozie.coord.actions.default.length,
+# the v1 API's default (bundletui info pages as the API does; Oozie's CLI shows them all)
+DEFAULT_ACTIONS_LEN = 1000
+
+
 def job_info(
     conn: sqlite3.Connection,
     job_id: str,

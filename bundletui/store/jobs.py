@@ -289,6 +289,16 @@ def actions_of(conn: sqlite3.Connection, coord_id: str) -> list[ActionRow]:
     return select(conn, ActionRow, "coord_id = ?", (coord_id,), order="action_number")
 
 
+def launched_actions(
+    conn: sqlite3.Connection, coord_id: str, newest: int
+) -> tuple[list[ActionRow], int]:
+    """The newest ``newest`` actions of a coordinator that launched a workflow, by number,
+    and how many launched one in all."""
+    where = "coord_id = ? AND external_id IS NOT NULL"
+    rows = select(conn, ActionRow, where, (coord_id,), order="action_number DESC", limit=newest)
+    return rows[::-1], count(conn, ActionRow, where, (coord_id,))
+
+
 def actions_by_numbers(
     conn: sqlite3.Connection, coord_id: str, numbers: Sequence[int]
 ) -> list[ActionRow]:

@@ -7,6 +7,7 @@ filters and the "why it waits" answer (missing URIs, concurrency, pause).
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from tests.e2e4.conftest import (
     MARK,
@@ -339,6 +340,49 @@ def test_killed_before_its_first_action_then_status_running_materializes(bt: Bt4
     assert bt.status(coord_id) == "RUNNING"
     bt.sim(T0, "2026-01-01T03:00Z")
     assert bt.actions(coord_id) == dict.fromkeys((1, 2, 3), "WAITING")
+
+
+def test_info_shows_a_page_of_1000_actions_unless_asked_and_says_how_to_see_more(
+    bt: Bt4,
+) -> None:
+    """QA (scale): ``info C`` printed every action (100,000: 34 s, 630 MB). It shows 1,000
+    now, as Oozie's v1 API does, and says how to see the rest; ``--len`` asks for more, and
+    ``oozie job -info`` still shows them all, as Oozie's CLI does. ``log C`` likewise."""
+    coord_id = submit(bt, hourly_with_inputs("2026-01-01T02:00Z"), flag="/none")
+    bt.land(partition("raw", T0), partition("raw", "2026-01-01T01:00Z"))
+    bt.sim(T0, "2026-01-01T03:00Z")
+    assert bt.actions(coord_id) == {1: "SUCCEEDED", 2: "SUCCEEDED"}
+    conn = sqlite3.connect(bt.home / "bundletui.db")
+    with conn:  # 1,003 more of the same shape (1,005 in all): cheaper than running them
+        conn.execute(
+            "WITH RECURSIVE k(n) AS (SELECT 3 UNION ALL SELECT n + 1 FROM k WHERE n < 1005)"
+            " INSERT INTO coord_actions (id, coord_id, action_number, nominal_time,"
+            " created_time, status, external_id, last_modified, rev)"
+            " SELECT coord_id || '@' || n, coord_id, n, nominal_time + (n - 1) * 3600000,"
+            " created_time, status, external_id, last_modified, rev"
+            " FROM coord_actions, k WHERE id = ?",
+            (f"{coord_id}@1",),
+        )
+        conn.execute("UPDATE coord_jobs SET last_action_number = 1005 WHERE id = ?", (coord_id,))
+    conn.close()
+    shown = bt.cli("info", coord_id).stdout
+    assert "Showing     : 1-1000 of 1005, asc" in shown, shown
+    assert f"5 more: bundletui info {coord_id} --offset 1001 (--len N" in shown
+    assert len(bt.info_json(coord_id)["actions"]) == 1000
+    assert len(bt.info_json(coord_id, "--len", "2000")["actions"]) == 1005
+    tail = bt.cli("info", coord_id, "--offset", "1001").stdout
+    assert "Showing     : 1001-1005 of 1005" in tail and "more:" not in tail
+    everything = bt.cli("oozie", "job", "-info", coord_id).stdout
+    assert f"{coord_id}@1005 " in everything
+    # its log likewise: the newest 1,000 actions' (it read every action's: 100,000 in 17 s)
+    logged = bt.cli("log", coord_id)
+    assert (
+        f"the logs of its newest 1000 actions of 1005 that launched a workflow (from "
+        f"{coord_id}@6); others: --action N-M or --date" in logged.stderr
+    ), logged.stderr
+    headers = [ln for ln in logged.stdout.splitlines() if ln.startswith(f"── {coord_id}@")]
+    assert len(headers) == 1000 and headers[0].startswith(f"── {coord_id}@6 ")
+    assert "newest" not in bt.cli("log", coord_id, "--action", "1-3").stderr
 
 
 def test_a_rerun_timedout_action_times_out_from_its_new_creation(bt: Bt4) -> None:
