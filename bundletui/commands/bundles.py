@@ -21,6 +21,7 @@ from bundletui.model import codec
 from bundletui.model.apps import BundleApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind, bundle_action_id
+from bundletui.model.listing import first_few
 from bundletui.model.rollup import BundleRollupInput, bundle_rollup
 from bundletui.model.status import (
     COORD_SUSPENDED,
@@ -568,7 +569,7 @@ def _check_children_accept(tx: Tx, effects: Effects, bundle: BundleRow, value: s
     if errors:
         raise CommandError(
             "E1320",
-            f"Bundle Job change error, [{'; '.join(errors)}]",
+            f"Bundle Job change error, [{first_few(errors, '; ')}]",
             hint="fix what the coordinators refuse (e.g. a pause time before a running action), then change again",
         )
 
