@@ -311,11 +311,15 @@ def _next_part(
     if not eligible:
         _end_clearing(cursor)
         return Purgeable()
-    for coord_id, _status, _modified in rows:
+    part = Purgeable()
+    for coord_id, _status, _modified in rows:  # a bundle's small coordinators share a part
+        room = ACTIONS_PER_BATCH - len(part.actions)
+        if room <= 0:
+            break
         numbers = conn.execute(
             "SELECT id, action_number FROM coord_actions WHERE coord_id = ?"
             " ORDER BY action_number LIMIT ?",
-            (coord_id, ACTIONS_PER_BATCH),
+            (coord_id, room),
         ).fetchall()
         if not numbers:
             continue
@@ -329,7 +333,10 @@ def _next_part(
         if tree is None:  # a workflow of it runs again, or is too recent: the rest stays
             _end_clearing(cursor)
             return Purgeable()
-        return Purgeable(workflows=list(reversed(tree)), actions=[a for a, _n in numbers])
+        part.workflows.extend(reversed(tree))
+        part.actions.extend(a for a, _n in numbers)
+    if part:
+        return part
     # no action left: the jobs themselves (and any workflow left under them, checked)
     out = Purgeable()
     for coord_id, _status, _modified in rows:
