@@ -121,11 +121,17 @@ class Purged:
     coordinators: list[str] = field(default_factory=list)
     bundles: list[str] = field(default_factory=list)
     unremoved: list[str] = field(default_factory=list)  # directories that could not be removed
+    actions: int = 0  # of trees taken in parts (their jobs go with the last part)
+    partly: str | None = None  # the tree the last batch left partly purged
 
     def add(self, found: store_purge.Purgeable) -> None:
         self.workflows += found.workflows
         self.coordinators += found.coordinators
         self.bundles += found.bundles
+        self.actions += len(found.actions)
+
+    def __bool__(self) -> bool:
+        return bool(self.workflows or self.coordinators or self.bundles or self.actions)
 
     def counts(self) -> str:
         return (
@@ -170,10 +176,16 @@ def purge(ctx: Ctx, days: PurgeDays, *, dry_run: bool = False) -> Purged:
     except (BundletuiError, sqlite3.DatabaseError) as exc:
         # the batches before the one that failed have committed: "nothing was changed" is
         # only that batch's truth (QA)
-        if not dry_run and (purged.workflows or purged.coordinators or purged.bundles):
+        if not dry_run and purged:
+            partly = (
+                f"; {purged.partly} was left partly purged (its oldest actions gone), the"
+                " next purge takes the rest"
+                if purged.partly
+                else ""
+            )
             exc.add_note(
                 f"purged {purged.counts()} in the batches before this error, with their"
-                " files; the batch it stopped in was undone"
+                f" files; the batch it stopped in was undone{partly}"
             )
         raise
     return purged
@@ -196,4 +208,5 @@ def _purge(ctx: Ctx, days: PurgeDays, now: int, purged: Purged, dry_run: bool) -
 
             found = run(ctx, "purge", None, {"purge": days.describe()}, batch)
             purged.unremoved += remove_files(ctx.store, found.workflows)
+            purged.partly = None if cursor.clearing is None else cursor.clearing[1]
         purged.add(found)

@@ -97,7 +97,7 @@ class PurgeService:
     def _round_over(self) -> None:
         self._must_finish = False
         done, self.round, self.cursor = self.round, Purged(), Cursor()
-        if done.workflows or done.coordinators or done.bundles:
+        if done:
             log.info(
                 "purged %d workflow(s), %d coordinator(s), %d bundle(s) (%s)",
                 len(done.workflows),

@@ -150,9 +150,10 @@ def find(
     coordinator or bundle bigger than a batch is taken in parts (``clearing``), unless
     ``whole`` (a dry run, which deletes nothing, lists each tree at once)."""
     pending = _pending(conn)
+    cutoffs = (wf_cutoff, coord_cutoff, bundle_cutoff)
     if cursor.clearing is not None:
         after = replace(cursor)  # the caller's stays as it was, should this batch be undone
-        return _next_part(conn, after, pending, wf_cutoff, coord_cutoff), after
+        return _next_part(conn, after, pending, cutoffs), after
     out = Purgeable()
     full = False
     # by the purge index: the planner would take the parent one (parent_id IS NULL) and sort
@@ -182,7 +183,7 @@ def find(
                 full = True
                 break
             clearing = ("coordinator", coord_id, (modified, coord_id))
-            return _first_part(conn, clearing, cursor, wf_at, pending, wf_cutoff, coord_cutoff)
+            return _first_part(conn, clearing, cursor, wf_at, pending, cutoffs)
         if wfs is not None:
             out.workflows.extend(reversed(wfs))
             out.coordinators.append(coord_id)
@@ -208,7 +209,7 @@ def find(
                 break
             clearing = ("bundle", bundle_id, (modified, bundle_id))
             at = Cursor(wf_at, coord_at, cursor.bundle)
-            return _first_part(conn, clearing, at, wf_at, pending, wf_cutoff, coord_cutoff)
+            return _first_part(conn, clearing, at, wf_at, pending, cutoffs)
         if coords is not None:
             for coord_id, wfs in coords:
                 out.workflows.extend(reversed(wfs))
@@ -259,12 +260,11 @@ def _first_part(
     cursor: Cursor,
     wf_at: tuple[int, str],
     pending: set[str],
-    wf_cutoff: int,
-    coord_cutoff: int,
+    cutoffs: tuple[int, int, int],
 ) -> tuple[Purgeable, Cursor]:
     """The first part of a tree found too big for a batch; the scans stay before it."""
     at = Cursor(wf_at, cursor.coordinator, cursor.bundle, clearing=clearing)
-    return _next_part(conn, at, pending, wf_cutoff, coord_cutoff), at
+    return _next_part(conn, at, pending, cutoffs), at
 
 
 def _end_clearing(cursor: Cursor) -> None:
@@ -282,8 +282,7 @@ def _next_part(
     conn: sqlite3.Connection,
     cursor: Cursor,
     pending: set[str],
-    wf_cutoff: int,
-    coord_cutoff: int,
+    cutoffs: tuple[int, int, int],
 ) -> Purgeable:
     """The next part of the tree being cleared: up to ``ACTIONS_PER_BATCH`` of its oldest
     actions with every workflow under them; once none is left, its jobs. The root is checked
@@ -291,6 +290,7 @@ def _next_part(
     part's workflows; a tree that may no longer go keeps what is left of it."""
     assert cursor.clearing is not None
     kind, root, _key = cursor.clearing
+    wf_cutoff, coord_cutoff, bundle_cutoff = cutoffs
     if kind == "coordinator":
         rows = conn.execute(
             "SELECT id, status, last_modified FROM coord_jobs WHERE id = ?", (root,)
@@ -302,7 +302,12 @@ def _next_part(
         bundle = conn.execute(
             "SELECT status, last_modified FROM bundle_jobs WHERE id = ?", (root,)
         ).fetchone()
-        if bundle is None or bundle[0] not in JOB_ENDED or root in pending:
+        if (
+            bundle is None
+            or bundle[0] not in JOB_ENDED
+            or bundle[1] >= bundle_cutoff
+            or root in pending
+        ):
             rows = []  # gone, or back
     eligible = bool(rows) and all(
         status in JOB_ENDED and modified < coord_cutoff and coord_id not in pending

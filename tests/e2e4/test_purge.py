@@ -392,3 +392,42 @@ def test_a_tree_taken_in_parts_stops_when_a_rerun_brings_it_back(
     assert not any(rest), rest
     assert sorted(bt.actions(coord)) == list(range(6, 13)) and bt.status(coord) == "RUNNING"
     assert bt.actions(coord)[12] == "WAITING"
+
+
+FAILING_SECOND_PART = """
+import sqlite3, sys
+import bundletui.store.purge as p
+p.ACTIONS_PER_BATCH = 3
+real, calls = p.delete, []
+def delete(tx, what):  # SQLite's own error, as a full disk gives it, at the second part
+    calls.append(1)
+    if len(calls) == 2:
+        raise sqlite3.OperationalError("database or disk is full")
+    return real(tx, what)
+p.delete = delete
+sys.argv = ["bundletui", *sys.argv[1:]]
+from bundletui.cli import main
+main()
+"""
+
+
+def test_a_purge_that_fails_between_parts_says_what_it_left_partly_purged(bt: Bt4) -> None:
+    """Review: a coordinator whose actions never launched a workflow lost three of them to a
+    first part, the second part failed, and the error said "nothing was changed"."""
+    bt.sim(JAN1, JAN1)
+    coord = bt.submit_job(_coordinator(bt, "waits", starved=True), {"end": "2026-01-01T08:00Z"})
+    bt.sim(JAN1, "2026-01-01T09:00Z")
+    bt.cli("kill", coord)
+    bt.sim("2026-01-01T09:00Z", "2026-02-12T00:00Z")
+    assert len(bt.actions(coord)) == 8 and not _children(bt, coord)[0]
+    p = subprocess.run(
+        [sys.executable, "-c", FAILING_SECOND_PART, "purge"],
+        capture_output=True, text=True, env=bt.env, timeout=60,
+    )  # fmt: skip
+    assert p.returncode == 1 and "disk is full" in p.stderr, p
+    said = " ".join(p.stderr.split())
+    assert "in the batches before this error" in said, said
+    assert f"{coord} was left partly purged (its oldest actions gone), the next purge" in said
+    assert sorted(bt.actions(coord)) == [4, 5, 6, 7, 8]
+    bt.cli("purge")  # takes the rest
+    assert bt.sql("SELECT count(*) FROM coord_jobs") == [(0,)]
