@@ -170,7 +170,7 @@ def _summary(store: Store, kind: str, job_id: str) -> dict[str, Any]:
 
 def submit(store: Store, call: Call) -> Reply:
     """``POST /jobs``: a Hadoop ``<configuration>`` body names the app; 201 ``{"id": …}``."""
-    from bundletui.commands.submit import resubmission_note, submit_loaded
+    from bundletui.commands.submit import submit_noting
     from bundletui.spec.config import load_job_config, parse_hadoop_xml
     from bundletui.spec.dryrun import default_landing
     from bundletui.spec.load import load_configured
@@ -198,8 +198,8 @@ def submit(store: Store, call: Call) -> Reply:
     ctx = Ctx(store, face="api", user=user)
     # a reused oozie.wf.external.id answers the job it named: the reply says so beside the id
     # (Oozie's clients read only "id"), as the CLI and the Oozie front say it on stderr
-    again = resubmission_note(store.conn, loaded, start=action == "start")
-    body = {"id": submit_loaded(ctx, loaded, start=action == "start")}
+    job_id, again = submit_noting(ctx, loaded, start=action == "start")
+    body = {"id": job_id}
     if again is not None:
         body["note"] = again.removeprefix("note: ")
     return Reply(body, status=201)

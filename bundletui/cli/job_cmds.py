@@ -115,7 +115,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Submit a bundle, coordinator or workflow; prints its id."""
         from bundletui.commands.schedules import landing_warnings
-        from bundletui.commands.submit import resubmission_note, schedule_apps, submit_loaded
+        from bundletui.commands.submit import schedule_apps, submit_noting
         from bundletui.spec.load import load_job
 
         where = resolve_home(home)
@@ -130,8 +130,7 @@ def register(app: typer.Typer) -> None:
             defaults=submit_defaults(where),
         )
         ctx = Ctx(store or Store(where), face="cli")
-        again = resubmission_note(ctx.store.conn, loaded, start=start)
-        job_id = submit_loaded(ctx, loaded, start=start)
+        job_id, again = submit_noting(ctx, loaded, start=start)
         typer.echo(job_id)
         if again is not None:
             err.print(again, markup=False)

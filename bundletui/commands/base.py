@@ -47,6 +47,9 @@ class Ctx:
     face: str = "cli"
     user: str = field(default_factory=current_user)
     effects: Effects = field(default_factory=OutboxEffects)
+    # the job a submit's external id named, returned instead of a new one (found in the
+    # submit's own transaction: a look before it misses a twin submit still committing)
+    reused: str | None = None
 
 
 def run(

@@ -66,11 +66,13 @@ def submit(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
     schedules = [(c.app.name, c.app.events.trigger, c.app_path) for c in coords if c.app.events]
 
     def body(tx: Tx) -> str:
+        ctx.reused = None
         if loaded.external_id:
             existing = jobs.job_by_external_id(tx.conn, BundleRow, loaded.external_id)
             if existing is not None:
                 if start and existing.status == J.PREP:  # "submit and start": it is started
                     start_tx(tx, ctx.effects, existing, Event.START, store=ctx.store)
+                ctx.reused = existing.id
                 return existing.id
         if schedules:  # loops with the store's schedules (its own were refused by the load)
             from bundletui.commands.schedules import THIS_BUNDLE, check_store_loops

@@ -185,9 +185,11 @@ def create_coordinator_tx(
 
 def submit(ctx: Ctx, loaded: Loaded) -> str:
     def body(tx: Tx) -> str:
+        ctx.reused = None
         if loaded.external_id:
             existing = jobs.job_by_external_id(tx.conn, CoordRow, loaded.external_id)
             if existing is not None:
+                ctx.reused = existing.id
                 return existing.id
         return create_coordinator_tx(tx, ctx.store, ctx.effects, loaded)
 

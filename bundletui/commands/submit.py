@@ -43,6 +43,17 @@ def submit_loaded(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> str:
     return bundles.submit(ctx, loaded, start=start)
 
 
+def submit_noting(ctx: Ctx, loaded: Loaded, *, start: bool = False) -> tuple[str, str | None]:
+    """:func:`submit_loaded`, and the note to give when its external id returned an earlier
+    job: decided by the submit's own transaction, so a twin submit (two scripts retrying at
+    once) that lost the race is told, and the one that stored the job is not."""
+    before = resubmission_note(ctx.store.conn, loaded, start=start)
+    job_id = submit_loaded(ctx, loaded, start=start)
+    if ctx.reused != job_id:
+        return job_id, None
+    return job_id, before or resubmission_note(ctx.store.conn, loaded)
+
+
 def resubmission_note(
     conn: sqlite3.Connection, loaded: Loaded, *, start: bool = False
 ) -> str | None:

@@ -182,11 +182,13 @@ def submit_workflow(ctx: Ctx, sub: WorkflowSubmission, *, start: bool = False) -
     nothing (with ``start``, a first job still in PREP is started)."""
 
     def body(tx: Tx) -> str:
+        ctx.reused = None
         if sub.external_id:
             existing = jobs.workflow_by_external_id(tx.conn, sub.external_id)
             if existing is not None:
                 if start and existing.status == W.PREP:  # "submit and start": it is started
                     start_tx(tx, ctx.effects, existing)
+                ctx.reused = existing.id
                 return existing.id
         return create_workflow_tx(tx, ctx.store, ctx.effects, sub, start=start)
 

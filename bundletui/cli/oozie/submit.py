@@ -49,14 +49,14 @@ def _load(front: Front) -> Any:
 
 
 def op_submit(front: Front, *, start: bool = False) -> None:
-    from bundletui.commands.submit import resubmission_note, submit_loaded
+    from bundletui.commands.submit import submit_noting
 
     loaded = _load(front)
     ctx = front.ctx(create=True)
     # a reused oozie.wf.external.id returns (and -run starts) the job it named: said, as
     # `bundletui submit` says it, so another application's key is not taken silently (QA)
-    again = resubmission_note(ctx.store.conn, loaded, start=start)
-    say(f"job: {submit_loaded(ctx, loaded, start=start)}")
+    job_id, again = submit_noting(ctx, loaded, start=start)
+    say(f"job: {job_id}")
     if again is not None:
         print(printable(again), file=sys.stderr)
 
