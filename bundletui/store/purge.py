@@ -3,13 +3,15 @@
 A job goes whole or not at all: a workflow with its sub-workflows, a coordinator with its
 actions and every workflow they launched, a bundle with its coordinators. A tree is taken only
 when every job in it has ended before its kind's cutoff, so nothing running, nothing recent,
-and nothing a parent still refers to is ever deleted. A coordinator's (or a bundle's) tree too
-big for one batch is taken in parts, a batch each, so that no batch holds the write lock for
-long: its oldest actions with their workflows first, the jobs themselves with the last part.
-Each part checks again that the tree may still go (a rerun in between keeps the rest). Only parentless jobs are candidates: a
+and nothing a parent still refers to is ever deleted. Only parentless jobs are candidates: a
 sub-workflow goes with its parent, an action's workflow with its coordinator, a bundle's
 coordinator with its bundle, as in Oozie. A tree an engine still has something to do for
 (a killed node's process to signal, a group to watch, an outbox item) waits for it.
+
+A coordinator's (or a bundle's) tree too big for one batch is taken in parts, a batch each, so
+that no batch holds the write lock for long: its oldest actions with their workflows first, the
+jobs themselves with the last part. Each part checks again that the tree may still go (a rerun
+in between keeps the rest).
 """
 
 from __future__ import annotations
@@ -178,7 +180,7 @@ def find(
         if full := full or len(out.workflows) >= WORKFLOWS_PER_BATCH:
             break
         wfs = _coordinator_workflows(conn, coord_id, wf_cutoff, pending)
-        if wfs is not None and whole_too_big(conn, [coord_id], len(wfs), whole):
+        if wfs is not None and _too_big(conn, [coord_id], len(wfs), whole):
             if out:  # the next batch starts with it
                 full = True
                 break
@@ -201,7 +203,7 @@ def find(
             if bundle_id in pending
             else _bundle_coordinators(conn, bundle_id, coord_cutoff, wf_cutoff, pending)
         )
-        if coords is not None and whole_too_big(
+        if coords is not None and _too_big(
             conn, [c for c, _ in coords], sum(len(w) for _, w in coords), whole
         ):
             if out:
@@ -239,8 +241,9 @@ def _bundle_coordinators(
     return coords
 
 
-def whole_too_big(conn: sqlite3.Connection, coords: list[str], workflows: int, whole: bool) -> bool:
-    """Whether an eligible tree of ``coords`` with ``workflows`` is too big for one batch."""
+def _too_big(conn: sqlite3.Connection, coords: list[str], workflows: int, whole: bool) -> bool:
+    """Whether an eligible tree of ``coords`` with ``workflows`` is too big for one batch
+    (never, when the tree is asked for ``whole``)."""
     if whole:
         return False
     if workflows > WORKFLOWS_PER_BATCH:
