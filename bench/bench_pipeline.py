@@ -333,6 +333,26 @@ def _verify(home: Path, out: Path, ids: list[str], hours: int) -> None:
     )
 
 
+# ----------------------------------------------------------------------------- the file system
+
+
+def file_create_us(where: Path, n: int = 2_000) -> float:
+    """CPU µs to create one empty file (open O_CREAT, close) in a fresh directory under ``where``.
+
+    On this VM the figure has swung from ~20 to ~800 µs within minutes on one ext4 file system,
+    with nothing else running: each action creates one file, so the end-to-end figure and the
+    floor with files can only be read next to it (printed before and after the engine run).
+    """
+    d = Path(tempfile.mkdtemp(prefix="fs-probe-", dir=where))
+    try:
+        t = time.process_time()
+        for i in range(n):
+            os.close(os.open(d / f"{i:06d}", os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o644))
+        return (time.process_time() - t) / n * 1e6
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -377,6 +397,7 @@ def main() -> None:
             from pyinstrument import Profiler
 
             profiler = Profiler(interval=0.001)
+        probe_before = file_create_us(root)
         try:
             r = run_once(
                 root,
@@ -390,9 +411,14 @@ def main() -> None:
                 sql_counts,
                 args.floor_sample,
             )
+            probe_after = file_create_us(root)
         finally:
             if not args.keep:
                 shutil.rmtree(root, ignore_errors=True)
+        print(
+            f"[{mode}] file system: creating an empty file took {probe_before:,.0f} us of CPU"
+            f" before the run, {probe_after:,.0f} us after (each action creates one)"
+        )
         print(f"[{mode}] submit {args.coords} coordinators: {r.submit_s:.2f} s")
         print(
             f"[{mode}] engine start -> --until reached: {r.engine_s:.2f} s wall,"
