@@ -11,6 +11,7 @@ written before the key existed have a bare name, and are judged by it, as they w
 from __future__ import annotations
 
 import functools
+import getpass
 import hashlib
 import os
 import socket
@@ -60,3 +61,11 @@ def host_label(recorded: str) -> str:
     if key and name == socket.gethostname() and not same_host(recorded):
         return f"{name} (another container or machine of that name, or before a reboot)"
     return name
+
+
+def os_user() -> str:
+    """Who runs this process: a job's ``user.name`` when its configuration gives none."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "user"

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from urllib.parse import unquote, urlsplit
 from xml.sax.saxutils import escape as _xml_escape
 
+from bundletui._host import os_user
 from bundletui.errors import TEMPLATES, SpecError
 from bundletui.model.localized import (
     CacheEntry,
@@ -642,13 +643,24 @@ def find_app_property(conf: Mapping[str, str], source: str = "") -> tuple[str, A
     return present[0], APP_PATH_PROPERTIES[present[0]]
 
 
+def with_user(conf: Mapping[str, str], user: str | None = None) -> dict[str, str]:
+    """``conf`` with ``user.name`` set (to ``user``, else this process's user) unless it has
+    a non-blank one: Oozie's client puts it into every job's configuration, so
+    ``${user.name}`` in a property (``/user/${user.name}/app``) expands as it does there."""
+    if conf.get("user.name", "").strip():
+        return dict(conf)
+    return {**conf, "user.name": user if user is not None else os_user()}
+
+
 def load_job_config(
     path: str | Path | None,
     overrides: Mapping[str, str] | Iterable[str] = (),
     *,
     base_dir: str | Path | None = None,
+    user: str | None = None,
 ) -> JobConfig:
-    """Read the configuration file (if any), apply ``-D`` overrides, find the application."""
+    """Read the configuration file (if any), apply ``-D`` overrides, find the application.
+    ``user``: who submits (``${user.name}`` in the app path), this process's user if None."""
     source = str(path) if path is not None else ""
     conf = read_conf_file(path) if path is not None else {}
     extra = dict(overrides) if isinstance(overrides, Mapping) else parse_overrides(overrides)
@@ -657,7 +669,7 @@ def load_job_config(
     if base_dir is None:
         base_dir = Path(path).resolve().parent if path is not None else Path.cwd()
     app = resolve_app_path(
-        expand_property(prop, conf, source=source), kind, base_dir, source=source
+        expand_property(prop, with_user(conf, user), source=source), kind, base_dir, source=source
     )
     return JobConfig(kind, app, prop, MappingProxyType(conf), source)
 

@@ -23,7 +23,6 @@ branch), so the status follows ``ready``, not the length of the list.
 
 from __future__ import annotations
 
-import getpass
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -40,6 +39,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from bundletui._host import os_user
 from bundletui.errors import SpecError
 from bundletui.model.apps import BundleApp, CoordinatorApp
 from bundletui.model.clock import Clock
@@ -68,12 +68,7 @@ _PROGRESS_EVERY = 500  # actions between progress updates
 
 
 def _user(conf: Mapping[str, str]) -> str:
-    if conf.get("user.name"):
-        return conf["user.name"]
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "user"
+    return conf.get("user.name") or os_user()
 
 
 def _is_app_xml(path: Path) -> bool:

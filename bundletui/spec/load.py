@@ -36,6 +36,7 @@ from bundletui.spec.config import (
     load_job_config,
     read_parameters,
     resolve_app_path,
+    with_user,
 )
 from bundletui.spec.coord_el import (
     DATASET_FUNCTIONS,
@@ -106,7 +107,7 @@ def load_job(
 
     ``defaults`` fill properties nobody set (the CLI gives ``landing`` = <home>/landing).
     """
-    job = load_job_config(config, overrides)
+    job = load_job_config(config, overrides, user=user)
     loaded = load_configured(job, clock, user=user, external_id=external_id, defaults=defaults)
     if loaded.kind is AppKind.BUNDLE:
         # before the caller opens (or makes) a store: a bad coordinator must leave none behind
@@ -166,10 +167,9 @@ def submission_conf(
     expands them, and ``user.name`` unless given (``submit`` and ``validate`` both use it).
     A blank ``user.name`` counts as not given, as the HTTP API reads it: a job has an owner.
     ``source``: the configuration file the values come from (named in an error)."""
-    conf = {**(defaults or {}), **expand_conf(dict(given), source=source)}
-    if not conf.get("user.name", "").strip():
-        conf["user.name"] = user
-    return conf
+    # the defaults and the user are there to be named, as Oozie's server expands
+    # ``${user.name}`` and a property the job leaves to its defaults (``${landing}/x``)
+    return expand_conf(with_user({**(defaults or {}), **given}, user), source=source)
 
 
 def load_app(

@@ -22,10 +22,10 @@ Defaults: nominal time = now (to the minute), actual time = the nominal time, da
 from __future__ import annotations
 
 import contextlib
-import getpass
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from bundletui._host import os_user
 from bundletui.errors import BundletuiError, SpecError
 from bundletui.model.apps import Dataset
 from bundletui.model.clock import Clock
@@ -163,7 +163,7 @@ def evaluate_playground(
 ) -> str:
     """Evaluate ``expr`` (see the module docstring); EL and data errors raise typed errors."""
     conf = parse_overrides(defines)
-    user = conf.get("user.name") or _os_user()
+    user = conf.get("user.name") or os_user()
     conf.setdefault("user.name", user)
     coord_tz = _timezone(timezone, "--timezone")
     if nominal_time is not None:
@@ -222,10 +222,3 @@ def evaluate_playground(
     }
     ctx = ELContext(variables, functions)
     return to_el_string(compile_template(expr).resolve(ctx).value)
-
-
-def _os_user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "user"

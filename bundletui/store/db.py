@@ -9,7 +9,6 @@ transaction; ``durability="full"`` also survives power loss, at a cost (see peer
 from __future__ import annotations
 
 import contextlib
-import getpass
 import logging
 import os
 import sqlite3
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bundletui._host import host_key, host_label, same_host
+from bundletui._host import host_key, host_label, os_user, same_host
 from bundletui._procfs import proc_stat, started_ms
 from bundletui.errors import StoreError
 from bundletui.model.clock import Clock, RealClock, to_ms
@@ -578,10 +577,7 @@ def store_exists(home: str | Path | None) -> bool:
 
 
 def current_user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "user"
+    return os_user()
 
 
 SYSTEM_MODE_KEY = "system_mode"

@@ -24,3 +24,29 @@ def test_a_blank_user_name_is_the_submitting_user(tmp_path: Path, blank: str) ->
     info = json.loads(bundletui("info", job_id, "--json", home=home).stdout)
     assert info["user"] == me
     assert info["conf"].count(f"<value>{me}</value>") >= 1
+
+
+def test_user_name_and_the_landing_default_expand_in_job_properties(tmp_path: Path) -> None:
+    """``${user.name}`` in job.properties is Oozie's everyday app path (``/user/${user.name}/…``):
+    it expands to the submitting user, in the app path and in any property, and so does the
+    ``landing`` default a job leaves unset."""
+    me = current_user()
+    app = tmp_path / "apps" / me
+    app.mkdir(parents=True)
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="t"><job name="a"><shell>'
+        "<exec>echo</exec><argument>${who}</argument><argument>${into}</argument>"
+        "</shell></job></dag-app>"
+    )
+    props = tmp_path / "job.properties"
+    props.write_text(
+        f"oozie.wf.application.path={tmp_path}/apps/${{user.name}}/workflow.xml\n"
+        "who=u-${user.name}\ninto=${landing}/x\n"
+    )
+    home = tmp_path / "home"
+    done = bundletui("submit", str(props), home=home)
+    assert done.returncode == 0, done.stderr
+    info = json.loads(bundletui("info", done.stdout.strip(), "--json", home=home).stdout)
+    assert f"<value>u-{me}</value>" in info["conf"]
+    assert f"<value>{home / 'landing'}/x</value>" in info["conf"]
+    assert "${" not in info["conf"]
