@@ -28,6 +28,7 @@ from bundletui.model.apps import CoordinatorApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind
 from bundletui.model.java import JAVA_INT_MAX, parse_java_int
+from bundletui.model.paths import delete_refusal, parse_local_path
 from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import (
     ACTION_ACTIVE,
@@ -955,7 +956,7 @@ def rerun_tx(
                 if name in keep:
                     continue
                 for uri in uris:
-                    _cleanup(uri)
+                    _cleanup(uri, notes)
         # only a TIMEDOUT action's timeout counts again, from now (oozie.md §2.4, Oozie's
         # CoordRerunXCommand); any other keeps its created time, and so its deadline
         created = tx.now_ms if action.status == A.TIMEDOUT else action.created_time
@@ -1030,8 +1031,18 @@ def _pinned_plan(stored: dict[str, Any]) -> str | None:
     return json.dumps({"plan": plan._replace(data_ins=tuple(ins)).to_dict()})
 
 
-def _cleanup(uri: str) -> None:
-    path = Path(uri[7:] if uri.startswith("file://") else uri)
+def _cleanup(uri: str, notes: list[str] | None) -> None:
+    """A rerun deletes its action's output first (Oozie's cleanup): never the root or a
+    top-level directory, which a data-out built from an empty value can name."""
+    local = parse_local_path(uri)
+    if not isinstance(local, str):
+        return  # not a local path: nothing of ours to delete
+    why = delete_refusal(local)
+    if why is not None:
+        if notes is not None:
+            notes.append(f"output [{uri}] not cleaned up: {why}")
+        return
+    path = Path(local)
     if path.is_dir():
         shutil.rmtree(path, ignore_errors=True)
     elif path.exists():

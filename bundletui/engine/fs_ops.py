@@ -27,6 +27,7 @@ import errno
 import glob
 import hashlib
 import os
+import posixpath
 import re
 import shutil
 import stat
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 
 from bundletui.errors import EngineError
 from bundletui.model.apps import FsAction, FsOp, FsOpKind
-from bundletui.model.paths import PathProblem, parse_local_path
+from bundletui.model.paths import PathProblem, delete_refusal, parse_local_path
 
 #: touchz on a directory or on a file that is not empty (Oozie raises a generic error).
 TOUCHZ_NOT_EMPTY = "EB0601"
@@ -105,6 +106,9 @@ def _validate(ops: Sequence[FsOp]) -> list[_Op]:
             checked.append(_Op(op, path, target=local_path(op.target)))
         elif op.op is FsOpKind.CHMOD:
             checked.append(_Op(op, path, mode=parse_permissions(op.permissions, op.path)))
+        elif op.op is FsOpKind.DELETE:
+            _refuse_delete(path)  # before any operation of the action is applied
+            checked.append(_Op(op, path))
         else:
             checked.append(_Op(op, path))
     return checked
@@ -184,10 +188,22 @@ def _mkdir(path: str) -> None:
         raise _io_error("FS004", f"mkdir, path [{path}] could not create directory", exc) from exc
 
 
+def _refuse_delete(path: str) -> None:
+    why = delete_refusal(posixpath.normpath(path))
+    if why is not None:
+        raise _err(
+            "FS005",
+            f"delete, path [{path}] could not delete path: {why}",
+            hint="a delete names a path at least two levels deep; check the variables that"
+            " make it (an empty one leaves the path's parent)",
+        )
+
+
 def _delete(path: str) -> None:
-    if path == "/":
-        raise _err("FS005", "delete, path [/] could not delete path: refusing to delete the root")
-    for p in _matches(path):
+    matches = _matches(path)
+    for p in matches:  # each as a pattern matched it (``/{tmp/..,x}`` matches ``/tmp/..``)
+        _refuse_delete(p)
+    for p in matches:
         try:
             if os.path.isdir(p) and not os.path.islink(p):
                 shutil.rmtree(p)

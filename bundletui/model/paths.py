@@ -46,8 +46,26 @@ def parse_local_path(uri: str) -> str | PathProblem:
             path = slash + tail
     if not path.startswith("/"):
         return PathProblem("FS011", f"Path [{text}] cannot be relative", "use an absolute path")
-    path = re.sub("/+", "/", path)
-    return path.rstrip("/") or "/"
+    # ``.`` and ``..`` go as Hadoop's Path drops them (``/tmp/..`` is ``/``): a guard that
+    # compares the path with ``/`` must see the path it names
+    return posixpath.normpath(re.sub("/+", "/", path))
+
+
+_GLOB = re.compile(r"[*?\[{]")
+
+
+def delete_refusal(path: str) -> str | None:
+    """Why a recursive delete of ``path`` (as :func:`parse_local_path` gives it) is refused,
+    or None: the root, or a whole top-level directory (``/home``, ``/*``), which a value
+    left empty (``${scratch}/.``) makes of a path meant to be deeper. HDFS refuses the root;
+    a scheduler running as a real user must not wipe a machine on a typo."""
+    if path == "/":
+        return "refusing to delete the root"
+    if path.count("/") == 1:
+        if _GLOB.search(path):
+            return "refusing to delete what a pattern matches at the top of the file system"
+        return "refusing to delete a top-level directory of the file system"
+    return None
 
 
 _DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|\Z)")

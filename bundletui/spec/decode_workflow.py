@@ -26,7 +26,7 @@ from bundletui.model.apps import (
     WorkflowForm,
 )
 from bundletui.model.localized import parse_entry
-from bundletui.model.paths import PathProblem, parse_local_path
+from bundletui.model.paths import PathProblem, delete_refusal, parse_local_path
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import JOB_XML_MISSING, job_xml_path, locate_cache_entry
 from bundletui.spec.decode_common import (
@@ -200,7 +200,13 @@ def _shell(doc: XmlDocument, el: Element, node: str) -> ShellAction:
     if prep is not None:
         for p in xmlsafe.children(prep):
             op = FsOpKind.DELETE if xmlsafe.local_name(p) == "delete" else FsOpKind.MKDIR
-            prepare.append(FsOp(op, _local_path(doc, p, "path", node, f"<prepare> <{op}>")))
+            what = f"<prepare> <{op}>"
+            path = (
+                _deletable(doc, p, node, what)
+                if op is FsOpKind.DELETE
+                else _local_path(doc, p, "path", node, what)
+            )
+            prepare.append(FsOp(op, path))
     return ShellAction(
         exec=exec_,
         arguments=arguments,
@@ -263,7 +269,7 @@ def _fs(doc: XmlDocument, el: Element, node: str) -> FsAction:
             continue
         what = f"<fs> <{kind}>"
         if kind == "delete":
-            ops.append(FsOp(FsOpKind.DELETE, _local_path(doc, c, "path", node, what)))
+            ops.append(FsOp(FsOpKind.DELETE, _deletable(doc, c, node, what)))
         elif kind == "mkdir":
             ops.append(FsOp(FsOpKind.MKDIR, _local_path(doc, c, "path", node, what)))
         elif kind == "touchz":
@@ -340,6 +346,23 @@ def _local_path(doc: XmlDocument, el: Element, attr: str, node: str, what: str) 
     problem = parse_local_path(raw)
     if isinstance(problem, PathProblem):
         raise _bad_path(doc, el, attr, problem.code, problem.message, node, what)
+    return raw
+
+
+def _deletable(doc: XmlDocument, el: Element, node: str, what: str) -> str:
+    """A delete's path; one known now that names the root or a top-level directory is
+    refused now, as the engine would refuse it at every run (FS005)."""
+    raw = _local_path(doc, el, "path", node, what)
+    local = parse_local_path(raw) if "${" not in raw else None
+    why = delete_refusal(local) if isinstance(local, str) else None
+    if why is not None:
+        raise where(doc, el, "@path").error(
+            "FS005",
+            f"delete, path [{raw}] could not delete path: {why}, in {what} @path of action"
+            f" node [{node}]",
+            hint="a delete names a path at least two levels deep; check the variables that"
+            " make it (an empty one leaves the path's parent)",
+        )
     return raw
 
 

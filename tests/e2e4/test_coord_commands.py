@@ -10,6 +10,7 @@ import json
 import sqlite3
 
 from tests.e2e4.conftest import (
+    DS,
     MARK,
     Bt4,
     coordinator_xml,
@@ -792,3 +793,28 @@ def test_a_rerun_last_only_will_skip_is_said_and_a_skipped_action_can_be_rerun(b
     r = bt.cli("oozie", "job", "-rerun", coord_id, "-action", "1")
     assert f"note: {coord_id}@1 will be SKIPPED" in r.stderr, r
     assert bt.actions(coord_id)[1] == "WAITING"
+
+
+def test_a_rerun_never_cleans_up_a_top_level_output(bt: Bt4) -> None:
+    """A data-out that names a top-level directory (built from an empty value) is left alone
+    by a rerun's cleanup, with a warning, as an fs delete of it is refused (QA: a data-out of
+    ``/tmp/..`` made the rerun rmtree the root)."""
+    flag = bt.tmp / "fail"
+    flag.touch()  # the action fails before it writes anything
+    xml = coordinator_xml(
+        "top",
+        start=T0,
+        end="2026-01-01T01:00Z",
+        datasets=[DS("top", "${outRoot}/bundletui-none-top-${YEAR}")],
+        outputs=[data_out("out", "top")],
+        conf={"outDir": "${coord:dataOut('out')}", "failIf": str(flag)},
+    )
+    coord_id = submit(bt, xml, outRoot="")
+    bt.sim(T0, "2026-01-01T00:30Z")
+    assert bt.actions(coord_id) == {1: "FAILED"}
+    r = bt.cli("rerun", coord_id, "--action", "1")
+    assert r.stdout.split() == [f"{coord_id}@1"]
+    assert (
+        "Warning: output [/bundletui-none-top-2026] not cleaned up: refusing to delete a"
+        " top-level directory of the file system" in " ".join(r.stderr.split())
+    ), r.stderr

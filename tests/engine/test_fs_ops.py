@@ -18,6 +18,7 @@ from bundletui.engine.fs_ops import (
 )
 from bundletui.errors import EngineError
 from bundletui.model.apps import FsAction, FsOp, FsOpKind
+from bundletui.model.paths import delete_refusal
 
 K = FsOpKind
 
@@ -152,6 +153,45 @@ def test_delete_glob(tmp_path: Path) -> None:
 
 def test_delete_root_is_refused() -> None:
     assert code_of(FsOp(K.DELETE, "file:///")) == "FS005"
+
+
+def test_dot_segments_go_as_hadoop_path_drops_them() -> None:
+    assert local_path("/a/./b/../c") == "/a/c"
+    assert local_path("file:///tmp/../") == "/"
+    assert local_path("//./") == "/"
+
+
+@pytest.mark.parametrize("text", ["/", "/.", "/tmp/..", "//./", "file:///tmp/../", "/a/b/../.."])
+def test_every_spelling_of_the_root_is_refused_for_a_delete(text: str) -> None:
+    # the pure check only: a regression must never get as far as deleting for real
+    assert delete_refusal(local_path(text)) == "refusing to delete the root"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/bundletui-none-x",
+        "/bundletui-none-x/a/..",
+        "file:///bundletui-none-x/.",
+        "/bundletui-none-*",
+        "/{bundletui-none-x,bundletui-none-y}",
+    ],
+)
+def test_a_top_level_delete_is_refused_before_any_operation(tmp_path: Path, text: str) -> None:
+    """An empty variable (``${scratch}/..``) must not make a delete of a whole top-level
+    directory (QA: ``/.``, ``/tmp/..`` and ``/*`` reached rmtree of the root)."""
+    made = tmp_path / "made"
+    with pytest.raises(EngineError) as err:
+        run(FsOp(K.MKDIR, str(made)), FsOp(K.DELETE, text))
+    assert err.value.code == "FS005"
+    assert "top" in err.value.message and err.value.hint
+    assert not made.exists()  # refused before the action's first operation
+
+
+def test_a_deep_delete_still_goes(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    run(FsOp(K.DELETE, f"{tmp_path}/a/b/.."))
+    assert not (tmp_path / "a").exists()
 
 
 # --------------------------------------------------------------------------- move
