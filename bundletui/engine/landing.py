@@ -19,6 +19,7 @@ import watchfiles
 
 from bundletui.engine.service import file_identity
 from bundletui.errors import EngineError
+from bundletui.spec.feeds import storable
 from bundletui.store import jobs
 from bundletui.store.db import Tx
 
@@ -267,6 +268,7 @@ class LandingWatcher:
         # as it really is (QA: one named by its real path waited for the rescan), so each
         # path is handed on in both forms
         batch.extend([(c, real) for c, p in batch if (real := self._as_real(p)) != p])
+        batch = [(c, p) for c, p in batch if storable(p)]  # not valid UTF-8: passed over
         # watchfiles hands over a set: put it back in landing order, so partitions that land
         # within one debounce window are still consumed first-come, first-served
         batch.sort(key=_landing_order)
@@ -327,8 +329,11 @@ def _identity(path: str) -> tuple[int, int] | None:
 
 def _unreadable(exc: Exception) -> str | None:
     """The reason, when a watch failed on a directory this user cannot read (the notify
-    crate's "Permission denied (os error 13) about [path]")."""
+    crate's "Permission denied (os error 13) about [path]"), or on a name that is not UTF-8
+    (which polling fails on too)."""
     text = str(exc)
+    if "Unable to decode path" in text:  # watchfiles takes no name that is not UTF-8
+        return f"{text}: a name in it is not valid UTF-8, and is passed over; rename it"
     return text if "os error 13" in text or "Permission denied" in text else None
 
 

@@ -3,9 +3,41 @@ done-flag, or — with an empty done-flag — each complete, non-hidden file bel
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
+
+log = logging.getLogger("bundletui.landing")
+_SAID: set[str] = set()  # the names not valid UTF-8 a warning was given for (bounded below)
+
+
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` is valid UTF-8 text: Python names a file whose name is not with
+    surrogate escapes, which SQLite refuses to store."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown(path: str) -> str:
+    """A path as it can be printed: the bytes not UTF-8 as ``\\xff``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def storable(path: str) -> bool:
+    """A landed path the store can keep. One whose name is not valid UTF-8 stopped the
+    engine, at every start (QA): it is passed over, with a warning once."""
+    if is_utf8(path):
+        return True
+    if path not in _SAID and len(_SAID) < 1_000:
+        _SAID.add(path)
+        log.warning(
+            "passed over %s: its name is not valid UTF-8 (rename it to be seen)", shown(path)
+        )
+    return False
 
 
 def hidden(p: Path, feed: Path) -> bool:
@@ -71,7 +103,7 @@ def partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[Pat
     if not top.is_dir() or hidden(top, feed):  # a staging tree, renamed into place later
         return
     for root, dirs, files in os.walk(top):
-        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_")) and storable(f"{root}/{d}")]
         here = Path(root)
         if flag:
             if flag in files and here != feed:
@@ -79,5 +111,5 @@ def partitions(feed: Path, flag: str, under: Path | None = None) -> Iterator[Pat
         else:
             for name in files:
                 f = here / name
-                if not hidden(f, feed):
+                if not hidden(f, feed) and storable(str(f)):
                     yield f

@@ -54,6 +54,7 @@ from bundletui.spec.el.coerce import wrong_count
 from bundletui.spec.el.evaluator import reachable
 from bundletui.spec.el.nodes import Call, ExprPart, Literal
 from bundletui.spec.el.parser import parse_template
+from bundletui.spec.feeds import is_utf8, shown
 from bundletui.spec.instance_exprs import (
     InstanceProbe,
     NotAnInstance,
@@ -192,13 +193,21 @@ def load_app(
     if app_name and hasattr(app, "name"):
         app = replace(app, name=app_name)
     definition = Path(doc.file).read_text(encoding="utf-8", errors="replace")
+    app_path = str(Path(doc.file).resolve())
+    if not is_utf8(app_path):  # the store keeps text: a name not UTF-8 cannot be kept
+        raise SpecError(
+            "E0302",
+            f"Invalid parameter [app path {shown(app_path)}]: a name in it is not valid UTF-8",
+            hint="rename the directory or file to a UTF-8 name, then submit again",
+            usage=True,
+        )
     defaults = {p.name: p.default for p in params if p.default is not None and p.name not in conf}
     return Loaded(
         doc.kind,
         app,
         merged,
         definition,
-        str(Path(doc.file).resolve()),
+        app_path,
         user,
         external_id,
         source,

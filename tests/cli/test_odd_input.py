@@ -58,6 +58,27 @@ def test_an_argument_that_is_not_utf8_is_refused_before_the_command(tmp_path: Pa
     assert not (tmp_path / "home").exists()
 
 
+def test_an_application_in_a_directory_not_utf8_is_refused_and_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    """Its path cannot be stored as text: it was a traceback from the store's insert (QA)."""
+    import os
+
+    d = Path(os.fsdecode(bytes(tmp_path) + b"/d\xff"))
+    d.mkdir()
+    (d / "wf.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w"><job name="a"><shell><exec>true</exec>'
+        "</shell></job></dag-app>"
+    )
+    (d / "job.properties").write_text("oozie.wf.application.path=wf.xml\n")
+    home = tmp_path / "home"
+    r = bundletui("submit", "job.properties", home=home, cwd=d)  # from inside it, as a user
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r
+    assert r.stderr.startswith("Error: E0302: Invalid parameter [app path "), r.stderr
+    assert "d\\xff/wf.xml]: a name in it is not valid UTF-8" in r.stderr, r.stderr
+    assert not (home / "bundletui.db").exists()
+
+
 def test_markup_and_emoji_codes_in_names_are_printed_as_written(tmp_path: Path) -> None:
     wf = tmp_path / "wf.xml"
     wf.write_text(
