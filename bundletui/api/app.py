@@ -32,7 +32,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -280,16 +280,19 @@ async def _read_body(request: Request) -> bytes:
     """The request body, refused past MAX_BODY without reading the rest."""
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise ApiError(
-                "EB0703",
-                f"request body larger than {MAX_BODY} bytes",
-                status=413,
-                hint="a job configuration is a few KiB: send only the <configuration>",
-            )
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise ApiError(
+                    "EB0703",
+                    f"request body larger than {MAX_BODY} bytes",
+                    status=413,
+                    hint="a job configuration is a few KiB: send only the <configuration>",
+                )
+            chunks.append(chunk)
+    except ClientDisconnect:  # it went away (or was closed at its deadline): nobody to tell
+        raise ApiError("EB0703", "the client went away before its request body came") from None
     return b"".join(chunks)
 
 

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import ipaddress
 import logging
+import os
 import socket
 import threading
 import time
@@ -189,6 +190,18 @@ def serve_in_thread(
             current_user(),
             resolve_home(home) / TOKEN_FILE,
             handle.port,
+        )
+    elif not token:
+        # loopback is no boundary between the users of one machine: any of them may submit
+        # a job that runs as this one (QA: `nobody` ran a command as root)
+        log.log(
+            logging.WARNING if os.geteuid() == 0 else logging.INFO,
+            "the API on %s needs no token: every user of this machine can submit, change and"
+            " kill jobs (and so run commands as %s). On a shared machine, set a token"
+            " (--api-token TOKEN, BUNDLETUI_API_TOKEN or a file %s)",
+            handle.url,
+            current_user(),
+            resolve_home(home) / TOKEN_FILE,
         )
     return handle
 

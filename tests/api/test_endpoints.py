@@ -998,10 +998,14 @@ def test_a_connection_that_sends_no_request_is_closed(
 
 
 def test_a_request_whose_body_never_comes_is_closed(
-    http: httpx.Client, bare: Live, monkeypatch: pytest.MonkeyPatch
+    http: httpx.Client,
+    bare: Live,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """QA: a request that promised a body (Content-Length: 100) and sent 5 bytes was held
-    open for good (400 of them held 424 fds). Its connection is closed after the deadline."""
+    open for good (400 of them held 424 fds). Its connection is closed after the deadline,
+    without a traceback in the log (each such client logged one)."""
     from bundletui.api import _protocol
 
     monkeypatch.setattr(_protocol, "REQUEST_BODY_TIMEOUT", 1.0)
@@ -1021,6 +1025,52 @@ def test_a_request_whose_body_never_comes_is_closed(
     assert 0.8 < time.monotonic() - started < 6
     assert http.get("versions").status_code == 200
     short.close()
+    # one that goes away itself, mid-body, leaves no traceback in the log (each did)
+    gone = socket.create_connection((host, int(port)), timeout=10)
+    gone.sendall(
+        b"POST /oozie/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/xml\r\n"
+        b"Content-Length: 100\r\n\r\n<conf"
+    )
+    time.sleep(0.3)
+    gone.close()
+    time.sleep(0.5)  # the handler's end comes after the connection's
+    said = "\n".join(r.getMessage() for r in caplog.records)
+    assert "failed" not in said and not [r for r in caplog.records if r.exc_info], said
+
+
+def test_connections_past_the_cap_are_answered_503_and_closed_at_once(
+    http: httpx.Client, bare: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA: 800 connections that sent a head and no body, each within its deadline, used up
+    the engine's fds (its next job could not start). Past the cap, one is answered at once."""
+    from bundletui.api import _protocol
+
+    monkeypatch.setattr(_protocol, "MAX_CONNECTIONS", 4)
+    head = (
+        b"POST /oozie/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/xml\r\n"
+        b"Content-Length: 100\r\n\r\n"
+    )
+    host, port = bare.handle.host, int(bare.handle.port)
+    held: list[socket.socket] = []
+    refused = None
+    for _ in range(10):
+        c = socket.create_connection((host, port), timeout=5)
+        c.sendall(head)
+        c.settimeout(0.5)
+        try:
+            answer = c.recv(1000)
+        except TimeoutError:
+            held.append(c)  # held open, waiting for its body
+            continue
+        refused = answer
+        c.close()
+        break
+    assert refused is not None and refused.startswith(b"HTTP/1.1 503"), refused
+    assert len(held) <= 4
+    for c in held:
+        c.close()
+    time.sleep(0.3)
+    assert http.get("versions").status_code == 200  # served again once they closed
 
 
 ECHO_WF = """<dag-app xmlns="uri:bundletui:dag:1.0" name="echo">

@@ -177,6 +177,12 @@ def test_warns_when_reachable_from_other_machines_without_a_token(
     warning = "is reachable from other machines and needs no token"
     if not warned:
         assert warning not in log, log
+        # on loopback it is still said that every local user may run commands as this one
+        # (QA: `nobody` ran a command as root): a warning for root, a note for anyone else
+        local = "needs no token: every user of this machine can submit, change and kill jobs"
+        assert (local in log) == (token is None), log
+        if token is None:
+            assert ("WARNING" in log) == (os.geteuid() == 0), log
         return
     assert "WARNING" in log and f"the API on http://0.0.0.0:{port}/oozie {warning}" in log, log
     assert "--api-token TOKEN, BUNDLETUI_API_TOKEN" in log
