@@ -36,9 +36,12 @@ def localize(
     (the code submit gives it), EB0507 when linking or unpacking fails."""
     cwd.mkdir(parents=True, exist_ok=True)
     run = None
+    # ``./run.sh`` names the file brought as run.sh as well (QA: it ran the link to the
+    # user's file, not executable: exit 126), as YARN's localized files are executable
+    bare = exec_name.removeprefix("./")
     for raw in files:
         entry, source = _located(raw, "file", app_dir)
-        if entry.link == exec_name and "/" not in exec_name:
+        if entry.link == bare and "/" not in bare:
             target = _executable_copy(source, cwd, entry.link)
             run = str(cwd / entry.link)
         else:

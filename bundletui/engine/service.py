@@ -569,6 +569,11 @@ class Engine:
                 if self._work_before_stop():
                     continue
                 log.info("nothing runs, waits or is due; stopping (--exit-when-idle)")
+                if self.workflows.frozen:
+                    log.info(
+                        "left frozen (suspend --freeze): %s; `bundletui resume` lets them go on",
+                        ", ".join(sorted(self.workflows.frozen)),
+                    )
                 break
 
             if isinstance(self.clock, SimulatedClock) and not self._busy():

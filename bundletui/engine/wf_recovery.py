@@ -31,6 +31,8 @@ class RecoveryMixin(RunnerState):
             wf = jobs.workflow_head(tx.conn, node.wf_id)
             if wf is None:
                 continue
+            if wf.status == "SUSPENDED" and wf.suspend_mode == "freeze":
+                self.frozen.add(wf.id)
             spec = index_of(self.app(tx, wf)).by_name[node.name]
             if not isinstance(spec.action, ShellAction):
                 continue  # sub-workflows finish on their own; fs nodes never stay RUNNING

@@ -25,6 +25,10 @@ KILL_GRACE = 5.0  # seconds between SIGTERM and SIGKILL when a node is killed
 
 class SignalsMixin(RunnerState):
     def signal(self, tx: Tx, wf_id: str, what: str) -> None:
+        if what == "stop":
+            self.frozen.add(wf_id)
+        else:
+            self.frozen.discard(wf_id)
         if what == "kill":
             self._kill_watched(tx, wf_id)
         for node in jobs.running_nodes(tx.conn, wf_id):

@@ -99,6 +99,9 @@ class RunnerState:
         # KILL_GRACE after the wrapper's SIGTERM to them, for children that ignored it
         self._leftovers: dict[int, set[tuple[str, str]]] = {}
         self.running: dict[str, processes.Launched] = {}  # node id -> process
+        # workflows frozen by ``suspend --freeze``: their jobs cannot end before a resume, so
+        # an engine asked to stop when idle (or at --until) does not wait for them
+        self.frozen: set[str] = set()
         # jobs another host's engine started, found at recovery: node id -> (that host, how
         # long its beat had stayed unchanged when it was judged gone; None: no beat to judge)
         self.foreign: dict[str, tuple[str, float | None]] = {}

@@ -81,8 +81,18 @@ class WorkflowState:
         return n.transition if n is not None else None
 
     def last_error_node(self) -> str | None:
+        """The node that failed last. Times are milliseconds (and a simulated clock's stand
+        still within a tick), so two failures in a row can end together: then the one whose
+        error transition led to the other came first (QA: a kill message blamed ``s1`` when
+        ``s1`` failed into ``s2``, which failed too)."""
         failed = [n for n in self._failed() if n.status == NodeStatus.FAILED and n.ended]
-        return max(failed, key=lambda n: n.ended or 0).name if failed else None
+        if not failed:
+            return None
+        last = max((n.ended or 0, n.rev) for n in failed)
+        tied = [n for n in failed if (n.ended or 0, n.rev) == last]
+        names = {n.name for n in tied}
+        after = [n for n in tied if n.transition not in names] or tied
+        return max(after, key=lambda n: (n.started or 0, n.name)).name
 
     def error_code(self, node: str) -> str | None:
         n = self._lookup(node)

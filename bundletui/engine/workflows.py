@@ -55,7 +55,11 @@ class WorkflowRunner(AdvanceMixin, LaunchMixin, ExitsMixin, SignalsMixin, Recove
 
     def busy(self) -> bool:
         return bool(
-            self.running
+            (
+                any(nid.rpartition("@")[0] not in self.frozen for nid in self.running)
+                if self.frozen
+                else self.running
+            )
             or self.remote
             or len(self.launchable)
             or self.dirty

@@ -119,6 +119,29 @@ def test_suspend_freeze_stops_the_process_and_resume_continues_it(bt: Bt, tmp_pa
     assert bt.wait(wf)["status"] == "SUCCEEDED"
 
 
+def test_an_engine_that_stops_when_idle_does_not_wait_for_a_frozen_job(
+    bt: Bt, tmp_path: Path
+) -> None:
+    """QA: ``run --exit-when-idle`` never stopped while a workflow was frozen, whose job can
+    go on only after a ``resume``; it stops, saying what it leaves frozen."""
+    ticks = tmp_path / "ticks"
+    engine = bt.engine()
+    wf = bt.submit(FIXTURES / "ticker" / "job.properties", {"dir": str(tmp_path)})
+    wait_for(ticks.exists, 10, "ticks")
+    bt.cli("suspend", wf, "--freeze")
+    pid = int(bt.peek(f"{wf}@tick")["externalId"])
+    wait_for(lambda: stopped(pid), 2, "SIGSTOP")
+    assert engine.stop() == 0
+    idle = bt.engine("--exit-when-idle", wait=False)
+    assert idle.proc.wait(20) == 0, idle.log()
+    assert f"left frozen (suspend --freeze): {wf}" in " ".join(idle.log().split())
+    assert stopped(pid) and bt.nodes(wf)["tick"] == "RUNNING"  # left as it was
+    bt.cli("resume", wf)
+    bt.engine()
+    (tmp_path / "stop").touch()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+
+
 def chain_job_left_running(bt: Bt, tmp_path: Path) -> tuple[str, int, int]:
     """A chain workflow whose first job runs (waiting at its gate) and an engine stopped
     with SIGTERM, which leaves the job running: the workflow id, the job's and its child's

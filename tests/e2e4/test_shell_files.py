@@ -156,3 +156,35 @@ def test_an_archive_member_escaping_its_directory_is_refused(
     assert member.lstrip("/.") in node["errorMessage"]
     assert not list(bt.home.rglob("escaped.txt"))
     assert not list(bt.home.rglob("ok.txt"))  # nothing of it is left half-unpacked
+
+
+def test_exec_dot_slash_runs_the_file_brought_under_that_name(bt: Bt4) -> None:
+    """QA: ``<exec>./run.sh</exec>`` with ``<file>run.sh</file>`` ran the link to the user's
+    file, not executable (exit 126); ``run.sh`` names the same program, and worked."""
+    script = bt.apps.write("wf/run.sh", "#!/bin/sh\necho ran from $(basename $(pwd))\n")
+    script.chmod(0o644)
+    wf = bt.submit_job(app(bt, workflow(shell("a", "./run.sh", "<file>run.sh</file>"))), start=True)
+    bt.sim(T0, T1)
+    nodes = {a["name"]: a for a in bt.info_json(wf)["actions"]}
+    assert nodes["a"]["status"] == "OK", nodes["a"]["errorMessage"]
+    assert bt.cli("log", f"{wf}@a").stdout == f"ran from {wf}\n"
+
+
+def test_last_error_node_is_the_last_of_failures_that_end_together(bt: Bt4) -> None:
+    """QA: on the simulated clock (and in one millisecond on the real one) ``s1`` failing
+    into ``s2``, which failed too, made ``${wf:lastErrorNode()}`` name ``s1``."""
+    xml = (
+        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="chain">\n  <start to="s1"/>\n  '
+        + shell("s1", "sh", "<argument>-c</argument><argument>exit 1</argument>")
+        + '\n    </shell>\n    <ok to="end"/><error to="s2"/>\n  </action>\n  '
+        + shell("s2", "sh", "<argument>-c</argument><argument>exit 2</argument>")
+        + '\n    </shell>\n    <ok to="end"/><error to="fail"/>\n  </action>\n'
+        '  <kill name="fail"><message>failed at [${wf:lastErrorNode()}] code'
+        " ${wf:errorCode(wf:lastErrorNode())}</message></kill>\n"
+        '  <end name="end"/>\n</workflow-app>\n'
+    )
+    wf = bt.submit_job(app(bt, xml), start=True)
+    bt.sim(T0, T1)
+    info = bt.info_json(wf)
+    assert info["status"] == "KILLED"
+    assert "failed at [s2] code 2" in info["errorMessage"], info["errorMessage"]
