@@ -191,7 +191,7 @@ def dryrun_loaded(
     exists = _Snapshot().__getitem__
     out: list[dict[str, Any]] = []
     for index, (name, app, conf, file) in enumerate(jobs, start=1):
-        notes = list(workflow_notes(app, file))
+        notes = list(workflow_notes(app, file, clock))
         if app.events is not None:  # event-triggered: no action is due at a nominal time
             events = describe(app.events, app.timezone)
             out.append({"name": name, "actions": [], "events": events, "notes": notes})

@@ -595,29 +595,37 @@ def _checked(
     if isinstance(app, BundleApp):
         coords = _resolve_coordinators(app, merged, clock)  # what submit checks too
         notes = program_notes(app, coords) + tuple(
-            n for c in coords for n in workflow_notes(c.app, c.app_path)
+            n for c in coords for n in workflow_notes(c.app, c.app_path, clock)
         )
     elif isinstance(app, CoordinatorApp):
-        notes = workflow_notes(app, doc.file)
+        notes = workflow_notes(app, doc.file, clock)
     return Validation(kind_name, doc.file, True, notes=notes)
 
 
-def workflow_notes(app: CoordinatorApp, file: str) -> tuple[str, ...]:
-    """A coordinator's workflow that cannot be read now. Oozie reads it only when an action
-    starts (it may be deployed later), so it is no error; but every action then fails with
-    E0710, and ``validate`` says so."""
+def workflow_notes(app: CoordinatorApp, file: str, clock: Clock) -> tuple[str, ...]:
+    """A coordinator's workflow that cannot be read now, or is not valid. Oozie reads it only
+    when an action starts (it may be deployed or fixed later), so it is no error; but every
+    action then fails (E0710, or the workflow's own error), and ``validate`` says so."""
     written = app.workflow_app_path
     if not written.strip() or "${" in written:  # an action-time path: known at action start
         return ()
+    line = line_of(file, written)
+    place = f"{file}:{line}" if line else file
     try:
-        resolve_app_path(written, AppKind.WORKFLOW, Path(file).parent)
+        path = resolve_app_path(written, AppKind.WORKFLOW, Path(file).parent)
     except SpecError as exc:
-        line = line_of(file, written)
-        place = f"{file}:{line}" if line else file
         return (
             f"{place}: the workflow of coordinator [{app.name}] cannot be read now "
             f"({exc.code}: {exc.message}): its actions fail unless it is there when they "
             "start",
+        )
+    try:  # what no action's values could fix (its variables come from each action)
+        validate_file(path, clock)
+    except SpecError as exc:
+        return (
+            f"{place}: the workflow of coordinator [{app.name}] is not valid now "
+            f"({exc}): its actions fail"
+            " unless it is fixed before they start",
         )
     return ()
 

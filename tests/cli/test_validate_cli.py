@@ -498,3 +498,35 @@ def test_a_workflow_that_cannot_be_read_now_is_noted_by_validate_and_dryrun(
         coordinator.write_text(COORD.format(frequency="60").replace("/apps/wf", app_path))
         done = bt("validate", str(bundle), "--config", str(props), "-D", f"wfDir={wf}", home=home)
         assert done.returncode == 0 and done.stdout.strip() == f"Valid bundle-app: {bundle}", done
+
+
+def test_a_workflow_that_is_not_valid_now_is_noted_by_validate_and_dryrun(
+    tmp_path: Path,
+) -> None:
+    """QA: a coordinator whose workflow has a cycle validated as ``Valid`` and dryrun said
+    ``ready``, and then every action failed with E0707; a missing one was noted already."""
+    wf = tmp_path / "wf.xml"
+    wf.write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="w">\n'
+        ' <job name="a"><depends>b</depends><shell><exec>true</exec></shell></job>\n'
+        ' <job name="b"><depends>a</depends><shell><exec>true</exec></shell></job>\n'
+        "</dag-app>\n"
+    )
+    coord = tmp_path / "coord.xml"
+    coord.write_text(
+        '<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"'
+        ' end="2026-01-02T00:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">\n'
+        "  <action><workflow><app-path>wf.xml</app-path></workflow></action>\n"
+        "</coordinator-app>\n"
+    )
+    home = tmp_path / "home"
+    note = (
+        f"  note: {coord}:2: the workflow of coordinator [c] is not valid now (E0707: {wf}:2:"
+        " Loop detected at parsing, node [a], path [a->b->a]): its actions fail unless it is"
+        " fixed before they start"
+    )
+    done = bt("validate", str(coord), home=home)
+    assert done.returncode == 0 and note in done.stdout, done.stdout
+    done = bt("dryrun", str(coord), "--limit", "1", home=home)
+    said = " ".join(done.stdout.split())  # the note is wrapped to the width
+    assert done.returncode == 0 and " ".join(note.split()) in said, done.stdout
