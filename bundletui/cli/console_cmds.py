@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from bundletui.cli._common import HomeOpt, err, handle_errors, on_command_line
+from bundletui.cli.engine_cmds import check_landing
 from bundletui.errors import BundletuiError, CommandError, UsageError
 from bundletui.store.db import Store, resolve_home
 
@@ -104,6 +105,8 @@ def register(app: typer.Typer) -> None:
                 " has no clock to set",
                 hint="leave --clock and --start-time out, or drop --read-only",
             )
+        if landing is not None and not read_only:
+            check_landing(landing)  # as run checks it: the console's engine watches it
         demo_setup = None
         if demo:
             # BUNDLETUI_HOME names the user's own store: the demo never writes there; only a

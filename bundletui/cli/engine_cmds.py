@@ -36,6 +36,27 @@ def _log_handler() -> logging.Handler:
     return plain
 
 
+def check_landing(landing: Path) -> None:
+    """``--landing``, refused before an engine starts: under a file, or the root itself."""
+    # the directory is made if missing, so its nearest existing ancestor must be one
+    where = landing.absolute()
+    existing = next(p for p in (where, *where.parents) if p.exists())
+    if not existing.is_dir():
+        raise UsageError(
+            "E0303",
+            f"Invalid parameter value, [--landing] = [{landing}]: {existing} is a file, "
+            "not a directory",
+            hint="give the directory where data lands (made if missing)",
+        )
+    if os.path.realpath(where) == "/":  # QA: the whole file system, walked every 2 s
+        raise UsageError(
+            "E0303",
+            f"Invalid parameter value, [--landing] = [{landing}]: it is the root of the"
+            " file system, which the engine would watch and walk whole",
+            hint="give the directory where data lands, e.g. /data/landing",
+        )
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     @handle_errors
@@ -146,16 +167,7 @@ def register(app: typer.Typer) -> None:
         except BundletuiError as exc:
             raise UsageError.of(exc) from None
         if landing is not None:
-            # the directory is made if missing, so its nearest existing ancestor must be one
-            where = landing.absolute()
-            existing = next(p for p in (where, *where.parents) if p.exists())
-            if not existing.is_dir():
-                raise UsageError(
-                    "E0303",
-                    f"Invalid parameter value, [--landing] = [{landing}]: {existing} is a file, "
-                    "not a directory",
-                    hint="give the directory where data lands (made if missing)",
-                )
+            check_landing(landing)
         logging.basicConfig(
             level=logging.DEBUG if verbose else logging.INFO,
             format="%(message)s",

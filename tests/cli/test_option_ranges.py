@@ -85,6 +85,19 @@ def test_a_landing_directory_under_a_file_is_refused_before_the_engine_starts(
     assert not (tmp_path / "home").exists()
 
 
+def test_the_root_of_the_file_system_is_refused_as_a_landing_directory(tmp_path: Path) -> None:
+    """QA: ``--landing /`` was taken: the engine walked the whole file system every 2 s at half
+    a core, and a SIGTERM waited minutes for the walk to end. Through a link to it as well."""
+    (tmp_path / "to-root").symlink_to("/")
+    for given in ("/", str(tmp_path / "to-root")):
+        r = bundletui("run", "--landing", given, home=tmp_path / "home", timeout=30)
+        assert r.returncode == 2, r
+        assert r.stderr.startswith(
+            f"Error: E0303: Invalid parameter value, [--landing] = [{given}]: it is the root"
+        ), r.stderr
+    assert not (tmp_path / "home").exists()
+
+
 @pytest.mark.parametrize("clock", [(), ("--clock", "real")])
 def test_a_start_time_without_the_simulated_clock_is_refused_not_ignored(
     tmp_path: Path, clock: tuple[str, ...]
