@@ -185,6 +185,8 @@ def spawn(
     args = tuple(argv)
     if not args or not args[0]:
         raise ValueError("spawn: argv must start with a program name")
+    if args[0].startswith("-"):  # bash's `exec` would read it as its own option (-a, -c)
+        raise ValueError(f"a program name cannot start with '-': {args[0]!r}")
     if not beat >= 0:
         raise ValueError(f"spawn: beat must be >= 0 seconds, got {beat!r}")
     if beat and not _can_beat():

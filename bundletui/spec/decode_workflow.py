@@ -184,6 +184,12 @@ def _shell(doc: XmlDocument, el: Element, node: str) -> ShellAction:
             hint="name the program, e.g. <exec>/bin/echo</exec>, and pass its arguments in"
             " <argument> elements",
         )
+    if exec_.strip().startswith("-"):
+        raise where(doc, exec_el, "exec").error(
+            BAD_VALUE,
+            f"node [{node}] has <exec>{exec_.strip()}</exec>: a program name cannot start with '-'",
+            hint="name the program in <exec> and pass options in <argument> elements",
+        )
     arguments = tuple(xmlsafe.text(a) for a in xmlsafe.children(el, "argument"))
     env_vars: list[str] = []
     for e in xmlsafe.children(el, "env-var"):

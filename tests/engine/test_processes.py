@@ -368,6 +368,23 @@ def test_a_job_whose_start_time_cannot_be_read_is_stopped(
     assert not marker.exists()  # stopped: it did not run on
 
 
+@pytest.mark.parametrize("env", [{}, {"A.B": "1"}])  # sh, and bash (a name not a shell's)
+def test_a_program_name_starting_with_a_dash_is_refused(tmp_path: Path, env: dict) -> None:
+    """QA: under bash (the wrapper when an env-var name is no shell identifier) ``exec -a x``
+    took ``-a`` as exec's option: the node SUCCEEDED having run nothing."""
+    job = Job(tmp_path)
+    with pytest.raises(ValueError, match="cannot start with '-'"):
+        spawn(
+            ["-a", "x"],
+            cwd=job.dir,
+            env={**BASE_ENV, **env},
+            stdout_path=job.out,
+            stderr_path=job.err,
+            exit_path=job.exit,
+        )
+    assert not job.exit.exists()
+
+
 def test_spawn_errors_are_typed(tmp_path: Path) -> None:
     job = Job(tmp_path)
     with pytest.raises(EngineError) as err:

@@ -166,6 +166,23 @@ def test_an_empty_exec_is_refused_where_it_is_written() -> None:
     assert err.line == 5 and "<exec>/bin/echo</exec>" in (err.hint or "")
 
 
+def test_an_exec_starting_with_a_dash_is_refused_where_it_is_written() -> None:
+    data = b"""<workflow-app xmlns="uri:oozie:workflow:0.5" name="w">
+  <start to="a"/>
+  <action name="a">
+    <shell xmlns="uri:oozie:shell-action:0.3">
+      <exec>-a</exec>
+      <argument>x</argument>
+    </shell>
+    <ok to="e"/><error to="e"/>
+  </action>
+  <end name="e"/>
+</workflow-app>"""
+    err = error("w.xml", data)
+    assert err.message == "node [a] has <exec>-a</exec>: a program name cannot start with '-'"
+    assert err.line == 5 and "<argument>" in (err.hint or "")
+
+
 def test_unsupported_action_types_are_named() -> None:
     data = b"""<workflow-app xmlns="uri:oozie:workflow:1.0" name="w">
   <start to="mr"/>
