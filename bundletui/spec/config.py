@@ -408,9 +408,15 @@ def expand_variables(value: str, conf: Mapping[str, str]) -> str:
         result = result[: m.start()] + found + result[m.end() :]
     raise SpecError(
         "E0302",
-        f"Variable substitution depth too large: {_MAX_SUBST} {value}",
+        f"Variable substitution depth too large: {_MAX_SUBST} {_clipped(value)}",
         hint="a property refers to itself, directly or through others",
     )
+
+
+def _clipped(value: str, keep: int = 200) -> str:
+    """A value as an error quotes it: its start, and how long it is (QA: a 10 MB value was
+    printed whole)."""
+    return value if len(value) <= keep else f"{value[:keep]}… ({len(value):,} characters)"
 
 
 def expand_conf(conf: Mapping[str, str], *, source: str = "") -> dict[str, str]:

@@ -209,6 +209,15 @@ def test_expand_variables_follows_hadoop() -> None:
         expand_variables("${self}", conf)
 
 
+def test_a_huge_value_is_quoted_by_its_start_and_length() -> None:
+    """QA: a value of ~10 MB going round 20 references was printed whole on stderr."""
+    conf = {"a": "${b}" + "x" * 1_000_000, "b": "${a}"}
+    with pytest.raises(SpecError) as info:
+        expand_conf(conf)
+    message = info.value.message
+    assert len(message) < 1_000 and "characters)" in message, message[:300]
+
+
 def test_a_cycle_names_its_properties_and_where_the_file_defines_them(tmp_path: Path) -> None:
     props = tmp_path / "job.properties"
     props.write_text("# a comment\nx=1\na=${b}/\\\n  more\nb=${a}\n")
