@@ -84,7 +84,10 @@ def _given_token(token: str | None, home: str | Path | None) -> str | None:
     """``--api-token`` / ``BUNDLETUI_API_TOKEN`` if given (an empty one is refused: it would
     turn authentication off), else the token file's."""
     if token is None:
-        return read_token(home)
+        found = read_token(home)
+        if found is not None:
+            _warn_if_readable(resolve_home(home) / TOKEN_FILE)
+        return found
     if not token.strip():
         raise ApiError(
             "EB0701",
@@ -93,6 +96,22 @@ def _given_token(token: str | None, home: str | Path | None) -> str | None:
             hint="give a non-empty token, or leave both unset to serve without one",
         )
     return token.strip()
+
+
+def _warn_if_readable(path: Path) -> None:
+    """A token others can read is no secret (QA: a 0644 file took the umask's mode)."""
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return
+    if mode & 0o077:
+        log.warning(
+            "the API token file %s can be read by other users (mode %03o): anyone who reads it"
+            " can use the API; chmod 600 %s",
+            path,
+            mode,
+            path,
+        )
 
 
 @dataclass

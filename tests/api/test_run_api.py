@@ -79,14 +79,19 @@ def test_a_token_file_without_a_token_or_an_empty_token_is_refused(tmp_path: Pat
     r = _run(tmp_path / "other", "--api", "0", "--exit-when-idle", env={"BUNDLETUI_API_TOKEN": ""})
     assert r.returncode == 1 and "EB0701" in r.stderr and "is empty" in r.stderr, r
     (home / "api-token").write_text("\n tok \n")  # the first line that is not blank
-    proc = ApiProc(home, tmp_path / "run.log", "--api", "0")
-    try:
-        url = proc.wait_url()
-        assert httpx.get(f"{url}/versions").status_code == 401
-        ok = httpx.get(f"{url}/versions", headers={"Authorization": "Bearer tok"})
-        assert ok.json() == [0, 1, 2]
-    finally:
-        assert proc.stop() == 0
+    for mode, warned in ((0o644, True), (0o600, False)):
+        (home / "api-token").chmod(mode)
+        proc = ApiProc(home, tmp_path / f"run-{mode:o}.log", "--api", "0")
+        try:
+            url = proc.wait_url()
+            assert httpx.get(f"{url}/versions").status_code == 401
+            ok = httpx.get(f"{url}/versions", headers={"Authorization": "Bearer tok"})
+            assert ok.json() == [0, 1, 2]
+        finally:
+            assert proc.stop() == 0
+        # QA: a token file other users could read was taken without a word
+        said = " ".join(proc.log().split())
+        assert ("can be read by other users (mode 644)" in said) == warned, said
 
 
 def test_token_from_the_environment(tmp_path: Path) -> None:
