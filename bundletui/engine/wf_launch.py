@@ -163,20 +163,9 @@ class LaunchMixin(RunnerState):
                 # Oozie's launcher runs <prepare> (delete, then mkdir, as written) before the
                 # program, at every attempt; each operation is idempotent, so a crash re-runs it
                 run_fs_ops(action.prepare, recovery=True)
-                program = None
-                if action.files or action.archives:
-                    program = localize(
-                        action.files,
-                        action.archives,
-                        app_dir(wf.app_path),
-                        self._cwd(wf),
-                        action.exec,
-                    )
             except BundletuiError as exc:
                 self._failed_attempt(tx, wf, spec, running, None, exc.code, exc.message)
                 return
-            if program is not None:
-                action = dataclasses.replace(action, exec=program)
             self._plan_shell(tx, wf, running, action)
         elif isinstance(action, SubWorkflowAction):
             self._start_sub_workflow(tx, wf, running, action, spec)
@@ -227,6 +216,9 @@ class LaunchMixin(RunnerState):
                 exit_path,
                 conf_path,
                 dict(action.configuration),
+                action.files,
+                action.archives,
+                app_dir(wf.app_path),
             )
         )
 
@@ -301,8 +293,15 @@ class LaunchMixin(RunnerState):
                 Path(plan.exit_path).parent.mkdir(parents=True, exist_ok=True)
                 if plan.conf_path is not None:
                     _write_conf_xml(plan.conf_path, plan.conf)
+                argv = plan.argv
+                if plan.files or plan.archives:
+                    # JA008 / EB0720 / EB0507 fail the attempt as a start that failed does
+                    program = localize(
+                        plan.files, plan.archives, plan.app_dir, Path(plan.cwd), argv[0]
+                    )
+                    argv = [program, *argv[1:]] if program is not None else argv
                 launched = processes.spawn(
-                    plan.argv,
+                    argv,
                     cwd=plan.cwd,
                     env=plan.env,
                     stdout_path=plan.stdout,

@@ -44,6 +44,12 @@ class SpawnPlan:
     # and a job whose file cannot be written (a full disk) is not started without it
     conf_path: Path | None = None
     conf: dict[str, str] = field(default_factory=dict)
+    # the action's <file>s and <archive>s and the directory relative ones are in: linked
+    # and unpacked just before the start, after the launch's commit (a big archive held the
+    # store's write lock while it unpacked: QA, 20 s for a submit beside it)
+    files: tuple[str, ...] = ()
+    archives: tuple[str, ...] = ()
+    app_dir: str = ""
 
 
 class ReadyQueue:
