@@ -726,11 +726,13 @@ def apply_parameters(
     merged = dict(conf)
     missing: list[str] = []
     defaulted: list[str] = []
+    line: int | None = None  # the first missing one's, in <parameters>
     for p in parameters:
         if p.name in merged:
             continue
         if p.default is None:
             missing.append(p.name)
+            line = line or p.line
         else:
             merged[p.name] = p.default
             defaulted.append(p.name)
@@ -741,6 +743,7 @@ def apply_parameters(
             hint="define them in the job properties or with -D name=value, or give each a "
             "<value> default in <parameters>",
             file=file or None,
+            line=line if file else None,
         )
     return with_defaults(conf, {name: merged[name] for name in defaulted})
 

@@ -214,6 +214,14 @@ class _OozieChecker:
         alone = [f for f in forks if f not in pairs.values()] or [
             j for j in joins if j not in pairs
         ]
+        if not alone:  # each pairs with something: a second join of one fork is the extra
+            seen: set[str] = set()
+            for j in joins:
+                if pairs[j] in seen:
+                    alone = [j]
+                    break
+                seen.add(pairs[j])
+        alone = alone or forks or joins  # at worst, the first of them: a line to look at
         return self.nodes[alone[0]] if alone else None
 
     def basic_walk(self) -> tuple[list[str], list[str]]:

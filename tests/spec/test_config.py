@@ -375,15 +375,16 @@ def test_read_and_apply_parameters() -> None:
 
 def test_missing_required_parameters_is_e0738() -> None:
     params = [
-        FormalParameter("a", None),
-        FormalParameter("b", "1"),
-        FormalParameter("c", None),
-        FormalParameter("d", ""),
+        FormalParameter("a", None, 4),
+        FormalParameter("b", "1", 5),
+        FormalParameter("c", None, 6),
+        FormalParameter("d", "", 7),
     ]
     with pytest.raises(SpecError) as info:
         apply_parameters(params, {}, file="coordinator.xml")
     err = info.value
     assert err.code == "E0738"
+    assert err.line == 4  # the first one missing (QA: no line was given)
     assert err.message == (
         "The following 2 parameters are required but were not defined and no default values "
         "are available: a, c"

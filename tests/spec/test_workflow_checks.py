@@ -126,6 +126,18 @@ def test_forks_and_joins_must_balance() -> None:
     lone_join = '  <start to="a"/>\n' + act("a", "j") + join("j", "end")
     err = error("w.xml", wf(lone_join))
     assert (err.code, err.line) == ("E0730", 4)  # a join no fork reaches
+    two_joins = (
+        '  <start to="f"/>\n'
+        + fork("f", "a", "b")
+        + act("a", "j1")
+        + act("b", "j2")
+        + join("j1", "end")
+        + join("j2", "end")
+    )
+    err = error("w.xml", wf(two_joins))
+    assert "1 fork(s), 2 join(s)" in err.message
+    assert err.line is not None  # QA: a fork's paths ending at two joins named no line
+    assert wf(two_joins).decode().splitlines()[err.line - 1].lstrip().startswith('<join name="j2"')
 
 
 def test_join_reached_outside_its_fork() -> None:
