@@ -584,7 +584,9 @@ def _checked(
             return Validation(kind_name, doc.file, False, needs, notes)
     if lenient and resolver.unresolved:
         return Validation(kind_name, doc.file, False, _variables_without_values(doc, merged))
-    notes = _retry_notes(app, doc.file) if isinstance(app, WorkflowApp) else ()
+    notes = (
+        _retry_notes(app, doc.file) + _credential_notes(doc) if isinstance(app, WorkflowApp) else ()
+    )
     if lenient and isinstance(app, WorkflowApp):
         try:  # syntax and functions passed: a problem now is a variable with no value yet
             check_workflow_el(app, merged)
@@ -700,6 +702,33 @@ def _retry_notes(app: WorkflowApp, file: str) -> tuple[str, ...]:
         for n in app.nodes
         if n.retry_max > USER_RETRY_MAX
     )
+
+
+def _credential_notes(doc: XmlDocument) -> tuple[str, ...]:
+    """``<credentials>`` and an action's ``cred=`` are Hadoop's (Kerberos, Hive and HBase
+    tokens): jobs here run with the engine user's own rights, so they are read and ignored,
+    which ``validate`` says rather than leave a user to think they do something (QA). A
+    ``cred`` that names no ``<credential>`` would fail in Oozie: said as well."""
+    creds = xmlsafe.child(doc.root, "credentials")
+    defined = {
+        c.get("name", "")
+        for c in (xmlsafe.children(creds, "credential") if creds is not None else ())
+    }
+    notes: list[str] = []
+    if creds is not None:
+        notes.append(
+            f"{doc.file}:{creds.sourceline}: <credentials> are ignored: jobs run here with the"
+            " engine user's own rights (no Hadoop or Kerberos tokens)"
+        )
+    for action in xmlsafe.children(doc.root, "action"):
+        for name in filter(None, (n.strip() for n in action.get("cred", "").split(","))):
+            if name not in defined:
+                notes.append(
+                    f"{doc.file}:{action.sourceline}: action [{action.get('name')}] names"
+                    f" credential [{name}], which <credentials> does not define (Oozie fails"
+                    " the action; here credentials are ignored)"
+                )
+    return tuple(notes)
 
 
 _SIMPLE_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.]*)\}")

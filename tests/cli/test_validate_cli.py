@@ -530,3 +530,27 @@ def test_a_workflow_that_is_not_valid_now_is_noted_by_validate_and_dryrun(
     done = bt("dryrun", str(coord), "--limit", "1", home=home)
     said = " ".join(done.stdout.split())  # the note is wrapped to the width
     assert done.returncode == 0 and " ".join(note.split()) in said, done.stdout
+
+
+def test_credentials_are_noted_as_ignored_and_an_undefined_one_is_named(tmp_path: Path) -> None:
+    """QA: ``<credentials>`` and ``cred="nosuch"`` validated and ran without a word."""
+    wf = tmp_path / "workflow.xml"
+    wf.write_text(
+        '<workflow-app xmlns="uri:oozie:workflow:0.5" name="c">\n'
+        "  <credentials>\n"
+        '    <credential name="hcat" type="hcat"><property><name>u</name><value>v</value>'
+        "</property></credential>\n"
+        "  </credentials>\n"
+        '  <start to="a"/>\n'
+        '  <action name="a" cred="hcat,nosuch">\n'
+        f'    <fs><mkdir path="{tmp_path}/out"/></fs><ok to="end"/><error to="end"/>\n'
+        "  </action>\n"
+        '  <end name="end"/>\n'
+        "</workflow-app>\n"
+    )
+    done = bt("validate", str(wf), home=tmp_path / "home")
+    assert done.returncode == 0, done
+    said = " ".join(done.stdout.split())
+    assert f"note: {wf}:2: <credentials> are ignored" in said, said
+    assert f"note: {wf}:7: action [a] names credential [nosuch], which" in said, said
+    assert "credential [hcat]" not in said
