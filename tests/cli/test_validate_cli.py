@@ -552,5 +552,5 @@ def test_credentials_are_noted_as_ignored_and_an_undefined_one_is_named(tmp_path
     assert done.returncode == 0, done
     said = " ".join(done.stdout.split())
     assert f"note: {wf}:2: <credentials> are ignored" in said, said
-    assert f"note: {wf}:7: action [a] names credential [nosuch], which" in said, said
+    assert f"note: {wf}:6: action [a] names credential [nosuch], which" in said, said
     assert "credential [hcat]" not in said
