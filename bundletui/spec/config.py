@@ -332,6 +332,14 @@ def locate_cache_entry(
     return entry, located
 
 
+def _utf16_without_bom(data: bytes) -> bool:
+    """ASCII text saved as UTF-16 with no byte-order mark: a NUL in every other byte."""
+    head = data[:64]
+    return len(head) >= 4 and (
+        head[1::2].count(0) == len(head[1::2]) or head[0::2].count(0) == len(head[0::2])
+    )
+
+
 def read_conf_file(path: str | Path, *, keep_empty: bool = False) -> dict[str, str]:
     """A ``.properties`` or Hadoop XML configuration file (XML when it starts with ``<``).
     ``keep_empty``: an empty ``<value>`` is an empty value (a rerun's configuration, where
@@ -342,6 +350,15 @@ def read_conf_file(path: str | Path, *, keep_empty: bool = False) -> dict[str, s
     if head.startswith(b"<") or file.endswith(".xml"):
         # a .xml that is not XML says so, at its line
         return parse_hadoop_xml(data, file, keep_empty=keep_empty, properties_too=True)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _utf16_without_bom(data):
+        raise SpecError(
+            PROPERTIES_SYNTAX,
+            "not a properties file as Java reads one: it is UTF-16 text (an editor's"
+            ' "Unicode"), whose every other byte is NUL',
+            hint=f"convert it to UTF-8: iconv -f UTF-16 -t UTF-8 {file} > {file}.utf8"
+            f" && mv {file}.utf8 {file}",
+            file=file,
+        )
     if b"\x00" in data:  # a binary file (an archive, a jar) read as properties is nonsense
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise SpecError(

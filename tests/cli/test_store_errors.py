@@ -193,8 +193,18 @@ def test_validate_of_a_properties_file_points_to_config(tmp_path: Path) -> None:
             ":2: not a properties file: it holds a NUL byte",
         ),
         ("job.xml", b"oozie.wf.application.path=x\n", "malformed XML"),
+        (  # QA: an editor's "Unicode" was called a binary file
+            "job.properties",
+            "oozie.wf.application.path=x\n".encode("utf-16"),
+            ": not a properties file as Java reads one: it is UTF-16 text",
+        ),
+        (
+            "job.properties",
+            "oozie.wf.application.path=x\n".encode("utf-16-le"),
+            ": not a properties file as Java reads one: it is UTF-16 text",
+        ),
     ],
-    ids=["binary", "xml-that-is-not"],
+    ids=["binary", "xml-that-is-not", "utf-16", "utf-16-no-bom"],
 )
 def test_a_config_that_is_binary_or_not_the_xml_it_claims_is_refused(
     tmp_path: Path, name: str, data: bytes, said: str
