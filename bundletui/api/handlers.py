@@ -187,10 +187,9 @@ def submit(store: Store, call: Call) -> Reply:
     conf = parse_hadoop_xml(_xml_body(call), "<request body>")
     user = conf.get("user.name", "").strip() or call.user
     conf["user.name"] = user
-    job = load_job_config(None, conf, base_dir=store.home)
-    loaded = load_configured(
-        job, store.clock, user=user, defaults={"landing": default_landing(store.home)}
-    )
+    defaults = {"landing": default_landing(store.home)}
+    job = load_job_config(None, conf, base_dir=store.home, defaults=defaults)
+    loaded = load_configured(job, store.clock, user=user, defaults=defaults)
     if action == "dryrun":
         from bundletui.api.dryrun import dryrun_reply
 

@@ -9,6 +9,8 @@ the user-facing moves, each checked against the transition tables.
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
 import shutil
 import sqlite3
@@ -28,7 +30,7 @@ from bundletui.model.apps import CoordinatorApp
 from bundletui.model.clock import from_ms, to_ms
 from bundletui.model.ids import JobKind
 from bundletui.model.java import JAVA_INT_MAX, parse_java_int
-from bundletui.model.paths import delete_refusal, parse_local_path
+from bundletui.model.paths import parse_local_path, sweep_refusal
 from bundletui.model.rollup import CoordRollupInput, coord_rollup
 from bundletui.model.status import (
     ACTION_ACTIVE,
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
 
 from bundletui.store.rows import ActionRow, CoordRow, WorkflowRow
 
+log = logging.getLogger("bundletui.commands")
 J = JobStatus
 A = ActionStatus
 W = WorkflowStatus
@@ -1037,10 +1040,13 @@ def _cleanup(uri: str, notes: list[str] | None) -> None:
     local = parse_local_path(uri)
     if not isinstance(local, str):
         return  # not a local path: nothing of ours to delete
-    why = delete_refusal(local)
+    why = sweep_refusal(local, "delete", os.path.realpath)
     if why is not None:
+        said = f"output [{uri}] not cleaned up: {why}"
         if notes is not None:
-            notes.append(f"output [{uri}] not cleaned up: {why}")
+            notes.append(said)
+        else:  # a bundle's rerun (run by the engine) has no notes to say it in
+            log.warning("rerun: %s", said)
         return
     path = Path(local)
     if path.is_dir():

@@ -27,7 +27,6 @@ import errno
 import glob
 import hashlib
 import os
-import posixpath
 import re
 import shutil
 import stat
@@ -36,7 +35,7 @@ from dataclasses import dataclass
 
 from bundletui.errors import EngineError
 from bundletui.model.apps import FsAction, FsOp, FsOpKind
-from bundletui.model.paths import PathProblem, delete_refusal, parse_local_path
+from bundletui.model.paths import PathProblem, parse_local_path, sweep_refusal
 
 #: touchz on a directory or on a file that is not empty (Oozie raises a generic error).
 TOUCHZ_NOT_EMPTY = "EB0601"
@@ -100,14 +99,18 @@ def _validate(ops: Sequence[FsOp]) -> list[_Op]:
     checked = []
     for op in ops:
         path = local_path(op.path)
+        # a whole tree is checked before any operation of the action is applied
         if op.op is FsOpKind.MOVE:
             if not op.target or not op.target.strip():
                 raise _err("FS008", f"move, no target given for source [{op.path}]")
+            _refuse_sweep(path, "move", "FS008")
             checked.append(_Op(op, path, target=local_path(op.target)))
         elif op.op is FsOpKind.CHMOD:
+            if op.dir_files or op.recursive:
+                _refuse_sweep(path, "chmod", "FS010")
             checked.append(_Op(op, path, mode=parse_permissions(op.permissions, op.path)))
         elif op.op is FsOpKind.DELETE:
-            _refuse_delete(path)  # before any operation of the action is applied
+            _refuse_sweep(path, "delete", "FS005")
             checked.append(_Op(op, path))
         else:
             checked.append(_Op(op, path))
@@ -188,13 +191,15 @@ def _mkdir(path: str) -> None:
         raise _io_error("FS004", f"mkdir, path [{path}] could not create directory", exc) from exc
 
 
-def _refuse_delete(path: str) -> None:
-    why = delete_refusal(posixpath.normpath(path))
+def _refuse_sweep(path: str, verb: str, code: str) -> None:
+    """A delete, a move's source or a chmod of a directory's files may not take the root or a
+    top-level directory, as written or through a symbolic link (see ``sweep_refusal``)."""
+    why = sweep_refusal(path, verb, os.path.realpath)
     if why is not None:
         raise _err(
-            "FS005",
-            f"delete, path [{path}] could not delete path: {why}",
-            hint="a delete names a path at least two levels deep; check the variables that"
+            code,
+            f"{verb}, path [{path}]: {why}",
+            hint=f"a {verb} names a path at least two levels deep; check the variables that"
             " make it (an empty one leaves the path's parent)",
         )
 
@@ -202,7 +207,7 @@ def _refuse_delete(path: str) -> None:
 def _delete(path: str) -> None:
     matches = _matches(path)
     for p in matches:  # each as a pattern matched it (``/{tmp/..,x}`` matches ``/tmp/..``)
-        _refuse_delete(p)
+        _refuse_sweep(p, "delete", "FS005")
     for p in matches:
         try:
             if os.path.isdir(p) and not os.path.islink(p):
@@ -217,6 +222,8 @@ def _delete(path: str) -> None:
 
 def _move(source: str, target: str, recovery: bool) -> None:
     sources = _matches(source)
+    for src in sources:
+        _refuse_sweep(src, "move", "FS008")
     target_is_dir = os.path.isdir(target)
     if not sources:
         if recovery and (_GLOB_CHARS.search(source) or _destination(source, target, target_is_dir)):
@@ -276,6 +283,9 @@ def _chmod(path: str, mode: int, dir_files: bool, recursive: bool) -> None:
     matches = _matches(path)
     if not matches:
         raise _err("FS009", f"chmod, path(s) that matches [{path}] does not exist")
+    if dir_files or recursive:
+        for p in matches:
+            _refuse_sweep(p, "chmod", "FS010")
     for p in matches:
         try:
             if dir_files and os.path.isdir(p):

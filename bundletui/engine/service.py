@@ -95,6 +95,9 @@ class Engine:
         self.pending_checks: list[Callable[[], bool]] = []  # does any pump have work? (cheap)
 
         self.busy_checks: list[Callable[[], bool]] = []  # anything running or ready?
+        # a check's stand-in when asking whether the engine may stop (--exit-when-idle,
+        # --until): a job frozen by `suspend --freeze` keeps the clock still, not the engine up
+        self.stop_checks: dict[Callable[[], bool], Callable[[], bool]] = {}
         self.recoveries: list[Callable[[Tx], None]] = []
         self.startup: list[Callable[[], None]] = []
         # Housekeeping runs on real time (it is about the real file system), never on the due
@@ -591,14 +594,17 @@ class Engine:
     def _work_before_stop(self) -> bool:
         return any([hook() for hook in self.before_stop])  # every hook asked, not the first
 
-    def _busy(self) -> bool:
-        return any(check() for check in self.busy_checks)
+    def _busy(self, stopping: bool = False) -> bool:
+        checks = self.busy_checks
+        if stopping:
+            checks = [self.stop_checks.get(check, check) for check in checks]
+        return any(check() for check in checks)
 
     def _idle_for_good(self) -> bool:
         assert self.store is not None
         return (
             self.config.exit_when_idle
-            and not self._busy()
+            and not self._busy(stopping=True)
             and self.heap.peek_time() is None
             and not has_outbox(self.store.conn)
         )
@@ -608,7 +614,7 @@ class Engine:
             return False
         if self.clock.now() < self.config.until:
             return False
-        return not self._busy()
+        return not self._busy(stopping=True)
 
     def _jump(self, time_ms: int) -> None:
         assert self.store is not None and isinstance(self.clock, SimulatedClock)

@@ -286,7 +286,10 @@ class LaunchMixin(RunnerState):
         store = self.engine.store
         assert store is not None and self.watcher is not None
         started: list[tuple[SpawnPlan, processes.Launched | None, BundletuiError | None]] = []
-        launched: processes.Launched | None
+        # every plan is made ready before any starts: two nodes of a fork that share an
+        # <archive> unpack it afresh each, and the second must not remove what the first
+        # already runs in (review)
+        ready: list[tuple[SpawnPlan, list[str]]] = []
         for plan in plans:
             try:
                 Path(plan.cwd).mkdir(parents=True, exist_ok=True)
@@ -300,6 +303,14 @@ class LaunchMixin(RunnerState):
                         plan.files, plan.archives, plan.app_dir, Path(plan.cwd), argv[0]
                     )
                     argv = [program, *argv[1:]] if program is not None else argv
+                ready.append((plan, argv))
+            except BundletuiError as exc:
+                started.append((plan, None, exc))
+            except OSError as exc:
+                started.append((plan, None, _cannot_start(plan, exc)))
+        launched: processes.Launched | None
+        for plan, argv in ready:
+            try:
                 launched = processes.spawn(
                     argv,
                     cwd=plan.cwd,
@@ -315,9 +326,7 @@ class LaunchMixin(RunnerState):
             except BundletuiError as exc:
                 started.append((plan, None, exc))
             except (OSError, ValueError) as exc:  # one bad plan fails its node, not the batch
-                program = plan.argv[0] if plan.argv else ""
-                failure = EngineError(processes.SPAWN_FAILED, f"Cannot start [{program}]: {exc}")
-                started.append((plan, None, failure))
+                started.append((plan, None, _cannot_start(plan, exc)))
         with store.write() as tx:
             for plan, launched, error in started:
                 if launched is not None:
@@ -355,6 +364,11 @@ class LaunchMixin(RunnerState):
         node = jobs.get(tx.conn, NodeRow, nid)
         if node is not None and node.status == N.READY:
             self._mark_launchable(tx, node)
+
+
+def _cannot_start(plan: SpawnPlan, exc: Exception) -> EngineError:
+    program = plan.argv[0] if plan.argv else ""
+    return EngineError(processes.SPAWN_FAILED, f"Cannot start [{program}]: {exc}")
 
 
 def _depth(tx: Tx, wf: WorkflowRow) -> int:

@@ -25,10 +25,8 @@ KILL_GRACE = 5.0  # seconds between SIGTERM and SIGKILL when a node is killed
 
 class SignalsMixin(RunnerState):
     def signal(self, tx: Tx, wf_id: str, what: str) -> None:
-        if what == "stop":
-            self.frozen.add(wf_id)
-        else:
-            self.frozen.discard(wf_id)
+        # known frozen once the signal is committed (a tick undone leaves the set as it was)
+        self.engine.after_commit.append(functools.partial(self._frozen, wf_id, what == "stop"))
         if what == "kill":
             self._kill_watched(tx, wf_id)
         for node in jobs.running_nodes(tx.conn, wf_id):
@@ -52,6 +50,12 @@ class SignalsMixin(RunnerState):
                 pid, ticks = node.pid, node.start_ticks
                 fn = processes.stop_group if what == "stop" else processes.continue_group
                 self.engine.after_commit.append(functools.partial(fn, pid, start_ticks=ticks))
+
+    def _frozen(self, wf_id: str, frozen: bool) -> None:
+        if frozen:
+            self.frozen.add(wf_id)
+        else:
+            self.frozen.discard(wf_id)
 
     def _kill_node(self, tx: Tx, node: NodeRow) -> None:
         """Record the kill, then signal the process group after the commit."""

@@ -30,6 +30,7 @@ class WorkflowRunner(AdvanceMixin, LaunchMixin, ExitsMixin, SignalsMixin, Recove
         e = self.engine
         e.pumps.append(self.pump)
         e.busy_checks.append(self.busy)
+        e.stop_checks[self.busy] = self.busy_unless_frozen
         e.pending_checks.append(self.pending)
         e.recoveries.append(self.recover)
         e.startup.append(self.start_watcher)
@@ -54,13 +55,20 @@ class WorkflowRunner(AdvanceMixin, LaunchMixin, ExitsMixin, SignalsMixin, Recove
         )
 
     def busy(self) -> bool:
+        return bool(self.running) or self._busy_besides_jobs()
+
+    def busy_unless_frozen(self) -> bool:
+        """As :meth:`busy`, but a job frozen by ``suspend --freeze`` does not count: it goes on
+        only after a ``resume``, which an engine stopping when idle need not wait for."""
+        frozen = self.frozen
+        return (
+            any(nid.rpartition("@")[0] not in frozen for nid in self.running)
+            or self._busy_besides_jobs()
+        )
+
+    def _busy_besides_jobs(self) -> bool:
         return bool(
-            (
-                any(nid.rpartition("@")[0] not in self.frozen for nid in self.running)
-                if self.frozen
-                else self.running
-            )
-            or self.remote
+            self.remote
             or len(self.launchable)
             or self.dirty
             or self.finished

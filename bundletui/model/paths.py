@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):(.*)\Z", re.DOTALL)
@@ -54,18 +55,33 @@ def parse_local_path(uri: str) -> str | PathProblem:
 _GLOB = re.compile(r"[*?\[{]")
 
 
-def delete_refusal(path: str) -> str | None:
-    """Why a recursive delete of ``path`` (as :func:`parse_local_path` gives it) is refused,
-    or None: the root, or a whole top-level directory (``/home``, ``/*``), which a value
-    left empty (``${scratch}/.``) makes of a path meant to be deeper. HDFS refuses the root;
-    a scheduler running as a real user must not wipe a machine on a typo."""
+def _sweep(path: str, verb: str) -> str | None:
     if path == "/":
-        return "refusing to delete the root"
+        return f"refusing to {verb} the root"
+    if _GLOB.search(path.split("/")[1]):
+        return f"refusing to {verb} what a pattern matches at the top of the file system"
     if path.count("/") == 1:
-        if _GLOB.search(path):
-            return "refusing to delete what a pattern matches at the top of the file system"
-        return "refusing to delete a top-level directory of the file system"
+        return f"refusing to {verb} a top-level directory of the file system"
     return None
+
+
+def sweep_refusal(path: str, verb: str, realpath: Callable[[str], str] | None = None) -> str | None:
+    """Why an operation on a whole tree (a delete, a move's source, a recursive chmod) may not
+    take ``path``, or None: the root, a top-level directory (``/home``), or a pattern at the
+    top (``/*``, ``/*/*``): what a value left empty (``${scratch}/.``) makes of a path meant
+    to be deeper. HDFS refuses the root; a scheduler running as a real user must not wipe a
+    machine on a typo. ``realpath`` (the engine's ``os.path.realpath``): the path's directory
+    is judged as the file system resolves it too, so a link to ``/`` is no way round; its
+    last part is not (a link itself is only unlinked)."""
+    lexical = posixpath.normpath(re.sub("/+", "/", path))
+    why = _sweep(lexical, verb)
+    if why is None and realpath is not None:
+        head, tail = posixpath.split(lexical)
+        resolved = posixpath.join(realpath(head), tail)
+        why = _sweep(resolved, verb)
+        if why is not None:
+            why += f" ({path} is {resolved}, through a symbolic link)"
+    return why
 
 
 _DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|\Z)")

@@ -681,9 +681,11 @@ def load_job_config(
     *,
     base_dir: str | Path | None = None,
     user: str | None = None,
+    defaults: Mapping[str, str] | None = None,
 ) -> JobConfig:
     """Read the configuration file (if any), apply ``-D`` overrides, find the application.
-    ``user``: who submits (``${user.name}`` in the app path), this process's user if None."""
+    ``user``: who submits (``${user.name}`` in the app path), this process's user if None;
+    ``defaults``: what a submission gives when the job does not (``${landing}``)."""
     source = str(path) if path is not None else ""
     conf = read_conf_file(path) if path is not None else {}
     extra = dict(overrides) if isinstance(overrides, Mapping) else parse_overrides(overrides)
@@ -692,7 +694,10 @@ def load_job_config(
     if base_dir is None:
         base_dir = Path(path).resolve().parent if path is not None else Path.cwd()
     app = resolve_app_path(
-        expand_property(prop, with_user(conf, user), source=source), kind, base_dir, source=source
+        expand_property(prop, with_user({**(defaults or {}), **conf}, user), source=source),
+        kind,
+        base_dir,
+        source=source,
     )
     return JobConfig(kind, app, prop, MappingProxyType(conf), source)
 

@@ -26,7 +26,7 @@ from bundletui.model.apps import (
     WorkflowForm,
 )
 from bundletui.model.localized import parse_entry
-from bundletui.model.paths import PathProblem, delete_refusal, parse_local_path
+from bundletui.model.paths import PathProblem, parse_local_path, sweep_refusal
 from bundletui.spec import xmlsafe
 from bundletui.spec.config import JOB_XML_MISSING, job_xml_path, locate_cache_entry
 from bundletui.spec.decode_common import (
@@ -208,7 +208,7 @@ def _shell(doc: XmlDocument, el: Element, node: str) -> ShellAction:
             op = FsOpKind.DELETE if xmlsafe.local_name(p) == "delete" else FsOpKind.MKDIR
             what = f"<prepare> <{op}>"
             path = (
-                _deletable(doc, p, node, what)
+                _whole_tree(doc, p, "path", node, what, "delete", "FS005")
                 if op is FsOpKind.DELETE
                 else _local_path(doc, p, "path", node, what)
             )
@@ -275,22 +275,29 @@ def _fs(doc: XmlDocument, el: Element, node: str) -> FsAction:
             continue
         what = f"<fs> <{kind}>"
         if kind == "delete":
-            ops.append(FsOp(FsOpKind.DELETE, _deletable(doc, c, node, what)))
+            path = _whole_tree(doc, c, "path", node, what, "delete", "FS005")
+            ops.append(FsOp(FsOpKind.DELETE, path))
         elif kind == "mkdir":
             ops.append(FsOp(FsOpKind.MKDIR, _local_path(doc, c, "path", node, what)))
         elif kind == "touchz":
             ops.append(FsOp(FsOpKind.TOUCHZ, _local_path(doc, c, "path", node, what)))
         elif kind == "move":
-            source = _local_path(doc, c, "source", node, what)
+            source = _whole_tree(doc, c, "source", node, what, "move", "FS008")
             ops.append(FsOp(FsOpKind.MOVE, source, target=_move_target(doc, c, node)))
         elif kind == "chmod":
             dir_files = c.get("dir-files", "true").strip().lower() != "false"
+            recursive = xmlsafe.child(c, "recursive") is not None
+            path = (
+                _whole_tree(doc, c, "path", node, what, "chmod", "FS010")
+                if dir_files or recursive
+                else _local_path(doc, c, "path", node, what)
+            )
             ops.append(
                 FsOp(
                     FsOpKind.CHMOD,
-                    _local_path(doc, c, "path", node, what),
+                    path,
                     permissions=c.get("permissions", ""),
-                    recursive=xmlsafe.child(c, "recursive") is not None,
+                    recursive=recursive,
                     dir_files=dir_files,
                 )
             )
@@ -355,18 +362,20 @@ def _local_path(doc: XmlDocument, el: Element, attr: str, node: str, what: str) 
     return raw
 
 
-def _deletable(doc: XmlDocument, el: Element, node: str, what: str) -> str:
-    """A delete's path; one known now that names the root or a top-level directory is
-    refused now, as the engine would refuse it at every run (FS005)."""
-    raw = _local_path(doc, el, "path", node, what)
+def _whole_tree(
+    doc: XmlDocument, el: Element, attr: str, node: str, what: str, verb: str, code: str
+) -> str:
+    """The path of an operation on a whole tree (a delete, a move's source, a chmod of a
+    directory's files); one known now that names the root or a top-level directory is
+    refused now, as the engine would refuse it at every run."""
+    raw = _local_path(doc, el, attr, node, what)
     local = parse_local_path(raw) if "${" not in raw else None
-    why = delete_refusal(local) if isinstance(local, str) else None
+    why = sweep_refusal(local, verb) if isinstance(local, str) else None
     if why is not None:
-        raise where(doc, el, "@path").error(
-            "FS005",
-            f"delete, path [{raw}] could not delete path: {why}, in {what} @path of action"
-            f" node [{node}]",
-            hint="a delete names a path at least two levels deep; check the variables that"
+        raise where(doc, el, f"@{attr}").error(
+            code,
+            f"{verb}, path [{raw}]: {why}, in {what} @{attr} of action node [{node}]",
+            hint=f"a {verb} names a path at least two levels deep; check the variables that"
             " make it (an empty one leaves the path's parent)",
         )
     return raw

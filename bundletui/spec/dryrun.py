@@ -107,7 +107,7 @@ def _load(path: Path, defines: Iterable[str], clock: Clock, home: Path | None) -
         conf = expand_conf({"landing": default_landing(home), **overrides})
         conf.setdefault("user.name", _user(conf))
         return load_app(path, conf, clock, kinds=(AppKind.COORDINATOR, AppKind.BUNDLE))
-    job = load_job_config(path, overrides)
+    job = load_job_config(path, overrides, defaults={"landing": default_landing(home)})
     if "landing" not in job.conf:
         job = replace(job, conf={"landing": default_landing(home), **job.conf})
     return load_configured(job, clock, user=_user(job.conf))

@@ -108,7 +108,7 @@ def load_job(
 
     ``defaults`` fill properties nobody set (the CLI gives ``landing`` = <home>/landing).
     """
-    job = load_job_config(config, overrides, user=user)
+    job = load_job_config(config, overrides, user=user, defaults=defaults)
     loaded = load_configured(job, clock, user=user, external_id=external_id, defaults=defaults)
     if loaded.kind is AppKind.BUNDLE:
         # before the caller opens (or makes) a store: a bad coordinator must leave none behind
@@ -622,6 +622,13 @@ def workflow_notes(app: CoordinatorApp, file: str, clock: Clock) -> tuple[str, .
             "start",
         )
     try:  # what no action's values could fix (its variables come from each action)
+        kind = load_document(path).kind
+        if kind is not AppKind.WORKFLOW:  # review: a coordinator naming itself recursed
+            raise SpecError(
+                "E0710",
+                f"{path} is a {kind.value} definition, not a workflow's",
+                hint="a coordinator's <app-path> names a workflow.xml (or its directory)",
+            )
         validate_file(path, clock)
     except SpecError as exc:
         return (

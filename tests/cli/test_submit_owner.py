@@ -50,3 +50,22 @@ def test_user_name_and_the_landing_default_expand_in_job_properties(tmp_path: Pa
     assert f"<value>u-{me}</value>" in info["conf"]
     assert f"<value>{home / 'landing'}/x</value>" in info["conf"]
     assert "${" not in info["conf"]
+
+
+def test_the_landing_default_expands_in_the_app_path(tmp_path: Path) -> None:
+    """Review: ``${landing}`` expanded in a property, not in the app path itself."""
+    home = tmp_path / "home"
+    app = home / "landing" / "apps"
+    app.mkdir(parents=True)
+    (app / "workflow.xml").write_text(
+        '<dag-app xmlns="uri:bundletui:dag:1.0" name="t"><job name="a"><shell>'
+        "<exec>true</exec></shell></job></dag-app>"
+    )
+    props = tmp_path / "job.properties"
+    props.write_text("oozie.wf.application.path=${landing}/apps/workflow.xml\n")
+    done = bundletui("submit", str(props), home=home)
+    assert done.returncode == 0, done.stderr
+    info = json.loads(bundletui("info", done.stdout.strip(), "--json", home=home).stdout)
+    assert info["appPath"] == str(app / "workflow.xml"), info["appPath"]
+    dry = bundletui("dryrun", str(props), home=home)  # a workflow: refused, but found
+    assert "is a workflow" in dry.stderr and "does not exist" not in dry.stderr, dry

@@ -528,8 +528,8 @@ def test_a_workflow_that_is_not_valid_now_is_noted_by_validate_and_dryrun(
     done = bt("validate", str(coord), home=home)
     assert done.returncode == 0 and note in done.stdout, done.stdout
     done = bt("dryrun", str(coord), "--limit", "1", home=home)
-    said = " ".join(done.stdout.split())  # the note is wrapped to the width
-    assert done.returncode == 0 and " ".join(note.split()) in said, done.stdout
+    said = "".join(done.stdout.split())  # wrapped to the width, a long path too
+    assert done.returncode == 0 and "".join(note.split()) in said, done.stdout
 
 
 def test_credentials_are_noted_as_ignored_and_an_undefined_one_is_named(tmp_path: Path) -> None:
@@ -554,3 +554,20 @@ def test_credentials_are_noted_as_ignored_and_an_undefined_one_is_named(tmp_path
     assert f"note: {wf}:2: <credentials> are ignored" in said, said
     assert f"note: {wf}:6: action [a] names credential [nosuch], which" in said, said
     assert "credential [hcat]" not in said
+
+
+def test_a_coordinator_whose_workflow_path_names_a_coordinator_is_noted(tmp_path: Path) -> None:
+    """Review: a coordinator whose <app-path> named itself made validate and dryrun recurse
+    to a RecursionError traceback."""
+    coord = tmp_path / "coordinator.xml"
+    coord.write_text(
+        '<coordinator-app name="c" frequency="60" start="2026-01-01T00:00Z"'
+        ' end="2026-01-02T00:00Z" timezone="UTC" xmlns="uri:oozie:coordinator:0.4">\n'
+        "  <action><workflow><app-path>coordinator.xml</app-path></workflow></action>\n"
+        "</coordinator-app>\n"
+    )
+    for args in (("validate", str(coord)), ("dryrun", str(coord), "--limit", "1")):
+        done = bt(*args, home=tmp_path / "home")
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done
+        said = " ".join(done.stdout.split())
+        assert "is a coordinator definition, not a workflow's" in said, said

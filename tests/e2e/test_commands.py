@@ -142,6 +142,22 @@ def test_an_engine_that_stops_when_idle_does_not_wait_for_a_frozen_job(
     assert bt.wait(wf)["status"] == "SUCCEEDED"
 
 
+def test_a_freeze_while_the_engine_runs_lets_an_idle_engine_stop(bt: Bt, tmp_path: Path) -> None:
+    """The frozen job is known once the freeze is committed, not only at a restart (review)."""
+    ticks = tmp_path / "ticks"
+    wf = bt.submit(FIXTURES / "ticker" / "job.properties", {"dir": str(tmp_path)})
+    idle = bt.engine("--exit-when-idle")
+    wait_for(ticks.exists, 10, "ticks")
+    assert idle.alive()  # its job runs
+    bt.cli("suspend", wf, "--freeze")
+    assert idle.proc.wait(20) == 0, idle.log()
+    assert f"left frozen (suspend --freeze): {wf}" in " ".join(idle.log().split())
+    bt.cli("resume", wf)
+    bt.engine()
+    (tmp_path / "stop").touch()
+    assert bt.wait(wf)["status"] == "SUCCEEDED"
+
+
 def chain_job_left_running(bt: Bt, tmp_path: Path) -> tuple[str, int, int]:
     """A chain workflow whose first job runs (waiting at its gate) and an engine stopped
     with SIGTERM, which leaves the job running: the workflow id, the job's and its child's

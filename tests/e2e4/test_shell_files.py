@@ -188,3 +188,33 @@ def test_last_error_node_is_the_last_of_failures_that_end_together(bt: Bt4) -> N
     info = bt.info_json(wf)
     assert info["status"] == "KILLED"
     assert "failed at [s2] code 2" in info["errorMessage"], info["errorMessage"]
+
+
+def test_two_nodes_of_a_fork_share_an_archive(bt: Bt4) -> None:
+    """Review: with the unpacking moved after the launch's commit, the second node of a fork
+    unpacked the shared archive afresh while the first already ran in it (cat: No such
+    file). Every node of a tick is made ready before any starts."""
+    (bt.apps.root / "wf").mkdir(parents=True, exist_ok=True)
+    (bt.apps.root / "wf" / "deps.tar.gz").write_bytes(tgz({"x.txt": b"shared\n"}))
+    body = (
+        "<argument>-c</argument><argument>cd d &amp;&amp; sleep 0.5 &amp;&amp; cat x.txt</argument>"
+    )
+    branch = (
+        '<action name="{0}"><shell xmlns="uri:oozie:shell-action:1.0"><exec>sh</exec>'
+        + body
+        + '<archive>deps.tar.gz#d</archive></shell><ok to="j"/><error to="fail"/></action>\n'
+    )
+    xml = (
+        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="forked">\n  <start to="f"/>\n'
+        '  <fork name="f"><path start="a"/><path start="b"/></fork>\n'
+        + branch.format("a")
+        + branch.format("b")
+        + '  <join name="j" to="end"/>\n'
+        '  <kill name="fail"><message>${wf:errorMessage(wf:lastErrorNode())}</message></kill>\n'
+        '  <end name="end"/>\n</workflow-app>\n'
+    )
+    wf = bt.submit_job(app(bt, xml), start=True)
+    bt.sim(T0, T1)
+    info = bt.info_json(wf)
+    assert info["status"] == "SUCCEEDED", info.get("errorMessage")
+    assert bt.cli("log", f"{wf}@a").stdout == bt.cli("log", f"{wf}@b").stdout == "shared\n"

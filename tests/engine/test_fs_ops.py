@@ -18,7 +18,7 @@ from bundletui.engine.fs_ops import (
 )
 from bundletui.errors import EngineError
 from bundletui.model.apps import FsAction, FsOp, FsOpKind
-from bundletui.model.paths import delete_refusal
+from bundletui.model.paths import sweep_refusal
 
 K = FsOpKind
 
@@ -164,7 +164,53 @@ def test_dot_segments_go_as_hadoop_path_drops_them() -> None:
 @pytest.mark.parametrize("text", ["/", "/.", "/tmp/..", "//./", "file:///tmp/../", "/a/b/../.."])
 def test_every_spelling_of_the_root_is_refused_for_a_delete(text: str) -> None:
     # the pure check only: a regression must never get as far as deleting for real
-    assert delete_refusal(local_path(text)) == "refusing to delete the root"
+    assert sweep_refusal(local_path(text), "delete") == "refusing to delete the root"
+
+
+TOP = "refusing to delete a top-level directory of the file system"
+PATTERN = "refusing to delete what a pattern matches at the top of the file system"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("//home", TOP),  # what the brace pattern /{/home,zz} matches
+        ("/*/*", PATTERN),  # every top-level directory's contents
+        ("/{usr,x}/lib", PATTERN),
+        ("/usr", TOP),
+    ],
+)
+def test_paths_that_sweep_the_top_of_the_file_system_are_refused(text: str, why: str) -> None:
+    """Review: ``/{/home,zz}`` matched ``//home``, which normpath keeps, and ``/*/*`` counted
+    as two levels deep. The pure check only, never a real delete."""
+    assert sweep_refusal(text, "delete") == why
+
+
+def test_a_link_to_the_root_is_no_way_round(tmp_path: Path) -> None:
+    """Review: with ``rl -> /``, ``rl/usr`` and ``rl/*`` were deep enough to delete."""
+    (tmp_path / "rl").symlink_to("/")
+    for text in (f"{tmp_path}/rl/usr", f"{tmp_path}/rl/bundletui-none-x"):
+        why = sweep_refusal(text, "delete", os.path.realpath)
+        assert why is not None and "through a symbolic link" in why, why
+    assert sweep_refusal(f"{tmp_path}/rl", "delete", os.path.realpath) is None  # the link
+    with pytest.raises(EngineError) as err:  # refused before anything is touched
+        run(FsOp(K.DELETE, f"{tmp_path}/rl/bundletui-none-x"))
+    assert err.value.code == "FS005"
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        FsOp(K.MOVE, "/bundletui-none-x", target="/tmp/bundletui-none-y"),
+        FsOp(K.CHMOD, "/bundletui-none-x", permissions="777", recursive=True),
+        FsOp(K.CHMOD, "/tmp/..", permissions="777"),  # dir-files: every top-level entry
+    ],
+    ids=["move", "chmod-recursive", "chmod-dir-files"],
+)
+def test_a_move_or_chmod_of_a_whole_top_level_tree_is_refused(op: FsOp) -> None:
+    with pytest.raises(EngineError) as err:
+        run(op)
+    assert err.value.code in ("FS008", "FS010") and "refusing to" in err.value.message
 
 
 @pytest.mark.parametrize(
