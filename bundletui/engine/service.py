@@ -89,6 +89,9 @@ class Engine:
         self.after_commit: list[Callable[[], object]] = []
         self._warmed = False
         self._active_at = time.monotonic()  # when a tick last did something
+        # when this engine took the store over (real clock): a job that ended before it ended
+        # while no engine ran, and its workflow then too, not at the recovery's time
+        self.up_since_ms = 0
         self.pumps: list[Callable[[Tx], bool]] = []  # called every tick; True = did something
         # a pump's tick slice, in tick budgets (1 if not given), asked each tick
         self.pump_shares: dict[Callable[[Tx], bool], Callable[[], float]] = {}
@@ -229,6 +232,7 @@ class Engine:
         try:
             self._check_clock()
             await self._acquire_lease()
+            self.up_since_ms = to_ms(self.real_clock.now())
             if self._stop:
                 if self._asked_to_stop and self.state == "standby":  # QA: it said nothing
                     log.info("standby stopping, as asked: it never took the store over")

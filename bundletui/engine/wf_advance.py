@@ -270,6 +270,18 @@ class AdvanceMixin(RunnerState):
             log.info("%s suspended before node [%s] (oozie.suspend.on.nodes)", wf.id, point)
             wfcmd.suspend_tx(tx, self.engine.effects, wf)
 
+    def _end_time(self, tx: Tx, wf: WorkflowRow) -> int:
+        """Now; but a workflow whose last job ended while no engine ran ended then, as that
+        job's node did (QA: it showed the whole downtime as its run). Real clock only: a
+        simulated one keeps no file times."""
+        engine = self.engine
+        if engine.clock is not engine.real_clock:
+            return tx.now_ms
+        last = jobs.last_action_end(tx.conn, wf.id)
+        if last is None or last >= engine.up_since_ms:
+            return tx.now_ms
+        return max(last, wf.start_time or last)
+
     def _finish(
         self,
         tx: Tx,
@@ -285,7 +297,7 @@ class AdvanceMixin(RunnerState):
         its walk stopped, said when no node failed either."""
         event = {W.SUCCEEDED: Event.SUCCEED, W.FAILED: Event.FAIL, W.KILLED: Event.KILL}[outcome]
         t = decide(Machine.WORKFLOW, wf.status, event, wf.id)
-        fields: dict[str, Any] = {"status": t.to, "end_time": tx.now_ms}
+        fields: dict[str, Any] = {"status": t.to, "end_time": self._end_time(tx, wf)}
         if outcome is W.KILLED and kill_message is not None:
             fields["error_message"] = kill_message
             fields["error_code"] = "E0729"  # Oozie: kill node message

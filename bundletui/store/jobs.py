@@ -241,6 +241,14 @@ def running_nodes(conn: sqlite3.Connection, wf_id: str | None = None) -> list[No
     return select(conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,))
 
 
+def last_action_end(conn: sqlite3.Connection, wf_id: str) -> int | None:
+    """When the workflow's last action node ended (None: none has)."""
+    row = conn.execute(
+        "SELECT MAX(ended) FROM wf_nodes WHERE wf_id = ? AND type = 'action'", (wf_id,)
+    ).fetchone()
+    return row[0] if row is not None else None
+
+
 def running_node_count(conn: sqlite3.Connection, wf_id: str) -> int:
     return count(conn, NodeRow, "wf_id = ? AND status = 'RUNNING'", (wf_id,))
 
