@@ -28,12 +28,19 @@ STAGING = ".localized"
 
 
 def localize(
-    files: Iterable[str], archives: Iterable[str], app_dir: str, cwd: Path, exec_name: str
+    files: Iterable[str],
+    archives: Iterable[str],
+    app_dir: str,
+    cwd: Path,
+    exec_name: str,
+    *,
+    in_use: bool = False,
 ) -> str | None:
     """Link the entries (EL already rendered) into ``cwd``; the path to run when ``exec_name``
     is a bare name one of the files takes, else None. Raises EngineError: JA008 when a path is
     missing (Oozie's code, retried under retry-max), EB0720 for an entry not usable as written
-    (the code submit gives it), EB0507 when linking or unpacking fails."""
+    (the code submit gives it), EB0507 when linking or unpacking fails. ``in_use``: another
+    job of the run may still be working in an archive unpacked before: it is kept."""
     cwd.mkdir(parents=True, exist_ok=True)
     run = None
     # ``./run.sh`` names the file brought as run.sh as well (QA: it ran the link to the
@@ -49,7 +56,7 @@ def localize(
         _link(cwd / entry.link, target, raw)
     for raw in archives:
         entry, source = _located(raw, "archive", app_dir)
-        _link(cwd / entry.link, _unpacked(source, cwd, entry, raw), raw)
+        _link(cwd / entry.link, _unpacked(source, cwd, entry, raw, in_use), raw)
     return run
 
 
@@ -64,8 +71,13 @@ def _link(at: Path, target: Path, raw: str) -> None:
     if at.is_symlink():
         if os.readlink(at) == str(target):
             return
-        at.unlink()
-    elif at.exists():
+        # pointed elsewhere at once (a job of the run may be reading through it)
+        swap = at.with_name(f".{at.name}.{os.getpid()}.swap")
+        swap.unlink(missing_ok=True)
+        swap.symlink_to(target)
+        os.replace(swap, at)
+        return
+    if at.exists():
         raise EngineError(
             LOCALIZE_FAILED,
             f"[{raw}]: {at} is in the way (not a link: something a job wrote there); "
@@ -90,30 +102,36 @@ def _executable_copy(source: Path, cwd: Path, link: str) -> Path:
     return staged
 
 
-def _unpacked(source: Path, cwd: Path, entry: CacheEntry, raw: str) -> Path:
-    """The archive unpacked under ``.localized/archives/<link>``, afresh at each start (an
-    earlier attempt may have changed what it unpacked). Members that would land outside the
-    directory (absolute paths, ``..``, links out) are refused: a tar's by tarfile's ``data``
-    filter, a zip's here (shutil would drop them without a word, and a job would then miss a
-    file its archive names)."""
+def _unpacked(source: Path, cwd: Path, entry: CacheEntry, raw: str, in_use: bool) -> Path:
+    """The archive unpacked afresh at each start (an earlier attempt may have changed what it
+    unpacked), in a directory of its own under ``.localized/archives/<link>/``; the ones
+    unpacked before go, unless another job of the run may still work in one (``in_use``:
+    review, a job that had ``cd``-ed into it lost its directory to a later job's unpacking;
+    they go at a later start, or with the run's working directory). Members that would land
+    outside the directory (absolute paths, ``..``, links out) are refused: a tar's by
+    tarfile's ``data`` filter, a zip's here (shutil would drop them without a word, and a job
+    would then miss a file its archive names)."""
     fmt = archive_format(entry.path)
     assert fmt is not None  # locate_cache_entry refused it otherwise
-    final = cwd / STAGING / "archives" / entry.link
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{entry.link}."))
+    home = cwd / STAGING / "archives" / entry.link
+    home.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=home, prefix="."))
     try:
         if fmt == "zip":
             _unzip(source, tmp)
         else:
             shutil.unpack_archive(source, tmp, fmt, filter="data")
-        if final.exists():
-            shutil.rmtree(final)
+        final = home / tmp.name.removeprefix(".")
         tmp.rename(final)
     except Exception as exc:  # tarfile, zipfile and OS errors alike: the archive is unusable
         shutil.rmtree(tmp, ignore_errors=True)
         raise EngineError(
             LOCALIZE_FAILED, f"<archive> [{raw}]: cannot unpack {source}: {exc}"
         ) from None
+    if not in_use:
+        for old in home.iterdir():
+            if old != final and not old.name.startswith("."):
+                shutil.rmtree(old, ignore_errors=True)
     return final
 
 

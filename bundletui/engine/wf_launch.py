@@ -9,6 +9,7 @@ import os
 import re
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -290,6 +291,10 @@ class LaunchMixin(RunnerState):
         # <archive> unpack it afresh each, and the second must not remove what the first
         # already runs in (review)
         ready: list[tuple[SpawnPlan, list[str]]] = []
+        # runs with another job started, or about to be: an archive unpacked before may be
+        # in use
+        running = {nid.rpartition("@")[0] for nid in self.running}
+        starting = Counter(p.node_id.rpartition("@")[0] for p in plans)
         for plan in plans:
             try:
                 Path(plan.cwd).mkdir(parents=True, exist_ok=True)
@@ -299,8 +304,14 @@ class LaunchMixin(RunnerState):
                 argv = plan.argv
                 if plan.files or plan.archives:
                     # JA008 / EB0720 / EB0507 fail the attempt as a start that failed does
+                    wf_id = plan.node_id.rpartition("@")[0]
                     program = localize(
-                        plan.files, plan.archives, plan.app_dir, Path(plan.cwd), argv[0]
+                        plan.files,
+                        plan.archives,
+                        plan.app_dir,
+                        Path(plan.cwd),
+                        argv[0],
+                        in_use=wf_id in running or starting[wf_id] > 1,
                     )
                     argv = [program, *argv[1:]] if program is not None else argv
                 ready.append((plan, argv))

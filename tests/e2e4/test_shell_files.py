@@ -6,6 +6,7 @@ Real CLI, real engine on the simulated clock, real processes, real archives."""
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 import zipfile
 from collections.abc import Callable
@@ -218,3 +219,60 @@ def test_two_nodes_of_a_fork_share_an_archive(bt: Bt4) -> None:
     info = bt.info_json(wf)
     assert info["status"] == "SUCCEEDED", info.get("errorMessage")
     assert bt.cli("log", f"{wf}@a").stdout == bt.cli("log", f"{wf}@b").stdout == "shared\n"
+
+
+def test_a_job_still_in_an_archive_keeps_it_when_a_later_job_unpacks_it_again(bt: Bt4) -> None:
+    """Review: a job that had ``cd``-ed into its archive lost the directory when a later job
+    of the run, launched in another tick, unpacked the same archive afresh. The earlier
+    unpacking now stays while a job of the run may work in it."""
+    (bt.apps.root / "wf").mkdir(parents=True, exist_ok=True)
+    (bt.apps.root / "wf" / "deps.tar.gz").write_bytes(tgz({"x.txt": b"kept\n"}))
+
+    def action(name: str, ok: str, script: str) -> str:
+        return (
+            f'<action name="{name}"><shell xmlns="uri:oozie:shell-action:1.0"><exec>sh</exec>'
+            f"<argument>-c</argument><argument>{script}</argument>"
+            f'<archive>deps.tar.gz#d</archive></shell><ok to="{ok}"/><error to="fail"/>'
+            "</action>\n"
+        )
+
+    xml = (
+        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="later">\n  <start to="f"/>\n'
+        '  <fork name="f"><path start="a"/><path start="b"/></fork>\n'
+        # a waits in its archive for the flag c writes, then reads from it
+        + action(
+            "a",
+            "j",
+            'w=$(pwd); cd d &amp;&amp; while [ ! -e "$w/flag" ]; do sleep 0.05; done; cat x.txt',
+        )
+        + action("b", "c", "true")
+        + action("c", "j", "touch flag")
+        + '  <join name="j" to="end"/>\n'
+        '  <kill name="fail"><message>${wf:errorMessage(wf:lastErrorNode())}</message></kill>\n'
+        '  <end name="end"/>\n</workflow-app>\n'
+    )
+    wf = bt.submit_job(app(bt, xml), start=True)
+    bt.sim(T0, T1)
+    info = bt.info_json(wf)
+    assert info["status"] == "SUCCEEDED", info.get("errorMessage")
+    assert bt.cli("log", f"{wf}@a").stdout == "kept\n"
+
+
+def test_an_archive_unpacked_again_replaces_the_last_one_when_nothing_works_in_it(
+    bt: Bt4,
+) -> None:
+    (bt.apps.root / "wf").mkdir(parents=True, exist_ok=True)
+    (bt.apps.root / "wf" / "deps.tar.gz").write_bytes(tgz({"x.txt": b"again\n"}))
+    uses = (
+        "<argument>-c</argument><argument>cat d/x.txt</argument>",
+        "<archive>deps.tar.gz#d</archive>",
+    )
+    wf = bt.submit_job(
+        app(bt, workflow(shell("a", "sh", *uses), shell("b", "sh", *uses))), start=True
+    )
+    bt.sim(T0, T1)
+    assert bt.info_json(wf)["status"] == "SUCCEEDED"
+    unpacked = bt.home / "work" / wf / ".localized" / "archives" / "d"
+    assert [p.name for p in unpacked.iterdir() if not p.name.startswith(".")] == [
+        os.readlink(bt.home / "work" / wf / "d").rsplit("/", 1)[-1]
+    ]  # a's went when b unpacked it again: one copy, the one the link names
