@@ -191,25 +191,25 @@ def test_last_error_node_is_the_last_of_failures_that_end_together(bt: Bt4) -> N
     assert "failed at [s2] code 2" in info["errorMessage"], info["errorMessage"]
 
 
-def test_two_nodes_of_a_fork_share_an_archive(bt: Bt4) -> None:
-    """Review: with the unpacking moved after the launch's commit, the second node of a fork
-    unpacked the shared archive afresh while the first already ran in it (cat: No such
-    file). Every node of a tick is made ready before any starts."""
+def archived(name: str, ok: str, script: str) -> str:
+    """A shell action running ``sh -c script`` with ``deps.tar.gz`` unpacked as ``d``."""
+    return (
+        f'<action name="{name}"><shell xmlns="uri:oozie:shell-action:1.0"><exec>sh</exec>'
+        f"<argument>-c</argument><argument>{script}</argument>"
+        f'<archive>deps.tar.gz#d</archive></shell><ok to="{ok}"/><error to="fail"/>'
+        "</action>\n"
+    )
+
+
+def run_forked(bt: Bt4, text: bytes, *actions: str) -> str:
+    """A workflow forking into ``a`` and ``b``, joined at ``j``, with ``deps.tar.gz`` holding
+    ``x.txt`` = ``text``; run on the simulated clock; its id."""
     (bt.apps.root / "wf").mkdir(parents=True, exist_ok=True)
-    (bt.apps.root / "wf" / "deps.tar.gz").write_bytes(tgz({"x.txt": b"shared\n"}))
-    body = (
-        "<argument>-c</argument><argument>cd d &amp;&amp; sleep 0.5 &amp;&amp; cat x.txt</argument>"
-    )
-    branch = (
-        '<action name="{0}"><shell xmlns="uri:oozie:shell-action:1.0"><exec>sh</exec>'
-        + body
-        + '<archive>deps.tar.gz#d</archive></shell><ok to="j"/><error to="fail"/></action>\n'
-    )
+    (bt.apps.root / "wf" / "deps.tar.gz").write_bytes(tgz({"x.txt": text}))
     xml = (
         '<workflow-app xmlns="uri:oozie:workflow:1.0" name="forked">\n  <start to="f"/>\n'
         '  <fork name="f"><path start="a"/><path start="b"/></fork>\n'
-        + branch.format("a")
-        + branch.format("b")
+        + "".join(actions)
         + '  <join name="j" to="end"/>\n'
         '  <kill name="fail"><message>${wf:errorMessage(wf:lastErrorNode())}</message></kill>\n'
         '  <end name="end"/>\n</workflow-app>\n'
@@ -218,6 +218,15 @@ def test_two_nodes_of_a_fork_share_an_archive(bt: Bt4) -> None:
     bt.sim(T0, T1)
     info = bt.info_json(wf)
     assert info["status"] == "SUCCEEDED", info.get("errorMessage")
+    return wf
+
+
+def test_two_nodes_of_a_fork_share_an_archive(bt: Bt4) -> None:
+    """Review: with the unpacking moved after the launch's commit, the second node of a fork
+    unpacked the shared archive afresh while the first already ran in it (cat: No such
+    file). Every node of a tick is made ready before any starts."""
+    script = "cd d &amp;&amp; sleep 0.5 &amp;&amp; cat x.txt"
+    wf = run_forked(bt, b"shared\n", archived("a", "j", script), archived("b", "j", script))
     assert bt.cli("log", f"{wf}@a").stdout == bt.cli("log", f"{wf}@b").stdout == "shared\n"
 
 
@@ -225,36 +234,15 @@ def test_a_job_still_in_an_archive_keeps_it_when_a_later_job_unpacks_it_again(bt
     """Review: a job that had ``cd``-ed into its archive lost the directory when a later job
     of the run, launched in another tick, unpacked the same archive afresh. The earlier
     unpacking now stays while a job of the run may work in it."""
-    (bt.apps.root / "wf").mkdir(parents=True, exist_ok=True)
-    (bt.apps.root / "wf" / "deps.tar.gz").write_bytes(tgz({"x.txt": b"kept\n"}))
-
-    def action(name: str, ok: str, script: str) -> str:
-        return (
-            f'<action name="{name}"><shell xmlns="uri:oozie:shell-action:1.0"><exec>sh</exec>'
-            f"<argument>-c</argument><argument>{script}</argument>"
-            f'<archive>deps.tar.gz#d</archive></shell><ok to="{ok}"/><error to="fail"/>'
-            "</action>\n"
-        )
-
-    xml = (
-        '<workflow-app xmlns="uri:oozie:workflow:1.0" name="later">\n  <start to="f"/>\n'
-        '  <fork name="f"><path start="a"/><path start="b"/></fork>\n'
-        # a waits in its archive for the flag c writes, then reads from it
-        + action(
-            "a",
-            "j",
-            'w=$(pwd); cd d &amp;&amp; while [ ! -e "$w/flag" ]; do sleep 0.05; done; cat x.txt',
-        )
-        + action("b", "c", "true")
-        + action("c", "j", "touch flag")
-        + '  <join name="j" to="end"/>\n'
-        '  <kill name="fail"><message>${wf:errorMessage(wf:lastErrorNode())}</message></kill>\n'
-        '  <end name="end"/>\n</workflow-app>\n'
+    # a waits in its archive for the flag c writes, then reads from it
+    waits = 'w=$(pwd); cd d &amp;&amp; while [ ! -e "$w/flag" ]; do sleep 0.05; done; cat x.txt'
+    wf = run_forked(
+        bt,
+        b"kept\n",
+        archived("a", "j", waits),
+        archived("b", "c", "true"),
+        archived("c", "j", "touch flag"),
     )
-    wf = bt.submit_job(app(bt, xml), start=True)
-    bt.sim(T0, T1)
-    info = bt.info_json(wf)
-    assert info["status"] == "SUCCEEDED", info.get("errorMessage")
     assert bt.cli("log", f"{wf}@a").stdout == "kept\n"
 
 
