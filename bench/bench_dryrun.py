@@ -7,10 +7,10 @@ Run: ``.venv/bin/python bench/bench_dryrun.py [--json]`` — prints the figure a
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -57,6 +57,9 @@ COORDINATOR = """<coordinator-app name="hourly-10y" frequency="${coord:hours(1)}
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="also time json.dumps of the result")
+    args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         path = root / "coordinator.xml"
@@ -80,7 +83,7 @@ def main() -> None:
             f"dryrun: {len(actions):,} actions, {n_uris:,} data-in URIs: {best:.2f} s "
             f"(best of 3; CPU {cpu:.2f} s; load average {os.getloadavg()[0]:.1f})"
         )
-        if "--json" in sys.argv:
+        if args.json:
             began = time.perf_counter()
             text = json.dumps(result, indent=2)
             print(

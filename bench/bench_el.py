@@ -5,6 +5,7 @@ Run: ``.venv/bin/python bench/bench_el.py``
 
 from __future__ import annotations
 
+import argparse
 import functools
 import time
 from collections.abc import Callable
@@ -43,6 +44,7 @@ def per_call(call: Callable[[], object], n: int) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0]).parse_args()
     functions = {
         **basic_functions(lambda: datetime(2009, 1, 1, tzinfo=UTC)),
         "coord:current": current,
