@@ -20,6 +20,7 @@ from bundletui.spec.config import (
     JOB_XML_MISSING,
     JOB_XML_UNREADABLE,
     job_xml_path,
+    not_a_file,
     read_hadoop_xml_file,
 )
 
@@ -48,8 +49,8 @@ def read_job_xml(raw: str, app_dir: str) -> dict[str, str]:
     if isinstance(located, PathProblem):
         raise EngineError(located.code, f"{located.message}, in <job-xml>")
     if not located.is_file():
-        state = "is a directory" if located.is_dir() else "does not exist"
-        raise EngineError(JOB_XML_MISSING, f"job-xml [{raw}]: {located} {state}")
+        code, state = not_a_file(located)
+        raise EngineError(code, f"job-xml [{raw}]: {located} {state}")
     try:
         return read_hadoop_xml_file(located)
     except SpecError as exc:

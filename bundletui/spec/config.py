@@ -280,6 +280,17 @@ JOB_XML_MISSING = "JA008"
 JOB_XML_UNREADABLE = "JA009"
 
 
+def not_a_file(located: Path) -> tuple[str, str]:
+    """Why a path that should name a configuration file does not: (code, what it is).
+    JA008 when nothing (or a directory) is there; JA009 when something is that cannot be read
+    as one (a FIFO, a device: QA, which was told it "does not exist")."""
+    if located.is_dir():
+        return JOB_XML_MISSING, "is a directory"
+    if located.exists():
+        return JOB_XML_UNREADABLE, "is not a regular file (a FIFO, a device), which is not read"
+    return JOB_XML_MISSING, "does not exist"
+
+
 def job_xml_path(raw: str, app_dir: str | Path) -> Path | PathProblem:
     """The file a ``<job-xml>`` (or a ``<file>``, an ``<archive>``) names: as in Oozie, a
     relative path is under the workflow's application directory; an absolute one is a plain

@@ -28,7 +28,7 @@ from bundletui.model.apps import (
 from bundletui.model.localized import parse_entry
 from bundletui.model.paths import PathProblem, parse_local_path, sweep_refusal
 from bundletui.spec import xmlsafe
-from bundletui.spec.config import JOB_XML_MISSING, job_xml_path, locate_cache_entry
+from bundletui.spec.config import job_xml_path, locate_cache_entry, not_a_file
 from bundletui.spec.decode_common import (
     BAD_VALUE,
     expect_kind,
@@ -336,9 +336,9 @@ def _check_job_xml(doc: XmlDocument, el: Element, raw: str, owner: str) -> None:
             "or an absolute one (/etc/app/conf.xml or file:///etc/app/conf.xml)",
         )
     if not located.is_file():
-        state = "is a directory" if located.is_dir() else "does not exist"
+        code, state = not_a_file(located)
         raise where(doc, el, "job-xml").error(
-            JOB_XML_MISSING,
+            code,
             f"job-xml [{raw}] of {owner}: {located} {state}",
             hint=f"a relative job-xml path is under the workflow's directory ({app}); create "
             "the Hadoop configuration file or fix the path: as written, the action would fail "

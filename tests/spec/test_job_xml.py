@@ -165,6 +165,16 @@ def test_a_directory_is_not_a_job_xml(app_dir: Path) -> None:
     assert err.message.endswith(f"{app_dir / 'conf'} is a directory")
 
 
+def test_a_fifo_is_not_a_job_xml_and_is_not_said_to_be_missing(app_dir: Path) -> None:
+    """QA: a FIFO (or /dev/zero) was said to "not exist"; it is there, and not read."""
+    import os
+
+    os.mkfifo(app_dir / "pipe.xml")
+    err = refused(write(app_dir, global_b="pipe.xml"))
+    assert (err.code, err.line) == ("JA009", 4)
+    assert err.message.endswith("is not a regular file (a FIFO, a device), which is not read")
+
+
 def test_another_file_system_is_refused_with_its_line(app_dir: Path) -> None:
     err = refused(write(app_dir, shell_a="hdfs://nn:8020/conf/a.xml"))
     assert (err.code, err.line) == ("FS002", 10)
