@@ -6,6 +6,7 @@ point where it would be slow."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -40,8 +41,10 @@ def test_a_slow_archive_does_not_hold_the_store(bt: Bt, tmp_path: Path) -> None:
     started = time.monotonic()
     other = bt.cli("submit", str(props), timeout=60)  # left PREP: it would unpack too
     assert other.code == 0 and time.monotonic() - started < 10, other
-    with open(app / "big.zip", "w") as fifo:  # the archive comes, and is no zip
+    # the archive comes, and is no zip; the reader may give up (a pipe cannot seek) before
+    # the bytes are written, which breaks the pipe: either way it cannot be unpacked
+    with contextlib.suppress(BrokenPipeError), open(app / "big.zip", "w") as fifo:
         fifo.write("not a zip")
     info = bt.wait(wf)
     assert info["status"] == "KILLED", info
-    assert "cannot unpack" in info["errorMessage"] and "not a zip" in info["errorMessage"]
+    assert "cannot unpack" in info["errorMessage"], info["errorMessage"]
