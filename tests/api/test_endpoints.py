@@ -1056,7 +1056,7 @@ def test_connections_past_the_cap_are_answered_503_and_closed_at_once(
     for _ in range(10):
         c = socket.create_connection((host, port), timeout=5)
         c.sendall(head)
-        c.settimeout(0.5)
+        c.settimeout(2.0)  # a refused one is answered at once; a loaded machine may be slow
         try:
             answer = c.recv(1000)
         except TimeoutError:

@@ -28,9 +28,9 @@ def test_a_workflow_that_ended_while_no_engine_ran_ends_with_its_last_job(
     wait_for(lambda: bt.nodes(wf).get("a") == "RUNNING", 10, "the job started")
     assert engine.stop() == 0  # the job runs on, and ends while no engine runs
     time.sleep(3)
+    restarted = int(time.time() * 1000)
     bt.engine("--exit-when-idle").proc.wait(20)
     row = bt.row(wf)
     node = jobs.must_get(bt.store.conn, NodeRow, f"{wf}@a")
     assert row.status == "SUCCEEDED" and node.ended is not None and row.end_time is not None
-    assert row.end_time == node.ended  # was: the restart's time, 2 s and more later
-    assert row.start_time is not None and row.end_time - row.start_time < 2_500
+    assert row.end_time == node.ended < restarted  # was: the restart's time
