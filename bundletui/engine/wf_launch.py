@@ -292,8 +292,8 @@ class LaunchMixin(RunnerState):
         # already runs in (review)
         ready: list[tuple[SpawnPlan, list[str]]] = []
         # runs with another job started, or about to be: an archive unpacked before may be
-        # in use
-        running = {nid.rpartition("@")[0] for nid in self.running}
+        # in use (worked out only when a plan has entries to localize)
+        running: set[str] | None = None
         starting = Counter(p.node_id.rpartition("@")[0] for p in plans)
         for plan in plans:
             try:
@@ -305,6 +305,8 @@ class LaunchMixin(RunnerState):
                 if plan.files or plan.archives:
                     # JA008 / EB0720 / EB0507 fail the attempt as a start that failed does
                     wf_id = plan.node_id.rpartition("@")[0]
+                    if running is None:
+                        running = {nid.rpartition("@")[0] for nid in self.running}
                     program = localize(
                         plan.files,
                         plan.archives,

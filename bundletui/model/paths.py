@@ -49,6 +49,12 @@ def parse_local_path(uri: str) -> str | PathProblem:
         return PathProblem("FS011", f"Path [{text}] cannot be relative", "use an absolute path")
     # ``.`` and ``..`` go as Hadoop's Path drops them (``/tmp/..`` is ``/``): a guard that
     # compares the path with ``/`` must see the path it names
+    return _normal(path)
+
+
+def _normal(path: str) -> str:
+    """An absolute path with repeated slashes, ``.`` and ``..`` gone (``//x`` too, which
+    ``normpath`` alone keeps)."""
     return posixpath.normpath(re.sub("/+", "/", path))
 
 
@@ -73,7 +79,7 @@ def sweep_refusal(path: str, verb: str, realpath: Callable[[str], str] | None = 
     machine on a typo. ``realpath`` (the engine's ``os.path.realpath``): the path's directory
     is judged as the file system resolves it too, so a link to ``/`` is no way round; its
     last part is not (a link itself is only unlinked)."""
-    lexical = posixpath.normpath(re.sub("/+", "/", path))
+    lexical = _normal(path)
     why = _sweep(lexical, verb)
     if why is None and realpath is not None:
         head, tail = posixpath.split(lexical)

@@ -520,7 +520,17 @@ def validate_file(
     defaults, its ``<configuration>``s). ``defaults``: what a submission gives when nothing
     else does (``landing``, ``user.name``), used when ``conf`` is None (``conf`` from
     :func:`submission_conf` has them already)."""
-    doc = load_document(path)
+    return validate_document(load_document(path), clock, conf, defaults=defaults)
+
+
+def validate_document(
+    doc: XmlDocument,
+    clock: Clock,
+    conf: Mapping[str, str] | None = None,
+    *,
+    defaults: Mapping[str, str] | None = None,
+) -> Validation:
+    """:func:`validate_file` of a document already read."""
     kind_name = {AppKind.BUNDLE: "bundle-app", AppKind.COORDINATOR: "coordinator-app"}.get(
         doc.kind,
         xmlsafe.local_name(doc.root),  # workflow-app, or a DAG's dag-app
@@ -622,14 +632,14 @@ def workflow_notes(app: CoordinatorApp, file: str, clock: Clock) -> tuple[str, .
             "start",
         )
     try:  # what no action's values could fix (its variables come from each action)
-        kind = load_document(path).kind
-        if kind is not AppKind.WORKFLOW:  # review: a coordinator naming itself recursed
+        doc = load_document(path)
+        if doc.kind is not AppKind.WORKFLOW:  # review: a coordinator naming itself recursed
             raise SpecError(
                 "E0710",
-                f"{path} is a {kind.value} definition, not a workflow's",
+                f"{path} is a {doc.kind.value} definition, not a workflow's",
                 hint="a coordinator's <app-path> names a workflow.xml (or its directory)",
             )
-        validate_file(path, clock)
+        validate_document(doc, clock)
     except SpecError as exc:
         return (
             f"{place}: the workflow of coordinator [{app.name}] is not valid now "

@@ -150,37 +150,37 @@ def test_dag_form() -> None:
     assert predict.action == SubWorkflowAction("predict/workflow.xml", propagate_configuration=True)
 
 
-def test_an_empty_exec_is_refused_where_it_is_written() -> None:
-    data = b"""<workflow-app xmlns="uri:oozie:workflow:0.5" name="w">
+SHELL_EXEC = """<workflow-app xmlns="uri:oozie:workflow:0.5" name="w">
   <start to="a"/>
   <action name="a">
     <shell xmlns="uri:oozie:shell-action:0.3">
-      <exec>   </exec>
-    </shell>
-    <ok to="e"/><error to="e"/>
-  </action>
-  <end name="e"/>
-</workflow-app>"""
-    err = error("w.xml", data)
-    assert err.message == "node [a] has an empty <exec>: there is no program to run"
-    assert err.line == 5 and "<exec>/bin/echo</exec>" in (err.hint or "")
-
-
-def test_an_exec_starting_with_a_dash_is_refused_where_it_is_written() -> None:
-    data = b"""<workflow-app xmlns="uri:oozie:workflow:0.5" name="w">
-  <start to="a"/>
-  <action name="a">
-    <shell xmlns="uri:oozie:shell-action:0.3">
-      <exec>-a</exec>
+      <exec>{exec}</exec>
       <argument>x</argument>
     </shell>
     <ok to="e"/><error to="e"/>
   </action>
   <end name="e"/>
 </workflow-app>"""
-    err = error("w.xml", data)
-    assert err.message == "node [a] has <exec>-a</exec>: a program name cannot start with '-'"
-    assert err.line == 5 and "<argument>" in (err.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("exec_", "message", "hinted"),
+    [
+        (
+            "   ",
+            "node [a] has an empty <exec>: there is no program to run",
+            "<exec>/bin/echo</exec>",
+        ),
+        ("-a", "node [a] has <exec>-a</exec>: a program name cannot start with '-'", "<argument>"),
+    ],
+    ids=["empty", "dash"],
+)
+def test_an_exec_that_names_no_program_is_refused_where_it_is_written(
+    exec_: str, message: str, hinted: str
+) -> None:
+    err = error("w.xml", SHELL_EXEC.format(exec=exec_).encode())
+    assert err.message == message
+    assert err.line == 5 and hinted in (err.hint or "")
 
 
 def test_unsupported_action_types_are_named() -> None:
